@@ -1,0 +1,21 @@
+"""Entry point of the ``winnow`` command: no arguments opens the GUI, subcommands run headless."""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run Winnow; returns the process exit status."""
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] in {"gui", "--open"}:
+        from app.gui import run_gui
+
+        return run_gui(args[1:])
+    from app.cli import run_cli
+
+    return run_cli(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

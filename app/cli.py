@@ -1,0 +1,65 @@
+"""Headless command line: ``winnow SUBCOMMAND ...``.
+
+Each group of subcommands lives in its own ``app/cli_*.py`` module exposing
+``register(subparsers)``; every handler returns an exit status.  Errors a user can
+fix are printed as one clear line on stderr with a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from typing import Any
+
+from core import __version__
+
+#: Modules that contribute subcommands (each has ``register(subparsers)``).
+COMMAND_MODULES = [
+    "app.cli_project",
+    "app.cli_stats",
+]
+
+
+class CliError(Exception):
+    """A problem with the user's input: printed without a traceback, exit status 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser with every registered subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="winnow",
+        description="Winnow: curate, anonymize, rate and analyse image-generation "
+        "benchmarks. Run without arguments to open the app.",
+    )
+    parser.add_argument("--version", action="version", version=f"winnow {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def print_json(data: Any) -> None:
+    """Write ``data`` as JSON on stdout (UTF-8, no ASCII escaping)."""
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n")
+
+
+def run_cli(argv: list[str]) -> int:
+    """Parse ``argv`` and run the chosen subcommand."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return 2
+    from core.store.errors import ProjectError
+
+    try:
+        return int(handler(args) or 0)
+    except (CliError, ProjectError, FileNotFoundError, FileExistsError, ValueError) as exc:
+        print(f"winnow {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("winnow: interrupted", file=sys.stderr)
+        return 130
