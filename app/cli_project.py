@@ -1,9 +1,118 @@
-"""Project subcommands: ``info``, ``import``, ``demo``."""
+"""Project subcommands: ``info``, ``import posts``, ``demo``."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
+
+from app.cli import CliError, print_json
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add project-level commands."""
+    info = subparsers.add_parser("info", help="summarise a project")
+    info.add_argument("project", type=Path)
+    info.add_argument("--json", action="store_true", help="machine-readable output")
+    info.set_defaults(handler=cmd_info)
+
+    imp = subparsers.add_parser("import", help="import data into a project")
+    kinds = imp.add_subparsers(dest="kind", metavar="KIND", required=True)
+    posts = kinds.add_parser("posts", help="JSON Lines of posts and/or samples (ECHO Table D.1)")
+    posts.add_argument("file", type=Path)
+    posts.add_argument("--project", "-p", type=Path, required=True,
+                       help="the .winnow project (created if it does not exist)")
+    posts.add_argument("--json", action="store_true", help="print the report as JSON")
+    posts.add_argument("--no-images", action="store_true", help="do not fetch or read images")
+    posts.add_argument("--concurrency", type=int, default=8, help="parallel downloads")
+    posts.set_defaults(handler=cmd_import_posts)
+
+    demo = subparsers.add_parser("demo", help="write a demo project")
+    demo.add_argument("project", type=Path)
+    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--json", action="store_true")
+    demo.set_defaults(handler=cmd_demo)
+
+
+def _open_or_create(path: Path):  # type: ignore[no-untyped-def]
+    from core.store import Project
+
+    if path.suffix != ".winnow":
+        raise CliError(f"{path} is not a .winnow project file name")
+    return Project.open(path) if path.exists() else Project.create(path)
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    """``winnow info P.winnow [--json]``."""
+    from core.store import Project
+
+    with Project.open(args.project, readonly=True) as project:
+        data = {**project.counts(), "schema_version": project.schema_version,
+                "path": str(args.project)}
+    if args.json:
+        print_json(data)
+    else:
+        for key, value in data.items():
+            print(f"{key:>16}: {value}")
+    return 0
+
+
+def cmd_import_posts(args: argparse.Namespace) -> int:
+    """``winnow import posts FILE.jsonl --project P.winnow [--json]``."""
+    from core.ingest.importer import import_jsonl
+    from core.jobs import JobState
+
+    settings = None
+    if args.concurrency < 1:
+        raise CliError("--concurrency must be at least 1")
+    with _open_or_create(args.project) as project:
+        if not args.no_images:
+            from core.ingest.fetch import FetchSettings
+
+            settings = FetchSettings(concurrency=args.concurrency,
+                                     cache_dir=project.assets.root / ".http-cache")
+        state = JobState(title=f"Import {args.file.name}")
+        if not args.json and sys.stderr.isatty():
+            state.subscribe(_progress_printer())
+        report = import_jsonl(project, args.file, fetch_settings=settings, state=state,
+                              fetch_images=not args.no_images)
+    if args.json:
+        print_json(report.to_json())
+    else:
+        print(report.summary())
+        for err in report.errors[:50]:
+            print(f"  line {err['line']}: {err['error']}")
+        for err in report.image_errors[:50]:
+            print(f"  image {err['url']} (lines {err['lines']}): {err['error']}")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """``winnow demo PATH.winnow``: write a fresh demo project."""
+    from core.demo import create_demo_project
+
+    if args.project.suffix != ".winnow":
+        raise CliError(f"{args.project} is not a .winnow project file name")
+    project, report = create_demo_project(args.project, seed=args.seed)
+    with project:
+        counts = project.counts()
+    if args.json:
+        print_json({**counts, "import": report.to_json()})
+    else:
+        print(f"Demo project written to {args.project}: {counts['posts']} posts, "
+              f"{counts['samples']} samples, {counts['images']} images")
+    return 0
+
+
+def _progress_printer():  # type: ignore[no-untyped-def]
+    last = [-1]
+
+    def show(state) -> None:  # type: ignore[no-untyped-def]
+        fraction = state.fraction
+        pct = -1 if fraction is None else int(fraction * 100)
+        if pct != last[0]:
+            last[0] = pct
+            sys.stderr.write(f"\r{state.status[:60]:<60} {max(pct, 0):3d}%")
+            sys.stderr.flush()
+
+    return show

@@ -1,0 +1,49 @@
+"""Build the demo project: generated sources (core.demo_sources) imported through the
+real importer, so the demo exercises the same code paths as a user's data."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from core.ingest.importer import ImportReport, import_jsonl
+from core.jobs import JobState
+from core.store.project import Project, assets_dir_for
+
+
+def demo_sources_dir(path: Path) -> Path:
+    """Where the demo's generated source files (JSONL, images, model outputs) live."""
+    return path.with_name(path.stem + ".demo-sources")
+
+
+def create_demo_project(path: str | Path, *, seed: int = 0, overwrite: bool = True,
+                        state: JobState | None = None) -> tuple[Project, ImportReport]:
+    """Write a fresh demo project at ``path`` and return it open, with the import report."""
+    from core.demo_sources import generate_demo_sources
+
+    path = Path(path)
+    state = state or JobState(title="Create demo project")
+    if path.exists() and not overwrite:
+        raise FileExistsError(f"{path} already exists")
+    sources_dir = demo_sources_dir(path)
+    for folder in (sources_dir, assets_dir_for(path)):
+        if folder.exists():
+            _rmtree_readonly(folder)
+    state.set_status("Drawing demo images")
+    sources = generate_demo_sources(sources_dir, seed=seed)
+    project = Project.create(path, overwrite=True)
+    try:
+        with project.transaction() as conn:
+            conn.execute("INSERT OR REPLACE INTO project_meta(key, value) VALUES "
+                         "('demo_outputs_dir', ?), ('demo_models', ?)",
+                         (str(sources.outputs_dir), ",".join(sources.models)))
+        report = import_jsonl(project, sources.posts_jsonl, state=state)
+    except BaseException:
+        project.close()
+        raise
+    return project, report
+
+
+def _rmtree_readonly(folder: Path) -> None:
+    """Remove a folder of read-only assets (on POSIX the folder's own mode decides)."""
+    shutil.rmtree(folder)

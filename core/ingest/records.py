@@ -1,0 +1,309 @@
+"""Parse and validate JSON Lines records (posts and samples) into plain dataclasses.
+
+The accepted shapes are documented in ``docs/adr/001-jsonl-import-format.md``.
+Every problem raises :class:`RecordError` with the path of the offending field, so
+the importer can say "line 12: replies_below[2].text must be a string".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+QUALITIES = ("Benchmark", "Analysis", "Trash")
+SPLITS = {"text-to-image": "text-to-image", "t2i": "text-to-image",
+          "image-to-image": "image-to-image", "i2i": "image-to-image"}
+MAX_TEXT = 1_000_000  # characters; longer text is refused, not truncated silently
+
+
+class RecordError(ValueError):
+    """A field of a JSONL record has the wrong type or value."""
+
+
+@dataclass
+class PostRecord:
+    """One post (a main post or a reply), ready to be written."""
+
+    id: str
+    text: str
+    parent_id: str | None = None
+    timestamp: str | None = None
+    keyword: str | None = None
+    url: str | None = None
+    author: str | None = None
+    engagement: dict[str, Any] | None = None
+    images: list[tuple[str, str]] = field(default_factory=list)  # (url or path, alt)
+    raw: dict[str, Any] = field(default_factory=dict)
+    raw_hash: str = ""
+
+
+@dataclass
+class BoxRef:
+    """A crop box ``(x, y, w, h)`` on image ``image`` of the same role list."""
+
+    image: int
+    box: tuple[int, int, int, int]
+
+
+@dataclass
+class SampleRecord:
+    """One processed sample (ECHO's post-processed fields)."""
+
+    id: str
+    post_id: str | None
+    prompt: str
+    prompt_edited: str | None
+    quality: str | None
+    split: str | None
+    is_screenshot: bool
+    inputs: list[str | int]
+    outputs: list[str | int]
+    input_boxes: list[BoxRef]
+    output_boxes: list[BoxRef]
+    feedback: list[tuple[str | None, str]]
+    tags: list[str]
+    notes: str
+    raw: dict[str, Any]
+    raw_hash: str
+    posts: list[PostRecord] = field(default_factory=list)  # embedded post and its replies
+
+
+def canonical_hash(obj: Any) -> str:
+    """Stable hash of a JSON value (key order and whitespace do not matter)."""
+    text = json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+def is_sample(obj: dict[str, Any]) -> bool:
+    """A line is a sample when it carries a ``prompt``; otherwise it is a raw post."""
+    return "prompt" in obj
+
+
+# -- small typed getters ------------------------------------------------------------------
+def _type_name(value: Any) -> str:
+    return {dict: "object", list: "list", str: "string", bool: "boolean",
+            int: "integer", float: "number", type(None): "null"}.get(type(value),
+                                                                        type(value).__name__)
+
+
+def _str(obj: dict[str, Any], key: str, path: str, *, required: bool = False,
+         default: str | None = None) -> str | None:
+    if key not in obj or obj[key] is None:
+        if required:
+            raise RecordError(f"missing field '{path}{key}'")
+        return default
+    value = obj[key]
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise RecordError(f"field '{path}{key}' must be a string, got {_type_name(value)}")
+    text = str(value)
+    if len(text) > MAX_TEXT:
+        raise RecordError(f"field '{path}{key}' is too long ({len(text):,} characters)")
+    return text
+
+
+def _list(obj: dict[str, Any], key: str, path: str) -> list[Any]:
+    value = obj.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise RecordError(f"field '{path}{key}' must be a list, got {_type_name(value)}")
+    return value
+
+
+def _bool(obj: dict[str, Any], key: str, path: str) -> bool:
+    value = obj.get(key, False)
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise RecordError(f"field '{path}{key}' must be true or false, got {value!r}")
+    return value
+
+
+def _timestamp(obj: dict[str, Any], path: str) -> str | None:
+    value = obj.get("timestamp")
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise RecordError(f"field '{path}timestamp' must be text or a number")
+    if isinstance(value, int | float):
+        try:
+            return datetime.fromtimestamp(value, UTC).isoformat()
+        except (OverflowError, OSError, ValueError) as exc:
+            raise RecordError(f"field '{path}timestamp' is out of range: {value}") from exc
+    if isinstance(value, str):
+        return value
+    raise RecordError(f"field '{path}timestamp' must be text or a number, "
+                      f"got {_type_name(value)}")
+
+
+# -- posts --------------------------------------------------------------------------------
+def _post_id(obj: dict[str, Any], path: str) -> str:
+    explicit = _str(obj, "id", path)
+    if explicit:
+        return explicit
+    url = _str(obj, "url", path)
+    if url:
+        return url
+    basis = [obj.get("author"), obj.get("timestamp"), obj.get("text")]
+    return "h:" + canonical_hash(basis)[:16]
+
+
+def _images(obj: dict[str, Any], path: str) -> list[tuple[str, str]]:
+    images: list[tuple[str, str]] = []
+    for k, item in enumerate(_list(obj, "image_urls", path)):
+        where = f"{path}image_urls[{k}]"
+        if isinstance(item, str):
+            images.append((item, ""))
+        elif isinstance(item, dict):
+            url = _str(item, "url", where + ".", required=True) or ""
+            alt = _str(item, "alt", where + ".", default="") or ""
+            images.append((url, alt))
+        else:
+            raise RecordError(f"'{where}' must be a URL string or an object with 'url'")
+        if not images[-1][0].strip():
+            raise RecordError(f"'{where}' has an empty URL")
+    return images
+
+
+def parse_post(obj: Any, path: str = "", parent_id: str | None = None) -> list[PostRecord]:
+    """Parse a post object and its ``replies_above``/``replies_below`` into records.
+
+    The first record returned is the post itself; the others are its context.
+    """
+    if isinstance(obj, str):  # a text-only reply
+        obj = {"text": obj}
+    if not isinstance(obj, dict):
+        raise RecordError(f"'{path.rstrip('.') or 'line'}' must be an object, "
+                          f"got {_type_name(obj)}")
+    text = _str(obj, "text", path, required=True) or ""
+    engagement = obj.get("engagement")
+    if engagement is not None and not isinstance(engagement, dict):
+        raise RecordError(f"field '{path}engagement' must be an object, "
+                          f"got {_type_name(engagement)}")
+    post = PostRecord(
+        id=_post_id(obj, path),
+        text=text,
+        parent_id=_str(obj, "parent_id", path) or parent_id,
+        timestamp=_timestamp(obj, path),
+        keyword=_str(obj, "keyword", path),
+        url=_str(obj, "url", path),
+        author=_str(obj, "author", path),
+        engagement=engagement,
+        images=_images(obj, path),
+        raw=obj,
+        raw_hash=canonical_hash(obj),
+    )
+    context: list[PostRecord] = []
+    previous: str | None = None
+    for k, item in enumerate(_list(obj, "replies_above", path)):
+        above = parse_post(item, f"{path}replies_above[{k}].", parent_id=previous)
+        context.extend(above)
+        previous = above[0].id
+    if previous is not None and not _str(obj, "parent_id", path):
+        post.parent_id = previous
+    for k, item in enumerate(_list(obj, "replies_below", path)):
+        context.extend(parse_post(item, f"{path}replies_below[{k}].", parent_id=post.id))
+    return [post, *context]
+
+
+# -- samples ------------------------------------------------------------------------------
+def _refs(obj: dict[str, Any], key: str) -> list[str | int]:
+    refs: list[str | int] = []
+    for k, item in enumerate(_list(obj, key, "")):
+        if isinstance(item, bool) or not isinstance(item, str | int):
+            raise RecordError(f"'{key}[{k}]' must be a URL, a path or an image index, "
+                              f"got {_type_name(item)}")
+        if isinstance(item, str) and not item.strip():
+            raise RecordError(f"'{key}[{k}]' is empty")
+        refs.append(item)
+    return refs
+
+
+def _box(value: Any, where: str) -> tuple[int, int, int, int]:
+    if (not isinstance(value, list) or len(value) != 4
+            or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)):
+        raise RecordError(f"'{where}' must be [x, y, width, height] in pixels")
+    x, y, w, h = (int(round(v)) for v in value)
+    if w <= 0 or h <= 0 or x < 0 or y < 0:
+        raise RecordError(f"'{where}' must have x, y ≥ 0 and a positive size, got {value}")
+    return x, y, w, h
+
+
+def _boxes(obj: dict[str, Any], key: str, n_images: int) -> list[BoxRef]:
+    boxes: list[BoxRef] = []
+    for k, item in enumerate(_list(obj, key, "")):
+        where = f"{key}[{k}]"
+        if isinstance(item, dict):
+            image = item.get("image", 0)
+            if isinstance(image, bool) or not isinstance(image, int):
+                raise RecordError(f"'{where}.image' must be an image index")
+            boxes.append(BoxRef(image, _box(item.get("box"), where + ".box")))
+        else:
+            boxes.append(BoxRef(k if k < n_images else 0, _box(item, where)))
+        if n_images and not 0 <= boxes[-1].image < n_images:
+            raise RecordError(f"'{where}' refers to image {boxes[-1].image}, but there are "
+                              f"only {n_images}")
+        if not n_images:
+            raise RecordError(f"'{where}' is a box but the sample lists no images to crop")
+    return boxes
+
+
+def parse_sample(obj: dict[str, Any]) -> SampleRecord:
+    """Parse a sample line (see ADR 001)."""
+    sample_id = _str(obj, "id", "", required=True) or ""
+    if not sample_id.strip():
+        raise RecordError("field 'id' is empty")
+    posts: list[PostRecord] = []
+    if obj.get("post") is not None:
+        posts = parse_post(obj["post"], "post.")
+    post_id = _str(obj, "post_id", "") or (posts[0].id if posts else None)
+    prompt = _str(obj, "prompt", "", required=True) or ""
+    quality = obj.get("quality")
+    if quality is not None and quality not in QUALITIES:
+        raise RecordError(f"field 'quality' must be one of {', '.join(QUALITIES)} or null, "
+                          f"got {quality!r}")
+    split_value = _str(obj, "split", "")
+    if split_value is not None and split_value not in SPLITS:
+        raise RecordError(f"field 'split' must be text-to-image or image-to-image, "
+                          f"got {split_value!r}")
+    inputs, outputs = _refs(obj, "input_images"), _refs(obj, "output_images")
+    split = SPLITS[split_value] if split_value else (
+        "image-to-image" if inputs else "text-to-image")
+    feedback: list[tuple[str | None, str]] = []
+    for k, item in enumerate(_list(obj, "community_feedback", "")):
+        where = f"community_feedback[{k}]."
+        if isinstance(item, str):
+            feedback.append((None, item))
+        elif isinstance(item, dict):
+            feedback.append((_str(item, "post_id", where),
+                             _str(item, "text", where, required=True) or ""))
+        else:
+            raise RecordError(f"'community_feedback[{k}]' must be an object with post_id "
+                              "and text")
+    tags = []
+    for k, tag in enumerate(_list(obj, "tags", "")):
+        if not isinstance(tag, str) or not tag.strip():
+            raise RecordError(f"'tags[{k}]' must be a non-empty string")
+        tags.append(tag.strip())
+    return SampleRecord(
+        id=sample_id,
+        post_id=post_id,
+        prompt=prompt,
+        prompt_edited=_str(obj, "prompt_edited", ""),
+        quality=quality,
+        split=split,
+        is_screenshot=_bool(obj, "is_screenshot", ""),
+        inputs=inputs,
+        outputs=outputs,
+        input_boxes=_boxes(obj, "input_bboxs", len(inputs)),
+        output_boxes=_boxes(obj, "output_bboxs", len(outputs)),
+        feedback=feedback,
+        tags=sorted(set(tags)),
+        notes=_str(obj, "notes", "", default="") or "",
+        raw=obj,
+        raw_hash=canonical_hash(obj),
+        posts=posts,
+    )
