@@ -428,5 +428,10 @@ async def fetch_images(
 def fetch_images_sync(
     urls: Iterable[str], settings: FetchSettings, state: JobState | None = None
 ) -> dict[str, FetchResult]:
-    """Blocking :func:`fetch_images` for the CLI and worker threads (no running loop)."""
-    return asyncio.run(fetch_images(list(urls), settings, state=state))
+    """Blocking :func:`fetch_images` for the CLI and worker threads (no running loop).
+
+    The loop is a plain selector loop made explicitly: under the GUI, qasync installs
+    an event-loop policy whose loops are Qt loops, which must not run off the GUI thread.
+    """
+    with asyncio.Runner(loop_factory=asyncio.SelectorEventLoop) as runner:
+        return runner.run(fetch_images(list(urls), settings, state=state))
