@@ -98,7 +98,11 @@ class Project:
                 conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
                                        timeout=10)
             try:
-                _configure(conn, readonly)
+                try:
+                    _configure(conn, readonly)
+                except sqlite3.DatabaseError as exc:
+                    raise NotAProjectError(
+                        f"{path.name} is not a Winnow project ({exc})") from exc
                 version = _check_version(conn, path, readonly, create)
                 project = cls(path, conn, readonly, lock_fh)
                 if not readonly and version < SCHEMA_VERSION:
@@ -110,6 +114,24 @@ class Project:
             _release_lock(lock_fh)
             raise
         return project
+
+    def worker_view(self) -> Project:
+        """A second connection to the same file for another thread.
+
+        It shares this process's write lock (closing it does not release the lock);
+        SQLite itself serialises the two connections' transactions.
+        """
+        if self.readonly:
+            uri = f"file:{self.path.resolve()}?mode=ro"
+            conn = sqlite3.connect(uri, uri=True, isolation_level=None,
+                                   check_same_thread=False)
+        else:
+            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
+                                   timeout=30)
+        _configure(conn, self.readonly)
+        view = Project(self.path, conn, self.readonly, None)
+        view.actor = self.actor
+        return view
 
     def close(self) -> None:
         """Close the connection and release the write lock."""

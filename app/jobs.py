@@ -1,0 +1,76 @@
+"""Run core functions in the background with a :class:`core.jobs.JobState`.
+
+A job is a plain function ``fn(state, *args)``; it runs on a thread pool and its
+result comes back to the event loop as an awaitable future. The UI watches
+``JobRunner.jobs`` (see ``ui.jobs_panel``) and cancels through the state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.jobs import Cancelled, JobState
+
+
+@dataclass
+class Job:
+    """One submitted piece of work."""
+
+    state: JobState
+    future: concurrent.futures.Future[Any]
+    outcome: str = "running"  # running | done | cancelled | failed
+    error: str = ""
+    done_callbacks: list[Callable[[Job], None]] = field(default_factory=list)
+
+
+class JobRunner:
+    """A small thread pool whose jobs are visible and cancellable."""
+
+    def __init__(self, max_workers: int = 2) -> None:
+        self.executor = concurrent.futures.ThreadPoolExecutor(max_workers=max_workers,
+                                                              thread_name_prefix="winnow-job")
+        self.jobs: list[Job] = []
+        self.listeners: list[Callable[[Job], None]] = []
+
+    def submit(self, title: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Job:
+        """Start ``fn(state, *args, **kwargs)`` in the background."""
+        state = JobState(title=title)
+        future = self.executor.submit(fn, state, *args, **kwargs)
+        job = Job(state, future)
+        self.jobs.append(job)
+        future.add_done_callback(lambda f, job=job: self._finished(job))
+        for listener in list(self.listeners):
+            listener(job)
+        return job
+
+    async def run(self, title: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Submit and await the result (raises :class:`Cancelled` if cancelled)."""
+        job = self.submit(title, fn, *args, **kwargs)
+        return await asyncio.wrap_future(job.future)
+
+    def _finished(self, job: Job) -> None:
+        exc = job.future.exception() if not job.future.cancelled() else Cancelled()
+        if exc is None:
+            job.outcome = "done"
+        elif isinstance(exc, Cancelled):
+            job.outcome = "cancelled"
+        else:
+            job.outcome = "failed"
+            job.error = f"{type(exc).__name__}: {exc}"
+        for callback in list(job.done_callbacks):
+            callback(job)
+
+    @property
+    def active(self) -> list[Job]:
+        """Jobs still running."""
+        return [job for job in self.jobs if job.outcome == "running"]
+
+    def shutdown(self, timeout: float = 10.0) -> None:
+        """Cancel everything, then wait for the workers to stop (no hanging threads)."""
+        for job in self.active:
+            job.state.cancel()
+        self.executor.shutdown(wait=True, cancel_futures=True)

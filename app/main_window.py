@@ -1,0 +1,352 @@
+"""The main window: five workspaces, File menu, status bar, jobs panel."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QObject, Qt, Signal, Slot
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QMessageBox,
+    QSplitter,
+    QStackedWidget,
+    QWidget,
+)
+
+from app import settings as app_settings
+from app.errors import router
+from app.jobs import Job, JobRunner
+from core.store import Project, ProjectError
+from core.store.summary import project_summary
+from ui.empty_state import EmptyState
+from ui.import_report import ImportReportDialog
+from ui.jobs_panel import JobsPanel
+from ui.workspaces import WORKSPACES, CurateStart
+
+
+class _JobBridge(QObject):
+    """Carries 'job finished' from worker threads to the GUI thread (queued signal)."""
+
+    finished = Signal(object)
+
+
+class MainWindow(QMainWindow):
+    """Winnow's main window. Holds the open project and the job runner."""
+
+    project_changed = Signal()
+    error_shown = Signal(str)
+
+    def __init__(self, runner: JobRunner | None = None) -> None:
+        super().__init__()
+        self.setWindowTitle("Winnow")
+        self.project: Project | None = None
+        self.runner = runner or JobRunner()
+        self._on_done: dict[int, Callable[[Job], None]] = {}
+        self._bridge = _JobBridge(self)
+        self._bridge.finished.connect(self._job_finished)
+        self._dialogs: list[QWidget] = []
+        self._build_actions()
+        self._build_ui()
+        self._build_menus()
+        router.listeners.append(self._show_error)
+        self._restore_geometry()
+        self._update_title()
+
+    # -- construction --------------------------------------------------------------------
+    def _action(self, text: str, slot: Callable[[], Any], shortcut: Any = None,
+                tip: str = "") -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.setToolTip(tip or text.replace("&", "").rstrip("…"))
+        action.setStatusTip(action.toolTip())
+        action.triggered.connect(slot)
+        return action
+
+    def _build_actions(self) -> None:
+        self.act_new_demo = self._action("New &Demo Project…", self.new_demo,
+                                         tip="Generate a demo project with posts, samples "
+                                             "and images, and open it")
+        self.act_open = self._action("&Open Project…", self.choose_project,
+                                     QKeySequence.StandardKey.Open)
+        self.act_import = self._action("&Import Posts…", self.choose_import, "Ctrl+I",
+                                       tip="Import a JSON Lines file of posts or samples")
+        self.act_import.setEnabled(False)
+        self.act_quit = self._action("&Quit", self.close, QKeySequence.StandardKey.Quit)
+        self.act_jobs = self._action("Show &Jobs", self.show_jobs, "Ctrl+J")
+
+    def _build_ui(self) -> None:
+        self.nav = QListWidget()
+        self.nav.setObjectName("workspaceNav")
+        self.nav.setFixedWidth(170)
+        self.nav.setStyleSheet("QListWidget#workspaceNav { font-size: 11pt; }"
+                               "QListWidget#workspaceNav::item { padding: 10px 12px; }")
+        self.stack = QStackedWidget()
+        self.pages: dict[str, QWidget] = {}
+        for index, info in enumerate(WORKSPACES, 1):
+            item = QListWidgetItem(f"{info.title}")
+            item.setToolTip(f"{info.purpose}  (Ctrl+{index})")
+            self.nav.addItem(item)
+            if info.key == "curate":
+                page: QWidget = CurateStart(info, [self.act_import, self.act_new_demo,
+                                                   self.act_open])
+            else:
+                page = EmptyState(info.title, info.purpose, list(info.bullets))
+            self.pages[info.key] = page
+            self.stack.addWidget(page)
+            switch = QAction(self)
+            switch.setShortcut(QKeySequence(f"Ctrl+{index}"))
+            switch.triggered.connect(lambda _=False, i=index - 1: self.nav.setCurrentRow(i))
+            self.addAction(switch)
+        self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
+        self.nav.setCurrentRow(0)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.nav)
+        splitter.addWidget(self.stack)
+        splitter.setStretchFactor(1, 1)
+        splitter.setChildrenCollapsible(False)
+        self.setCentralWidget(splitter)
+
+        self.jobs_panel = JobsPanel()
+        self.jobs_dock = QDockWidget("Jobs", self)
+        self.jobs_dock.setObjectName("jobsDock")
+        self.jobs_dock.setWidget(self.jobs_panel)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.jobs_dock)
+        self.jobs_dock.hide()
+        self.runner.listeners.append(self._job_added)
+
+        self.project_label = QLabel("No project open")
+        self.project_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.statusBar().addPermanentWidget(self.project_label)
+        self.statusBar().showMessage("Open a project or create the demo (File menu).")
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        file_menu.addAction(self.act_new_demo)
+        file_menu.addAction(self.act_open)
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        file_menu.addSeparator()
+        file_menu.addAction(self.act_import)
+        file_menu.addSeparator()
+        file_menu.addAction(self.act_quit)
+        view_menu = self.menuBar().addMenu("&View")
+        view_menu.addAction(self.act_jobs)
+
+    # -- project ---------------------------------------------------------------------------
+    def open_project(self, path: str | Path) -> bool:
+        """Open ``path`` (closing any current project); False with a message on failure."""
+        path = Path(path)
+        try:
+            project = Project.open(path)
+        except (ProjectError, OSError) as exc:
+            self._message("Cannot open project", f"{path.name}: {exc}")
+            return False
+        self.close_project()
+        self.project = project
+        app_settings.add_recent_project(path)
+        self.act_import.setEnabled(True)
+        self.refresh_summary()
+        self._update_title()
+        self.statusBar().showMessage(f"Opened {path}", 5000)
+        self.project_changed.emit()
+        return True
+
+    def close_project(self) -> None:
+        """Close the open project, if any."""
+        if self.project is not None:
+            self.project.close()
+            self.project = None
+            self.act_import.setEnabled(False)
+            self.refresh_summary()
+            self._update_title()
+
+    def refresh_summary(self) -> None:
+        """Update the project overview and status bar."""
+        summary = project_summary(self.project) if self.project else None
+        page = self.pages["curate"]
+        if isinstance(page, CurateStart):
+            page.show_summary(summary)
+        if summary is None:
+            self.project_label.setText("No project open")
+        else:
+            self.project_label.setText(
+                f"{self.project.path.name} — {summary['posts']:,} posts, "
+                f"{summary['samples']:,} samples, {summary['images']:,} images")
+
+    def _update_title(self) -> None:
+        name = self.project.path.name if self.project else "no project"
+        self.setWindowTitle(f"Winnow — {name}")
+
+    # -- file actions ---------------------------------------------------------------------
+    @Slot()
+    def choose_project(self) -> None:
+        """Ask for a project file and open it."""
+        path, _ = QFileDialog.getOpenFileName(self, "Open project", "",
+                                              "Winnow projects (*.winnow)")
+        if path:
+            self.open_project(path)
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        recent = app_settings.recent_projects()
+        if not recent:
+            self.recent_menu.addAction("No recent projects").setEnabled(False)
+        for path in recent:
+            self.recent_menu.addAction(path, lambda p=path: self.open_project(p))
+
+    @Slot()
+    def choose_import(self) -> None:
+        """Ask for a JSONL file and import it in the background."""
+        if self.project is None:
+            return
+        path, _ = QFileDialog.getOpenFileName(self, "Import posts or samples", "",
+                                              "JSON Lines (*.jsonl *.json *.ndjson);;All (*)")
+        if path:
+            self.import_file(path)
+
+    def import_file(self, path: str | Path, fetch_settings: Any = None) -> Job | None:
+        """Start importing ``path`` into the open project; the report opens when done."""
+        if self.project is None:
+            return None
+        from core.ingest.importer import import_jsonl
+
+        path = Path(path)
+        view = self.project.worker_view()
+
+        def work(state: Any) -> dict[str, Any]:
+            try:
+                return import_jsonl(view, path, state=state,
+                                    fetch_settings=fetch_settings).to_json()
+            finally:
+                view.close()
+
+        def done(job: Job) -> None:
+            self.refresh_summary()
+            if job.outcome == "done":
+                report = job.future.result()
+                dialog = ImportReportDialog(path.name, report, self)
+                self._keep(dialog)
+                dialog.open()
+                self.statusBar().showMessage(f"Imported {path.name}", 8000)
+            elif job.outcome == "cancelled":
+                self.statusBar().showMessage(
+                    f"Import of {path.name} cancelled; what was committed is kept", 8000)
+            else:
+                self._message("Import failed", f"{path.name}: {job.error}")
+
+        return self.start_job(f"Import {path.name}", work, done)
+
+    @Slot()
+    def new_demo(self) -> None:
+        """Ask where to write a demo project, generate it, open it."""
+        default = str(Path.home() / "Winnow" / "demo.winnow")
+        path, _ = QFileDialog.getSaveFileName(self, "New demo project", default,
+                                              "Winnow projects (*.winnow)")
+        if path:
+            self.create_demo(path)
+
+    def create_demo(self, path: str | Path) -> Job:
+        """Generate a demo project at ``path`` in the background, then open it."""
+        from core.demo import create_demo_project
+
+        path = Path(path).with_suffix(".winnow")
+        if self.project is not None and self.project.path.resolve() == path.resolve():
+            self.close_project()
+
+        def work(state: Any) -> None:
+            project, _report = create_demo_project(path, state=state)
+            project.close()
+
+        def done(job: Job) -> None:
+            if job.outcome == "done":
+                self.open_project(path)
+            elif job.outcome == "failed":
+                self._message("Demo project failed", job.error)
+
+        return self.start_job("Create demo project", work, done)
+
+    # -- jobs -------------------------------------------------------------------------------
+    def start_job(self, title: str, fn: Callable[..., Any],
+                  on_done: Callable[[Job], None] | None = None) -> Job:
+        """Run ``fn(state)`` in the background; ``on_done(job)`` runs on the GUI thread."""
+        job = self.runner.submit(title, fn)
+        if on_done is not None:
+            self._on_done[id(job)] = on_done
+        job.done_callbacks.append(self._bridge.finished.emit)
+        if job.future.done():  # finished before the callback was attached
+            self._bridge.finished.emit(job)
+        return job
+
+    def _job_added(self, job: Job) -> None:
+        self.jobs_panel.add_job(job)
+        self.jobs_dock.show()
+
+    @Slot(object)
+    def _job_finished(self, job: Job) -> None:
+        callback = self._on_done.pop(id(job), None)
+        self.jobs_panel.refresh()
+        if job.outcome == "failed" and job.future.exception() is not None and callback is None:
+            router.report_exception(job.future.exception(), job.state.title)
+        if callback is not None:
+            callback(job)
+
+    @Slot()
+    def show_jobs(self) -> None:
+        """Show the jobs panel."""
+        self.jobs_dock.show()
+        self.jobs_dock.raise_()
+
+    # -- messages ------------------------------------------------------------------------------
+    def _keep(self, widget: QWidget) -> None:
+        self._dialogs.append(widget)
+        widget.finished.connect(lambda *_: self._dialogs.remove(widget)
+                                if widget in self._dialogs else None)
+
+    def _message(self, title: str, text: str) -> None:
+        box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok,
+                          self)
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        self._keep(box)
+        box.open()
+        self.error_shown.emit(text)
+
+    def _show_error(self, title: str, details: str) -> None:
+        self.statusBar().showMessage(f"Error: {title}", 15000)
+        box = QMessageBox(QMessageBox.Icon.Critical, "Something went wrong", title,
+                          QMessageBox.StandardButton.Ok, self)
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setDetailedText(details)
+        box.setInformativeText("The details are also in the log file. Your saved work is safe.")
+        self._keep(box)
+        box.open()
+        self.error_shown.emit(title)
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def _restore_geometry(self) -> None:
+        geometry = app_settings.settings().value("main_window/geometry")
+        if isinstance(geometry, QByteArray | bytes) and self.restoreGeometry(geometry):
+            state = app_settings.settings().value("main_window/state")
+            if isinstance(state, QByteArray | bytes):
+                self.restoreState(state)
+        else:
+            self.resize(1280, 800)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
+        """Save geometry, stop jobs, close the project."""
+        store = app_settings.settings()
+        store.setValue("main_window/geometry", self.saveGeometry())
+        store.setValue("main_window/state", self.saveState())
+        self.runner.shutdown()
+        self.close_project()
+        if self._show_error in router.listeners:
+            router.listeners.remove(self._show_error)
+        super().closeEvent(event)

@@ -1,0 +1,28 @@
+"""Persistent user settings (QSettings): recent projects, window geometry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSettings
+
+MAX_RECENT = 10
+
+
+def settings() -> QSettings:
+    """The application's settings store (organisation/application set in ``app.gui``)."""
+    return QSettings()
+
+
+def recent_projects() -> list[str]:
+    """Recently opened projects that still exist, newest first."""
+    value = settings().value("recent_projects", [])
+    items = [value] if isinstance(value, str) else list(value or [])
+    return [p for p in items if Path(p).exists()]
+
+
+def add_recent_project(path: str | Path) -> None:
+    """Put ``path`` at the top of the recent list."""
+    path = str(Path(path).resolve())
+    items = [p for p in recent_projects() if p != path]
+    settings().setValue("recent_projects", [path, *items][:MAX_RECENT])

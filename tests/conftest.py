@@ -1,0 +1,45 @@
+"""Test-wide setup: offscreen Qt, isolated settings and logs, shared fixtures."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("QT_API", "pyside6")
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+TESTDATA = SHARED / "testdata"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--headed", action="store_true",
+                     help="show GUI test windows (needs a display)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--headed"):
+        os.environ["QT_QPA_PLATFORM"] = os.environ.get("WINNOW_HEADED_PLATFORM", "xcb")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory,
+                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Logs and QSettings go to a temporary folder, never the developer's own."""
+    base = tmp_path_factory.getbasetemp()
+    monkeypatch.setenv("WINNOW_LOG_DIR", str(base / "logs"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(base / "config"))
+    monkeypatch.setenv("WINNOW_USER", "tester")
+
+
+@pytest.fixture
+def project(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A fresh empty project, closed after the test."""
+    from core.store import Project
+
+    p = Project.create(tmp_path / "p.winnow")
+    yield p
+    p.close()

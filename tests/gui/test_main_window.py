@@ -1,0 +1,108 @@
+"""GUI smoke tests (pytest-qt, offscreen): workspaces, demo project, import with progress."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytestmark = pytest.mark.gui
+
+from PySide6.QtCore import QSettings, Qt  # noqa: E402
+
+from app.main_window import MainWindow  # noqa: E402
+from core.store import Project  # noqa: E402
+from ui.import_report import ImportReportDialog  # noqa: E402
+from ui.workspaces import WORKSPACES  # noqa: E402
+
+
+@pytest.fixture
+def window(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
+                      str(tmp_path / "settings"))
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.show()
+    yield win
+    win.runner.shutdown()
+    win.close_project()
+
+
+def test_five_workspaces_switch_with_shortcuts(window: MainWindow, qtbot) -> None:
+    assert [window.nav.item(i).text() for i in range(window.nav.count())] == \
+        [w.title for w in WORKSPACES]
+    for index in range(len(WORKSPACES)):
+        qtbot.keyClick(window, Qt.Key.Key_1 + index, Qt.KeyboardModifier.ControlModifier)
+        assert window.stack.currentIndex() == index
+    assert not window.act_import.isEnabled()  # nothing to import into yet
+
+
+def test_demo_project_opens_and_shows_counts(window: MainWindow, qtbot,
+                                             tmp_path: Path) -> None:
+    path = tmp_path / "demo.winnow"
+    job = window.create_demo(path)
+    qtbot.waitUntil(lambda: window.project is not None, timeout=60_000)
+    assert job.outcome == "done"
+    counts = window.project.counts()
+    assert counts["posts"] > 100 and counts["samples"] > 50 and counts["images"] > 50
+    assert f"{counts['posts']:,} posts" in window.project_label.text()
+    assert window.act_import.isEnabled()
+    assert "demo.winnow" in window.windowTitle()
+
+
+def test_import_runs_in_background_with_progress_and_report(window: MainWindow, qtbot,
+                                                            tmp_path: Path) -> None:
+    project_path = tmp_path / "p.winnow"
+    Project.create(project_path).close()
+    assert window.open_project(project_path)
+    src = tmp_path / "posts.jsonl"
+    lines = [json.dumps({"id": f"p{k}", "text": f"post {k}"}) for k in range(5000)]
+    lines.insert(10, "{broken")
+    src.write_text("\n".join(lines) + "\n")
+    job = window.import_file(src)
+    assert window.jobs_dock.isVisible()
+    row = window.jobs_panel.rows[0]
+    assert row.job is job
+    qtbot.waitUntil(lambda: job.outcome != "running", timeout=30_000)
+    qtbot.waitUntil(lambda: any(isinstance(w, ImportReportDialog)
+                                for w in window._dialogs), timeout=5_000)
+    dialog = next(w for w in window._dialogs if isinstance(w, ImportReportDialog))
+    assert "5000 imported" in dialog.summary.text()
+    assert dialog.line_table.rowCount() == 1
+    assert dialog.line_table.item(0, 0).text() == "11"
+    row.refresh()
+    assert row.bar.value() == row.bar.maximum() and not row.cancel.isEnabled()
+    assert "5,000 posts" in window.project_label.text()
+
+
+def test_second_instance_and_newer_file_get_clear_messages(window: MainWindow, qtbot,
+                                                           tmp_path: Path) -> None:
+    path = tmp_path / "locked.winnow"
+    holder = Project.create(path)
+    try:
+        messages: list[str] = []
+        window.error_shown.connect(messages.append)
+        assert not window.open_project(path)
+        assert "already open for writing" in messages[-1]
+        assert window.project is None
+    finally:
+        holder.close()
+
+
+def test_errors_from_threads_reach_the_user(window: MainWindow, qtbot) -> None:
+    from app.errors import router
+
+    shown: list[str] = []
+    window.error_shown.connect(shown.append)
+
+    def boom(state):  # type: ignore[no-untyped-def]
+        raise RuntimeError("worker exploded")
+
+    job = window.start_job("Failing job", boom)
+    qtbot.waitUntil(lambda: bool(shown), timeout=5_000)
+    assert job.outcome == "failed"
+    assert "worker exploded" in shown[-1]
+    assert any("worker exploded" in title for title, _ in router.history)
