@@ -26,9 +26,13 @@ def _probability(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected a number between 0 and 1, got {text!r}"
+        ) from None
     if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1 (exclusive), got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected a number between 0 and 1 (exclusive), got {text!r}"
+        )
     return value
 
 
@@ -82,9 +86,7 @@ def cmd_kemeny(args: argparse.Namespace) -> int:
 
 def cmd_kendall(args: argparse.Namespace) -> int:
     table = tables.read_rankings(args.file)
-    pairs = [
-        {"a": p.a, "b": p.b, "tau_b": p.tau_b, "p": p.p} for p in stats.rater_pairs(table)
-    ]
+    pairs = [{"a": p.a, "b": p.b, "tau_b": p.tau_b, "p": p.p} for p in stats.rater_pairs(table)]
     cons = stats.vs_consensus(table, per_item=args.consensus == "item")
     return _print({"pairs": pairs, "vs_consensus": cons})
 
@@ -144,21 +146,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="ml, map (Newman's prior) or auto: ml when it exists (default)",
     )
     p = add("elo", cmd_elo, "Elo ratings with bootstrap intervals", "a,b,winner")
-    p.add_argument("--bootstrap", type=_non_negative_int, default=1000, help="resamples (default 1000)")
+    p.add_argument(
+        "--bootstrap", type=_non_negative_int, default=1000, help="resamples (default 1000)"
+    )
     p.add_argument("--ci", type=_probability, default=0.95, help="interval level (default 0.95)")
     p.add_argument("--seed", type=int, default=None, help="random seed (default: random)")
     add("winrate", cmd_winrate, "ECHO pseudo-pairwise win rate", "sample,model,score[,judge]")
     add("kemeny", cmd_kemeny, "Kemeny-Young consensus ranking", "rater,item,model,rank (1 = best)")
-    p = add("kendall", cmd_kendall, "Kendall tau-b between raters and vs the consensus",
-            "rater,item,model,rank")
+    p = add(
+        "kendall",
+        cmd_kendall,
+        "Kendall tau-b between raters and vs the consensus",
+        "rater,item,model,rank",
+    )
     p.add_argument(
         "--consensus",
         choices=("global", "item"),
         default="global",
         help="consensus over all rankings (global, default) or one per item",
     )
-    p = add("friedman", cmd_friedman, "Friedman test with pairwise post-hoc (Bonferroni)",
-            "rater,item,model,rank")
+    p = add(
+        "friedman",
+        cmd_friedman,
+        "Friedman test with pairwise post-hoc (Bonferroni)",
+        "rater,item,model,rank",
+    )
     p.add_argument(
         "--posthoc",
         choices=stats.POSTHOC_METHODS,
@@ -166,8 +178,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="dunn (as ECHO, default), siegel, conover or nemenyi (Friedman-specific)",
     )
     p = add("alpha", cmd_alpha, "Krippendorff's alpha", "rater,unit,value")
-    p.add_argument("--level", choices=stats.LEVELS, default="interval",
-                   help="level of measurement (default interval)")
+    p.add_argument(
+        "--level",
+        choices=stats.LEVELS,
+        default="interval",
+        help="level of measurement (default interval)",
+    )
     p = add("success", cmd_success, "TECCI success rates", "rater,unit,model,criterion,value")
     p.add_argument("--tau", type=_finite_float, default=4.0, help="threshold (default 4)")
     add("idea", cmd_idea, "IDEA-Bench hierarchical scores", "model,category,subtask,case,q1..q6")

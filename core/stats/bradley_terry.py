@@ -1,0 +1,163 @@
+"""Bradley-Terry strengths by Newman's (2023) iteration, ML or MAP.
+
+Newman, "Efficient computation of rankings from pairwise comparisons", JMLR 24(238),
+2023.  With ``W[i, j]`` the wins of ``i`` over ``j`` (ties count half to each side):
+
+* ML, eq. 12:  ``pi_i <- sum_j W_ij pi_j/(pi_i+pi_j) / sum_j W_ji/(pi_i+pi_j)``,
+  renormalized to geometric mean 1 after every step (the likelihood is scale free).
+  Its maximum exists and is unique exactly when the directed "i beat j" graph is
+  strongly connected (which implies every model has a win and a loss).
+* MAP, eq. 26 (logistic prior = one virtual win and one virtual loss against a
+  virtual player of strength 1): ``pi_i <- (1/(pi_i+1) + sum_j W_ij pi_j/(pi_i+pi_j)) /
+  (1/(pi_i+1) + sum_j W_ji/(pi_i+pi_j))``, no renormalization (the prior fixes the scale).
+
+``method="auto"`` uses ML when the data allow it and MAP otherwise (see ADR 010).
+All routines accept one matrix ``(K, K)`` or a batch ``(B, K, K)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.stats.votes import Votes, encode_votes, win_matrix
+
+DEFAULT_TOL = 1e-10
+DEFAULT_MAX_ITER = 100_000
+
+
+def strongly_connected(w: np.ndarray) -> np.ndarray:
+    """Whether the graph with an edge i→j when ``w[i, j] > 0`` is strongly connected.
+
+    Works on ``(K, K)`` (returns a 0-d bool array) or a batch ``(B, K, K)``; the
+    transitive closure is built by repeated boolean squaring.
+    """
+    w = np.asarray(w)
+    k = w.shape[-1]
+    reach = (w > 0) | np.eye(k, dtype=bool)
+    steps = max(1, int(np.ceil(np.log2(max(k, 2)))))
+    r = reach.astype(np.float64)
+    for _ in range(steps):
+        r = ((r @ r) > 0).astype(np.float64)
+    return np.all(r > 0, axis=(-2, -1))
+
+
+def ml_exists(w: np.ndarray) -> np.ndarray:
+    """True where the ML estimate exists: strongly connected and every model has a win and a loss."""
+    w = np.asarray(w, dtype=float)
+    wins = w.sum(axis=-1)
+    losses = w.sum(axis=-2)
+    has_both = np.all((wins > 0) & (losses > 0), axis=-1)
+    return has_both & strongly_connected(w)
+
+
+def _iterate(
+    w: np.ndarray, use_prior: np.ndarray, tol: float, max_iter: int
+) -> np.ndarray:
+    """Batched Newman iteration on ``w`` of shape ``(B, K, K)``."""
+    b, k, _ = w.shape
+    prior = use_prior.astype(float)[:, None]
+    ml = ~use_prior
+    pi = np.ones((b, k))
+    active = np.ones(b, dtype=bool)
+    for _ in range(max_iter):
+        idx = np.flatnonzero(active)
+        p = pi[idx]
+        inv = 1.0 / (p[:, :, None] + p[:, None, :])  # 1/(pi_i+pi_j)
+        num = np.einsum("bij,bij,bj->bi", w[idx], inv, p)
+        den = np.einsum("bji,bij->bi", w[idx], inv)
+        pr = prior[idx] / (p + 1.0)
+        new = (pr + num) / (pr + den)
+        mlr = ml[idx]
+        if mlr.any():
+            new[mlr] /= np.exp(np.mean(np.log(new[mlr]), axis=-1, keepdims=True))
+        change = np.max(np.abs(np.log(new) - np.log(p)), axis=-1)
+        pi[idx] = new
+        active[idx[change < tol]] = False
+        if not active.any():
+            break
+    return pi
+
+
+def fit_strengths(
+    w: np.ndarray,
+    method: str = "auto",
+    tol: float = DEFAULT_TOL,
+    max_iter: int = DEFAULT_MAX_ITER,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Bradley-Terry strengths ``pi`` for win matrix/matrices ``w``.
+
+    ``method`` is ``"ml"``, ``"map"`` or ``"auto"`` (ML where it exists, else MAP,
+    decided per matrix).  Returns ``(pi, used_map)`` with ``pi`` of shape ``(K,)`` or
+    ``(B, K)`` and ``used_map`` a bool (array).  ML strengths have geometric mean 1.
+    """
+    w = np.asarray(w, dtype=float)
+    single = w.ndim == 2
+    wb = w[None] if single else w
+    if wb.ndim != 3 or wb.shape[-1] != wb.shape[-2]:
+        raise ValueError("win matrix must be square")
+    if np.any(wb < 0) or not np.all(np.isfinite(wb)):
+        raise ValueError("win matrix must be finite and non-negative")
+    if wb.shape[-1] == 0:
+        raise ValueError("no models")
+    if method == "auto":
+        use_prior = ~ml_exists(wb)
+    elif method == "map":
+        use_prior = np.ones(wb.shape[0], dtype=bool)
+    elif method == "ml":
+        ok = ml_exists(wb)
+        if not np.all(ok):
+            raise ValueError(
+                "maximum-likelihood Bradley-Terry scores do not exist for these votes "
+                "(a model without a win or a loss, or a comparison graph that is not "
+                "strongly connected); use method 'map'"
+            )
+        use_prior = np.zeros(wb.shape[0], dtype=bool)
+    else:
+        raise ValueError(f"unknown method {method!r} (expected ml, map or auto)")
+    k = wb.shape[-1]
+    pi = np.ones((wb.shape[0], 1)) if k == 1 else _iterate(wb, use_prior, tol, max_iter)
+    return (pi[0], use_prior[0]) if single else (pi, use_prior)
+
+
+def scores_from_strengths(pi: np.ndarray) -> np.ndarray:
+    """Scores ``100 * pi / sum(pi)`` (last axis)."""
+    pi = np.asarray(pi, dtype=float)
+    return 100.0 * pi / pi.sum(axis=-1, keepdims=True)
+
+
+@dataclass(frozen=True)
+class BTResult:
+    """Bradley-Terry fit: strengths, scores summing to 100, and the method used."""
+
+    models: tuple[str, ...]
+    strengths: np.ndarray
+    scores: np.ndarray
+    method: str  # "ml" or "map"
+
+    def scores_dict(self) -> dict[str, float]:
+        """``{model: score}``, best first."""
+        order = np.argsort(-self.scores, kind="stable")
+        return {self.models[i]: float(self.scores[i]) for i in order}
+
+
+def fit_votes(votes: Votes, method: str = "auto", tol: float = DEFAULT_TOL) -> BTResult:
+    """Fit Bradley-Terry on encoded votes."""
+    if len(votes) == 0:
+        raise ValueError("no votes")
+    w = win_matrix(votes.a, votes.b, votes.outcome, len(votes.models))
+    pi, used_map = fit_strengths(w, method=method, tol=tol)
+    return BTResult(votes.models, pi, scores_from_strengths(pi), "map" if used_map else "ml")
+
+
+def bradley_terry(
+    a: Sequence[str],
+    b: Sequence[str],
+    winner: Sequence[str],
+    method: str = "auto",
+    models: Sequence[str] | None = None,
+) -> BTResult:
+    """Bradley-Terry scores from votes given as names (``winner`` in ``a | b | tie``)."""
+    return fit_votes(encode_votes(a, b, winner, models), method=method)

@@ -1,0 +1,118 @@
+"""Elo scale from Bradley-Terry strengths, with bootstrap confidence intervals.
+
+``elo_i = 1000 + 400 * log10(pi_i / geometric_mean(pi))`` so the mean Elo is 1000.
+Intervals: votes resampled with replacement (a multinomial draw over the distinct
+(pair, outcome) cells, see :mod:`core.stats.votes`), Bradley-Terry refitted on every
+resample at once (batched Newman iteration), and the ``(1-c)/2`` and ``(1+c)/2``
+quantiles of each model's bootstrap Elo taken (ADR 011).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.stats.bradley_terry import DEFAULT_TOL, fit_strengths
+from core.stats.votes import VoteCells, Votes, encode_votes, resample_cells, vote_cells
+
+ELO_BASE = 1000.0
+ELO_SCALE = 400.0
+
+
+def elo_from_strengths(pi: np.ndarray) -> np.ndarray:
+    """Elo ratings (last axis) relative to the geometric mean of ``pi``."""
+    logp = np.log10(np.asarray(pi, dtype=float))
+    return ELO_BASE + ELO_SCALE * (logp - logp.mean(axis=-1, keepdims=True))
+
+
+@dataclass(frozen=True)
+class EloResult:
+    """Elo ratings with bootstrap interval bounds."""
+
+    models: tuple[str, ...]
+    elo: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    ci: float
+    n_boot: int
+    method: str  # BT method on the full data: "ml" or "map"
+    n_boot_map: int  # resamples that needed the MAP prior
+
+    def ratings_dict(self) -> dict[str, dict[str, float]]:
+        """``{model: {"elo", "lo", "hi"}}``, best first."""
+        order = np.argsort(-self.elo, kind="stable")
+        return {
+            self.models[i]: {
+                "elo": float(self.elo[i]),
+                "lo": float(self.lo[i]),
+                "hi": float(self.hi[i]),
+            }
+            for i in order
+        }
+
+
+def bootstrap_elo(
+    cells: VoteCells,
+    n_boot: int,
+    seed: int | None = None,
+    tol: float = DEFAULT_TOL,
+    batch: int = 2000,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Elo of every bootstrap resample: ``(elo (n_boot, K), used_map (n_boot,))``."""
+    k = cells.n_models
+    rng = np.random.default_rng(seed)
+    counts = resample_cells(cells, n_boot, rng)
+    out = np.empty((n_boot, k))
+    used = np.empty(n_boot, dtype=bool)
+    for start in range(0, n_boot, batch):
+        w = cells.win_matrices(counts[start : start + batch])
+        pi, used_map = fit_strengths(w, method="auto", tol=tol)
+        out[start : start + batch] = elo_from_strengths(pi)
+        used[start : start + batch] = used_map
+    return out, used
+
+
+def elo_ratings(
+    votes: Votes,
+    n_boot: int = 1000,
+    ci: float = 0.95,
+    seed: int | None = None,
+    tol: float = DEFAULT_TOL,
+) -> EloResult:
+    """Elo ratings of encoded votes with a ``ci`` bootstrap interval over ``n_boot`` resamples.
+
+    With ``n_boot == 0`` the bounds equal the point estimate.
+    """
+    if len(votes) == 0:
+        raise ValueError("no votes")
+    if not 0.0 < ci < 1.0:
+        raise ValueError(f"ci must be between 0 and 1 (exclusive), got {ci}")
+    if n_boot < 0:
+        raise ValueError(f"bootstrap must be >= 0, got {n_boot}")
+    k = len(votes.models)
+    cells = vote_cells(votes.a, votes.b, votes.outcome, k)
+    pi, used_map = fit_strengths(cells.win_matrices(cells.counts), method="auto", tol=tol)
+    elo = elo_from_strengths(pi)
+    if n_boot == 0:
+        lo, hi, n_map = elo.copy(), elo.copy(), 0
+    else:
+        boot, used = bootstrap_elo(cells, n_boot, seed=seed, tol=tol)
+        lo, hi = np.quantile(boot, [(1.0 - ci) / 2.0, (1.0 + ci) / 2.0], axis=0)
+        n_map = int(used.sum())
+    return EloResult(
+        votes.models, elo, lo, hi, float(ci), int(n_boot), "map" if used_map else "ml", n_map
+    )
+
+
+def elo(
+    a: Sequence[str],
+    b: Sequence[str],
+    winner: Sequence[str],
+    n_boot: int = 1000,
+    ci: float = 0.95,
+    seed: int | None = None,
+) -> EloResult:
+    """Elo ratings with bootstrap intervals from votes given as names."""
+    return elo_ratings(encode_votes(a, b, winner), n_boot=n_boot, ci=ci, seed=seed)

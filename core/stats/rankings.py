@@ -1,0 +1,86 @@
+"""Full or partial rankings of models, by rater and item, as one dense array.
+
+``ranks[r, i, m]`` is the rank rater ``r`` gave model ``m`` on item ``i`` (1 = best,
+equal ranks = tie), NaN where the model was not ranked.  Each ``(rater, item)`` is
+one input ranking (a block for Friedman, a voter for Kemeny-Young).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class RankingTable:
+    """Ranks of ``models`` by ``raters`` on ``items`` (NaN = not ranked)."""
+
+    raters: tuple[str, ...]
+    items: tuple[str, ...]
+    models: tuple[str, ...]
+    ranks: np.ndarray  # (R, I, M)
+
+    def rankings(self) -> np.ndarray:
+        """Non-empty input rankings as rows ``(n_rankings, M)`` (rater-major order)."""
+        flat = self.ranks.reshape(-1, len(self.models))
+        return flat[~np.all(np.isnan(flat), axis=1)]
+
+    def block_keys(self) -> list[tuple[str, str]]:
+        """``(rater, item)`` of each row of :meth:`rankings`, same order."""
+        flat = self.ranks.reshape(-1, len(self.models))
+        keep = np.flatnonzero(~np.all(np.isnan(flat), axis=1))
+        n_items = len(self.items)
+        return [(self.raters[k // n_items], self.items[k % n_items]) for k in keep]
+
+
+def ranking_table(
+    rater: Sequence[str],
+    item: Sequence[str],
+    model: Sequence[str],
+    rank: Sequence[float],
+) -> RankingTable:
+    """Build a :class:`RankingTable` from long records (labels sorted)."""
+    if not (len(rater) == len(item) == len(model) == len(rank)):
+        raise ValueError("rater, item, model and rank must have the same length")
+    if len(rater) == 0:
+        raise ValueError("no rankings")
+    raters = tuple(sorted(set(rater)))
+    items = tuple(sorted(set(item)))
+    models = tuple(sorted(set(model)))
+    ri = {x: i for i, x in enumerate(raters)}
+    ii = {x: i for i, x in enumerate(items)}
+    mi = {x: i for i, x in enumerate(models)}
+    r = np.fromiter((ri[x] for x in rater), dtype=np.int64, count=len(rater))
+    it = np.fromiter((ii[x] for x in item), dtype=np.int64, count=len(item))
+    m = np.fromiter((mi[x] for x in model), dtype=np.int64, count=len(model))
+    vals = np.asarray(rank, dtype=float)
+    if np.any(~np.isfinite(vals)):
+        raise ValueError("ranks must be finite numbers")
+    flat = (r * len(items) + it) * len(models) + m
+    uniq, first, counts = np.unique(flat, return_index=True, return_counts=True)
+    if np.any(counts > 1):
+        k = int(np.flatnonzero(counts > 1)[0])
+        dup = np.flatnonzero(flat == uniq[k])[1]
+        raise ValueError(
+            f"rater {rater[dup]!r} ranks model {model[dup]!r} on item {item[dup]!r} more than once"
+        )
+    ranks = np.full((len(raters), len(items), len(models)), np.nan)
+    ranks.reshape(-1)[flat] = vals
+    return RankingTable(raters, items, models, ranks)
+
+
+def pairwise_preferences(rankings: np.ndarray, chunk: int = 65536) -> np.ndarray:
+    """``P[i, j]`` = number of rankings that put ``i`` strictly above ``j`` (lower rank).
+
+    ``rankings`` is ``(n, K)`` with NaN for unranked models (never counted).
+    """
+    r = np.asarray(rankings, dtype=float)
+    k = r.shape[1]
+    p = np.zeros((k, k), dtype=np.int64)
+    for start in range(0, r.shape[0], chunk):
+        part = r[start : start + chunk]
+        with np.errstate(invalid="ignore"):
+            p += np.sum(part[:, :, None] < part[:, None, :], axis=0)
+    return p
