@@ -19,6 +19,10 @@ from core import __version__
 COMMAND_MODULES = [
     "app.cli_project",
     "app.cli_stats",
+    "app.cli_curate",
+    "app.cli_anonymize",
+    "app.cli_rating",
+    "app.cli_metrics",
 ]
 
 
@@ -57,7 +61,7 @@ def run_cli(argv: list[str]) -> int:
 
     try:
         return int(handler(args) or 0)
-    except (CliError, ProjectError, FileNotFoundError, FileExistsError, ValueError) as exc:
+    except (CliError, ProjectError, OSError, ValueError) as exc:
         print(f"winnow {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -27,6 +27,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     posts.add_argument("--concurrency", type=int, default=8, help="parallel downloads")
     posts.set_defaults(handler=cmd_import_posts)
 
+    outs = kinds.add_parser("outputs", help="model outputs laid out as DIR/<model>/<sample_id>.<ext>")
+    outs.add_argument("folder", type=Path)
+    outs.add_argument("--project", "-p", type=Path, required=True)
+    outs.add_argument("--models", help="comma-separated subset of model folders")
+    outs.add_argument("--json", action="store_true", help="print the report as JSON")
+    outs.set_defaults(handler=cmd_import_outputs)
+
     demo = subparsers.add_parser("demo", help="write a demo project")
     demo.add_argument("project", type=Path)
     demo.add_argument("--seed", type=int, default=0)
@@ -84,6 +91,28 @@ def cmd_import_posts(args: argparse.Namespace) -> int:
             print(f"  line {err['line']}: {err['error']}")
         for err in report.image_errors[:50]:
             print(f"  image {err['url']} (lines {err['lines']}): {err['error']}")
+    return 0
+
+
+def cmd_import_outputs(args: argparse.Namespace) -> int:
+    """``winnow import outputs DIR --project P.winnow [--models a,b] [--json]``."""
+    from core.ingest.outputs import import_outputs
+    from core.store import Project
+
+    models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else None
+    with Project.open(args.project) as project:
+        report = import_outputs(project, args.folder, models=models)
+    if args.json:
+        print_json(report.to_json())
+    else:
+        print(f"{report.imported} imported, {report.updated} updated, {report.unchanged} "
+              f"unchanged; models: " + ", ".join(f"{m} ({n})" for m, n in report.models.items()))
+        for model, missing in report.missing.items():
+            print(f"  {model}: missing {len(missing)}: {', '.join(missing[:10])}")
+        if report.extra:
+            print(f"  extra files (no such sample): {', '.join(report.extra[:20])}")
+        for err in report.errors:
+            print(f"  {err['file']}: {err['error']}")
     return 0
 
 

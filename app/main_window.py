@@ -26,10 +26,11 @@ from app.errors import router
 from app.jobs import Job, JobRunner
 from core.store import Project, ProjectError
 from core.store.summary import project_summary
+from ui.context import AppContext
 from ui.empty_state import EmptyState
 from ui.import_report import ImportReportDialog
 from ui.jobs_panel import JobsPanel
-from ui.workspaces import WORKSPACES, CurateStart
+from ui.workspaces import WORKSPACES, CurateStart, build_page
 
 
 class _JobBridge(QObject):
@@ -53,6 +54,9 @@ class MainWindow(QMainWindow):
         self._bridge = _JobBridge(self)
         self._bridge.finished.connect(self._job_finished)
         self._dialogs: list[QWidget] = []
+        self.context = AppContext(self)
+        self.context.bind(self.start_job, self._message,
+                          lambda text, ms: self.statusBar().showMessage(text, ms))
         self._build_actions()
         self._build_ui()
         self._build_menus()
@@ -95,10 +99,10 @@ class MainWindow(QMainWindow):
             item = QListWidgetItem(f"{info.title}")
             item.setToolTip(f"{info.purpose}  (Ctrl+{index})")
             self.nav.addItem(item)
-            if info.key == "curate":
-                page: QWidget = CurateStart(info, [self.act_import, self.act_new_demo,
-                                                   self.act_open])
-            else:
+            page = build_page(info, self.context)
+            if page is None and info.key == "curate":
+                page = CurateStart(info, [self.act_import, self.act_new_demo, self.act_open])
+            elif page is None:
                 page = EmptyState(info.title, info.purpose, list(info.bullets))
             self.pages[info.key] = page
             self.stack.addWidget(page)
@@ -152,12 +156,14 @@ class MainWindow(QMainWindow):
             return False
         self.close_project()
         self.project = project
+        self.context.project = project
         app_settings.add_recent_project(path)
         self.act_import.setEnabled(True)
         self.refresh_summary()
         self._update_title()
         self.statusBar().showMessage(f"Opened {path}", 5000)
         self.project_changed.emit()
+        self.context.project_changed.emit()
         return True
 
     def close_project(self) -> None:
@@ -165,6 +171,8 @@ class MainWindow(QMainWindow):
         if self.project is not None:
             self.project.close()
             self.project = None
+            self.context.project = None
+            self.context.project_changed.emit()
             self.act_import.setEnabled(False)
             self.refresh_summary()
             self._update_title()
@@ -231,6 +239,7 @@ class MainWindow(QMainWindow):
 
         def done(job: Job) -> None:
             self.refresh_summary()
+            self.context.data_changed.emit()
             if job.outcome == "done":
                 report = job.future.result()
                 dialog = ImportReportDialog(path.name, report, self)

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 from core.ingest.importer import ImportReport, import_jsonl
+from core.ingest.outputs import import_outputs
 from core.jobs import JobState
 from core.store.project import Project, assets_dir_for
 
@@ -38,6 +39,8 @@ def create_demo_project(path: str | Path, *, seed: int = 0, overwrite: bool = Tr
                          "('demo_outputs_dir', ?), ('demo_models', ?)",
                          (str(sources.outputs_dir), ",".join(sources.models)))
         report = import_jsonl(project, sources.posts_jsonl, state=state)
+        state.set_status("Importing model outputs")
+        import_outputs(project, sources.outputs_dir, state=state)
     except BaseException:
         project.close()
         raise

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +22,8 @@ class WorkspaceInfo:
     title: str
     purpose: str
     bullets: tuple[str, ...]
+    #: "module:Class" of the page, built as ``Class(context)``; None = start page only
+    factory: str | None = None
 
 
 WORKSPACES: tuple[WorkspaceInfo, ...] = (
@@ -30,34 +34,39 @@ WORKSPACES: tuple[WorkspaceInfo, ...] = (
          "Fix the prompt — the original extracted prompt is always kept",
          "Mark images as inputs, outputs or unused; crop them out of screenshots",
          "Label each sample Benchmark / Analysis / Trash with B, A, T",
-         "Export the curated benchmark as JSON Lines plus images")),
+         "Export the curated benchmark as JSON Lines plus images"),
+        "ui.curate.workspace:CurateWorkspace"),
     WorkspaceInfo(
         "anonymize", "Anonymize",
         "Contributed photos: hide faces and licence plates, fix geometry, release clean files.",
         ("Import a folder of photos; originals are copied and never modified",
          "Faces and plates are detected and outlined; add, move or remove regions",
          "Crop, rotate and straighten paintings with a four-corner keystone fix",
-         "Set category, credit and licence; a released file carries no metadata")),
+         "Set category, credit and licence; a released file carries no metadata"),
+        "ui.anonymize.workspace:AnonymizeWorkspace"),
     WorkspaceInfo(
         "rate", "Rate",
         "Offline expert rating sessions with blinded, randomized model outputs.",
         ("Design a session: full ranking, 1–5 Likert, side-by-side, or checklist",
          "Hand each rater a session file; every answer is saved the moment it is given",
          "Gold tasks and a minimum time per task keep the ratings honest",
-         "Merge the returned files without loss or duplication")),
+         "Merge the returned files without loss or duplication"),
+        "ui.rate.workspace:RateWorkspace"),
     WorkspaceInfo(
         "metrics", "Metrics",
         "Run local metrics and VLM judges on a selection of samples and models.",
         ("Colour shift, face identity, DINO structure distance, CLIPScore, text rendering",
          "Runs in the background with progress and Cancel; results are cached",
-         "Histograms per metric and a side-by-side drill-down")),
+         "Histograms per metric and a side-by-side drill-down"),
+        "ui.metrics.workspace:MetricsWorkspace"),
     WorkspaceInfo(
         "analyze", "Analyze",
         "Turn ratings and metric results into a leaderboard you can defend.",
         ("Win rate, Bradley-Terry, Elo with confidence intervals",
          "Friedman with post-hoc tests, Kendall τ-b, Krippendorff's α",
          "Success rates with a τ sweep, IDEA-Bench hierarchical scores",
-         "Export an HTML report with the plots")),
+         "Export an HTML report with the plots"),
+        "ui.analyze.workspace:AnalyzeWorkspace"),
 )
 
 
@@ -100,6 +109,21 @@ class CurateStart(QWidget):
                 self.labels[key] = label
                 self.form.addRow(key + ":", label)
             self.labels[key].setText(value)
+
+
+def build_page(info: WorkspaceInfo, context: Any) -> QWidget | None:
+    """Instantiate a workspace's page from its factory, or None if not available yet."""
+    if info.factory is None:
+        return None
+    module_name, _, class_name = info.factory.partition(":")
+    try:
+        spec = importlib.util.find_spec(module_name)
+    except ModuleNotFoundError:  # its package does not exist yet
+        spec = None
+    if spec is None:
+        return None
+    module = importlib.import_module(module_name)
+    return getattr(module, class_name)(context)
 
 
 def _fmt(counts: dict[str, int]) -> str:

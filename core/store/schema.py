@@ -10,6 +10,14 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
+from core.store.migrations import (
+    m003_model_outputs,
+    m004_curate,
+    m005_photos,
+    m006_rating,
+    m007_metrics,
+)
+
 _V1 = """
 CREATE TABLE project_meta (
     key TEXT PRIMARY KEY,
@@ -179,6 +187,11 @@ def split_statements(sql: str) -> list[str]:
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _script(_V1),
     _script(_V2),
+    _script(m003_model_outputs.SQL),
+    _script(m004_curate.SQL),
+    _script(m005_photos.SQL),
+    _script(m006_rating.SQL),
+    _script(m007_metrics.SQL),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

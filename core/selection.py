@@ -1,0 +1,74 @@
+"""A selection of samples: the Curate filter that other workspaces (Rate, Metrics) take."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.store.project import Project
+
+
+@dataclass(frozen=True)
+class SampleFilter:
+    """Which samples are selected.  Empty fields mean "any".
+
+    ``ids`` (when given) restricts to an explicit list, e.g. a multi-selection.
+    ``text`` is a full-text query over prompts (SQLite FTS5 syntax, words AND-ed).
+    """
+
+    quality: tuple[str | None, ...] = ()
+    review_status: str | None = None
+    split: str | None = None
+    is_screenshot: bool | None = None
+    modified: bool | None = None
+    tag: str | None = None
+    text: str = ""
+    ids: tuple[str, ...] = field(default=())
+
+    def where(self) -> tuple[str, list[Any]]:
+        """SQL WHERE clause (over ``samples s``) and its parameters."""
+        clauses: list[str] = []
+        params: list[Any] = []
+        if self.quality:
+            named = [q for q in self.quality if q is not None]
+            parts = []
+            if named:
+                parts.append(f"s.quality IN ({','.join('?' * len(named))})")
+                params.extend(named)
+            if None in self.quality:
+                parts.append("s.quality IS NULL")
+            clauses.append("(" + " OR ".join(parts) + ")")
+        if self.review_status:
+            clauses.append("s.review_status = ?")
+            params.append(self.review_status)
+        if self.split:
+            clauses.append("s.split = ?")
+            params.append(self.split)
+        if self.is_screenshot is not None:
+            clauses.append("s.is_screenshot = ?")
+            params.append(int(self.is_screenshot))
+        if self.modified is not None:
+            clauses.append("s.prompt " + ("!=" if self.modified else "=") + " s.original_prompt")
+        if self.tag:
+            clauses.append("EXISTS (SELECT 1 FROM sample_tags t WHERE t.sample_id = s.id "
+                           "AND t.tag = ?)")
+            params.append(self.tag)
+        if self.text.strip():
+            clauses.append("s.rowid IN (SELECT rowid FROM samples_fts WHERE samples_fts MATCH ?)")
+            params.append(fts_query(self.text))
+        if self.ids:
+            clauses.append(f"s.id IN ({','.join('?' * len(self.ids))})")
+            params.extend(self.ids)
+        return (" AND ".join(clauses) or "1"), params
+
+    def sample_ids(self, project: Project) -> list[str]:
+        """The selected sample ids, in id order."""
+        where, params = self.where()
+        return [row[0] for row in project.conn.execute(
+            f"SELECT s.id FROM samples s WHERE {where} ORDER BY s.id", params)]
+
+
+def fts_query(text: str) -> str:
+    """Turn what a user typed into a safe FTS5 query: each word quoted, prefix-matched."""
+    words = [w.replace('"', '""') for w in text.split() if w.strip()]
+    return " ".join(f'"{w}"*' for w in words)

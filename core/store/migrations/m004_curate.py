@@ -1,0 +1,3 @@
+"""Schema for curate (filled in by that feature; empty until then)."""
+
+SQL = ""

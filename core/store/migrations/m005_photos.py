@@ -1,0 +1,3 @@
+"""Schema for photos (filled in by that feature; empty until then)."""
+
+SQL = ""

@@ -1,0 +1,3 @@
+"""Schema for metrics (filled in by that feature; empty until then)."""
+
+SQL = ""

@@ -1,0 +1,59 @@
+"""The ``winnow`` command: version, info, import, demo, clear errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from app.cli import run_cli
+from core import __version__
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "app", *args], capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_version() -> None:
+    out = run("--version")
+    assert out.returncode == 0 and out.stdout.strip() == f"winnow {__version__}"
+
+
+def test_import_posts_json_contract_and_info(tmp_path: Path, capsys) -> None:
+    src = tmp_path / "posts.jsonl"
+    src.write_text('{"id": "a", "text": "hello"}\n{oops\n{"id": "b", "text": "x"}\n')
+    project = tmp_path / "p.winnow"
+    assert run_cli(["import", "posts", str(src), "--project", str(project), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["imported"] == 2 and report["updated"] == 0
+    assert report["errors"] == [{"line": 2, "error": report["errors"][0]["error"]}]
+    assert "invalid JSON" in report["errors"][0]["error"]
+    assert report["images"]["fetched"] == 0 and report["images"]["failed"] == 0
+    assert run_cli(["info", str(project), "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert (info["posts"], info["samples"], info["images"]) == (2, 0, 0)
+
+
+def test_errors_are_one_clear_line(tmp_path: Path) -> None:
+    out = run("info", str(tmp_path / "missing.winnow"))
+    assert out.returncode == 2
+    assert "No project at" in out.stderr and "Traceback" not in out.stderr
+    bad = tmp_path / "bad.winnow"
+    bad.write_text("not a database")
+    out = run("import", "posts", str(tmp_path / "x.jsonl"), "--project", str(bad))
+    assert out.returncode == 2 and "not a Winnow project" in out.stderr
+
+
+def test_demo_command(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "demo.winnow"
+    assert run_cli(["demo", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["posts"] > 100 and data["samples"] > 50
+    assert data["import"]["errors"] == []
+    with __import__("core.store", fromlist=["Project"]).Project.open(path, readonly=True) as p:
+        models = [r[0] for r in p.conn.execute("SELECT DISTINCT model FROM model_outputs")]
+        quality = {r[0] for r in p.conn.execute("SELECT DISTINCT quality FROM samples")}
+    assert len(models) == 4
+    assert {"Benchmark", "Analysis", "Trash"} <= quality

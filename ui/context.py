@@ -1,0 +1,66 @@
+"""What a workspace page may use of the application, without importing ``app``.
+
+The main window (in ``app``) owns one :class:`AppContext` and hands it to every
+workspace page. Pages read ``context.project``, start background work with
+``context.start_job``, and listen to the signals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from core.selection import SampleFilter
+
+
+class AppContext(QObject):
+    """Shared state of the running app: open project, selection, job starter, messages."""
+
+    #: the project was opened, closed or replaced
+    project_changed = Signal()
+    #: samples/outputs/etc. changed in bulk (after an import): views should reload
+    data_changed = Signal()
+    #: the Curate filter (the selection other workspaces take) changed
+    selection_changed = Signal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.project: Any = None  # core.store.Project | None
+        self.selection: SampleFilter = SampleFilter()
+        self._start_job: Callable[..., Any] | None = None
+        self._message: Callable[[str, str], None] | None = None
+        self._status: Callable[[str, int], None] | None = None
+
+    def bind(self, start_job: Callable[..., Any], message: Callable[[str, str], None],
+             status: Callable[[str, int], None]) -> None:
+        """Called once by the main window to provide the implementations."""
+        self._start_job, self._message, self._status = start_job, message, status
+
+    def start_job(self, title: str, fn: Callable[..., Any],
+                  on_done: Callable[[Any], None] | None = None) -> Any:
+        """Run ``fn(state)`` in the background; ``on_done(job)`` runs on the GUI thread.
+
+        ``job.outcome`` is "done", "cancelled" or "failed"; ``job.future.result()`` is the
+        return value. Workers must not touch widgets; use ``project.worker_view()`` for
+        database access off the GUI thread.
+        """
+        if self._start_job is None:
+            raise RuntimeError("AppContext is not bound to a main window")
+        return self._start_job(title, fn, on_done)
+
+    def message(self, title: str, text: str) -> None:
+        """Show a non-modal warning to the user."""
+        if self._message is not None:
+            self._message(title, text)
+
+    def status(self, text: str, msecs: int = 5000) -> None:
+        """Show a transient status-bar message."""
+        if self._status is not None:
+            self._status(text, msecs)
+
+    def set_selection(self, selection: SampleFilter) -> None:
+        """Publish the current Curate filter."""
+        self.selection = selection
+        self.selection_changed.emit()
