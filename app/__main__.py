@@ -8,7 +8,7 @@ import sys
 def main(argv: list[str] | None = None) -> int:
     """Run Winnow; returns the process exit status."""
     args = sys.argv[1:] if argv is None else argv
-    if not args or args[0] == "--demo" or args[0].endswith(".winnow"):
+    if not args or args[0] == "--demo" or args[0].endswith((".winnow", ".winnow-session")):
         from app.gui import run_gui
 
         return run_gui(args[1:])

@@ -56,7 +56,7 @@ def run_gui(args: list[str]) -> int:
             demo_path.parent.mkdir(parents=True, exist_ok=True)
             window.create_demo(demo_path)
         elif project_path is not None:
-            window.open_project(project_path)
+            window.open_path(project_path)
         await closed.wait()
 
     try:

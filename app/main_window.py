@@ -95,6 +95,7 @@ class MainWindow(QMainWindow):
                                "QListWidget#workspaceNav::item { padding: 10px 12px; }")
         self.stack = QStackedWidget()
         self.pages: dict[str, QWidget] = {}
+        self._page_menus: list[Any] = []
         for index, info in enumerate(WORKSPACES, 1):
             item = QListWidgetItem(f"{info.title}")
             item.setToolTip(f"{info.purpose}  (Ctrl+{index})")
@@ -105,6 +106,9 @@ class MainWindow(QMainWindow):
             elif page is None:
                 page = EmptyState(info.title, info.purpose, list(info.bullets))
             self.pages[info.key] = page
+            menu = getattr(page, "workspace_menu", None)
+            if callable(menu):
+                self._page_menus.append(menu())
             self.stack.addWidget(page)
             switch = QAction(self)
             switch.setShortcut(QKeySequence(f"Ctrl+{index}"))
@@ -142,6 +146,9 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.act_import)
         file_menu.addSeparator()
         file_menu.addAction(self.act_quit)
+        for menu in self._page_menus:
+            if menu is not None:
+                self.menuBar().addMenu(menu)
         view_menu = self.menuBar().addMenu("&View")
         view_menu.addAction(self.act_jobs)
 
@@ -198,10 +205,19 @@ class MainWindow(QMainWindow):
     @Slot()
     def choose_project(self) -> None:
         """Ask for a project file and open it."""
-        path, _ = QFileDialog.getOpenFileName(self, "Open project", "",
-                                              "Winnow projects (*.winnow)")
+        patterns = " ".join(["*.winnow", *(f"*{s}" for s in self.context.file_handlers)])
+        path, _ = QFileDialog.getOpenFileName(self, "Open", "", f"Winnow files ({patterns})")
         if path:
-            self.open_project(path)
+            self.open_path(path)
+
+    def open_path(self, path: str | Path) -> bool:
+        """Open a project, or any file a workspace registered a handler for."""
+        path = Path(path)
+        for suffix, opener in self.context.file_handlers.items():
+            if path.name.lower().endswith(suffix):
+                opener(path)
+                return True
+        return self.open_project(path)
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()

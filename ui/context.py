@@ -32,6 +32,8 @@ class AppContext(QObject):
         self._start_job: Callable[..., Any] | None = None
         self._message: Callable[[str, str], None] | None = None
         self._status: Callable[[str, int], None] | None = None
+        #: file suffix (".winnow-session") -> opener, offered by File → Open
+        self.file_handlers: dict[str, Callable[[Any], None]] = {}
 
     def bind(self, start_job: Callable[..., Any], message: Callable[[str, str], None],
              status: Callable[[str, int], None]) -> None:
@@ -59,6 +61,10 @@ class AppContext(QObject):
         """Show a transient status-bar message."""
         if self._status is not None:
             self._status(text, msecs)
+
+    def register_file_handler(self, suffix: str, opener: Callable[[Any], None]) -> None:
+        """Let File → Open (and ``winnow FILE``) open files ending in ``suffix``."""
+        self.file_handlers[suffix.lower()] = opener
 
     def set_selection(self, selection: SampleFilter) -> None:
         """Publish the current Curate filter."""
