@@ -53,30 +53,40 @@ def ml_exists(w: np.ndarray) -> np.ndarray:
     return has_both & strongly_connected(w)
 
 
-def _iterate(
-    w: np.ndarray, use_prior: np.ndarray, tol: float, max_iter: int
-) -> np.ndarray:
-    """Batched Newman iteration on ``w`` of shape ``(B, K, K)``."""
+def _iterate(w: np.ndarray, use_prior: np.ndarray, tol: float, max_iter: int) -> np.ndarray:
+    """Batched Newman iteration on ``w`` of shape ``(B, K, K)``.
+
+    Each sweep updates the models one at a time in place (Gauss-Seidel order), every
+    update vectorized over the batch; a simultaneous (Jacobi) update of eq. 12 can
+    oscillate forever (two models: ``pi_1 <- (w_12/w_21) pi_2`` ignores ``pi_1``).
+    ML strengths are renormalized to geometric mean 1 after each sweep.
+    """
     b, k, _ = w.shape
-    prior = use_prior.astype(float)[:, None]
+    wt = np.ascontiguousarray(np.swapaxes(w, -1, -2))
+    w = np.ascontiguousarray(w)
+    prior = use_prior.astype(float)
     ml = ~use_prior
     pi = np.ones((b, k))
-    active = np.ones(b, dtype=bool)
+    active = np.arange(b)
     for _ in range(max_iter):
-        idx = np.flatnonzero(active)
-        p = pi[idx]
-        inv = 1.0 / (p[:, :, None] + p[:, None, :])  # 1/(pi_i+pi_j)
-        num = np.einsum("bij,bij,bj->bi", w[idx], inv, p)
-        den = np.einsum("bji,bij->bi", w[idx], inv)
-        pr = prior[idx] / (p + 1.0)
-        new = (pr + num) / (pr + den)
-        mlr = ml[idx]
+        p = pi[active]
+        old = p.copy()
+        wa = w[active]
+        wta = wt[active]
+        pr = prior[active]
+        for i in range(k):
+            inv = 1.0 / (p[:, i : i + 1] + p)  # 1/(pi_i + pi_j), (B, K)
+            num = np.einsum("bj,bj,bj->b", wa[:, i, :], p, inv)
+            den = np.einsum("bj,bj->b", wta[:, i, :], inv)
+            v = pr / (p[:, i] + 1.0)
+            p[:, i] = (v + num) / (v + den)
+        mlr = ml[active]
         if mlr.any():
-            new[mlr] /= np.exp(np.mean(np.log(new[mlr]), axis=-1, keepdims=True))
-        change = np.max(np.abs(np.log(new) - np.log(p)), axis=-1)
-        pi[idx] = new
-        active[idx[change < tol]] = False
-        if not active.any():
+            p[mlr] /= np.exp(np.mean(np.log(p[mlr]), axis=-1, keepdims=True))
+        change = np.max(np.abs(np.log(p) - np.log(old)), axis=-1)
+        pi[active] = p
+        active = active[change >= tol]
+        if active.size == 0:
             break
     return pi
 

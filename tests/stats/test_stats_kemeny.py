@@ -1,0 +1,142 @@
+"""Kemeny-Young: published example, brute force over all permutations, heuristic."""
+
+from __future__ import annotations
+
+from itertools import permutations
+
+import numpy as np
+import pytest
+
+from core.stats import kemeny, kemeny_order, kemeny_per_item, pairwise_preferences, ranking_table
+from core.stats.kemeny import EXACT_MAX_ITEMS, kemeny_from_rankings, order_score
+
+
+def _brute(p: np.ndarray) -> float:
+    """Best agreement over all k! orders (vectorized over the permutations)."""
+    k = p.shape[0]
+    perms = np.array(list(permutations(range(k))), dtype=np.int64).reshape(-1, k)
+    total = np.zeros(perms.shape[0])
+    for a in range(k):
+        for b in range(a + 1, k):
+            total += p[perms[:, a], perms[:, b]]
+    return float(total.max())
+
+
+def test_tennessee_capital_example() -> None:
+    """Wikipedia "Kemeny-Young method": 100 voters, 42/26/15/17 %; best N > C > K > M, score 393."""
+    blocs = {
+        ("Memphis", "Nashville", "Chattanooga", "Knoxville"): 42,
+        ("Nashville", "Chattanooga", "Knoxville", "Memphis"): 26,
+        ("Chattanooga", "Knoxville", "Nashville", "Memphis"): 15,
+        ("Knoxville", "Chattanooga", "Nashville", "Memphis"): 17,
+    }
+    rater, item, model, rank = [], [], [], []
+    v = 0
+    for order, count in blocs.items():
+        for _ in range(count):
+            for r, city in enumerate(order, start=1):
+                rater.append(f"v{v}")
+                item.append("capital")
+                model.append(city)
+                rank.append(r)
+            v += 1
+    res = kemeny(rater, item, model, rank)
+    assert res.consensus == ["Nashville", "Chattanooga", "Knoxville", "Memphis"]
+    assert res.score == 393 and isinstance(res.score, int)
+    assert res.exact
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_matches_brute_force(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(1, 8))
+    n = int(rng.integers(1, 8))
+    r = np.array([rng.permutation(k) + 1 for _ in range(n)], dtype=float)
+    if seed % 3 == 1:
+        r = np.ceil(r / 2)  # ties
+    if seed % 3 == 2 and k > 1:
+        r[rng.random(r.shape) < 0.3] = np.nan  # partial rankings
+    p = pairwise_preferences(r)
+    order, score, exact = kemeny_order(p)
+    assert exact and sorted(order) == list(range(k))
+    assert score == pytest.approx(_brute(p))
+    assert order_score(p, order) == pytest.approx(score)
+
+
+def test_nine_items_exact_against_brute_force() -> None:
+    rng = np.random.default_rng(99)
+    r = np.array([rng.permutation(9) + 1 for _ in range(7)], dtype=float)
+    p = pairwise_preferences(r)
+    order, score, exact = kemeny_order(p)
+    assert exact
+    assert score == pytest.approx(_brute(p))
+
+
+def test_pairwise_preferences_counts_strict_only() -> None:
+    r = np.array([[1, 2, 2], [2, 1, np.nan]])
+    np.testing.assert_array_equal(pairwise_preferences(r), [[0, 1, 1], [1, 0, 0], [0, 0, 0]])
+
+
+def test_heuristic_beyond_exact_limit() -> None:
+    k = EXACT_MAX_ITEMS + 4
+    rng = np.random.default_rng(3)
+    base = rng.permutation(k)
+    rows = []
+    for _ in range(30):  # noisy copies of one order: the optimum is (close to) that order
+        noisy = base + rng.normal(scale=1.0, size=k)
+        rows.append(np.argsort(np.argsort(noisy)) + 1)
+    res = kemeny_from_rankings(np.asarray(rows, dtype=float), [f"m{i}" for i in range(k)])
+    assert not res.exact
+    p = pairwise_preferences(np.asarray(rows, dtype=float))
+    # at least as good as the generating order, and no single move improves it
+    assert res.score >= order_score(p, list(np.argsort(base)))
+    assert res.score == pytest.approx(order_score(p, res.order))
+    _assert_locally_optimal(p, list(res.order))
+
+
+def _assert_locally_optimal(p: np.ndarray, order: list[int]) -> None:
+    base = order_score(p, order)
+    for i in range(len(order)):
+        for j in range(len(order)):
+            moved = order.copy()
+            moved.insert(j, moved.pop(i))
+            assert order_score(p, moved) <= base + 1e-9
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_heuristic_is_locally_optimal_and_near_exact(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    r = np.array([rng.permutation(7) + 1 for _ in range(9)], dtype=float)
+    p = pairwise_preferences(r)
+    order, score, exact = kemeny_order(p, exact_max_items=0)
+    assert not exact
+    _assert_locally_optimal(p, order)
+    assert score <= _brute(p) + 1e-9
+    assert score >= 0.95 * _brute(p)
+
+
+def test_heuristic_finds_unanimous_order() -> None:
+    k = 25
+    order = list(np.random.default_rng(1).permutation(k))
+    ranks = np.empty(k)
+    ranks[order] = np.arange(1, k + 1)
+    res = kemeny_from_rankings(np.tile(ranks, (3, 1)), [str(i) for i in range(k)])
+    assert list(res.order) == order
+    assert res.score == 3 * k * (k - 1) // 2
+
+
+def test_per_item_consensus() -> None:
+    t = ranking_table(
+        ["r1", "r1", "r2", "r2", "r3", "r3", "r1", "r1"],
+        ["i1", "i1", "i1", "i1", "i1", "i1", "i2", "i2"],
+        ["A", "B", "A", "B", "A", "B", "A", "B"],
+        [1, 2, 1, 2, 2, 1, 2, 1],
+    )
+    np.testing.assert_array_equal(kemeny_per_item(t), [[1, 2], [2, 1]])
+
+
+def test_errors() -> None:
+    with pytest.raises(ValueError, match="no rankings"):
+        kemeny([], [], [], [])
+    with pytest.raises(ValueError, match="more than once"):
+        kemeny(["r", "r"], ["i", "i"], ["A", "A"], [1, 2])
