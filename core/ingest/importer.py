@@ -183,46 +183,54 @@ class _Importer:
         if not batch:
             return
         ids = list({p.id for _, posts, _ in batch for p in posts})
+        stamp = now_iso()
         with self.project.transaction() as conn:
             existing = dict(self._select_in("SELECT id, raw_hash FROM posts WHERE id IN ", ids))
+            stored = set(existing)  # ids whose rows exist in the file before this batch
+            pending: dict[str, PostRecord] = {}
             for lineno, posts, counts in batch:
                 main, context = posts[0], posts[1:]
-                status = self._upsert_post(conn, main, existing, authoritative=True)
+                status = self._stage_post(main, existing, pending, authoritative=True)
                 for reply in context:
-                    self._upsert_post(conn, reply, existing, authoritative=False)
+                    self._stage_post(reply, existing, pending, authoritative=False)
                 if counts:
                     self._count(status)
                 for post in posts:
                     for source, _alt in post.images:
                         self.source_lines[source].add(lineno)
+            rows = {pid: (p.parent_id, p.text, p.timestamp, p.keyword, p.url, p.author,
+                          _dump(p.engagement), p.raw_text, p.raw_hash, stamp, pid)
+                    for pid, p in pending.items()}
+            changed = [pid for pid in pending if pid in stored]
+            conn.executemany(
+                "INSERT INTO posts(parent_id, text, timestamp, keyword, url, author, engagement, "
+                "raw, raw_hash, imported_at, id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [row for pid, row in rows.items() if pid not in stored])
+            conn.executemany(
+                "UPDATE posts SET parent_id=?, text=?, timestamp=?, keyword=?, url=?, author=?, "
+                "engagement=?, raw=?, raw_hash=?, imported_at=? WHERE id=?",
+                [rows[pid] for pid in changed])
+            conn.executemany("DELETE FROM post_images WHERE post_id = ?",
+                             [(pid,) for pid in changed])
+            conn.executemany(
+                "INSERT INTO post_images(post_id, position, url, alt) VALUES (?, ?, ?, ?)",
+                [(pid, k, url, alt) for pid, p in pending.items()
+                 for k, (url, alt) in enumerate(p.images)])
             conn.executemany("INSERT OR IGNORE INTO touched_posts(id) VALUES (?)",
                              [(i,) for i in ids])
 
-    def _upsert_post(self, conn: Any, post: PostRecord, existing: dict[str, str],
-                     authoritative: bool) -> str:
+    def _stage_post(self, post: PostRecord, existing: dict[str, str],
+                    pending: dict[str, PostRecord], authoritative: bool) -> str:
+        """Decide what happens to ``post``; rows are written per batch by the caller."""
         old_hash = existing.get(post.id)
         if old_hash is not None and (old_hash == post.raw_hash or not authoritative):
             return "unchanged"
-        values = (post.parent_id, post.text, post.timestamp, post.keyword, post.url,
-                  post.author, _dump(post.engagement),
-                  json.dumps(post.raw, ensure_ascii=False), post.raw_hash, now_iso())
-        if old_hash is None:
-            conn.execute("INSERT INTO posts(parent_id, text, timestamp, keyword, url, author, "
-                         "engagement, raw, raw_hash, imported_at, id) "
-                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (*values, post.id))
-            self.created.add(post.id)
-            status = "imported"
-        else:
-            conn.execute("UPDATE posts SET parent_id=?, text=?, timestamp=?, keyword=?, url=?, "
-                         "author=?, engagement=?, raw=?, raw_hash=?, imported_at=? WHERE id=?",
-                         (*values, post.id))
-            conn.execute("DELETE FROM post_images WHERE post_id = ?", (post.id,))
-            status = "imported" if post.id in self.created else "updated"
+        pending[post.id] = post
         existing[post.id] = post.raw_hash
-        conn.executemany(
-            "INSERT INTO post_images(post_id, position, url, alt) VALUES (?, ?, ?, ?)",
-            [(post.id, k, url, alt) for k, (url, alt) in enumerate(post.images)])
-        return status
+        if old_hash is None:
+            self.created.add(post.id)
+            return "imported"
+        return "imported" if post.id in self.created else "updated"
 
     def _count(self, status: str) -> None:
         setattr(self.report, status, getattr(self.report, status) + 1)

@@ -37,6 +37,7 @@ class PostRecord:
     engagement: dict[str, Any] | None = None
     images: list[tuple[str, str]] = field(default_factory=list)  # (url or path, alt)
     raw: dict[str, Any] = field(default_factory=dict)
+    raw_text: str = ""  # canonical JSON of ``raw`` (stored; hashed)
     raw_hash: str = ""
 
 
@@ -71,10 +72,14 @@ class SampleRecord:
     posts: list[PostRecord] = field(default_factory=list)  # embedded post and its replies
 
 
+def canonical_json(obj: Any) -> str:
+    """Canonical JSON text of a value (sorted keys, no whitespace)."""
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
 def canonical_hash(obj: Any) -> str:
     """Stable hash of a JSON value (key order and whitespace do not matter)."""
-    text = json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+    return hashlib.sha1(canonical_json(obj).encode("utf-8")).hexdigest()
 
 
 def is_sample(obj: dict[str, Any]) -> bool:
@@ -194,8 +199,9 @@ def parse_post(obj: Any, path: str = "", parent_id: str | None = None) -> list[P
         engagement=engagement,
         images=_images(obj, path),
         raw=obj,
-        raw_hash=canonical_hash(obj),
     )
+    post.raw_text = canonical_json(obj)
+    post.raw_hash = hashlib.sha1(post.raw_text.encode("utf-8")).hexdigest()
     context: list[PostRecord] = []
     previous: str | None = None
     for k, item in enumerate(_list(obj, "replies_above", path)):
