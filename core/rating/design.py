@@ -1,0 +1,324 @@
+"""Session design and the seeded, reproducible plan of who rates what (pure functions).
+
+:func:`plan_session` turns a :class:`SessionDesign` and a :class:`Catalog` of the
+samples' images into a :class:`Plan`: the tasks of every rater in order, each with
+its options in display order (left/right for side-by-side), blinded tokens and, for
+gold tasks, the known answer.  Every random choice comes from one
+``random.Random`` seeded by the design's seed, so the same design and catalog give
+the same plan on any machine (string seeds are hashed with SHA-512, independent of
+``PYTHONHASHSEED``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from core.rating.protocols import CHECKLIST_QUESTIONS, CRITERIA, LIKERT_CRITERIA, PROTOCOLS
+
+GOLD_MODES = ("none", "auto", "marked")
+
+
+@dataclass(frozen=True)
+class SessionDesign:
+    """Everything the designer chose; stored as JSON with the session."""
+
+    name: str
+    protocol: str
+    sample_ids: tuple[str, ...]
+    models: tuple[str, ...]
+    raters: int = 3
+    overlap: int = 1                      # raters per task
+    tasks_per_rater: int | None = None    # None = all units, shared out
+    gold_rate: float = 0.0                # fraction of each rater's tasks that are gold
+    gold_mode: str = "auto"
+    gold_items: tuple[dict[str, Any], ...] = ()  # designer-marked known answers
+    min_time_s: float = 0.0
+    penalty_s: float = 5.0
+    allow_ties: bool = False              # ranking
+    allow_tie: bool = True                # side-by-side
+    criteria: tuple[str, ...] = ("preference",)
+    questions: tuple[str, ...] = CHECKLIST_QUESTIONS
+    instructions: str = ""
+    seed: int = 0
+
+    def validate(self) -> None:
+        """Raise ValueError naming the first problem."""
+        if not self.name.strip():
+            raise ValueError("the session needs a name")
+        if self.protocol not in PROTOCOLS:
+            raise ValueError(f"unknown protocol {self.protocol!r} "
+                             f"(choose one of {', '.join(PROTOCOLS)})")
+        if not self.sample_ids:
+            raise ValueError("no samples selected")
+        need = 2 if self.protocol in ("ranking", "side_by_side") else 1
+        if len(set(self.models)) < need:
+            raise ValueError(f"{self.protocol} needs at least {need} model(s)")
+        if self.raters < 1 or not 1 <= self.overlap <= self.raters:
+            raise ValueError("raters per task must be between 1 and the number of raters")
+        if self.tasks_per_rater is not None and self.tasks_per_rater < 1:
+            raise ValueError("tasks per rater must be at least 1")
+        if not 0.0 <= self.gold_rate <= 0.5:
+            raise ValueError("the gold rate must be between 0 and 0.5")
+        if self.gold_mode not in GOLD_MODES:
+            raise ValueError(f"gold mode must be one of {', '.join(GOLD_MODES)}")
+        if self.gold_mode == "marked" and self.gold_rate > 0 and not self.gold_items:
+            raise ValueError("gold mode 'marked' needs gold items with known answers")
+        if self.min_time_s < 0 or self.penalty_s < 0:
+            raise ValueError("times cannot be negative")
+        bad = [c for c in self.criteria if c not in CRITERIA]
+        if self.protocol == "side_by_side" and (bad or not self.criteria):
+            raise ValueError(f"unknown criterion {bad[0]!r}" if bad else "choose a criterion")
+        if len(self.questions) != 6:
+            raise ValueError("a checklist has exactly six questions")
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-able form (stored in the project)."""
+        data = asdict(self)
+        for key in ("sample_ids", "models", "criteria", "questions", "gold_items"):
+            data[key] = list(data[key])
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SessionDesign:
+        """Inverse of :meth:`to_json`."""
+        data = dict(data)
+        for key in ("sample_ids", "models", "criteria", "questions", "gold_items"):
+            if key in data:
+                data[key] = tuple(data[key])
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class SampleInfo:
+    """What a task needs of a sample: prompt, split, input images, model outputs."""
+
+    id: str
+    prompt: str
+    split: str | None
+    inputs: tuple[str, ...]
+    outputs: dict[str, str]  # model -> sha256
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """The samples a design may use, by id."""
+
+    samples: dict[str, SampleInfo]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One blinded output in a task.  ``degraded`` = a gold copy made worse on purpose."""
+
+    token: str
+    model: str
+    sha256: str              # the original output (the degraded copy is derived from it)
+    degraded: bool = False
+
+
+@dataclass(frozen=True)
+class PlannedTask:
+    """One task of one rater."""
+
+    task_id: str
+    slot: int          # rater index, 0-based
+    position: int      # 0-based order in the rater's file
+    sample_id: str
+    unit: str          # what several raters rate in common ("gold:..." for gold tasks)
+    criterion: str | None
+    options: tuple[Option, ...]
+    gold: dict[str, Any] | None = None  # expected answer, in option tokens
+
+
+@dataclass
+class Plan:
+    """All tasks of a session, and the units left out by the per-rater cap."""
+
+    tasks: list[PlannedTask] = field(default_factory=list)
+    raters: int = 0
+    units_total: int = 0
+    units_used: int = 0
+
+    def for_slot(self, slot: int) -> list[PlannedTask]:
+        """One rater's tasks in order."""
+        return sorted((t for t in self.tasks if t.slot == slot), key=lambda t: t.position)
+
+
+def slot_name(slot: int) -> str:
+    """Rater slot label: R1, R2, ..."""
+    return f"R{slot + 1}"
+
+
+def _units(design: SessionDesign, catalog: Catalog) -> list[tuple[str, str, tuple[str, ...],
+                                                                   str | None]]:
+    """(unit key, sample, models, criterion) in a canonical order."""
+    out = []
+    for sid in sorted(design.sample_ids):
+        info = catalog.samples.get(sid)
+        if info is None:
+            continue
+        models = tuple(m for m in sorted(set(design.models)) if m in info.outputs)
+        if design.protocol == "ranking":
+            if len(models) >= 2:
+                out.append((sid, sid, models, None))
+        elif design.protocol == "side_by_side":
+            for a, b in itertools.combinations(models, 2):
+                for crit in design.criteria:
+                    out.append((f"{sid}|{a}|{b}|{crit}", sid, (a, b), crit))
+        else:
+            for m in models:
+                out.append((f"{sid}|{m}", sid, (m,), None))
+    return out
+
+
+class _Tokens:
+    def __init__(self, rng: random.Random) -> None:
+        self.rng, self.used = rng, set()
+
+    def __call__(self, prefix: str) -> str:
+        while True:
+            tok = f"{prefix}{self.rng.getrandbits(48):012x}"
+            if tok not in self.used:
+                self.used.add(tok)
+                return tok
+
+
+def plan_session(design: SessionDesign, catalog: Catalog) -> Plan:
+    """The seeded plan: units shared out to raters (``overlap`` each), gold mixed in,
+    each rater's order shuffled, each task's option order shuffled."""
+    design.validate()
+    rng = random.Random(f"winnow-rating:{design.seed}")
+    token = _Tokens(rng)
+    units = _units(design, catalog)
+    if not units:
+        raise ValueError("no sample in the selection has outputs from enough of the chosen "
+                         "models (import model outputs first)")
+    plan = Plan(raters=design.raters, units_total=len(units))
+    rng.shuffle(units)
+    if design.tasks_per_rater is not None:
+        units = units[:max(1, design.raters * design.tasks_per_rater // design.overlap)]
+    plan.units_used = len(units)
+    per_slot: list[list[PlannedTask]] = [[] for _ in range(design.raters)]
+    load = [0] * design.raters
+    for key, sid, models, crit in units:
+        order = sorted(range(design.raters), key=lambda r: (load[r], rng.random()))
+        for r in order[:design.overlap]:
+            load[r] += 1
+            opts = [Option(token("o"), m, catalog.samples[sid].outputs[m]) for m in models]
+            rng.shuffle(opts)
+            per_slot[r].append(PlannedTask(token("t"), r, 0, sid, key, crit, tuple(opts)))
+    for r in range(design.raters):
+        n_gold = _gold_count(len(per_slot[r]), design)
+        for k in range(n_gold):
+            per_slot[r].append(_gold_task(design, catalog, rng, token, r, k))
+        rng.shuffle(per_slot[r])
+        plan.tasks.extend(replace(t, position=i) for i, t in enumerate(per_slot[r]))
+    return plan
+
+
+def _gold_count(n_real: int, design: SessionDesign) -> int:
+    if design.gold_mode == "none" or design.gold_rate <= 0 or n_real == 0:
+        return 0
+    return max(1, round(n_real * design.gold_rate / (1.0 - design.gold_rate)))
+
+
+def _gold_task(design: SessionDesign, catalog: Catalog, rng: random.Random, token: _Tokens,
+               slot: int, k: int) -> PlannedTask:
+    proto = design.protocol
+    crit = design.criteria[k % len(design.criteria)] if proto == "side_by_side" else None
+    if design.gold_mode == "marked":
+        item = design.gold_items[(slot + k * design.raters) % len(design.gold_items)]
+        return _marked_gold(design, catalog, rng, token, slot, item, crit)
+    usable = [s for s in sorted(design.sample_ids) if s in catalog.samples and
+              len([m for m in design.models if m in catalog.samples[s].outputs])
+              >= (2 if proto == "ranking" else 1)]
+    if not usable:
+        raise ValueError("no sample has the outputs needed to make gold tasks")
+    info = catalog.samples[rng.choice(usable)]
+    models = [m for m in sorted(set(design.models)) if m in info.outputs]
+    source = rng.choice(models)
+    bad = Option(token("o"), source, info.outputs[source], degraded=True)
+    if proto == "side_by_side":
+        opts = [Option(token("o"), source, info.outputs[source]), bad]
+        rng.shuffle(opts)
+        gold: dict[str, Any] = {"winner": "left" if opts[0] is not bad else "right"}
+    elif proto == "ranking":
+        others = [Option(token("o"), m, info.outputs[m]) for m in models if m != source]
+        if len(models) > 2:  # the degraded copy replaces another model's output
+            others.pop(rng.randrange(len(others)))
+            others.append(Option(token("o"), source, info.outputs[source]))
+        opts = [*others, bad]
+        rng.shuffle(opts)
+        gold = {"last": bad.token}
+    elif proto == "likert":
+        opts, gold = [bad], {"max": {"VQ": 2}}
+    else:
+        opts, gold = [bad], {"no": ["q6"]}
+    return PlannedTask(token("t"), slot, 0, info.id, f"gold:{slot}:{k}", crit, tuple(opts), gold)
+
+
+def _marked_gold(design: SessionDesign, catalog: Catalog, rng: random.Random, token: _Tokens,
+                 slot: int, item: dict[str, Any], crit: str | None) -> PlannedTask:
+    sid = str(item.get("sample", ""))
+    info = catalog.samples.get(sid)
+    if info is None:
+        raise ValueError(f"gold item for sample {sid!r}: no such sample with outputs")
+
+    def opt(model: str) -> Option:
+        if model not in info.outputs:
+            raise ValueError(f"gold item for sample {sid!r}: no output of model {model!r}")
+        return Option(token("o"), model, info.outputs[model])
+
+    proto = design.protocol
+    unit = f"gold:{slot}:{sid}"
+    if proto in ("side_by_side", "ranking"):
+        better, worse = opt(str(item.get("better"))), opt(str(item.get("worse")))
+        if proto == "side_by_side":
+            opts = [better, worse]
+            rng.shuffle(opts)
+            crit = item.get("criterion", crit)
+            return PlannedTask(token("t"), slot, 0, sid, unit, crit, tuple(opts),
+                               {"winner": "left" if opts[0] is better else "right"})
+        rest = [opt(m) for m in sorted(set(design.models))
+                if m in info.outputs and m not in (better.model, worse.model)]
+        opts = [better, worse, *rest]
+        rng.shuffle(opts)
+        return PlannedTask(token("t"), slot, 0, sid, unit, None, tuple(opts),
+                           {"better": better.token, "worse": worse.token})
+    single = opt(str(item.get("model")))
+    if proto == "likert":
+        criterion = item.get("criterion", "VQ")
+        if criterion not in LIKERT_CRITERIA:
+            raise ValueError(f"gold item for sample {sid!r}: unknown criterion {criterion!r}")
+        bound = {k: {criterion: int(item[k])} for k in ("min", "max") if k in item}
+        if not bound:
+            raise ValueError(f"gold item for sample {sid!r}: give 'min' or 'max'")
+        return PlannedTask(token("t"), slot, 0, sid, unit, None, (single,), bound)
+    question = f"q{int(item.get('question', 6))}"
+    value = int(item.get("value", 0))
+    return PlannedTask(token("t"), slot, 0, sid, unit, None, (single,),
+                       {"yes" if value else "no": [question]})
+
+
+def gold_correct(protocol: str, gold: dict[str, Any], answer: dict[str, Any],
+                 flag: str | None) -> bool:
+    """Whether a judgment matches a gold task's known answer (a flag never does)."""
+    if flag is not None:
+        return False
+    if protocol == "side_by_side":
+        return answer.get("winner") == gold.get("winner")
+    if protocol == "ranking":
+        ranks = answer.get("ranks", {})
+        if "last" in gold:
+            worst = ranks.get(gold["last"])
+            return worst is not None and all(v < worst for t, v in ranks.items()
+                                             if t != gold["last"])
+        return ranks.get(gold["better"], 99) < ranks.get(gold["worse"], -1)
+    if protocol == "likert":
+        ok = all(answer.get(c, 0) >= v for c, v in gold.get("min", {}).items())
+        return ok and all(answer.get(c, 99) <= v for c, v in gold.get("max", {}).items())
+    return (all(answer.get(q) == 0 for q in gold.get("no", []))
+            and all(answer.get(q) == 1 for q in gold.get("yes", [])))

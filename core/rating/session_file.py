@@ -1,0 +1,318 @@
+"""The per-rater ``*.winnow-session`` file: tasks, images, and append-only judgments.
+
+A self-contained SQLite file.  It holds the tasks (prompt, criterion, input images,
+blinded option tokens in display order), the cleaned images they need, the rater's
+name, and everything the rater did: judgments and events (open, pause, resume).
+It never holds model names or gold answers; those stay in the project.
+
+Durability: the file is in WAL mode with ``synchronous=FULL``; every judgment and
+event is one ``BEGIN IMMEDIATE … COMMIT``, so a submitted answer is on disk before
+:meth:`RatingSession.submit` returns.  Judgments are never updated or deleted
+(triggers refuse it); "change my last answer" appends a judgment that supersedes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.rating.protocols import TaskView, validate_answer
+from core.store.project import now_iso
+
+FORMAT = "winnow-session"
+FORMAT_VERSION = 1
+SUFFIX = ".winnow-session"
+APPLICATION_ID = 0x57534553  # "WSES"
+
+SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE tasks (
+    task_id TEXT PRIMARY KEY,
+    position INTEGER NOT NULL UNIQUE,
+    prompt TEXT NOT NULL,
+    criterion TEXT,
+    inputs TEXT NOT NULL,
+    options TEXT NOT NULL
+);
+CREATE TABLE images (sha256 TEXT PRIMARY KEY, ext TEXT NOT NULL, data BLOB NOT NULL);
+CREATE TABLE rater (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    name TEXT NOT NULL,
+    copy_uid TEXT NOT NULL,
+    started_at TEXT NOT NULL
+);
+CREATE TABLE judgments (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    uid TEXT NOT NULL UNIQUE,
+    task_id TEXT NOT NULL REFERENCES tasks(task_id),
+    answer TEXT NOT NULL,
+    flag TEXT,
+    reason TEXT,
+    supersedes TEXT REFERENCES judgments(uid),
+    time_ms INTEGER NOT NULL,
+    penalty_ms INTEGER NOT NULL DEFAULT 0,
+    shown_at TEXT,
+    submitted_at TEXT NOT NULL
+);
+CREATE TABLE events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    at TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    task_id TEXT,
+    detail TEXT
+);
+CREATE TRIGGER judgments_no_update BEFORE UPDATE ON judgments
+BEGIN SELECT RAISE(ABORT, 'judgments are append-only'); END;
+CREATE TRIGGER judgments_no_delete BEFORE DELETE ON judgments
+BEGIN SELECT RAISE(ABORT, 'judgments are append-only'); END;
+CREATE TRIGGER rater_no_update BEFORE UPDATE ON rater
+BEGIN SELECT RAISE(ABORT, 'the rater name is set once'); END;
+CREATE TRIGGER tasks_no_update BEFORE UPDATE ON tasks
+BEGIN SELECT RAISE(ABORT, 'tasks are fixed'); END;
+"""
+
+
+class SessionFileError(ValueError):
+    """A file is not a usable session file (names the file and the reason)."""
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """One committed judgment as stored in the file."""
+
+    seq: int
+    uid: str
+    task_id: str
+    answer: dict[str, Any]
+    flag: str | None
+    reason: str
+    supersedes: str | None
+    time_ms: int
+    penalty_ms: int
+    shown_at: str | None
+    submitted_at: str
+
+
+def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
+    """Open a session file's SQLite connection (checking it is one)."""
+    if not path.exists():
+        raise FileNotFoundError(f"no session file at {path}")
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10)
+    try:
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        fmt = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise SessionFileError(f"{path.name} is not a Winnow session file ({exc})") from None
+    if app_id != APPLICATION_ID or fmt.get("format") != FORMAT:
+        conn.close()
+        raise SessionFileError(f"{path.name} is not a Winnow session file")
+    if int(fmt.get("format_version", "0")) > FORMAT_VERSION:
+        conn.close()
+        raise SessionFileError(f"{path.name} was written by a newer Winnow; update Winnow")
+    if not readonly:
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = FULL")
+    conn.execute("PRAGMA foreign_keys = ON")
+    return conn
+
+
+class RatingSession:
+    """A rater's open session file.  Not thread-safe: use it from one thread."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
+        self.path = path
+        self.conn = conn
+        self.meta: dict[str, str] = dict(conn.execute("SELECT key, value FROM meta"))
+        self.settings: dict[str, Any] = json.loads(self.meta.get("settings", "{}"))
+        self.tasks: list[TaskView] = [
+            TaskView(tid, pos, self.protocol, prompt, crit, tuple(json.loads(inputs)),
+                     tuple(tuple(o) for o in json.loads(options)))
+            for tid, pos, prompt, crit, inputs, options in conn.execute(
+                "SELECT task_id, position, prompt, criterion, inputs, options FROM tasks "
+                "ORDER BY position")]
+        self._by_id = {t.task_id: t for t in self.tasks}
+        self._effective: dict[str, Judgment] = {}
+        self._superseded: set[str] = set()
+        self._last: Judgment | None = None
+        for row in conn.execute("SELECT * FROM judgments ORDER BY seq"):
+            self._remember(_judgment(row))
+
+    @classmethod
+    def open(cls, path: str | Path) -> RatingSession:
+        """Open a session file for rating; raises :class:`SessionFileError` if it is not one."""
+        path = Path(path)
+        session = cls(path, connect(path))
+        session.log_event("open")
+        return session
+
+    # -- metadata ----------------------------------------------------------------
+    @property
+    def protocol(self) -> str:
+        return self.meta["protocol"]
+
+    @property
+    def name(self) -> str:
+        return self.meta["session_name"]
+
+    @property
+    def slot(self) -> str:
+        return self.meta["slot"]
+
+    @property
+    def min_time_s(self) -> float:
+        return float(self.settings.get("min_time_s", 0.0))
+
+    @property
+    def penalty_s(self) -> float:
+        return float(self.settings.get("penalty_s", 0.0))
+
+    @property
+    def rater(self) -> str | None:
+        row = self.conn.execute("SELECT name FROM rater").fetchone()
+        return None if row is None else row[0]
+
+    def set_rater(self, name: str) -> None:
+        """Record the rater's name (once; the file then belongs to this rater)."""
+        name = " ".join(name.split())
+        if not name:
+            raise ValueError("please type your name")
+        if self.rater is not None:
+            raise ValueError(f"this file already belongs to {self.rater}")
+        with self._write():
+            self.conn.execute("INSERT INTO rater(id, name, copy_uid, started_at) "
+                              "VALUES (1, ?, ?, ?)", (name[:200], uuid.uuid4().hex, now_iso()))
+
+    # -- tasks --------------------------------------------------------------------
+    def task(self, task_id: str) -> TaskView:
+        """The task with this id."""
+        return self._by_id[task_id]
+
+    def image(self, sha256: str) -> bytes:
+        """The bytes of one image stored in the file."""
+        row = self.conn.execute("SELECT data FROM images WHERE sha256 = ?",
+                                (sha256,)).fetchone()
+        if row is None:
+            raise SessionFileError(f"{self.path.name}: image {sha256[:12]} is missing")
+        return bytes(row[0])
+
+    def next_task(self) -> TaskView | None:
+        """The first task (in order) without an answer, or None when all are done."""
+        for t in self.tasks:
+            if t.task_id not in self._effective:
+                return t
+        return None
+
+    def following(self, task: TaskView) -> TaskView | None:
+        """The unanswered task after ``task`` (what to prefetch)."""
+        for t in self.tasks[task.position + 1:]:
+            if t.task_id not in self._effective:
+                return t
+        return None
+
+    def progress(self) -> tuple[int, int]:
+        """(answered, total)."""
+        return len(self._effective), len(self.tasks)
+
+    def answer_for(self, task_id: str) -> Judgment | None:
+        """The judgment that currently counts for a task."""
+        return self._effective.get(task_id)
+
+    def last_judgment(self) -> Judgment | None:
+        """The most recent judgment that still counts ("change my last answer")."""
+        return self._last
+
+    def judgments(self) -> list[Judgment]:
+        """Every judgment ever submitted, superseded ones included, in order."""
+        return [_judgment(r) for r in self.conn.execute("SELECT * FROM judgments ORDER BY seq")]
+
+    # -- writing ------------------------------------------------------------------
+    def submit(self, task_id: str, answer: dict[str, Any], *, time_ms: int,
+               penalty_ms: int = 0, flag: str | None = None, reason: str = "",
+               shown_at: str | None = None, supersedes: str | None = None) -> Judgment:
+        """Validate and durably commit one judgment (its own transaction)."""
+        if self.rater is None:
+            raise ValueError("type your name before rating")
+        task = self._by_id.get(task_id)
+        if task is None:
+            raise ValueError(f"no task {task_id!r} in {self.path.name}")
+        current = self._effective.get(task_id)
+        if current is not None and supersedes != current.uid:
+            raise ValueError("this task is already answered; change the last answer instead")
+        if current is None and supersedes is not None:
+            raise ValueError("nothing to supersede for this task")
+        clean = validate_answer(self.protocol, task.options, answer, flag=flag, reason=reason,
+                                allow_ties=bool(self.settings.get("allow_ties")),
+                                allow_tie=bool(self.settings.get("allow_tie", True)))
+        uid = uuid.uuid4().hex
+        with self._write():
+            cur = self.conn.execute(
+                "INSERT INTO judgments(uid, task_id, answer, flag, reason, supersedes, time_ms, "
+                "penalty_ms, shown_at, submitted_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (uid, task_id, json.dumps(clean, sort_keys=True), flag, reason.strip() or None,
+                 supersedes, int(time_ms), int(penalty_ms), shown_at, now_iso()))
+            seq = int(cur.lastrowid)
+        row = self.conn.execute("SELECT * FROM judgments WHERE seq = ?", (seq,)).fetchone()
+        judgment = _judgment(row)
+        self._remember(judgment)
+        return judgment
+
+    def log_event(self, kind: str, task_id: str | None = None, detail: str = "") -> None:
+        """Append an event (open, pause, resume, penalty, ...) in its own transaction."""
+        with self._write():
+            self.conn.execute("INSERT INTO events(at, kind, task_id, detail) VALUES (?,?,?,?)",
+                              (now_iso(), kind, task_id, detail or None))
+
+    def events(self) -> list[tuple[str, str, str | None, str | None]]:
+        """All events as (at, kind, task_id, detail)."""
+        return list(self.conn.execute("SELECT at, kind, task_id, detail FROM events "
+                                      "ORDER BY seq"))
+
+    def checkpoint(self) -> None:
+        """Fold the WAL into the main file, so the file alone can be sent back."""
+        with contextlib.suppress(sqlite3.Error):
+            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def close(self) -> None:
+        """Checkpoint and close."""
+        self.checkpoint()
+        self.conn.close()
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[None]:
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    def _remember(self, j: Judgment) -> None:
+        if j.supersedes:
+            self._superseded.add(j.supersedes)
+        if j.uid not in self._superseded:
+            self._effective[j.task_id] = j
+            self._last = j
+
+
+def _judgment(row: tuple) -> Judgment:
+    seq, uid, task_id, answer, flag, reason, supersedes, time_ms, penalty, shown, submitted = row
+    return Judgment(seq, uid, task_id, json.loads(answer), flag, reason or "", supersedes,
+                    time_ms, penalty, shown, submitted)
+
+
+def effective_judgments(rows: list[Judgment]) -> dict[str, Judgment]:
+    """task_id -> the judgment that counts (latest in its supersede chain)."""
+    superseded = {j.supersedes for j in rows if j.supersedes}
+    out: dict[str, Judgment] = {}
+    for j in sorted(rows, key=lambda j: j.seq):
+        if j.uid not in superseded:
+            out[j.task_id] = j
+    return out

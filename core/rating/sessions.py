@@ -1,0 +1,297 @@
+"""Create rating sessions in a project and write each rater's session file.
+
+The project keeps the design (with its seed), the plan (task order, option order,
+left/right), the blinding map token → model and the gold answers.  Session files
+get only what a rater needs to see.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core import __version__
+from core.jobs import JobState
+from core.rating import session_file as sf
+from core.rating.design import Catalog, Plan, SampleInfo, SessionDesign, plan_session, slot_name
+from core.rating.images import degrade_image, sanitize_image
+from core.store.assets import sha256_bytes
+from core.store.project import Project, now_iso
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    """A session as listed in the Rate workspace."""
+
+    id: int
+    uid: str
+    name: str
+    protocol: str
+    design: SessionDesign
+    created_at: str
+    raters: int
+    tasks: int
+    judgments: int
+
+
+def load_catalog(project: Project, sample_ids: list[str] | tuple[str, ...],
+                 models: list[str] | tuple[str, ...]) -> Catalog:
+    """Samples (prompt, split, input images with crop boxes) and their model outputs."""
+    samples: dict[str, SampleInfo] = {}
+    wanted = set(models)
+    for chunk in _chunks(list(sample_ids), 500):
+        marks = ",".join("?" * len(chunk))
+        rows = project.conn.execute(
+            f"SELECT id, prompt, split FROM samples WHERE id IN ({marks})", chunk).fetchall()
+        inputs: dict[str, list[tuple[str, list[int] | None]]] = {}
+        for sid, sha, x, y, w, h in project.conn.execute(
+                f"SELECT sample_id, sha256, bbox_x, bbox_y, bbox_w, bbox_h FROM sample_images "
+                f"WHERE role = 'input' AND sha256 IS NOT NULL AND sample_id IN ({marks}) "
+                f"ORDER BY sample_id, position", chunk):
+            box = [x, y, w, h] if None not in (x, y, w, h) and w and h else None
+            inputs.setdefault(sid, []).append((sha, box))
+        outputs: dict[str, dict[str, str]] = {}
+        for sid, model, sha in project.conn.execute(
+                f"SELECT sample_id, model, sha256 FROM model_outputs WHERE sample_id IN ({marks})",
+                chunk):
+            if model in wanted:
+                outputs.setdefault(sid, {})[model] = sha
+        for sid, prompt, split in rows:
+            samples[sid] = SampleInfo(sid, prompt or "", split,
+                                      tuple(json.dumps(i) for i in inputs.get(sid, [])),
+                                      outputs.get(sid, {}))
+    return Catalog(samples)
+
+
+def create_session(project: Project, design: SessionDesign, *,
+                   state: JobState | None = None) -> int:
+    """Plan the session and record it (one transaction); returns its id."""
+    state = state or JobState(title=f"Create session {design.name}")
+    design.validate()
+    if project.conn.execute("SELECT 1 FROM rating_sessions WHERE name = ?",
+                            (design.name,)).fetchone():
+        raise ValueError(f"a session named {design.name!r} already exists")
+    catalog = load_catalog(project, design.sample_ids, design.models)
+    plan = plan_session(design, catalog)
+    degraded = _make_degraded(project, plan, state)
+    with project.transaction() as conn:
+        cur = conn.execute(
+            "INSERT INTO rating_sessions(uid, name, protocol, design, seed, created_at, "
+            "created_by) VALUES (?,?,?,?,?,?,?)",
+            (uuid.uuid4().hex, design.name, design.protocol,
+             json.dumps(design.to_json(), ensure_ascii=False), design.seed, now_iso(),
+             project.actor))
+        sid = int(cur.lastrowid)
+        for slot in range(design.raters):
+            conn.execute("INSERT INTO rating_files(session_id, slot, file_uid) VALUES (?,?,?)",
+                         (sid, slot_name(slot), uuid.uuid4().hex))
+        for t in plan.tasks:
+            info = catalog.samples[t.sample_id]
+            conn.execute(
+                "INSERT INTO rating_tasks(session_id, task_id, slot, position, sample_id, unit, "
+                "criterion, prompt, inputs, gold) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (sid, t.task_id, slot_name(t.slot), t.position, t.sample_id, t.unit,
+                 t.criterion, info.prompt, json.dumps([json.loads(i) for i in info.inputs]),
+                 None if t.gold is None else json.dumps(t.gold, sort_keys=True)))
+            for k, o in enumerate(t.options):
+                shown = degraded[o.sha256] if o.degraded else o.sha256
+                conn.execute(
+                    "INSERT INTO rating_blinding(session_id, token, task_id, position, model, "
+                    "sha256, source_sha256, degraded) VALUES (?,?,?,?,?,?,?,?)",
+                    (sid, o.token, t.task_id, k, o.model, shown, o.sha256, int(o.degraded)))
+        project.audit("create", "rating_session", design.name, None, None,
+                      {"protocol": design.protocol, "seed": design.seed,
+                       "tasks": len(plan.tasks), "raters": design.raters})
+    return sid
+
+
+def _make_degraded(project: Project, plan: Plan, state: JobState) -> dict[str, str]:
+    """Degraded copies of the outputs gold tasks need: source sha -> copy sha."""
+    sources = sorted({o.sha256 for t in plan.tasks for o in t.options if o.degraded})
+    state.set_total(len(sources))
+    out: dict[str, str] = {}
+    for sha in sources:
+        state.check()
+        data = _asset_bytes(project, sha)
+        copy = degrade_image(data)
+        digest, _ = project.assets.put(copy, "jpg")
+        with project.transaction() as conn:
+            conn.execute("INSERT OR IGNORE INTO images(sha256, ext, mime, bytes, created_at) "
+                         "VALUES (?, 'jpg', 'image/jpeg', ?, ?)", (digest, len(copy), now_iso()))
+        out[sha] = digest
+        state.advance()
+    return out
+
+
+def _asset_bytes(project: Project, sha: str) -> bytes:
+    path = project.assets.find(sha)
+    if path is None:
+        raise FileNotFoundError(f"image {sha[:12]} is missing from {project.assets.root}")
+    return path.read_bytes()
+
+
+def get_session(project: Project, name: str) -> SessionRow:
+    """The session called ``name`` (ValueError listing the known names if none)."""
+    for row in list_sessions(project):
+        if row.name == name:
+            return row
+    names = ", ".join(r.name for r in list_sessions(project)) or "none yet"
+    raise ValueError(f"no rating session named {name!r} (sessions: {names})")
+
+
+def list_sessions(project: Project) -> list[SessionRow]:
+    """All sessions, newest first, with task and judgment counts."""
+    rows = project.conn.execute(
+        "SELECT s.id, s.uid, s.name, s.protocol, s.design, s.created_at, "
+        "(SELECT count(*) FROM rating_files f WHERE f.session_id = s.id), "
+        "(SELECT count(*) FROM rating_tasks t WHERE t.session_id = s.id), "
+        "(SELECT count(*) FROM rating_judgments j WHERE j.session_id = s.id) "
+        "FROM rating_sessions s ORDER BY s.id DESC").fetchall()
+    return [SessionRow(r[0], r[1], r[2], r[3], SessionDesign.from_json(json.loads(r[4])),
+                       r[5], r[6], r[7], r[8]) for r in rows]
+
+
+def write_session_files(project: Project, name: str, out_dir: str | Path, *,
+                        state: JobState | None = None) -> list[Path]:
+    """Write one ``<name>-R<k>.winnow-session`` per rater into ``out_dir`` (atomically).
+
+    Refuses to overwrite an existing file (it may hold a rater's answers).
+    """
+    session = get_session(project, name)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    state = state or JobState(title=f"Write session files for {name}")
+    slots = [r[0] for r in project.conn.execute(
+        "SELECT slot FROM rating_files WHERE session_id = ? ORDER BY rowid", (session.id,))]
+    targets = {slot: out_dir / f"{_safe(name)}-{slot}{sf.SUFFIX}" for slot in slots}
+    for target in targets.values():
+        if target.exists():
+            raise FileExistsError(f"{target} already exists; choose an empty folder")
+    total = project.conn.execute("SELECT count(*) FROM rating_tasks WHERE session_id = ?",
+                                 (session.id,)).fetchone()[0]
+    state.set_total(total)
+    cache: dict[tuple[str, str | None], tuple[str, bytes, str]] = {}
+    written = []
+    for slot, target in targets.items():
+        _write_one(project, session, slot, target, cache, state)
+        written.append(target)
+    with project.transaction() as conn:
+        for slot, target in targets.items():
+            conn.execute("UPDATE rating_files SET path = ? WHERE session_id = ? AND slot = ?",
+                         (str(target), session.id, slot))
+    return written
+
+
+def _clean(project: Project, sha: str, box: list[int] | None,
+           cache: dict[tuple[str, str | None], tuple[str, bytes, str]]) -> tuple[str, bytes, str]:
+    key = (sha, None if box is None else json.dumps(box))
+    if key not in cache:
+        data = _asset_bytes(project, sha)
+        if box is not None:
+            data = _crop(data, box)
+        clean, ext = sanitize_image(data)
+        cache[key] = (sha256_bytes(clean), clean, ext)
+    return cache[key]
+
+
+def _crop(data: bytes, box: list[int]) -> bytes:
+    import io
+
+    from PIL import Image
+
+    x, y, w, h = box
+    with Image.open(io.BytesIO(data)) as img:
+        img = img.crop((x, y, x + w, y + h))
+        out = io.BytesIO()
+        img.save(out, "PNG")
+    return out.getvalue()
+
+
+def _write_one(project: Project, session: SessionRow, slot: str, target: Path,
+               cache: dict[tuple[str, str | None], tuple[str, bytes, str]],
+               state: JobState) -> None:
+    file_uid = project.conn.execute(
+        "SELECT file_uid FROM rating_files WHERE session_id = ? AND slot = ?",
+        (session.id, slot)).fetchone()[0]
+    design = session.design
+    settings = {"min_time_s": design.min_time_s, "penalty_s": design.penalty_s,
+                "allow_ties": design.allow_ties, "allow_tie": design.allow_tie,
+                "questions": list(design.questions), "criteria": list(design.criteria),
+                "instructions": design.instructions}
+    meta = {"format": sf.FORMAT, "format_version": str(sf.FORMAT_VERSION),
+            "session_uid": session.uid, "session_name": session.name, "file_uid": file_uid,
+            "slot": slot, "protocol": session.protocol, "settings": json.dumps(settings),
+            "created_at": now_iso(), "winnow_version": __version__}
+    tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.partial")
+    conn = sqlite3.connect(tmp, isolation_level=None)
+    try:
+        conn.execute(f"PRAGMA application_id = {sf.APPLICATION_ID}")
+        conn.execute("PRAGMA journal_mode = OFF")
+        conn.execute("PRAGMA synchronous = OFF")
+        conn.execute("BEGIN")
+        for statement in _statements(sf.SCHEMA):
+            conn.execute(statement)
+        conn.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", meta.items())
+        stored: set[str] = set()
+        for task_id, position, prompt, criterion, inputs in project.conn.execute(
+                "SELECT task_id, position, prompt, criterion, inputs FROM rating_tasks "
+                "WHERE session_id = ? AND slot = ? ORDER BY position", (session.id, slot)):
+            state.check()
+            shown_inputs = []
+            for sha, box in json.loads(inputs):
+                digest, data, ext = _clean(project, sha, box, cache)
+                shown_inputs.append(digest)
+                _put(conn, stored, digest, data, ext)
+            options = []
+            for token, sha in project.conn.execute(
+                    "SELECT token, sha256 FROM rating_blinding WHERE session_id = ? AND "
+                    "task_id = ? ORDER BY position", (session.id, task_id)):
+                digest, data, ext = _clean(project, sha, None, cache)
+                options.append([token, digest])
+                _put(conn, stored, digest, data, ext)
+            conn.execute("INSERT INTO tasks(task_id, position, prompt, criterion, inputs, "
+                         "options) VALUES (?,?,?,?,?,?)",
+                         (task_id, position, prompt, criterion, json.dumps(shown_inputs),
+                          json.dumps(options)))
+            state.advance()
+        conn.execute("COMMIT")
+        conn.execute("PRAGMA journal_mode = WAL")
+    except BaseException:
+        conn.close()
+        tmp.unlink(missing_ok=True)
+        raise
+    conn.close()
+    with open(tmp, "rb") as fh:
+        os.fsync(fh.fileno())
+    os.replace(tmp, target)
+    with contextlib.suppress(OSError):
+        dir_fd = os.open(target.parent, os.O_RDONLY)
+        os.fsync(dir_fd)
+        os.close(dir_fd)
+
+
+def _put(conn: sqlite3.Connection, stored: set[str], digest: str, data: bytes, ext: str) -> None:
+    if digest not in stored:
+        conn.execute("INSERT INTO images(sha256, ext, data) VALUES (?, ?, ?)", (digest, ext, data))
+        stored.add(digest)
+
+
+def _statements(sql: str) -> list[str]:
+    from core.store.schema import split_statements
+
+    return split_statements(sql)
+
+
+def _safe(name: str) -> str:
+    keep = "".join(c if c.isalnum() or c in "-_." else "-" for c in name.strip())
+    return keep.strip("-.") or "session"
+
+
+def _chunks(items: list[Any], size: int) -> list[list[Any]]:
+    return [items[i:i + size] for i in range(0, len(items), size)] or [[]]
