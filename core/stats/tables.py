@@ -10,11 +10,11 @@ Any problem raises :class:`CsvFormatError` (a :class:`ValueError`), e.g.
 from __future__ import annotations
 
 import csv
-import math
-from collections.abc import Iterator, Sequence
+import io
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -30,142 +30,174 @@ class CsvFormatError(ValueError):
     """A statistics CSV file is malformed; the message names the file, row and column."""
 
 
-@dataclass(frozen=True)
-class Row:
-    """One data row: its line number and its values by (lower-case) column name."""
+class CsvColumns:
+    """The wanted columns of a CSV file as lists of stripped strings, plus validators.
 
-    line: int
-    values: dict[str, str]
+    Records are parsed once with :mod:`csv` (blank lines skipped) and validated per
+    column in bulk; only when a value is wrong is the file re-scanned to turn the
+    record index into its line number.
+    """
 
-
-class CsvReader:
-    """Iterate the rows of a CSV file, checking the header and the field counts."""
-
-    def __init__(self, path: str | Path, required: Sequence[str], optional: Sequence[str] = ()):
+    def __init__(
+        self, path: str | Path, required: Sequence[str], optional: Sequence[str] = ()
+    ) -> None:
         self.path = Path(path)
         self.name = self.path.name
-        self.required = tuple(required)
-        self.optional = tuple(optional)
-
-    def error(self, line: int, column: str | None, message: str) -> CsvFormatError:
-        where = f"{self.name} row {line}" + (f", column '{column}'" if column else "")
-        return CsvFormatError(f"{where}: {message}")
-
-    def rows(self) -> Iterator[Row]:
+        raw = self.path.read_bytes()
         try:
-            with open(self.path, encoding="utf-8-sig", newline="") as fh:
-                reader = csv.reader(fh)
-                yield from self._rows(reader)
+            self._text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
+            line = raw.count(b"\n", 0, exc.start) + 1
             raise CsvFormatError(
-                f"{self.name}: not UTF-8 text (byte {exc.start} cannot be decoded)"
+                f"{self.name} row {line}: not UTF-8 text (byte {exc.start} cannot be decoded)"
             ) from None
-        except csv.Error as exc:
-            raise CsvFormatError(f"{self.name}: unreadable CSV: {exc}") from None
-
-    def _rows(self, reader: Any) -> Iterator[Row]:
-        header = None
-        for fields in reader:
-            if not fields or all(not f.strip() for f in fields):
-                continue
-            header = [f.strip().lower() for f in fields]
-            break
+        header, rows = self._parse()
         if header is None:
             raise CsvFormatError(
                 f"{self.name}: the file is empty (expected a header row with columns "
-                f"{', '.join(self.required)})"
+                f"{', '.join(required)})"
             )
         seen: set[str] = set()
         for col in header:
             if col and col in seen:
-                raise CsvFormatError(
-                    f"{self.name} row 1: column '{col}' appears twice in the header"
-                )
+                raise CsvFormatError(f"{self.name}: column '{col}' appears twice in the header")
             seen.add(col)
-        missing = [c for c in self.required if c not in seen]
+        missing = [c for c in required if c not in seen]
         if missing:
             raise CsvFormatError(
                 f"{self.name}: missing column{'s' if len(missing) > 1 else ''} "
                 f"{', '.join(repr(c) for c in missing)} (header has: {', '.join(header)})"
             )
-        wanted = {c: header.index(c) for c in self.required + self.optional if c in seen}
         width = len(header)
-        for fields in reader:
-            line = reader.line_num
-            if not fields or all(not f.strip() for f in fields):
-                continue
-            if len(fields) < width:
-                raise self.error(line, None, f"expected {width} fields, found {len(fields)}")
-            if len(fields) > width and any(f.strip() for f in fields[width:]):
-                raise self.error(line, None, f"expected {width} fields, found {len(fields)}")
-            yield Row(line, {c: fields[i].strip() for c, i in wanted.items()})
+        lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+        for k in np.flatnonzero(lengths != width):
+            if lengths[k] < width or any(f.strip() for f in rows[k][width:]):
+                raise self.error(int(k), None, f"expected {width} fields, found {lengths[k]}")
+        self.n = len(rows)
+        self.columns: dict[str, list[str]] = {}
+        for col in (*required, *optional):
+            if col in seen:
+                i = header.index(col)
+                self.columns[col] = list(map(str.strip, map(itemgetter(i), rows)))
 
-    # -- field parsers -------------------------------------------------------------
-
-    def text(self, row: Row, column: str) -> str:
-        value = row.values[column]
-        if not value:
-            raise self.error(row.line, column, "empty value")
-        return value
-
-    def number(
-        self, row: Row, column: str, positive: bool = False, non_negative: bool = False
-    ) -> float:
-        raw = row.values[column]
+    def _records(self) -> Iterator[tuple[int, list[str]]]:
+        reader = csv.reader(io.StringIO(self._text, newline=""))
         try:
-            value = float(raw)
+            for fields in reader:
+                if fields and "".join(fields).strip():
+                    yield reader.line_num, fields
+        except csv.Error as exc:
+            raise CsvFormatError(
+                f"{self.name} row {reader.line_num}: unreadable CSV: {exc}"
+            ) from None
+
+    def _parse(self) -> tuple[list[str] | None, list[list[str]]]:
+        reader = csv.reader(io.StringIO(self._text, newline=""))
+        try:
+            rows = list(filter(None, reader))  # drops empty lines
+        except csv.Error as exc:
+            raise CsvFormatError(
+                f"{self.name} row {reader.line_num}: unreadable CSV: {exc}"
+            ) from None
+        if "" in set(map(str.strip, map(itemgetter(0), rows))):  # maybe all-blank rows
+            rows = [r for r in rows if "".join(r).strip()]
+        if not rows:
+            return None, []
+        return [f.strip().lower() for f in rows[0]], rows[1:]
+
+    def line(self, k: int) -> int:
+        """File line number of data record ``k`` (0-based)."""
+        for i, (line, _) in enumerate(self._records()):
+            if i == k + 1:  # record 0 is the header
+                return line
+        return -1
+
+    def error(self, k: int, column: str | None, message: str) -> CsvFormatError:
+        where = f"{self.name} row {self.line(k)}" + (f", column '{column}'" if column else "")
+        return CsvFormatError(f"{where}: {message}")
+
+    def has(self, column: str) -> bool:
+        return column in self.columns
+
+    # -- column validators -------------------------------------------------------
+
+    def text(self, column: str) -> list[str]:
+        values = self.columns[column]
+        if "" in set(values):
+            raise self.error(values.index(""), column, "empty value")
+        return values
+
+    def numbers(
+        self, column: str, positive: bool = False, non_negative: bool = False
+    ) -> np.ndarray:
+        values = self.columns[column]
+        try:
+            out = np.fromiter(map(float, values), dtype=float, count=len(values))
         except ValueError:
-            raise self.error(row.line, column, f"expected a number, got {raw!r}") from None
-        if not math.isfinite(value):
-            raise self.error(row.line, column, f"expected a finite number, got {raw!r}")
-        if positive and value <= 0:
-            raise self.error(row.line, column, f"expected a positive number, got {raw!r}")
-        if non_negative and value < 0:
-            raise self.error(row.line, column, f"expected a number >= 0, got {raw!r}")
-        return value
+            for k, v in enumerate(values):
+                try:
+                    float(v)
+                except ValueError:
+                    raise self.error(k, column, f"expected a number, got {v!r}") from None
+            raise  # pragma: no cover - unreachable
+        bad = ~np.isfinite(out)
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise self.error(k, column, f"expected a finite number, got {values[k]!r}")
+        if positive and np.any(out <= 0):
+            k = int(np.flatnonzero(out <= 0)[0])
+            raise self.error(k, column, f"expected a positive number, got {values[k]!r}")
+        if non_negative and np.any(out < 0):
+            k = int(np.flatnonzero(out < 0)[0])
+            raise self.error(k, column, f"expected a number >= 0, got {values[k]!r}")
+        return out
 
-    def binary(self, row: Row, column: str) -> float:
-        raw = row.values[column]
-        value = _BOOL.get(raw.lower())
-        if value is None:
-            raise self.error(row.line, column, f"expected 0 or 1, got {raw!r}")
-        return value
+    def codes(self, column: str, mapping: dict[str, float], expected: str) -> np.ndarray:
+        """Map case-insensitive values through ``mapping``; anything else is an error."""
+        values = self.columns[column]
+        lowered = list(map(str.lower, values))
+        unknown = set(lowered) - mapping.keys()
+        if unknown:
+            k = min(lowered.index(u) for u in unknown)
+            raise self.error(k, column, f"expected {expected}, got {values[k]!r}")
+        return np.fromiter(map(mapping.__getitem__, lowered), dtype=float, count=len(values))
 
-    def unique(self, seen: dict[tuple, int], key: tuple, row: Row, what: str) -> None:
-        first = seen.setdefault(key, row.line)
-        if first != row.line:
-            raise self.error(row.line, None, f"{what} already given in row {first}")
+    def unique(self, keys: list[tuple], what: Callable[[tuple], str]) -> None:
+        """Each key at most once; the second occurrence is reported with the first's row."""
+        if len(set(keys)) == len(keys):
+            return
+        first: dict[tuple, int] = {}
+        for k, key in enumerate(keys):
+            if key in first:
+                raise self.error(
+                    k, None, f"{what(key)} already given in row {self.line(first[key])}"
+                )
+            first[key] = k
+
+    def require_rows(self, what: str) -> None:
+        if self.n == 0:
+            raise CsvFormatError(f"{self.name}: no {what} (the file has only a header)")
+
+
+def _index(values: list[str]) -> tuple[tuple[str, ...], np.ndarray]:
+    labels = tuple(sorted(set(values)))
+    pos = {v: i for i, v in enumerate(labels)}
+    return labels, np.fromiter(map(pos.__getitem__, values), dtype=np.int64, count=len(values))
 
 
 def read_votes(path: str | Path) -> Votes:
     """``a,b,winner`` with winner in ``a | b | tie`` → :class:`Votes` (models sorted)."""
-    rd = CsvReader(path, ("a", "b", "winner"))
-    a_names: list[str] = []
-    b_names: list[str] = []
-    codes: list[int] = []
-    for row in rd.rows():
-        a = rd.text(row, "a")
-        b = rd.text(row, "b")
-        if a == b:
-            raise rd.error(row.line, "b", f"the same model as column 'a' ({a!r})")
-        w = WINNER_CODES.get(row.values["winner"].lower())
-        if w is None:
-            raise rd.error(
-                row.line, "winner", f"expected one of a, b, tie, got {row.values['winner']!r}"
-            )
-        a_names.append(a)
-        b_names.append(b)
-        codes.append(w)
-    if not codes:
-        raise CsvFormatError(f"{rd.name}: no votes (the file has only a header)")
-    models = tuple(sorted(set(a_names) | set(b_names)))
-    idx = {m: i for i, m in enumerate(models)}
-    return Votes(
-        models,
-        np.fromiter((idx[m] for m in a_names), dtype=np.int64, count=len(a_names)),
-        np.fromiter((idx[m] for m in b_names), dtype=np.int64, count=len(b_names)),
-        np.asarray(codes, dtype=np.int8),
-    )
+    t = CsvColumns(path, ("a", "b", "winner"))
+    t.require_rows("votes")
+    a, b = t.text("a"), t.text("b")
+    winner = t.codes("winner", {k: float(v) for k, v in WINNER_CODES.items()}, "one of a, b, tie")
+    models, ab = _index(a + b)
+    ai, bi = ab[: t.n], ab[t.n :]
+    same = np.flatnonzero(ai == bi)
+    if same.size:
+        k = int(same[0])
+        raise t.error(k, "b", f"the same model as column 'a' ({a[k]!r})")
+    return Votes(models, ai, bi, winner.astype(np.int8))
 
 
 @dataclass(frozen=True)
@@ -178,53 +210,39 @@ class ScoreRecords:
 
 def read_scores(path: str | Path) -> ScoreRecords:
     """``sample,model,score[,judge]`` (one score per sample, model and judge)."""
-    rd = CsvReader(path, ("sample", "model", "score"), ("judge",))
-    out = ScoreRecords([], [], [], None)
-    judges: list[str] = []
-    seen: dict[tuple, int] = {}
-    has_judge = False
-    for row in rd.rows():
-        has_judge = "judge" in row.values
-        sample, model = rd.text(row, "sample"), rd.text(row, "model")
-        judge = rd.text(row, "judge") if has_judge else ""
-        rd.unique(
-            seen,
-            (sample, model, judge),
-            row,
-            f"a score for sample {sample!r}, model {model!r}"
-            + (f", judge {judge!r}" if has_judge else ""),
+    t = CsvColumns(path, ("sample", "model", "score"), ("judge",))
+    t.require_rows("scores")
+    sample, model = t.text("sample"), t.text("model")
+    judge = t.text("judge") if t.has("judge") else None
+    score = t.numbers("score")
+    if judge is None:
+        t.unique(
+            list(zip(sample, model, strict=True)),
+            lambda k: f"a score for sample {k[0]!r}, model {k[1]!r}",
         )
-        out.sample.append(sample)
-        out.model.append(model)
-        out.score.append(rd.number(row, "score"))
-        judges.append(judge)
-    if not out.sample:
-        raise CsvFormatError(f"{rd.name}: no scores (the file has only a header)")
-    return ScoreRecords(out.sample, out.model, out.score, judges if has_judge else None)
+    else:
+        t.unique(
+            list(zip(sample, model, judge, strict=True)),
+            lambda k: f"a score for sample {k[0]!r}, model {k[1]!r}, judge {k[2]!r}",
+        )
+    return ScoreRecords(sample, model, score.tolist(), judge)
 
 
 def read_rankings(path: str | Path) -> RankingTable:
     """``rater,item,model,rank`` (1 = best, equal ranks tie) → :class:`RankingTable`."""
-    rd = CsvReader(path, ("rater", "item", "model", "rank"))
-    recs: list[tuple[str, str, str, float]] = []
-    seen: dict[tuple, int] = {}
-    for row in rd.rows():
-        rater, item, model = rd.text(row, "rater"), rd.text(row, "item"), rd.text(row, "model")
-        rd.unique(
-            seen, (rater, item, model), row, f"a rank by {rater!r} for {model!r} on item {item!r}"
-        )
-        recs.append((rater, item, model, rd.number(row, "rank", positive=True)))
-    if not recs:
-        raise CsvFormatError(f"{rd.name}: no rankings (the file has only a header)")
-    raters = tuple(sorted({r[0] for r in recs}))
-    items = tuple(sorted({r[1] for r in recs}))
-    models = tuple(sorted({r[2] for r in recs}))
-    ri = {x: i for i, x in enumerate(raters)}
-    ii = {x: i for i, x in enumerate(items)}
-    mi = {x: i for i, x in enumerate(models)}
+    t = CsvColumns(path, ("rater", "item", "model", "rank"))
+    t.require_rows("rankings")
+    rater, item, model = t.text("rater"), t.text("item"), t.text("model")
+    rank = t.numbers("rank", positive=True)
+    t.unique(
+        list(zip(rater, item, model, strict=True)),
+        lambda k: f"a rank by {k[0]!r} for {k[2]!r} on item {k[1]!r}",
+    )
+    raters, ri = _index(rater)
+    items, ii = _index(item)
+    models, mi = _index(model)
     ranks = np.full((len(raters), len(items), len(models)), np.nan)
-    for rater, item, model, rank in recs:
-        ranks[ri[rater], ii[item], mi[model]] = rank
+    ranks[ri, ii, mi] = rank
     return RankingTable(raters, items, models, ranks)
 
 
@@ -237,49 +255,36 @@ class RatingRecords:
 
 def read_ratings(path: str | Path, level: str = "interval") -> RatingRecords:
     """``rater,unit,value``; nominal values may be any labels (coded in sorted order)."""
-    rd = CsvReader(path, ("rater", "unit", "value"))
-    rater: list[str] = []
-    unit: list[str] = []
-    raw: list[str] = []
-    nums: list[float] = []
-    seen: dict[tuple, int] = {}
-    for row in rd.rows():
-        r, u = rd.text(row, "rater"), rd.text(row, "unit")
-        rd.unique(seen, (r, u), row, f"a rating by {r!r} of unit {u!r}")
-        rater.append(r)
-        unit.append(u)
-        if level == "nominal":
-            raw.append(rd.text(row, "value"))
-        else:
-            nums.append(rd.number(row, "value", non_negative=level == "ratio"))
-    if not rater:
-        raise CsvFormatError(f"{rd.name}: no ratings (the file has only a header)")
+    t = CsvColumns(path, ("rater", "unit", "value"))
+    t.require_rows("ratings")
+    rater, unit = t.text("rater"), t.text("unit")
+    t.unique(
+        list(zip(rater, unit, strict=True)), lambda k: f"a rating by {k[0]!r} of unit {k[1]!r}"
+    )
     if level == "nominal":
-        labels = {v: float(i) for i, v in enumerate(sorted(set(raw)))}
-        nums = [labels[v] for v in raw]
-    return RatingRecords(rater, unit, nums)
+        _, codes = _index(t.text("value"))
+        values = codes.astype(float)
+    else:
+        values = t.numbers("value", non_negative=level == "ratio")
+    return RatingRecords(rater, unit, values.tolist())
 
 
 def read_likert(path: str | Path) -> LikertMeans:
     """``rater,unit,model,criterion,value`` → mean ratings over raters."""
-    rd = CsvReader(path, ("rater", "unit", "model", "criterion", "value"))
-    cols: tuple[list, ...] = ([], [], [], [], [])
-    seen: dict[tuple, int] = {}
-    for row in rd.rows():
-        key = tuple(rd.text(row, c) for c in ("rater", "unit", "model", "criterion"))
-        if key[3].lower() == "overall":
-            raise rd.error(row.line, "criterion", "'overall' is reserved for the combined rate")
-        rd.unique(
-            seen,
-            key,
-            row,
-            f"a rating by {key[0]!r} of unit {key[1]!r}, model {key[2]!r}, criterion {key[3]!r}",
+    t = CsvColumns(path, ("rater", "unit", "model", "criterion", "value"))
+    t.require_rows("ratings")
+    cols = [t.text(c) for c in ("rater", "unit", "model", "criterion")]
+    lowered = [c.lower() for c in cols[3]]
+    if "overall" in set(lowered):
+        raise t.error(
+            lowered.index("overall"), "criterion", "'overall' is reserved for the combined rate"
         )
-        for lst, v in zip(cols, (*key, rd.number(row, "value")), strict=True):
-            lst.append(v)
-    if not cols[0]:
-        raise CsvFormatError(f"{rd.name}: no ratings (the file has only a header)")
-    return likert_means(*cols)
+    value = t.numbers("value")
+    t.unique(
+        list(zip(*cols, strict=True)),
+        lambda k: f"a rating by {k[0]!r} of unit {k[1]!r}, model {k[2]!r}, criterion {k[3]!r}",
+    )
+    return likert_means(*cols, value)
 
 
 @dataclass(frozen=True)
@@ -293,17 +298,8 @@ class ChecklistRecords:
 
 def read_checklist(path: str | Path) -> ChecklistRecords:
     """``model,category,subtask,case,q1..q6`` (answers 0/1; repeated rows are averaged)."""
-    rd = CsvReader(path, ("model", "category", "subtask", "case", *IDEA_QUESTIONS))
-    out = ChecklistRecords([], [], [], [], np.zeros((0, 6)))
-    answers: list[list[float]] = []
-    for row in rd.rows():
-        out.model.append(rd.text(row, "model"))
-        out.category.append(rd.text(row, "category"))
-        out.subtask.append(rd.text(row, "subtask"))
-        out.case.append(rd.text(row, "case"))
-        answers.append([rd.binary(row, q) for q in IDEA_QUESTIONS])
-    if not answers:
-        raise CsvFormatError(f"{rd.name}: no cases (the file has only a header)")
-    return ChecklistRecords(
-        out.model, out.category, out.subtask, out.case, np.asarray(answers, dtype=float)
-    )
+    t = CsvColumns(path, ("model", "category", "subtask", "case", *IDEA_QUESTIONS))
+    t.require_rows("cases")
+    names = [t.text(c) for c in ("model", "category", "subtask", "case")]
+    answers = np.stack([t.codes(q, _BOOL, "0 or 1") for q in IDEA_QUESTIONS], axis=1)
+    return ChecklistRecords(*names, answers)

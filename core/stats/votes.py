@@ -114,20 +114,23 @@ class VoteCells:
 
 def vote_cells(a: np.ndarray, b: np.ndarray, outcome: np.ndarray, n_models: int) -> VoteCells:
     """Reduce votes to distinct cells (unordered pair, outcome) with counts."""
+    k = n_models
     a = np.asarray(a, dtype=np.int64)
-    b = np.asarray(b, dtype=np.int64)
-    outcome = np.asarray(outcome, dtype=np.int64)
-    lo = np.minimum(a, b)
-    hi = np.maximum(a, b)
-    swapped = a > b
-    # outcome relative to (lo, hi): a win by "a" is a win by "hi" when swapped
-    kind = np.where(outcome == TIE, TIE, np.where(swapped, 1 - outcome, outcome))
-    code = (lo * n_models + hi) * 3 + kind
-    counts = np.bincount(code, minlength=3 * n_models * n_models)
-    nz = np.flatnonzero(counts)
-    pair, kind_nz = np.divmod(nz, 3)
-    i, j = np.divmod(pair, n_models)
-    return VoteCells(n_models, i, j, kind_nz, counts[nz].astype(np.int64))
+    code = (a * k + np.asarray(b, dtype=np.int64)) * 3 + np.asarray(outcome, dtype=np.int64)
+    # ordered (a, b, outcome) counts, then folded onto i < j on the small array
+    ordered = np.bincount(code, minlength=3 * k * k).reshape(k, k, 3)
+    folded = np.zeros((k, k, 3), dtype=np.int64)
+    folded += ordered
+    swapped = ordered.transpose(1, 0, 2)  # votes listed as (j, i): "a wins" means j won
+    folded[:, :, A_WINS] += swapped[:, :, B_WINS]
+    folded[:, :, B_WINS] += swapped[:, :, A_WINS]
+    folded[:, :, TIE] += swapped[:, :, TIE]
+    folded *= np.triu(np.ones((k, k), dtype=np.int64), 1)[:, :, None]
+    flat = folded.reshape(-1)
+    nz = np.flatnonzero(flat)
+    pair, kind = np.divmod(nz, 3)
+    i, j = np.divmod(pair, k)
+    return VoteCells(k, i, j, kind, flat[nz])
 
 
 def resample_cells(cells: VoteCells, n_boot: int, rng: np.random.Generator) -> np.ndarray:

@@ -59,7 +59,7 @@ def test_bom_case_insensitive_header_extra_columns_and_blank_lines(tmp_path: Pat
 def test_not_utf8(tmp_path: Path) -> None:
     p = tmp_path / "latin.csv"
     p.write_bytes(b"a,b,winner\n\xe9t\xe9,y,a\n")
-    with pytest.raises(CsvFormatError, match="latin.csv: not UTF-8"):
+    with pytest.raises(CsvFormatError, match="latin.csv row 2: not UTF-8 text"):
         tables.read_votes(p)
 
 

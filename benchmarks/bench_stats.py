@@ -1,0 +1,197 @@
+"""Benchmark of core.stats on SPEC-sized inputs (not a test).
+
+    .venv/bin/python benchmarks/bench_stats.py [--repeats 5] [--ref-repeats 3]
+
+* 2,000,000 synthetic pairwise votes over 10 models: Bradley-Terry fit, and BT +
+  1,000-round bootstrap (Elo intervals); reference: ``choix.ilsr_pairwise`` on the
+  vote list (the straightforward way), ratio reported.
+* Kemeny-Young on 8 models x 200 samples x 5 raters (1,000 input rankings): one
+  consensus over all rankings, and one consensus per sample.
+* Krippendorff's alpha (interval) on 1,315 units x 5 raters x 3 criteria; reference:
+  the ``krippendorff`` package.
+
+Times are medians over the repeats (wall clock, ``time.perf_counter``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from core.stats import alpha, elo_ratings, fit_strengths, kemeny_per_item, win_matrix  # noqa: E402
+from core.stats.kemeny import kemeny_from_rankings  # noqa: E402
+from core.stats.rankings import RankingTable  # noqa: E402
+from core.stats.votes import A_WINS, B_WINS, Votes  # noqa: E402
+
+N_VOTES = 2_000_000
+N_MODELS = 10
+N_BOOT = 1000
+
+
+def median_time(fn: Callable[[], object], repeats: int) -> tuple[float, list[float]]:
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), times
+
+
+def make_votes(rng: np.random.Generator) -> Votes:
+    strength = np.linspace(-1.0, 1.0, N_MODELS)
+    a = rng.integers(0, N_MODELS, N_VOTES)
+    b = (a + rng.integers(1, N_MODELS, N_VOTES)) % N_MODELS
+    p = 1.0 / (1.0 + np.exp(-(strength[a] - strength[b])))
+    out = np.where(rng.random(N_VOTES) < p, A_WINS, B_WINS).astype(np.int8)
+    return Votes(tuple(f"model{i}" for i in range(N_MODELS)), a, b, out)
+
+
+def make_rankings(rng: np.random.Generator) -> RankingTable:
+    raters, samples, models = 5, 200, 8
+    quality = np.linspace(0, 2, models)
+    noisy = quality + rng.normal(scale=1.5, size=(raters, samples, models))
+    ranks = (np.argsort(np.argsort(-noisy, axis=-1), axis=-1) + 1).astype(float)
+    return RankingTable(
+        tuple(f"r{i}" for i in range(raters)),
+        tuple(f"s{i:03d}" for i in range(samples)),
+        tuple(f"m{i}" for i in range(models)),
+        ranks,
+    )
+
+
+def make_ratings(rng: np.random.Generator) -> list[np.ndarray]:
+    out = []
+    for _ in range(3):  # criteria IF, IC, VQ
+        truth = rng.integers(1, 6, 1315)
+        data = np.clip(truth + rng.integers(-1, 2, (5, 1315)), 1, 5).astype(float)
+        data[rng.random(data.shape) < 0.05] = np.nan
+        out.append(data)
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--ref-repeats", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    rng = np.random.default_rng(args.seed)
+    rows: list[tuple[str, str, str]] = []
+
+    print(
+        f"python {platform.python_version()}, numpy {np.__version__}, "
+        f"{platform.machine()}, {os.cpu_count()} CPUs, repeats {args.repeats}"
+    )
+
+    votes = make_votes(rng)
+
+    def bt_fit() -> np.ndarray:
+        w = win_matrix(votes.a, votes.b, votes.outcome, N_MODELS)
+        return fit_strengths(w)[0]
+
+    t_bt, _ = median_time(bt_fit, args.repeats)
+    rows.append(("BT fit, 2M votes, 10 models (aggregate + Newman ML)", f"{t_bt:.3f} s", ""))
+    t_boot, _ = median_time(lambda: elo_ratings(votes, n_boot=N_BOOT, seed=1), args.repeats)
+    rows.append(
+        (f"BT + {N_BOOT}-round bootstrap (Elo with 95% CI)", f"{t_boot:.3f} s", "target <= 2 s")
+    )
+
+    try:
+        import choix
+    except ImportError:  # pragma: no cover - reference only
+        choix = None
+    if choix is not None:
+        winners = np.where(votes.outcome == A_WINS, votes.a, votes.b)
+        losers = np.where(votes.outcome == A_WINS, votes.b, votes.a)
+        data = list(zip(winners.tolist(), losers.tolist(), strict=True))
+        ref_params = choix.ilsr_pairwise(N_MODELS, data)
+        t_ref, _ = median_time(lambda: choix.ilsr_pairwise(N_MODELS, data), args.ref_repeats)
+        ours = np.log(bt_fit())
+        gap = np.max(np.abs((ours - ours.mean()) - (ref_params - ref_params.mean())))
+        rows.append(
+            (
+                "reference: choix.ilsr_pairwise on the 2M-vote list",
+                f"{t_ref:.3f} s",
+                f"max abs log-strength diff {gap:.1e}",
+            )
+        )
+        rows.append(("speed-up, BT fit vs reference", f"{t_ref / t_bt:.0f}x", "target >= 25x"))
+        rows.append(
+            (
+                f"speed-up, BT + {N_BOOT} bootstraps vs {N_BOOT + 1} reference fits (extrapolated)",
+                f"{t_ref * (N_BOOT + 1) / t_boot:.0f}x",
+                "",
+            )
+        )
+
+    table = make_rankings(rng)
+    t_kem, _ = median_time(
+        lambda: kemeny_from_rankings(table.rankings(), table.models), args.repeats
+    )
+    rows.append(
+        (
+            "Kemeny-Young, 8 models, 1,000 rankings (200 samples x 5 raters), exact",
+            f"{t_kem * 1000:.1f} ms",
+            "target <= 0.5 s",
+        )
+    )
+    t_kem_item, _ = median_time(lambda: kemeny_per_item(table), args.repeats)
+    rows.append(
+        ("Kemeny-Young per sample (200 consensuses of 5 raters)", f"{t_kem_item * 1000:.1f} ms", "")
+    )
+
+    ratings = make_ratings(rng)
+    t_alpha, _ = median_time(lambda: [alpha(d, "interval") for d in ratings], args.repeats)
+    rows.append(
+        (
+            "Krippendorff alpha (interval), 1,315 units x 5 raters x 3 criteria",
+            f"{t_alpha * 1000:.1f} ms",
+            "",
+        )
+    )
+    try:
+        import krippendorff
+    except ImportError:  # pragma: no cover
+        krippendorff = None
+    if krippendorff is not None:
+
+        def ref_alpha() -> list[float]:
+            return [
+                krippendorff.alpha(reliability_data=d, level_of_measurement="interval")
+                for d in ratings
+            ]
+
+        t_kref, _ = median_time(ref_alpha, args.repeats)
+        gap = max(
+            abs(a - b)
+            for a, b in zip(ref_alpha(), [alpha(d, "interval") for d in ratings], strict=True)
+        )
+        rows.append(
+            (
+                "reference: krippendorff.alpha",
+                f"{t_kref * 1000:.1f} ms",
+                f"{t_kref / t_alpha:.1f}x our time; max abs diff {gap:.1e}",
+            )
+        )
+
+    width = max(len(r[0]) for r in rows)
+    print()
+    print(f"| {'what'.ljust(width)} | median | note |")
+    print(f"|{'-' * (width + 2)}|--------|------|")
+    for what, value, note in rows:
+        print(f"| {what.ljust(width)} | {value} | {note} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
