@@ -1,9 +1,65 @@
-"""``winnow`` subcommands of the curate feature (registered in app/cli.py)."""
+"""``winnow export benchmark P.winnow --out DIR [--quality Benchmark] [--split ...]``."""
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
+
+from app.cli import CliError, print_json
+
+QUALITY_CHOICES = ("Benchmark", "Analysis", "Trash")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add this feature's commands (none yet)."""
+    """Add the ``export`` command group with its ``benchmark`` kind."""
+    export = subparsers.add_parser(
+        "export", help="export curated data",
+        description="Export curated data from a project.")
+    kinds = export.add_subparsers(dest="kind", metavar="KIND")
+    bench = kinds.add_parser(
+        "benchmark", help="the curated benchmark as JSON Lines plus an images folder",
+        description="Write DIR/samples.jsonl (one sample a line, ECHO Table D.1 field names, "
+                    "with the original and the edited prompt) and DIR/images/ (screenshot "
+                    "boxes applied as crops). The folder appears complete or not at all.")
+    bench.add_argument("project", help="the .winnow project file")
+    bench.add_argument("--out", required=True, help="the folder to write")
+    bench.add_argument("--quality", action="append", choices=QUALITY_CHOICES,
+                       help="quality label(s) to export (repeatable; default Benchmark)")
+    bench.add_argument("--split", action="append",
+                       help="text-to-image (t2i) or image-to-image (i2i); repeatable; "
+                            "default both")
+    bench.add_argument("--overwrite", action="store_true",
+                       help="replace DIR if it holds an earlier export")
+    bench.set_defaults(handler=_export_benchmark)
+    export.set_defaults(handler=_missing_kind(export))
+
+
+def _missing_kind(parser: argparse.ArgumentParser) -> Any:
+    def handler(args: argparse.Namespace) -> int:
+        parser.print_help()
+        return 2
+
+    return handler
+
+
+def _export_benchmark(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from core.curate.export import export_benchmark
+    from core.store import SCHEMA_VERSION, Project
+
+    path = Path(args.project)
+    if not path.exists():
+        raise CliError(f"no project at {path}")
+    qualities = tuple(args.quality or ("Benchmark",))
+    project = Project.open(path, readonly=True)
+    if project.schema_version < SCHEMA_VERSION:  # an older file: migrate it forward first
+        project.close()
+        project = Project.open(path)
+    try:
+        report = export_benchmark(project, args.out, qualities=qualities,
+                                  splits=tuple(args.split or ()), overwrite=args.overwrite)
+    finally:
+        project.close()
+    print_json(report.to_json())
+    return 0

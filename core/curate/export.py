@@ -1,0 +1,233 @@
+"""Export the curated benchmark: ``DIR/samples.jsonl`` plus ``DIR/images/``.
+
+One JSON object per line with ECHO's Table D.1 field names (raw post fields and
+post-processed sample fields), ``prompt`` being the curated prompt and
+``original_prompt`` the extracted one.  Image paths are relative to ``DIR``; screenshot
+boxes are applied as crops.  The folder is built in a temporary sibling and renamed
+into place, so ``DIR`` is either the complete old export or the complete new one.
+A sample whose images cannot be read is left out and named in the report.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.curate.detail import ImageUnavailable, image_bytes, load_sample
+from core.jobs import JobState
+from core.selection import SampleFilter
+from core.store.project import Project
+
+SPLIT_ALIASES = {"t2i": "text-to-image", "i2i": "image-to-image",
+                 "text-to-image": "text-to-image", "image-to-image": "image-to-image"}
+
+
+@dataclass
+class ExportReport:
+    """What an export wrote and what it left out (and why)."""
+
+    out: str = ""
+    exported: int = 0
+    images: int = 0
+    skipped: list[dict[str, str]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """Machine-readable report (the CLI prints it)."""
+        return {"out": self.out, "exported": self.exported, "images": self.images,
+                "skipped": self.skipped}
+
+
+def normalise_splits(splits: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
+    """Accept ``t2i``/``i2i`` and the full split names; ValueError for anything else."""
+    out = []
+    for s in splits or ():
+        if s not in SPLIT_ALIASES:
+            raise ValueError(f"unknown split {s!r}; use text-to-image (t2i) or "
+                             "image-to-image (i2i)")
+        out.append(SPLIT_ALIASES[s])
+    return tuple(dict.fromkeys(out))
+
+
+def export_ids(project: Project, qualities: tuple[str, ...], splits: tuple[str, ...],
+               selection: SampleFilter | None = None) -> list[str]:
+    """Sample ids an export with these options writes, in id order."""
+    where, params = (selection or SampleFilter(quality=qualities)).where()
+    clauses = [where]
+    if selection is not None and qualities:
+        clauses.append(f"s.quality IN ({','.join('?' * len(qualities))})")
+        params = [*params, *qualities]
+    if splits:
+        clauses.append(f"s.split IN ({','.join('?' * len(splits))})")
+        params = [*params, *splits]
+    sql = f"SELECT s.id FROM samples s WHERE {' AND '.join(clauses)} ORDER BY s.id"
+    return [r[0] for r in project.conn.execute(sql, params)]
+
+
+def export_benchmark(project: Project, out_dir: str | Path, *,
+                     qualities: tuple[str, ...] = ("Benchmark",),
+                     splits: tuple[str, ...] = (), selection: SampleFilter | None = None,
+                     overwrite: bool = False, state: JobState | None = None) -> ExportReport:
+    """Write the benchmark to ``out_dir`` atomically; see the module docstring."""
+    out = Path(out_dir)
+    state = state or JobState(title="Export benchmark")
+    _check_target(out, overwrite)
+    splits = normalise_splits(splits)
+    ids = export_ids(project, qualities, splits, selection)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    report = ExportReport(out=str(out))
+    try:
+        (tmp / "images").mkdir()
+        state.set_total(max(1, len(ids)))
+        state.set_status(f"Exporting {len(ids)} sample(s)")
+        with open(tmp / "samples.jsonl", "w", encoding="utf-8") as fh:
+            for k, sid in enumerate(ids):
+                state.check()
+                try:
+                    line, n_images = _export_one(project, sid, tmp)
+                except ImageUnavailable as exc:
+                    report.skipped.append({"sample": sid, "reason": str(exc)})
+                    shutil.rmtree(tmp / "images" / _safe(sid), ignore_errors=True)
+                else:
+                    fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+                    report.exported += 1
+                    report.images += n_images
+                state.set_progress(k + 1)
+            fh.flush()
+            os.fsync(fh.fileno())
+        _swap_into_place(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return report
+
+
+def _check_target(out: Path, overwrite: bool) -> None:
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise FileExistsError(f"{out} exists and is not a folder")
+    if not overwrite:
+        raise FileExistsError(f"{out} already exists (choose another folder, or overwrite)")
+    if any(out.iterdir()) and not (out / "samples.jsonl").exists():
+        raise FileExistsError(f"{out} is not empty and is not a benchmark export; "
+                              "refusing to replace it")
+
+
+def _swap_into_place(tmp: Path, out: Path) -> None:
+    old = None
+    if out.exists():
+        old = out.with_name(f".{out.name}.old-{os.getpid()}")
+        shutil.rmtree(old, ignore_errors=True)
+        os.replace(out, old)
+    os.replace(tmp, out)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _safe(sample_id: str) -> str:
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", sample_id).strip("._") or "sample"
+    return name[:120]
+
+
+def _export_one(project: Project, sid: str, root: Path) -> tuple[dict[str, Any], int]:
+    d = load_sample(project, sid)
+    folder = root / "images" / _safe(sid)
+    if folder.exists():  # two ids that sanitise alike
+        digest = hashlib.sha1(sid.encode("utf-8")).hexdigest()[:10]
+        folder = root / "images" / f"{_safe(sid)}-{digest}"
+    rows = project.conn.execute(
+        "SELECT role, position, ref, sha256, bbox_x, bbox_y, bbox_w, bbox_h, error "
+        "FROM sample_images WHERE sample_id = ? AND role IN ('input', 'output') "
+        "ORDER BY role, position, id", (sid,)).fetchall()
+    paths: dict[str, list[str]] = {"input": [], "output": []}
+    boxes: dict[str, list[Any]] = {"input": [], "output": []}
+    for role, _pos, ref, sha, bx, by, bw, bh, err in rows:
+        if not sha:
+            raise ImageUnavailable(f"{role} image {ref or '?'} was never fetched"
+                                   + (f" ({err})" if err else ""))
+        k = len(paths[role])
+        box = None if bx is None else (int(bx), int(by), int(bw), int(bh))
+        rel = _write_image(project, sha, box, folder, f"{role}_{k}", ref)
+        paths[role].append(rel.relative_to(root).as_posix())
+        boxes[role].append(None if box is None else list(box))
+    post = d.post
+    line: dict[str, Any] = {
+        "id": d.id,
+        "post_id": d.post_id,
+        "prompt": d.prompt,
+        "original_prompt": d.original_prompt,
+        "prompt_modified": d.prompt_modified,
+        "quality": d.quality,
+        "split": d.split,
+        "review_status": d.review_status,
+        "community_feedback": [{"post_id": p, "text": t} for p, t in d.feedback],
+        "input_images": paths["input"],
+        "output_images": paths["output"],
+        "is_screenshot": d.is_screenshot,
+        "input_bboxs": boxes["input"],
+        "output_bboxs": boxes["output"],
+        "tags": d.tags,
+        "notes": d.notes,
+        "text": post.text if post else None,
+        "timestamp": post.timestamp if post else None,
+        "keyword": post.keyword if post else None,
+        "url": post.url if post else None,
+        "author": post.author if post else None,
+        "engagement": post.engagement if post else None,
+        "image_urls": [{"url": u, "alt": a or ""} for u, a in project.conn.execute(
+            "SELECT url, alt FROM post_images WHERE post_id = ? ORDER BY position",
+            (d.post_id,))] if post else [],
+        "replies_above": [_brief(p) for p in d.ancestors],
+        "replies_below": [{**_brief(p), "depth": depth} for depth, p in d.replies],
+        "derived_from": d.derived_from,
+    }
+    return line, len(paths["input"]) + len(paths["output"])
+
+
+def _brief(p: Any) -> dict[str, Any]:
+    return {"post_id": p.id, "author": p.author, "timestamp": p.timestamp, "text": p.text}
+
+
+def _write_image(project: Project, sha: str, box: tuple[int, int, int, int] | None,
+                 folder: Path, stem: str, ref: str | None) -> Path:
+    from PIL import Image, UnidentifiedImageError
+
+    data = image_bytes(project, sha)
+    name = ref or sha[:12]
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            if box is None:
+                img.verify()
+                ext = (img.format or "png").lower().replace("jpeg", "jpg")
+                folder.mkdir(parents=True, exist_ok=True)
+                target = folder / f"{stem}.{ext}"
+                target.write_bytes(data)
+                return target
+            crop = crop_box(img, box, name)
+            folder.mkdir(parents=True, exist_ok=True)
+            target = folder / f"{stem}.png"
+            crop.save(target, "PNG")
+            return target
+    except (UnidentifiedImageError, Image.DecompressionBombError, OSError, SyntaxError) as exc:
+        raise ImageUnavailable(f"image {name} cannot be decoded ({exc})") from exc
+
+
+def crop_box(img: Any, box: tuple[int, int, int, int], name: str = "image") -> Any:
+    """The crop of PIL image ``img`` by ``(x, y, w, h)`` (clipped to the image)."""
+    x, y, w, h = box
+    left, top = max(0, x), max(0, y)
+    right, bottom = min(img.width, x + w), min(img.height, y + h)
+    if right <= left or bottom <= top:
+        raise ImageUnavailable(f"box {list(box)} lies outside {name} "
+                               f"({img.width}×{img.height})")
+    img.load()
+    return img.crop((left, top, right, bottom))
