@@ -20,6 +20,7 @@ import os
 import platform
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.stats import alpha, elo_ratings, fit_strengths, kemeny_per_item, win_matrix  # noqa: E402
+from core.stats import alpha, elo_ratings, fit_strengths, kemeny_per_item, tables, win_matrix  # noqa: E402
 from core.stats.kemeny import kemeny_from_rankings  # noqa: E402
 from core.stats.rankings import RankingTable  # noqa: E402
 from core.stats.votes import A_WINS, B_WINS, Votes  # noqa: E402
@@ -133,6 +134,25 @@ def main() -> int:
                 "",
             )
         )
+
+    with tempfile.TemporaryDirectory() as tmp:  # end to end: the CLI's CSV reader
+        path = Path(tmp) / "votes.csv"
+        names = np.array(votes.models)
+        winner = np.array(["a", "b", "tie"])[votes.outcome]
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write("a,b,winner\n")
+            fh.writelines(
+                f"{x},{y},{w}\n"
+                for x, y, w in zip(names[votes.a], names[votes.b], winner, strict=True)
+            )
+        t_csv, _ = median_time(lambda: tables.read_votes(path), args.ref_repeats)
+    rows.append(
+        (
+            "read + validate the same votes as a 2M-row CSV (tables.read_votes)",
+            f"{t_csv:.2f} s",
+            "stdlib csv parsing dominates",
+        )
+    )
 
     table = make_rankings(rng)
     t_kem, _ = median_time(

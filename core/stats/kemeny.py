@@ -57,43 +57,48 @@ def order_score(p: np.ndarray, order: Sequence[int]) -> float:
     return float(np.triu(sub, 1).sum())
 
 
-def _exact(p: np.ndarray) -> tuple[list[int], float]:
-    k = p.shape[0]
+def _exact_batch(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Exact orders for a batch of preference matrices ``(B, k, k)``: ``(orders (B, k), scores (B,))``."""
+    b, k, _ = p.shape
     n_masks = 1 << k
-    # gain[mask, x] = sum_{s in mask} p[s, x]
-    gain = np.zeros((n_masks, k))
+    # gain[:, mask, x] = sum_{s in mask} p[:, s, x]
+    gain = np.zeros((b, n_masks, k))
     for bit in range(k):
         lo = 1 << bit
-        gain[lo : 2 * lo] = gain[:lo] + p[bit]
+        gain[:, lo : 2 * lo] = gain[:, :lo] + p[:, bit][:, None, :]
     masks = np.arange(n_masks)
     popcount = np.zeros(n_masks, dtype=np.int64)
     for bit in range(k):
         popcount += (masks >> bit) & 1
-    best = np.full(n_masks, -np.inf)
-    best[0] = 0.0
-    choice = np.full(n_masks, -1, dtype=np.int64)
+    best = np.full((b, n_masks), -np.inf)
+    best[:, 0] = 0.0
+    choice = np.full((b, n_masks), -1, dtype=np.int64)
     for size in range(1, k + 1):
         layer = masks[popcount == size]
-        layer_best = np.full(layer.size, -np.inf)
-        layer_choice = np.full(layer.size, -1, dtype=np.int64)
+        layer_best = np.full((b, layer.size), -np.inf)
+        layer_choice = np.full((b, layer.size), -1, dtype=np.int64)
         for x in range(k):
-            has = (layer >> x) & 1 == 1
-            prev = layer[has] ^ (1 << x)
-            cand = best[prev] + gain[prev, x]
-            sel = np.flatnonzero(has)
-            better = cand > layer_best[sel]
-            layer_best[sel[better]] = cand[better]
-            layer_choice[sel[better]] = x
-        best[layer] = layer_best
-        choice[layer] = layer_choice
-    order: list[int] = []
-    mask = n_masks - 1
-    while mask:
-        x = int(choice[mask])
-        order.append(x)
-        mask ^= 1 << x
-    order.reverse()
-    return order, float(best[n_masks - 1])
+            sel = np.flatnonzero((layer >> x) & 1)
+            prev = layer[sel] ^ (1 << x)
+            cand = best[:, prev] + gain[:, prev, x]
+            better = cand > layer_best[:, sel]
+            layer_best[:, sel] = np.where(better, cand, layer_best[:, sel])
+            layer_choice[:, sel] = np.where(better, x, layer_choice[:, sel])
+        best[:, layer] = layer_best
+        choice[:, layer] = layer_choice
+    orders = np.empty((b, k), dtype=np.int64)
+    mask = np.full(b, n_masks - 1)
+    rows = np.arange(b)
+    for pos in range(k - 1, -1, -1):
+        x = choice[rows, mask]
+        orders[:, pos] = x
+        mask = mask ^ (1 << x)
+    return orders, best[:, n_masks - 1]
+
+
+def _exact(p: np.ndarray) -> tuple[list[int], float]:
+    orders, scores = _exact_batch(p[None])
+    return [int(i) for i in orders[0]], float(scores[0])
 
 
 def _heuristic(p: np.ndarray) -> tuple[list[int], float]:
@@ -163,16 +168,32 @@ def kemeny_table(table: RankingTable, exact_max_items: int = EXACT_MAX_ITEMS) ->
 
 
 def kemeny_per_item(table: RankingTable) -> np.ndarray:
-    """Per-item consensus positions ``(I, M)`` (1 = best; NaN where no rater ranked the model)."""
+    """Per-item consensus positions ``(I, M)`` (1 = best; NaN where no rater ranked the model).
+
+    Items ranking the same set of models are solved together in one batched DP.
+    """
     out = np.full((len(table.items), len(table.models)), np.nan)
+    ranks = np.swapaxes(table.ranks, 0, 1)  # (I, R, M)
+    present = ~np.all(np.isnan(ranks), axis=1)  # (I, M)
+    groups: dict[bytes, list[int]] = {}
     for i in range(len(table.items)):
-        block = table.ranks[:, i, :]
-        present = np.flatnonzero(~np.all(np.isnan(block), axis=0))
-        if present.size == 0:
-            continue
-        p = pairwise_preferences(block[:, present])
-        order, _, _ = kemeny_order(p)
-        out[i, present[order]] = np.arange(1, present.size + 1)
+        if present[i].any():
+            groups.setdefault(present[i].tobytes(), []).append(i)
+    for members in groups.values():
+        cols = np.flatnonzero(present[members[0]])
+        sub = ranks[np.ix_(members, np.arange(ranks.shape[1]), cols)]  # (G, R, k)
+        with np.errstate(invalid="ignore"):
+            p = np.sum(sub[:, :, :, None] < sub[:, :, None, :], axis=1).astype(float)
+        if cols.size <= EXACT_MAX_ITEMS:
+            step = max(1, 4_000_000 // ((1 << cols.size) * cols.size))  # bound DP memory
+            orders = np.concatenate(
+                [_exact_batch(p[i : i + step])[0] for i in range(0, len(members), step)]
+            )
+        else:
+            orders = np.array([_heuristic(pi)[0] for pi in p], dtype=np.int64)
+        pos = np.empty_like(orders)
+        np.put_along_axis(pos, orders, np.arange(1, cols.size + 1)[None, :], axis=1)
+        out[np.ix_(members, cols)] = pos
     return out
 
 

@@ -135,6 +135,30 @@ def test_per_item_consensus() -> None:
     np.testing.assert_array_equal(kemeny_per_item(t), [[1, 2], [2, 1]])
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_per_item_batched_equals_item_by_item(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    rec = ([], [], [], [])
+    for r in range(4):
+        for i in range(25):
+            k = int(rng.integers(2, 7))
+            for m, rank in zip(
+                rng.choice(list("ABCDEF"), k, replace=False), rng.permutation(k) + 1, strict=True
+            ):
+                for lst, x in zip(rec, (f"r{r}", f"i{i:02d}", str(m), int(rank)), strict=True):
+                    lst.append(x)
+    t = ranking_table(*rec)
+    got = kemeny_per_item(t)
+    for i in range(len(t.items)):
+        block = t.ranks[:, i, :]
+        present = np.flatnonzero(~np.all(np.isnan(block), axis=0))
+        p = pairwise_preferences(block[:, present])
+        order, score, _ = kemeny_order(p)
+        expected = np.full(len(t.models), np.nan)
+        expected[present[order]] = np.arange(1, present.size + 1)
+        np.testing.assert_array_equal(got[i], expected)
+
+
 def test_errors() -> None:
     with pytest.raises(ValueError, match="no rankings"):
         kemeny([], [], [], [])
