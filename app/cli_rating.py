@@ -1,9 +1,212 @@
-"""``winnow`` subcommands of the rating feature (registered in app/cli.py)."""
+"""``winnow session ...`` and ``winnow rate FILE``: offline rating sessions (SPEC §5)."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
+
+from app.cli import CliError, print_json
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add this feature's commands (none yet)."""
+    """Add ``session create|merge|results|summary|list`` and ``rate``."""
+    session = subparsers.add_parser("session", help="design, merge and export rating sessions")
+    cmds = session.add_subparsers(dest="session_command", metavar="ACTION", required=True)
+
+    create = cmds.add_parser("create", help="design a session and write one file per rater")
+    create.add_argument("project", type=Path)
+    create.add_argument("--name", required=True)
+    create.add_argument("--protocol", required=True,
+                        choices=["ranking", "likert", "side_by_side", "checklist"])
+    create.add_argument("--out", type=Path, required=True, help="folder for the rater files")
+    create.add_argument("--models", help="comma-separated models (default: all with outputs)")
+    create.add_argument("--samples", help="comma-separated sample ids (default: the filter)")
+    create.add_argument("--quality", help="filter: comma-separated Benchmark,Analysis,Trash")
+    create.add_argument("--split", choices=["text-to-image", "image-to-image"])
+    create.add_argument("--tag", help="filter: samples with this tag")
+    create.add_argument("--text", default="", help="filter: full-text query over prompts")
+    create.add_argument("--raters", type=int, default=3)
+    create.add_argument("--overlap", type=int, default=1, help="raters per task")
+    create.add_argument("--tasks-per-rater", type=int)
+    create.add_argument("--gold", choices=["none", "auto", "marked"], default="auto")
+    create.add_argument("--gold-rate", type=float, default=0.0,
+                        help="fraction of each rater's tasks that are gold (0-0.5)")
+    create.add_argument("--gold-file", type=Path,
+                        help="JSON list of known answers, e.g. "
+                             '[{"sample": "s1", "better": "m1", "worse": "m2"}]')
+    create.add_argument("--min-time", type=float, default=0.0, help="seconds per task")
+    create.add_argument("--penalty", type=float, default=5.0, help="seconds of penalty delay")
+    create.add_argument("--ties", action="store_true", help="rankings may tie")
+    create.add_argument("--no-tie", action="store_true", help="side-by-side without a tie")
+    create.add_argument("--criteria", default="preference",
+                        help="side-by-side: preference,coherence,alignment,overall")
+    create.add_argument("--questions", type=Path, help="checklist: file with six lines")
+    create.add_argument("--instructions", default="")
+    create.add_argument("--seed", type=int, default=0)
+    create.add_argument("--json", action="store_true")
+    create.set_defaults(handler=cmd_create)
+
+    merge = cmds.add_parser("merge", help="merge returned rater files into the project")
+    merge.add_argument("project", type=Path)
+    merge.add_argument("files", type=Path, nargs="+")
+    merge.add_argument("--json", action="store_true")
+    merge.set_defaults(handler=cmd_merge)
+
+    results = cmds.add_parser("results", help="export results as the CSV `winnow stats` reads")
+    results.add_argument("project", type=Path)
+    results.add_argument("--session", required=True)
+    results.add_argument("--out", type=Path, required=True)
+    results.add_argument("--criterion", help="side-by-side sessions with several questions")
+    results.set_defaults(handler=cmd_results)
+
+    summary = cmds.add_parser("summary", help="per-rater progress, gold accuracy, time, flags")
+    summary.add_argument("project", type=Path)
+    summary.add_argument("--session", required=True)
+    summary.set_defaults(handler=cmd_summary)
+
+    listing = cmds.add_parser("list", help="list the project's rating sessions")
+    listing.add_argument("project", type=Path)
+    listing.set_defaults(handler=cmd_list)
+
+    rate = subparsers.add_parser("rate", help="open a .winnow-session file in the rater view")
+    rate.add_argument("file", type=Path)
+    rate.set_defaults(handler=cmd_rate)
+
+
+def _split(text: str | None) -> list[str]:
+    return [x.strip() for x in (text or "").split(",") if x.strip()]
+
+
+def cmd_create(args: argparse.Namespace) -> int:
+    """``winnow session create P --name N --protocol X --out DIR ...``."""
+    from core.ingest.outputs import output_models
+    from core.rating.design import SessionDesign
+    from core.rating.protocols import CHECKLIST_QUESTIONS
+    from core.rating.sessions import create_session, write_session_files
+    from core.selection import SampleFilter
+    from core.store import Project
+
+    with Project.open(args.project) as project:
+        models = _split(args.models) or output_models(project)
+        unknown = sorted(set(models) - set(output_models(project)))
+        if unknown:
+            raise CliError(f"no outputs imported for model(s) {', '.join(unknown)}")
+        if args.samples:
+            sample_ids = _split(args.samples)
+        else:
+            quality = tuple(_split(args.quality))
+            sample_ids = SampleFilter(quality=quality, split=args.split, tag=args.tag,
+                                      text=args.text).sample_ids(project)
+        gold_items: tuple = ()
+        if args.gold_file:
+            try:
+                gold_items = tuple(json.loads(args.gold_file.read_text(encoding="utf-8")))
+            except json.JSONDecodeError as exc:
+                raise CliError(f"{args.gold_file}: not valid JSON ({exc})") from None
+        questions = CHECKLIST_QUESTIONS
+        if args.questions:
+            questions = tuple(line.strip() for line in
+                              args.questions.read_text(encoding="utf-8").splitlines()
+                              if line.strip())
+        design = SessionDesign(
+            name=args.name, protocol=args.protocol, sample_ids=tuple(sample_ids),
+            models=tuple(models), raters=args.raters, overlap=args.overlap,
+            tasks_per_rater=args.tasks_per_rater, gold_rate=args.gold_rate,
+            gold_mode="marked" if gold_items and args.gold == "auto" else args.gold,
+            gold_items=gold_items, min_time_s=args.min_time, penalty_s=args.penalty,
+            allow_ties=args.ties, allow_tie=not args.no_tie,
+            criteria=tuple(_split(args.criteria)), questions=questions,
+            instructions=args.instructions, seed=args.seed)
+        create_session(project, design)
+        files = write_session_files(project, design.name, args.out)
+        tasks = project.conn.execute(
+            "SELECT t.slot, count(*), count(t.gold) FROM rating_tasks t JOIN rating_sessions s "
+            "ON s.id = t.session_id WHERE s.name = ? GROUP BY t.slot", (design.name,)).fetchall()
+    data = {"session": design.name, "protocol": design.protocol, "seed": design.seed,
+            "files": [str(f) for f in files],
+            "raters": {slot: {"tasks": n, "gold": g} for slot, n, g in tasks}}
+    if args.json:
+        print_json(data)
+    else:
+        print(f"Session {design.name!r} ({design.protocol}, seed {design.seed}): "
+              f"{len(files)} rater file(s) in {args.out}")
+        for slot, n, g in tasks:
+            print(f"  {slot}: {n} tasks ({g} gold)")
+    return 0
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    """``winnow session merge P FILE...``: exit 1 if any file was refused."""
+    from core.rating.merge import merge_files
+    from core.store import Project
+
+    with Project.open(args.project) as project:
+        results, errors = merge_files(project, args.files)
+    if args.json:
+        print_json({"merged": [r.__dict__ for r in results], "refused": errors})
+    else:
+        for r in results:
+            print(r.summary())
+    for err in errors:
+        print(f"winnow session merge: refused: {err}", file=sys.stderr)
+    return 1 if errors else 0
+
+
+def cmd_results(args: argparse.Namespace) -> int:
+    """``winnow session results P --session NAME --out FILE.csv``."""
+    from core.rating.results import export_results
+    from core.store import Project
+
+    with Project.open(args.project, readonly=True) as project:
+        n = export_results(project, args.session, args.out, criterion=args.criterion)
+    print(f"{n} row(s) written to {args.out}")
+    return 0
+
+
+def cmd_summary(args: argparse.Namespace) -> int:
+    """``winnow session summary P --session NAME``: JSON per rater."""
+    from core.rating.results import rater_summaries
+    from core.store import Project
+
+    with Project.open(args.project, readonly=True) as project:
+        print_json([s.to_json() for s in rater_summaries(project, args.session)])
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    """``winnow session list P``."""
+    from core.rating.sessions import list_sessions
+    from core.store import Project
+
+    with Project.open(args.project, readonly=True) as project:
+        print_json([{"name": s.name, "protocol": s.protocol, "seed": s.design.seed,
+                     "raters": s.raters, "tasks": s.tasks, "judgments": s.judgments,
+                     "created_at": s.created_at} for s in list_sessions(project)])
+    return 0
+
+
+def cmd_rate(args: argparse.Namespace) -> int:
+    """``winnow rate FILE``: the rater view, without the rest of the app."""
+    from core.rating.session_file import RatingSession
+
+    if not args.file.exists():
+        raise CliError(f"no session file at {args.file}")
+    session = RatingSession.open(args.file)  # fails cleanly before any window opens
+    from app.gui import create_application
+
+    app = create_application()
+    from app.errors import router, setup_logging
+    from ui.rate.rater import RaterWindow
+
+    setup_logging()
+    router.install()
+    window = RaterWindow(session)
+    window.resize(1400, 900)
+    window.show()
+    try:
+        app.exec()
+    finally:
+        router.uninstall()
+    return 0

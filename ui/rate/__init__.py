@@ -1,0 +1,1 @@
+"""The Rate workspace: session design, merge and summaries, and the rater views."""

@@ -1,0 +1,179 @@
+"""The session design dialog: protocol, samples (the Curate selection), models, raters,
+overlap, gold, minimum time, ties, seed, output folder.  It only collects choices;
+the workspace hands the resulting :class:`SessionDesign` to ``core``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.rating.design import SessionDesign
+from core.rating.protocols import CRITERIA, PROTOCOL_TITLES, PROTOCOLS
+
+
+class DesignDialog(QDialog):
+    """Collects a :class:`SessionDesign` and the folder for the rater files."""
+
+    def __init__(self, sample_ids: list[str], models: list[str], selection_text: str,
+                 default_dir: Path, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("New rating session")
+        self.sample_ids = sample_ids
+        form = QFormLayout()
+        self.name = QLineEdit("session-1")
+        self.protocol = QComboBox()
+        for key in PROTOCOLS:
+            self.protocol.addItem(PROTOCOL_TITLES[key], key)
+        self.samples = QLabel(f"{len(sample_ids):,} samples — {selection_text}")
+        self.samples.setTextFormat(Qt.TextFormat.PlainText)
+        self.samples.setWordWrap(True)
+        self.models = QListWidget()
+        self.models.setMaximumHeight(110)
+        for m in models:
+            item = QListWidgetItem(m)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked)
+            self.models.addItem(item)
+        self.criteria: dict[str, QCheckBox] = {}
+        crit_row = QHBoxLayout()
+        for key in CRITERIA:
+            box = QCheckBox(key)
+            box.setToolTip(CRITERIA[key])
+            box.setChecked(key == "preference")
+            self.criteria[key] = box
+            crit_row.addWidget(box)
+        self.raters = _spin(1, 100, 3)
+        self.overlap = _spin(1, 100, 1)
+        self.tasks_per_rater = _spin(0, 100_000, 0)
+        self.tasks_per_rater.setSpecialValueText("all (shared out)")
+        self.gold_rate = QDoubleSpinBox()
+        self.gold_rate.setRange(0, 50)
+        self.gold_rate.setSuffix(" %")
+        self.gold_rate.setValue(10)
+        self.min_time = QDoubleSpinBox()
+        self.min_time.setRange(0, 600)
+        self.min_time.setSuffix(" s")
+        self.min_time.setValue(3)
+        self.penalty = QDoubleSpinBox()
+        self.penalty.setRange(0, 120)
+        self.penalty.setSuffix(" s")
+        self.penalty.setValue(5)
+        self.ties = QCheckBox("rankings may contain ties")
+        self.tie = QCheckBox("side-by-side offers a tie")
+        self.tie.setChecked(True)
+        self.seed = _spin(0, 2_000_000_000, 0)
+        self.instructions = QLineEdit()
+        self.instructions.setPlaceholderText("shown to raters before they start (optional)")
+        self.out_dir = QLineEdit(str(default_dir))
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        out_row = QHBoxLayout()
+        out_row.addWidget(self.out_dir, 1)
+        out_row.addWidget(browse)
+        form.addRow("Name:", self.name)
+        form.addRow("Protocol:", self.protocol)
+        form.addRow("Samples:", self.samples)
+        form.addRow("Models:", self.models)
+        form.addRow("Side-by-side questions:", _wrap(crit_row))
+        form.addRow("Raters:", self.raters)
+        form.addRow("Raters per task:", self.overlap)
+        form.addRow("Tasks per rater:", self.tasks_per_rater)
+        form.addRow("Gold tasks (degraded copies):", self.gold_rate)
+        form.addRow("Minimum time per task:", self.min_time)
+        form.addRow("Penalty delay:", self.penalty)
+        form.addRow("", self.ties)
+        form.addRow("", self.tie)
+        form.addRow("Seed:", self.seed)
+        form.addRow("Instructions:", self.instructions)
+        form.addRow("Write rater files to:", _wrap(out_row))
+        self.error = QLabel()
+        self.error.setStyleSheet("color: #b00020;")
+        self.error.setTextFormat(Qt.TextFormat.PlainText)
+        self.error.setWordWrap(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok |
+                                   QDialogButtonBox.StandardButton.Cancel)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Create session")
+        buttons.accepted.connect(self._accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.error)
+        layout.addWidget(buttons)
+        self.protocol.currentIndexChanged.connect(self._protocol_changed)
+        self._protocol_changed()
+        self.result_design: SessionDesign | None = None
+
+    def _protocol_changed(self) -> None:
+        proto = self.protocol.currentData()
+        for box in self.criteria.values():
+            box.setEnabled(proto == "side_by_side")
+        self.ties.setEnabled(proto == "ranking")
+        self.tie.setEnabled(proto == "side_by_side")
+
+    def _browse(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Folder for the rater files",
+                                                self.out_dir.text())
+        if path:
+            self.out_dir.setText(path)
+
+    def design(self) -> SessionDesign:
+        """The design as currently filled in (may fail validation)."""
+        models = tuple(self.models.item(i).text() for i in range(self.models.count())
+                       if self.models.item(i).checkState() == Qt.CheckState.Checked)
+        return SessionDesign(
+            name=self.name.text().strip(), protocol=self.protocol.currentData(),
+            sample_ids=tuple(self.sample_ids), models=models, raters=self.raters.value(),
+            overlap=self.overlap.value(),
+            tasks_per_rater=self.tasks_per_rater.value() or None,
+            gold_rate=self.gold_rate.value() / 100,
+            gold_mode="auto" if self.gold_rate.value() > 0 else "none",
+            min_time_s=self.min_time.value(), penalty_s=self.penalty.value(),
+            allow_ties=self.ties.isChecked(), allow_tie=self.tie.isChecked(),
+            criteria=tuple(k for k, b in self.criteria.items() if b.isChecked()),
+            instructions=self.instructions.text().strip(), seed=self.seed.value())
+
+    def _accept(self) -> None:
+        try:
+            design = self.design()
+            design.validate()
+        except ValueError as exc:
+            self.error.setText(str(exc))
+            return
+        if not self.out_dir.text().strip():
+            self.error.setText("choose a folder for the rater files")
+            return
+        self.result_design = design
+        self.accept()
+
+
+def _spin(lo: int, hi: int, value: int) -> QSpinBox:
+    box = QSpinBox()
+    box.setRange(lo, hi)
+    box.setValue(value)
+    return box
+
+
+def _wrap(layout: QHBoxLayout) -> QWidget:
+    widget = QWidget()
+    layout.setContentsMargins(0, 0, 0, 0)
+    widget.setLayout(layout)
+    return widget

@@ -1,0 +1,379 @@
+"""One panel per protocol: shows a task's images and turns keys into an answer.
+
+Panels never write anything: a complete answer is emitted with ``submitted`` and the
+rater window commits it through :class:`core.rating.session_file.RatingSession`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QPixmap
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from core.rating.protocols import (
+    CHECKLIST_LEVELS,
+    CHECKLIST_QUESTIONS,
+    LIKERT_ANCHORS,
+    LIKERT_CRITERIA,
+    LIKERT_TITLES,
+    TaskView,
+)
+from ui.rate.image_view import ImageTile
+
+LETTERS = "ABCDEFGHIJ"
+LIKERT_QUESTION = ("Rate the edited output:  " +
+                   "  ·  ".join(f"{k} {v}" for k, v in LIKERT_ANCHORS.items()))
+K = Qt.Key
+
+
+def _label(text: str = "", scale: float = 1.0, bold: bool = False) -> QLabel:
+    label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(True)
+    font = label.font()
+    font.setPointSizeF(font.pointSizeF() * scale)
+    font.setBold(bold)
+    label.setFont(font)
+    return label
+
+
+def _digit(key: int) -> int | None:
+    if K.Key_0 <= key <= K.Key_9:
+        return key - K.Key_0
+    return None
+
+
+class ProtocolPanel(QWidget):
+    """Base: image tiles for inputs and options, key handling, answer emission."""
+
+    submitted = Signal(dict, object, str)   # answer, flag (None), reason ("")
+    flag_requested = Signal(str)            # the window asks for a reason, then submits
+    hint = Signal(str)
+    question = Signal(str)                  # replaces the question above the images
+
+    def __init__(self, settings: dict[str, Any], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.settings = settings
+        self.task: TaskView | None = None
+        self.tiles: list[ImageTile] = []
+        self.input_tiles: list[ImageTile] = []
+        self.images = QHBoxLayout()
+        self.images.setSpacing(8)
+        self.controls = QVBoxLayout()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(self.images, 1)
+        layout.addLayout(self.controls)
+
+    # -- building ----------------------------------------------------------------
+    def _clear_images(self) -> None:
+        while self.images.count():
+            item = self.images.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+            elif item.layout() is not None:
+                _drop_layout(item.layout())
+        self.tiles, self.input_tiles = [], []
+
+    def _add_inputs(self, pixmaps: dict[str, QPixmap], stretch: int = 2) -> None:
+        assert self.task is not None
+        if not self.task.inputs:
+            return
+        column = QVBoxLayout()
+        for k, sha in enumerate(self.task.inputs):
+            tile = ImageTile("Input" if len(self.task.inputs) == 1 else f"Input {k + 1}")
+            tile.view.set_pixmap(pixmaps.get(sha, QPixmap()))
+            self.input_tiles.append(tile)
+            column.addWidget(tile, 1)
+        self.images.addLayout(column, stretch)
+
+    def _option_tile(self, caption: str, sha: str, pixmaps: dict[str, QPixmap]) -> ImageTile:
+        tile = ImageTile(caption)
+        tile.view.set_pixmap(pixmaps.get(sha, QPixmap()))
+        self.tiles.append(tile)
+        return tile
+
+    def all_tiles(self) -> list[ImageTile]:
+        return self.input_tiles + self.tiles
+
+    # -- protocol hooks ------------------------------------------------------------
+    def load(self, task: TaskView, pixmaps: dict[str, QPixmap],
+             previous: dict[str, Any] | None) -> None:
+        """Show ``task`` (``previous`` = the answer being changed, to start from)."""
+        raise NotImplementedError
+
+    def handle_key(self, key: int) -> bool:
+        """React to a key; True if used."""
+        raise NotImplementedError
+
+
+def _drop_layout(layout: Any) -> None:
+    while layout.count():
+        item = layout.takeAt(0)
+        if item.widget() is not None:
+            item.widget().deleteLater()
+        elif item.layout() is not None:
+            _drop_layout(item.layout())
+
+
+class RankingPanel(ProtocolPanel):
+    """ECHO full ranking: ←/→ choose an output, 1–9 give it a rank, Enter submits,
+    I flags "impossible to rank fairly"."""
+
+    def load(self, task: TaskView, pixmaps: dict[str, QPixmap],
+             previous: dict[str, Any] | None) -> None:
+        self.task = task
+        self._clear_images()
+        self._add_inputs(pixmaps, 1)
+        grid = QGridLayout()
+        n = len(task.options)
+        cols = n if n <= 3 else math.ceil(math.sqrt(n))
+        for k, (_tok, sha) in enumerate(task.options):
+            grid.addWidget(self._option_tile(LETTERS[k], sha, pixmaps), k // cols, k % cols)
+        self.images.addLayout(grid, cols)
+        self.ranks: dict[int, int] = {}
+        if previous and "ranks" in previous:
+            self.ranks = {k: previous["ranks"][tok] for k, (tok, _) in enumerate(task.options)
+                          if tok in previous["ranks"]}
+        self.focus = 0
+        self._refresh()
+
+    def _refresh(self) -> None:
+        for k, tile in enumerate(self.tiles):
+            rank = self.ranks.get(k)
+            tile.caption.setText(f"{LETTERS[k]}   —   rank {rank}" if rank else
+                                 f"{LETTERS[k]}   —   not ranked")
+            tile.set_selected(k == self.focus)
+
+    def handle_key(self, key: int) -> bool:
+        assert self.task is not None
+        n = len(self.task.options)
+        digit = _digit(key)
+        if key in (K.Key_Left, K.Key_Up):
+            self.focus = (self.focus - 1) % n
+        elif key in (K.Key_Right, K.Key_Down, K.Key_Tab):
+            self.focus = (self.focus + 1) % n
+        elif digit is not None and 1 <= digit <= n:
+            if not self.settings.get("allow_ties"):
+                for k, r in list(self.ranks.items()):
+                    if r == digit and k != self.focus:
+                        del self.ranks[k]
+            self.ranks[self.focus] = digit
+            unranked = [k for k in range(n) if k not in self.ranks]
+            if unranked:
+                later = [k for k in unranked if k > self.focus]
+                self.focus = (later or unranked)[0]
+        elif key == K.Key_Delete:
+            self.ranks.pop(self.focus, None)
+        elif key in (K.Key_Return, K.Key_Enter):
+            missing = n - len(self.ranks)
+            if missing:
+                self.hint.emit(f"Give every output a rank first ({missing} left).")
+                return True
+            self.submitted.emit({"ranks": {tok: self.ranks[k] for k, (tok, _)
+                                           in enumerate(self.task.options)}}, None, "")
+        elif key == K.Key_I:
+            self.flag_requested.emit("impossible")
+        else:
+            return False
+        self._refresh()
+        return True
+
+
+class SideBySidePanel(ProtocolPanel):
+    """Side-by-side: ← (or 1) left, → (or 2) right, ↓ (or T) tie; Enter submits."""
+
+    def load(self, task: TaskView, pixmaps: dict[str, QPixmap],
+             previous: dict[str, Any] | None) -> None:
+        self.task = task
+        self._clear_images()
+        self._add_inputs(pixmaps, 2)
+        for caption, (_tok, sha) in zip(("Left", "Right"), task.options, strict=True):
+            self.images.addWidget(self._option_tile(caption, sha, pixmaps), 3)
+        self.choice: str | None = (previous or {}).get("winner")
+        self._refresh()
+
+    def _refresh(self) -> None:
+        for side, tile in zip(("left", "right"), self.tiles, strict=True):
+            tile.set_selected(self.choice in (side, "tie"),
+                              "#8a8a8a" if self.choice == "tie" else "#2f7de1")
+        if self.choice:
+            self.hint.emit(f"Chosen: {self.choice}. Enter to confirm.")
+
+    def handle_key(self, key: int) -> bool:
+        tie = bool(self.settings.get("allow_tie", True))
+        if key in (K.Key_Left, K.Key_1):
+            self.choice = "left"
+        elif key in (K.Key_Right, K.Key_2):
+            self.choice = "right"
+        elif key in (K.Key_Down, K.Key_T) and tie:
+            self.choice = "tie"
+        elif key in (K.Key_Return, K.Key_Enter):
+            if self.choice is None:
+                self.hint.emit("Choose left (←) or right (→)" + (" or tie (↓)" if tie else ""))
+                return True
+            self.submitted.emit({"winner": self.choice}, None, "")
+            return True
+        else:
+            return False
+        self._refresh()
+        return True
+
+
+class _RowsPanel(ProtocolPanel):
+    """Shared by Likert and checklist: a list of questions, one highlighted."""
+
+    def _build_rows(self, titles: list[str]) -> None:
+        _drop_layout(self.controls)
+        self.rows: list[QLabel] = []
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(16)
+        for r, title in enumerate(titles):
+            label = _label(title, 1.15)
+            label.setMinimumHeight(30)
+            grid.addWidget(label, r, 0)
+            self.rows.append(label)
+        self.controls.addLayout(grid)
+
+    def _paint_rows(self, texts: list[str], current: int) -> None:
+        for r, (label, text) in enumerate(zip(self.rows, texts, strict=True)):
+            label.setText(("▶  " if r == current else "     ") + text)
+            label.setStyleSheet("background: #dde9fb; border-radius: 4px;" if r == current
+                                else "")
+
+
+class LikertPanel(_RowsPanel):
+    """TECCI: first the instruction-validity gate (Y / N with a reason), then IF, IC,
+    VQ on 1–5 (↑/↓ choose the row, 1–5 rate it), Enter submits."""
+
+    def load(self, task: TaskView, pixmaps: dict[str, QPixmap],
+             previous: dict[str, Any] | None) -> None:
+        self.task = task
+        self._clear_images()
+        self._add_inputs(pixmaps, 1)
+        if not task.inputs:
+            self.images.addWidget(_label("No source image (text-to-image)."), 0)
+        self.images.addWidget(self._option_tile("Edited output", task.options[0][1], pixmaps), 1)
+        self.values: dict[str, int] = {}
+        self.valid = False
+        if previous and previous.get("valid"):
+            self.valid = True
+            self.values = {c: previous[c] for c in LIKERT_CRITERIA}
+        self.row = 0
+        self._build_rows(["", "", ""] if self.valid else [""])
+        if self.valid:
+            self.question.emit(LIKERT_QUESTION)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        if not self.valid:
+            self._paint_rows(["Is the instruction valid (relevant, feasible, appropriate)?   "
+                              "Y = yes,  N = no (say why)"], 0)
+            return
+        texts = []
+        for c in LIKERT_CRITERIA:
+            v = self.values.get(c)
+            shown = f"{v} – {LIKERT_ANCHORS[v]}" if v else "press 1–5"
+            texts.append(f"{LIKERT_TITLES[c]}    [{shown}]")
+        self._paint_rows(texts, self.row)
+
+    def handle_key(self, key: int) -> bool:
+        digit = _digit(key)
+        if not self.valid:
+            if key == K.Key_Y:
+                self.valid = True
+                self._build_rows(["", "", ""])
+                self.question.emit(LIKERT_QUESTION)
+            elif key == K.Key_N:
+                self.flag_requested.emit("invalid")
+                return True
+            elif key in (K.Key_Return, K.Key_Enter):
+                self.hint.emit("First answer Y (valid) or N (invalid).")
+                return True
+            else:
+                return False
+        elif key == K.Key_Up:
+            self.row = max(0, self.row - 1)
+        elif key == K.Key_Down:
+            self.row = min(2, self.row + 1)
+        elif digit is not None and 1 <= digit <= 5:
+            self.values[LIKERT_CRITERIA[self.row]] = digit
+            self.row = min(2, self.row + 1)
+        elif key in (K.Key_Return, K.Key_Enter):
+            missing = [c for c in LIKERT_CRITERIA if c not in self.values]
+            if missing:
+                self.hint.emit(f"Rate {', '.join(missing)} first (1–5).")
+                return True
+            self.submitted.emit({"valid": True, **self.values}, None, "")
+            return True
+        elif key == K.Key_Escape:
+            self.valid = False
+            self._build_rows([""])
+        else:
+            return False
+        self._refresh()
+        return True
+
+
+class ChecklistPanel(_RowsPanel):
+    """IDEA-Bench: six yes/no questions in three levels; ↑/↓ choose, Y/N (or 1/0)
+    answer, Enter submits."""
+
+    def load(self, task: TaskView, pixmaps: dict[str, QPixmap],
+             previous: dict[str, Any] | None) -> None:
+        self.task = task
+        self._clear_images()
+        self._add_inputs(pixmaps, 1)
+        self.images.addWidget(self._option_tile("Output", task.options[0][1], pixmaps), 1)
+        self.questions = list(self.settings.get("questions") or CHECKLIST_QUESTIONS)
+        self.values: dict[int, int] = {}
+        if previous:
+            self.values = {k: previous[f"q{k + 1}"] for k in range(6)}
+        self.row = 0
+        self._build_rows([""] * 6)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        texts = []
+        for k, q in enumerate(self.questions):
+            v = self.values.get(k)
+            level = CHECKLIST_LEVELS[k // 2]
+            answer = "—" if v is None else ("yes" if v else "no")
+            texts.append(f"{k + 1}. {q}   [{answer}]" + (f"      ({level})" if k % 2 == 0
+                                                          else ""))
+        self._paint_rows(texts, self.row)
+
+    def handle_key(self, key: int) -> bool:
+        if key == K.Key_Up:
+            self.row = max(0, self.row - 1)
+        elif key == K.Key_Down:
+            self.row = min(5, self.row + 1)
+        elif key in (K.Key_Y, K.Key_1, K.Key_N, K.Key_0):
+            self.values[self.row] = int(key in (K.Key_Y, K.Key_1))
+            self.row = min(5, self.row + 1)
+        elif key in (K.Key_Return, K.Key_Enter):
+            missing = [str(k + 1) for k in range(6) if k not in self.values]
+            if missing:
+                self.hint.emit(f"Answer question(s) {', '.join(missing)} first (Y/N).")
+                return True
+            self.submitted.emit({f"q{k + 1}": self.values[k] for k in range(6)}, None, "")
+            return True
+        else:
+            return False
+        self._refresh()
+        return True
+
+
+PANELS = {"ranking": RankingPanel, "side_by_side": SideBySidePanel, "likert": LikertPanel,
+          "checklist": ChecklistPanel}
+HINTS = {
+    "ranking": "←/→ choose output · 1–9 give its rank · Delete clears · Enter submit · "
+               "I impossible to rank fairly",
+    "side_by_side": "← or 1 left · → or 2 right · ↓ or T tie · Enter submit",
+    "likert": "Y valid / N invalid · ↑/↓ row · 1–5 rate · Enter submit",
+    "checklist": "↑/↓ question · Y/1 yes · N/0 no · Enter submit",
+}
+COMMON_HINT = ("Space pause · Backspace change my last answer · +/− zoom · 0 fit")

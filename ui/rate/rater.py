@@ -1,0 +1,361 @@
+"""The rater's window: name prompt, one task at a time, pause, penalty countdown, done.
+
+Keyboard only.  Every answer is committed by :class:`RatingSession` before the next
+task is shown; the next task's images are decoded ahead of time (prefetch) so the
+switch is immediate.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QKeyEvent, QPixmap
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLineEdit,
+    QProgressBar,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.rating.pacing import TaskClock, penalty_for
+from core.rating.protocols import PROTOCOL_TITLES, AnswerError, TaskView
+from core.rating.session_file import RatingSession, SessionFileError
+from core.store.project import now_iso
+from ui.rate.image_view import pixmap_from_bytes
+from ui.rate.panels import COMMON_HINT, HINTS, PANELS, ProtocolPanel, _label
+
+K = Qt.Key
+
+
+class RaterWindow(QWidget):
+    """Rates one session file.  ``committed`` fires after each durable judgment."""
+
+    committed = Signal(object)   # core.rating.session_file.Judgment
+    task_shown = Signal(object)  # TaskView
+
+    def __init__(self, session: RatingSession, parent: QWidget | None = None,
+                 clock: TaskClock | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.clock = clock or TaskClock()
+        self.setWindowTitle(f"Winnow — rating {session.name} ({session.slot})")
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.current: TaskView | None = None
+        self.shown_at: str | None = None
+        self.superseding: str | None = None      # uid of the answer being changed
+        self.penalty_left_ms = 0
+        self.paused = False
+        self._pixmaps: dict[str, QPixmap] = {}
+        self._pending_flag: str | None = None
+        self._build()
+        self._tick = QTimer(self)
+        self._tick.setInterval(100)
+        self._tick.timeout.connect(self._on_tick)
+        self._tick.start()
+        if session.rater is None:
+            self.stack.setCurrentWidget(self.name_page)
+            self.name_edit.setFocus()
+        else:
+            self.advance()
+
+    # -- construction ------------------------------------------------------------
+    def _build(self) -> None:
+        s = self.session
+        self.stack = QStackedWidget()
+        # name page
+        self.name_page = QWidget()
+        nl = QVBoxLayout(self.name_page)
+        nl.addStretch(1)
+        nl.addWidget(_label(f"{PROTOCOL_TITLES[s.protocol]} — {s.name}", 1.6, True))
+        nl.addWidget(_label(f"{len(s.tasks)} tasks. Every answer is saved the moment you "
+                            "give it; you can close the window and continue later.", 1.1))
+        instructions = s.settings.get("instructions")
+        if instructions:
+            nl.addWidget(_label(instructions, 1.1))
+        nl.addWidget(_label("Your name, then Enter:", 1.2))
+        self.name_edit = QLineEdit()
+        self.name_edit.setMaxLength(200)
+        self.name_edit.setMaximumWidth(420)
+        self.name_edit.installEventFilter(self)
+        nl.addWidget(self.name_edit)
+        self.name_error = _label("")
+        nl.addWidget(self.name_error)
+        nl.addStretch(2)
+        nl.setContentsMargins(80, 40, 80, 40)
+        # task page
+        self.task_page = QWidget()
+        tl = QVBoxLayout(self.task_page)
+        tl.setContentsMargins(16, 10, 16, 10)
+        top = QHBoxLayout()
+        self.title = _label(f"{s.name}  ·  {s.slot}", 1.0, True)
+        self.title.setWordWrap(False)
+        self.progress = QProgressBar()
+        self.progress.setFormat("%v / %m")
+        self.progress.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.timer_label = _label("", 1.0)
+        self.timer_label.setMinimumWidth(90)
+        top.addWidget(self.title)
+        top.addWidget(self.progress, 1)
+        top.addWidget(self.timer_label)
+        tl.addLayout(top)
+        self.prompt = _label("", 1.35)
+        self.prompt.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
+        self.question = _label("", 1.2, True)
+        tl.addWidget(self.prompt)
+        tl.addWidget(self.question)
+        self.panel_host = QStackedWidget()
+        self.panel: ProtocolPanel = PANELS[s.protocol](s.settings)
+        self.panel.submitted.connect(self._submit)
+        self.panel.flag_requested.connect(self._ask_reason)
+        self.panel.hint.connect(self._show_hint)
+        self.panel.question.connect(self.question.setText)
+        self.pause_page = QWidget()
+        pl = QVBoxLayout(self.pause_page)
+        pl.addStretch(1)
+        paused = _label("Paused.  Press Space to resume.", 2.0, True)
+        paused.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        pl.addWidget(paused)
+        pl.addStretch(1)
+        self.panel_host.addWidget(self.panel)
+        self.panel_host.addWidget(self.pause_page)
+        tl.addWidget(self.panel_host, 1)
+        self.reason = QLineEdit()
+        self.reason.setPlaceholderText("Reason (Enter to save, Esc to cancel)")
+        self.reason.installEventFilter(self)
+        self.reason.hide()
+        tl.addWidget(self.reason)
+        self.status = _label("", 1.1, True)
+        self.status.setStyleSheet("color: #b35c00;")
+        tl.addWidget(self.status)
+        self.hints = _label(f"{HINTS[s.protocol]}  ·  {COMMON_HINT}", 0.95)
+        self.hints.setStyleSheet("color: #666;")
+        tl.addWidget(self.hints)
+        # done page
+        self.done_page = QWidget()
+        dl = QVBoxLayout(self.done_page)
+        dl.addStretch(1)
+        self.done_label = _label("", 1.5, True)
+        self.done_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        dl.addWidget(self.done_label)
+        dl.addStretch(2)
+        for page in (self.name_page, self.task_page, self.done_page):
+            self.stack.addWidget(page)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.stack)
+
+    # -- flow -----------------------------------------------------------------------
+    def _name_entered(self) -> None:
+        try:
+            self.session.set_rater(self.name_edit.text())
+        except ValueError as exc:
+            self.name_error.setText(str(exc))
+            return
+        self.setFocus()
+        self.advance()
+
+    def advance(self) -> None:
+        """Show the next unanswered task (or the done page)."""
+        self.superseding = None
+        task = self.session.next_task()
+        if task is None:
+            self._show_done()
+            return
+        self.show_task(task, None)
+
+    def show_task(self, task: TaskView, previous: dict[str, Any] | None) -> None:
+        """Display ``task`` (images from the prefetch cache) and start its clock."""
+        self.current = task
+        self.stack.setCurrentWidget(self.task_page)
+        self.panel_host.setCurrentWidget(self.pause_page if self.paused else self.panel)
+        self.prompt.setText(f"Prompt:  {task.prompt}" if task.shows_prompt and task.prompt
+                            else "")
+        self.prompt.setVisible(bool(self.prompt.text()))
+        self.question.setText(task.question + ("   (changing your last answer — Esc keeps "
+                                               "the old one)" if self.superseding else ""))
+        self.panel.load(task, self._images_for(task), previous)
+        done, total = self.session.progress()
+        self.progress.setMaximum(total)
+        self.progress.setValue(done)
+        self.status.setText("")
+        self.shown_at = now_iso()
+        self.clock.start()
+        if self.paused:
+            self.clock.pause()
+        self.setFocus()
+        self.task_shown.emit(task)
+        QTimer.singleShot(0, self.prefetch)
+
+    def prefetch(self) -> None:
+        """Decode the following task's images now, while the rater looks at this one."""
+        if self.current is None:
+            return
+        following = self.session.following(self.current)
+        keep = set(self._shas(self.current))
+        if following is not None:
+            keep |= set(self._shas(following))
+            self._images_for(following)
+        for sha in list(self._pixmaps):
+            if sha not in keep:
+                del self._pixmaps[sha]
+
+    @staticmethod
+    def _shas(task: TaskView) -> list[str]:
+        return [*task.inputs, *(sha for _, sha in task.options)]
+
+    def _images_for(self, task: TaskView) -> dict[str, QPixmap]:
+        for sha in self._shas(task):
+            if sha not in self._pixmaps:
+                try:
+                    self._pixmaps[sha] = pixmap_from_bytes(self.session.image(sha))
+                except SessionFileError as exc:
+                    self._show_hint(str(exc))
+                    self._pixmaps[sha] = QPixmap()
+        return self._pixmaps
+
+    def _submit(self, answer: dict[str, Any], flag: str | None, reason: str) -> None:
+        if self.current is None or self.penalty_left_ms > 0 or self.paused:
+            return
+        elapsed = self.clock.elapsed()
+        penalty = penalty_for(elapsed, self.session.min_time_s, self.session.penalty_s)
+        try:
+            judgment = self.session.submit(
+                self.current.task_id, answer, time_ms=round(elapsed * 1000),
+                penalty_ms=round(penalty * 1000), flag=flag, reason=reason,
+                shown_at=self.shown_at, supersedes=self.superseding)
+        except (AnswerError, ValueError) as exc:
+            self._show_hint(str(exc))
+            return
+        self.committed.emit(judgment)
+        if penalty > 0:
+            self.penalty_left_ms = round(penalty * 1000)
+            self._on_tick()
+        else:
+            self.advance()
+
+    def _on_tick(self) -> None:
+        if self.current is not None and self.stack.currentWidget() is self.task_page:
+            self.timer_label.setText(f"{self.clock.elapsed():5.0f} s")
+        if self.penalty_left_ms <= 0 or self.paused:
+            return
+        self.penalty_left_ms -= self._tick.interval()
+        if self.penalty_left_ms <= 0:
+            self.penalty_left_ms = 0
+            self.advance()
+        else:
+            self.status.setText(f"Answer saved. That was quicker than the minimum time "
+                                f"({self.session.min_time_s:g} s): next task in "
+                                f"{self.penalty_left_ms / 1000:.1f} s")
+
+    def change_last(self) -> None:
+        """Reopen the last answered task; the new answer will supersede the old one."""
+        last = self.session.last_judgment()
+        if last is None:
+            self._show_hint("No answer to change yet.")
+            return
+        self.superseding = last.uid
+        self.show_task(self.session.task(last.task_id), last.answer)
+
+    def toggle_pause(self) -> None:
+        """Pause (images hidden, clock stopped) or resume; both are logged in the file."""
+        if self.current is None:
+            return
+        self.paused = not self.paused
+        if self.paused:
+            self.clock.pause()
+            self.session.log_event("pause", self.current.task_id)
+            self.session.checkpoint()
+            self.panel_host.setCurrentWidget(self.pause_page)
+        else:
+            self.clock.resume()
+            self.session.log_event("resume", self.current.task_id)
+            self.panel_host.setCurrentWidget(self.panel)
+
+    def _show_done(self) -> None:
+        self.current = None
+        done, total = self.session.progress()
+        self.session.checkpoint()
+        self.done_label.setText(
+            f"All {total} tasks answered — thank you, {self.session.rater}.\n\n"
+            f"Close this window and send back the file:\n{self.session.path}\n\n"
+            "(Backspace changes your last answer.)")
+        self.stack.setCurrentWidget(self.done_page)
+
+    def _ask_reason(self, flag: str) -> None:
+        self._pending_flag = flag
+        self.reason.clear()
+        self.reason.setPlaceholderText(
+            ("Why is it impossible to rank fairly?" if flag == "impossible" else
+             "Why is the instruction invalid?") + "  (Enter to save, Esc to cancel)")
+        self.reason.show()
+        self.reason.setFocus()
+
+    def _reason_entered(self) -> None:
+        text = self.reason.text().strip()
+        if not text:
+            self._show_hint("Please give a reason (or Esc to cancel).")
+            return
+        flag, self._pending_flag = self._pending_flag, None
+        self.reason.hide()
+        self.setFocus()
+        self._submit({}, flag, text)
+
+    def _show_hint(self, text: str) -> None:
+        self.status.setText(text)
+
+    # -- keys -------------------------------------------------------------------------
+    def eventFilter(self, obj: Any, event: Any) -> bool:  # noqa: N802 - Qt override
+        """Enter/Esc in the name and reason fields are consumed here (a QLineEdit lets
+        Enter travel on to the window, where it would answer the task)."""
+        if obj in (getattr(self, "reason", None), self.name_edit) and \
+                isinstance(event, QKeyEvent) and \
+                event.type() == QKeyEvent.Type.KeyPress:
+            key = event.key()
+            if key in (K.Key_Return, K.Key_Enter):
+                (self._reason_entered if obj is self.reason else self._name_entered)()
+                return True
+            if key == K.Key_Escape and obj is self.reason:
+                self.reason.hide()
+                self._pending_flag = None
+                self.setFocus()
+                return True
+        return super().eventFilter(obj, event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
+        key = event.key()
+        page = self.stack.currentWidget()
+        if page is self.done_page:
+            if key == K.Key_Backspace:
+                self.change_last()
+            return
+        if page is not self.task_page:
+            return super().keyPressEvent(event)
+        if key == K.Key_Space:
+            self.toggle_pause()
+        elif self.paused:
+            return
+        elif key in (K.Key_Plus, K.Key_Equal, K.Key_Minus) or (
+                key == K.Key_0 and self.session.protocol != "checklist"):
+            for tile in self.panel.all_tiles():
+                if key == K.Key_0:
+                    tile.view.reset_zoom()
+                else:
+                    tile.view.zoom_by(0.8 if key == K.Key_Minus else 1.25)
+        elif self.penalty_left_ms > 0:
+            return  # the next task is held back; the answer is already saved
+        elif key == K.Key_Backspace or (key == K.Key_Z and event.modifiers() &
+                                        Qt.KeyboardModifier.ControlModifier):
+            self.change_last()
+        elif key == K.Key_Escape and self.superseding:
+            self.advance()
+        elif not self.panel.handle_key(key):
+            super().keyPressEvent(event)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
+        """Everything is already saved; fold the WAL into the file and close it."""
+        self._tick.stop()
+        self.session.close()
+        super().closeEvent(event)

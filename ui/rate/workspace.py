@@ -1,0 +1,390 @@
+"""The Rate workspace: import model outputs, design sessions from the Curate selection,
+merge returned rater files, per-rater summaries, results export, and the rater view
+(File → Open on a ``.winnow-session`` file)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.ingest.outputs import import_outputs, output_models
+from core.rating.design import SessionDesign
+from core.rating.merge import merge_files
+from core.rating.protocols import PROTOCOL_TITLES
+from core.rating.results import export_results, rater_summaries
+from core.rating.session_file import SUFFIX, RatingSession
+from core.rating.sessions import create_session, list_sessions, write_session_files
+from ui.empty_state import EmptyState
+from ui.rate.design_dialog import DesignDialog
+from ui.rate.rater import RaterWindow
+
+SESSION_COLUMNS = ["Session", "Protocol", "Raters", "Tasks", "Judgments merged", "Seed",
+                   "Created"]
+RATER_COLUMNS = ["Rater file", "Rater", "Completed", "Gold accuracy", "Median time",
+                 "Flags", "Early answers", "Changed", "File"]
+
+
+def _table(columns: list[str]) -> QTableWidget:
+    table = QTableWidget(0, len(columns))
+    table.setHorizontalHeaderLabels(columns)
+    table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+    table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QTableWidget.SelectionMode.SingleSelection)
+    table.verticalHeader().setVisible(False)
+    table.setWordWrap(False)
+    table.horizontalHeader().setSectionResizeMode(len(columns) - 1,
+                                                  QHeaderView.ResizeMode.Stretch)
+    return table
+
+
+def _set_row(table: QTableWidget, row: int, values: list[Any]) -> None:
+    for col, value in enumerate(values):
+        item = QTableWidgetItem("" if value is None else str(value))
+        item.setToolTip(item.text())
+        table.setItem(row, col, item)
+
+
+class RateWorkspace(QWidget):
+    """Workspace page, built as ``RateWorkspace(context)`` by the main window."""
+
+    def __init__(self, context: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.raters: list[RaterWindow] = []
+        self.last_job: Any = None
+        self._build_actions()
+        self.empty = EmptyState(
+            "Rate", "Offline expert rating sessions with blinded, randomized model outputs.",
+            ["Open a project to design sessions and merge returned files",
+             "A rater only needs their .winnow-session file: open it here to start rating",
+             "Every answer is saved the moment it is given"],
+            [self.act_rate])
+        self.main = QWidget()
+        self._build_main()
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.empty)
+        self.stack.addWidget(self.main)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.stack)
+        context.register_file_handler(SUFFIX, self.open_session_file)
+        context.project_changed.connect(self.refresh)
+        context.data_changed.connect(self.refresh)
+        context.selection_changed.connect(self.refresh)
+        self.refresh()
+
+    # -- construction ------------------------------------------------------------
+    def _action(self, text: str, slot: Any, shortcut: str | None = None) -> QAction:
+        action = QAction(text, self)
+        if shortcut:
+            action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(slot)
+        return action
+
+    def _build_actions(self) -> None:
+        self.act_outputs = self._action("Import &Model Outputs…", self.choose_outputs)
+        self.act_new = self._action("&New Session…", self.new_session, "Ctrl+Shift+N")
+        self.act_merge = self._action("&Merge Returned Files…", self.choose_merge)
+        self.act_export = self._action("&Export Results…", self.choose_export)
+        self.act_rate = self._action("&Rate a Session File…", self.choose_session_file)
+
+    def workspace_menu(self) -> QMenu:
+        """The Rate menu of the menu bar."""
+        menu = QMenu("&Rate", self)
+        for action in (self.act_outputs, self.act_new, self.act_merge, self.act_export):
+            menu.addAction(action)
+        menu.addSeparator()
+        menu.addAction(self.act_rate)
+        return menu
+
+    def _build_main(self) -> None:
+        title = QLabel("Rating sessions")
+        font = title.font()
+        font.setPointSizeF(font.pointSizeF() * 1.5)
+        font.setBold(True)
+        title.setFont(font)
+        buttons = QHBoxLayout()
+        for action in (self.act_outputs, self.act_new, self.act_merge, self.act_export,
+                       self.act_rate):
+            button = QPushButton(action.text().replace("&", ""))
+            button.clicked.connect(action.trigger)
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        self.info = QLabel()
+        self.info.setTextFormat(Qt.TextFormat.PlainText)
+        self.info.setWordWrap(True)
+        self.sessions = _table(SESSION_COLUMNS)
+        self.sessions.itemSelectionChanged.connect(self.show_summary)
+        self.summary_title = QLabel("Raters")
+        self.summary_title.setTextFormat(Qt.TextFormat.PlainText)
+        self.summary = _table(RATER_COLUMNS)
+        lower = QWidget()
+        ll = QVBoxLayout(lower)
+        ll.setContentsMargins(0, 0, 0, 0)
+        ll.addWidget(self.summary_title)
+        ll.addWidget(self.summary)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.sessions)
+        splitter.addWidget(lower)
+        layout = QVBoxLayout(self.main)
+        layout.setContentsMargins(24, 16, 24, 16)
+        layout.addWidget(title)
+        layout.addLayout(buttons)
+        layout.addWidget(self.info)
+        layout.addWidget(splitter, 1)
+
+    # -- showing -----------------------------------------------------------------
+    def refresh(self) -> None:
+        """Reload outputs, selection and sessions from the project."""
+        project = self.context.project
+        for action in (self.act_outputs, self.act_new, self.act_merge, self.act_export):
+            action.setEnabled(project is not None)
+        if project is None:
+            self.stack.setCurrentWidget(self.empty)
+            return
+        self.stack.setCurrentWidget(self.main)
+        counts = dict(project.conn.execute(
+            "SELECT model, count(*) FROM model_outputs GROUP BY model ORDER BY model"))
+        selected = len(self.context.selection.sample_ids(project))
+        outputs = ", ".join(f"{m} ({n})" for m, n in counts.items()) or \
+            "none yet — import a folder laid out as <root>/<model>/<sample_id>.png"
+        self.info.setText(f"Model outputs: {outputs}\nCurate selection: {selected:,} "
+                          "sample(s) — a new session takes these.")
+        self.act_new.setEnabled(bool(counts) and selected > 0)
+        current = self.selected_session()
+        rows = list_sessions(project)
+        self.sessions.setRowCount(len(rows))
+        for r, s in enumerate(rows):
+            _set_row(self.sessions, r, [s.name, PROTOCOL_TITLES[s.protocol], s.raters, s.tasks,
+                                        s.judgments, s.design.seed, s.created_at[:16]])
+            if s.name == current:
+                self.sessions.selectRow(r)
+        self.sessions.resizeColumnsToContents()
+        if rows and self.selected_session() is None:
+            self.sessions.selectRow(0)
+        self.show_summary()
+
+    def selected_session(self) -> str | None:
+        """Name of the session selected in the table."""
+        items = self.sessions.selectedItems()
+        return self.sessions.item(items[0].row(), 0).text() if items else None
+
+    def show_summary(self) -> None:
+        """Per-rater summary of the selected session."""
+        name = self.selected_session()
+        project = self.context.project
+        if name is None or project is None:
+            self.summary.setRowCount(0)
+            self.summary_title.setText("Raters")
+            return
+        rows = rater_summaries(project, name)
+        self.summary_title.setText(f"Raters of {name}")
+        self.summary.setRowCount(len(rows))
+        for r, s in enumerate(rows):
+            gold = ("—" if s.gold_accuracy is None else
+                    f"{s.gold_accuracy:.0%} ({s.gold_correct}/{s.gold_answered})")
+            median = "—" if s.median_time_s is None else f"{s.median_time_s:.1f} s"
+            _set_row(self.summary, r, [s.slot, s.rater or "not returned yet",
+                                       f"{s.completed}/{s.tasks}", gold, median, s.flags,
+                                       s.early, s.changed, s.path or ""])
+        self.summary.resizeColumnsToContents()
+
+    # -- actions -------------------------------------------------------------------
+    def choose_outputs(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Model outputs folder "
+                                                  "(<root>/<model>/<sample_id>.<ext>)")
+        if folder:
+            self.import_outputs(folder)
+
+    def import_outputs(self, folder: str | Path) -> Any:
+        """Import model outputs in the background, then report missing/extra files."""
+        view = self.context.project.worker_view()
+
+        def work(state: Any) -> dict[str, Any]:
+            try:
+                return import_outputs(view, folder, state=state).to_json()
+            finally:
+                view.close()
+
+        def done(job: Any) -> None:
+            if job.outcome == "done":
+                self._report_outputs(job.future.result())
+            elif job.outcome == "failed":
+                self.context.message("Import of model outputs failed", str(job.error))
+            self.context.data_changed.emit()
+
+        self.last_job = self.context.start_job(f"Import outputs from {Path(folder).name}",
+                                               work, done)
+        return self.last_job
+
+    def _report_outputs(self, report: dict[str, Any]) -> None:
+        lines = [f"{report['imported']} imported, {report['updated']} updated, "
+                 f"{report['unchanged']} unchanged.",
+                 "Models: " + (", ".join(f"{m} ({n})" for m, n in report["models"].items())
+                               or "none")]
+        details = [f"{m}: missing {len(v)}: {', '.join(v[:20])}"
+                   for m, v in report["missing"].items()]
+        if report["extra"]:
+            details.append("Extra files (no such sample): " + ", ".join(report["extra"][:50]))
+        details += [f"{e['file']}: {e['error']}" for e in report["errors"]]
+        if details:
+            lines.append(f"{len(details)} problem line(s): see details.")
+        self._inform("Model outputs imported", "\n".join(lines), "\n".join(details))
+
+    def _inform(self, title: str, text: str, details: str = "") -> QMessageBox:
+        box = QMessageBox(QMessageBox.Icon.Information, title, text,
+                          QMessageBox.StandardButton.Ok, self)
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        if details:
+            box.setDetailedText(details)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.last_box = box
+        box.open()
+        return box
+
+    def new_session(self) -> DesignDialog | None:
+        """Open the design dialog on the current Curate selection."""
+        project = self.context.project
+        if project is None:
+            return None
+        ids = self.context.selection.sample_ids(project)
+        dialog = DesignDialog(ids, output_models(project), "the current Curate selection",
+                              project.path.parent / f"{project.path.stem}-sessions", self)
+        dialog.accepted.connect(lambda: self.create_session(dialog.result_design,
+                                                            Path(dialog.out_dir.text())))
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.dialog = dialog
+        dialog.open()
+        return dialog
+
+    def create_session(self, design: SessionDesign | None, out_dir: Path) -> Any:
+        """Plan the session and write the rater files in the background."""
+        if design is None:
+            return None
+        view = self.context.project.worker_view()
+
+        def work(state: Any) -> list[str]:
+            try:
+                create_session(view, design, state=state)
+                return [str(p) for p in write_session_files(view, design.name, out_dir,
+                                                            state=state)]
+            finally:
+                view.close()
+
+        def done(job: Any) -> None:
+            self.refresh()
+            if job.outcome == "done":
+                files = job.future.result()
+                self._inform("Session created",
+                             f"{design.name}: {len(files)} rater file(s) written to {out_dir}."
+                             "\nHand each rater one file; merge the files they send back.",
+                             "\n".join(files))
+            elif job.outcome == "failed":
+                self.context.message("Session not created", str(job.error))
+
+        self.last_job = self.context.start_job(f"Create session {design.name}", work, done)
+        return self.last_job
+
+    def choose_merge(self) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(self, "Returned session files", "",
+                                                f"Session files (*{SUFFIX})")
+        if paths:
+            self.merge(paths)
+
+    def merge(self, paths: list[str | Path]) -> Any:
+        """Merge returned files in the background; refused files are listed with why."""
+        view = self.context.project.worker_view()
+
+        def work(state: Any) -> tuple[list[str], list[str]]:
+            try:
+                results, errors = merge_files(view, list(paths), state=state)
+                return [r.summary() for r in results], errors
+            finally:
+                view.close()
+
+        def done(job: Any) -> None:
+            self.refresh()
+            if job.outcome != "done":
+                self.context.message("Merge failed", str(job.error))
+                return
+            merged, errors = job.future.result()
+            text = "\n".join(merged) or "Nothing merged."
+            if errors:
+                self.context.message("Some files were refused",
+                                     "\n\n".join(errors) + "\n\nMerged:\n" + text)
+            else:
+                self._inform("Files merged", text)
+
+        self.last_job = self.context.start_job("Merge session files", work, done)
+        return self.last_job
+
+    def choose_export(self) -> None:
+        name = self.selected_session()
+        if name is None or self.context.project is None:
+            self.context.message("Export results", "Select a session first.")
+            return
+        criterion = None
+        criteria = next(s.design.criteria for s in list_sessions(self.context.project)
+                        if s.name == name)
+        protocol = next(s.protocol for s in list_sessions(self.context.project)
+                        if s.name == name)
+        if protocol == "side_by_side" and len(criteria) > 1:
+            criterion, ok = QInputDialog.getItem(self, "Export results", "Question:",
+                                                 list(criteria), 0, False)
+            if not ok:
+                return
+        path, _ = QFileDialog.getSaveFileName(self, "Export results", f"{name}.csv",
+                                              "CSV (*.csv)")
+        if path:
+            self.export(name, path, criterion)
+
+    def export(self, name: str, path: str | Path, criterion: str | None = None) -> int | None:
+        """Write the results CSV (the input of ``winnow stats``)."""
+        try:
+            n = export_results(self.context.project, name, path, criterion=criterion)
+        except (ValueError, OSError) as exc:
+            self.context.message("Export failed", str(exc))
+            return None
+        self.context.status(f"{n} row(s) written to {path}")
+        return n
+
+    def choose_session_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open a session file to rate", "",
+                                              f"Session files (*{SUFFIX})")
+        if path:
+            self.open_session_file(path)
+
+    def open_session_file(self, path: str | Path) -> RaterWindow | None:
+        """Open the rater view for a session file (File → Open dispatches here)."""
+        try:
+            session = RatingSession.open(path)
+        except (ValueError, OSError) as exc:
+            self.context.message("Cannot open session file", f"{Path(path).name}: {exc}")
+            return None
+        window = RaterWindow(session)
+        window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        window.destroyed.connect(lambda *_: self.raters.remove(window)
+                                 if window in self.raters else None)
+        self.raters.append(window)
+        window.resize(1400, 900)
+        window.show()
+        return window
