@@ -11,7 +11,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args or args[0] == "--demo" or args[0].endswith((".winnow", ".winnow-session")):
         from app.gui import run_gui
 
-        return run_gui(args[1:])
+        return run_gui(args)
     from app.cli import run_cli
 
     return run_cli(args)

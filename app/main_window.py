@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from app import settings as app_settings
 from app.errors import router
 from app.jobs import Job, JobRunner
-from core.store import Project, ProjectError
+from core.store import Project, ProjectError, ProjectLockedError
 from core.store.summary import project_summary
 from ui.context import AppContext
 from ui.empty_state import EmptyState
@@ -44,6 +44,7 @@ class MainWindow(QMainWindow):
 
     project_changed = Signal()
     error_shown = Signal(str)
+    closed = Signal()
 
     def __init__(self, runner: JobRunner | None = None) -> None:
         super().__init__()
@@ -153,11 +154,21 @@ class MainWindow(QMainWindow):
         view_menu.addAction(self.act_jobs)
 
     # -- project ---------------------------------------------------------------------------
-    def open_project(self, path: str | Path) -> bool:
-        """Open ``path`` (closing any current project); False with a message on failure."""
+    def open_project(self, path: str | Path, *, readonly: bool = False) -> bool:
+        """Open ``path`` (closing any current project); False with a message on failure.
+
+        When another Winnow holds the project for writing, the message offers to open
+        it read-only instead.
+        """
         path = Path(path)
+        if self.project is not None and self.project.path.resolve() == path.resolve() \
+                and self.project.readonly == readonly:
+            return True
         try:
-            project = Project.open(path)
+            project = Project.open(path, readonly=readonly)
+        except ProjectLockedError as exc:
+            self._offer_read_only(path, str(exc))
+            return False
         except (ProjectError, OSError) as exc:
             self._message("Cannot open project", f"{path.name}: {exc}")
             return False
@@ -165,13 +176,24 @@ class MainWindow(QMainWindow):
         self.project = project
         self.context.project = project
         app_settings.add_recent_project(path)
-        self.act_import.setEnabled(True)
+        self.act_import.setEnabled(not readonly)
         self.refresh_summary()
         self._update_title()
-        self.statusBar().showMessage(f"Opened {path}", 5000)
+        self.statusBar().showMessage(f"Opened {path}" + (" (read-only)" if readonly else ""),
+                                     5000)
         self.project_changed.emit()
         self.context.project_changed.emit()
         return True
+
+    def _offer_read_only(self, path: Path, reason: str) -> None:
+        box = QMessageBox(QMessageBox.Icon.Warning, "Project is in use", reason,
+                          QMessageBox.StandardButton.Cancel, self)
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        read_only = box.addButton("Open Read-Only", QMessageBox.ButtonRole.AcceptRole)
+        read_only.clicked.connect(lambda: self.open_project(path, readonly=True))
+        self._keep(box)
+        box.open()
+        self.error_shown.emit(reason)
 
     def close_project(self) -> None:
         """Close the open project, if any."""
@@ -199,6 +221,8 @@ class MainWindow(QMainWindow):
 
     def _update_title(self) -> None:
         name = self.project.path.name if self.project else "no project"
+        if self.project is not None and self.project.readonly:
+            name += " (read-only)"
         self.setWindowTitle(f"Winnow — {name}")
 
     # -- file actions ---------------------------------------------------------------------
@@ -375,3 +399,4 @@ class MainWindow(QMainWindow):
         if self._show_error in router.listeners:
             router.listeners.remove(self._show_error)
         super().closeEvent(event)
+        self.closed.emit()

@@ -88,8 +88,36 @@ def test_second_instance_and_newer_file_get_clear_messages(window: MainWindow, q
         assert not window.open_project(path)
         assert "already open for writing" in messages[-1]
         assert window.project is None
+        box = window._dialogs[-1]
+        button = next(b for b in box.buttons() if b.text() == "Open Read-Only")
+        button.click()
+        assert window.project is not None and window.project.readonly
+        assert "(read-only)" in window.windowTitle()
+        assert not window.act_import.isEnabled()
     finally:
         holder.close()
+
+
+def test_quit_cancels_running_jobs_without_hanging(window: MainWindow, qtbot) -> None:
+    import threading
+    import time
+
+    started = threading.Event()
+
+    def long_job(state):  # type: ignore[no-untyped-def]
+        started.set()
+        while True:
+            state.check()
+            time.sleep(0.01)
+
+    job = window.start_job("Endless", long_job)
+    assert started.wait(5)
+    t0 = time.monotonic()
+    window.close()
+    assert time.monotonic() - t0 < 5
+    assert job.outcome == "cancelled"
+    assert not any(t.name.startswith("winnow-job") and t.is_alive()
+                   for t in threading.enumerate())
 
 
 def test_errors_from_threads_reach_the_user(window: MainWindow, qtbot) -> None:
