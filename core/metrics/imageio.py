@@ -1,0 +1,102 @@
+"""Decoding and resizing for metrics (runs on decode threads; Pillow + numpy only).
+
+Pillow releases the GIL while decoding and resampling, so several decode threads
+overlap with the model thread.  Every failure is a :class:`MetricInputError` that
+names the image.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from core.metrics.base import ImageRef
+
+MAX_PIXELS = 80_000_000
+
+
+class MetricInputError(ValueError):
+    """An image a metric needs cannot be read (the message names it)."""
+
+
+def open_rgb(ref: ImageRef | str | Path, max_side: int | None = None) -> Image.Image:
+    """Decode ``ref`` to an RGB Pillow image, cropped to its box, optionally downscaled.
+
+    ``max_side`` bounds the longer side (aspect kept) using JPEG draft mode when it
+    can, which makes decoding big photos several times faster.
+    """
+    path = ref.path if isinstance(ref, ImageRef) else Path(ref)
+    bbox = ref.bbox if isinstance(ref, ImageRef) else None
+    name = ref.sha256[:12] if isinstance(ref, ImageRef) else str(path)
+    if path is None:
+        raise MetricInputError(f"image {name} is missing from the project's assets")
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        im = Image.open(io.BytesIO(data))
+        if im.width * im.height > MAX_PIXELS:
+            raise MetricInputError(f"{name}: {im.width}×{im.height} pixels is too large")
+        if bbox is None and max_side and im.format == "JPEG":
+            scale = max_side / max(im.size)
+            if scale < 0.5:
+                im.draft("RGB", (int(im.width * scale) + 1, int(im.height * scale) + 1))
+        im = im.convert("RGB")
+    except MetricInputError:
+        raise
+    except FileNotFoundError:
+        raise MetricInputError(f"{name}: file not found ({path})") from None
+    except Exception as exc:  # Pillow raises many types for broken files
+        raise MetricInputError(f"{name}: cannot decode image ({exc})") from exc
+    if bbox is not None:
+        x, y, w, h = bbox
+        if w <= 0 or h <= 0:
+            raise MetricInputError(f"{name}: empty crop box {bbox}")
+        im = im.crop((max(0, x), max(0, y), min(im.width, x + w), min(im.height, y + h)))
+        if im.width == 0 or im.height == 0:
+            raise MetricInputError(f"{name}: crop box {bbox} lies outside the image")
+    if max_side and max(im.size) > max_side:
+        scale = max_side / max(im.size)
+        im = im.resize((max(1, round(im.width * scale)), max(1, round(im.height * scale))),
+                       Image.Resampling.BILINEAR, reducing_gap=2.0)
+    return im
+
+
+def load_array(ref: ImageRef | str | Path, max_side: int | None = None) -> np.ndarray:
+    """``open_rgb`` as an ``(H, W, 3) uint8`` array."""
+    return np.asarray(open_rgb(ref, max_side))
+
+
+def resize_exact(im: Image.Image, size: tuple[int, int],
+                 resample: Image.Resampling = Image.Resampling.BICUBIC) -> np.ndarray:
+    """Resize to exactly ``(width, height)``; float32 array in [0, 1]."""
+    return np.asarray(im.resize(size, resample), dtype=np.float32) / 255.0
+
+
+def resize_short_center_crop(im: Image.Image, short: int, crop: int,
+                             resample: Image.Resampling = Image.Resampling.BICUBIC) -> np.ndarray:
+    """CLIP-style: shorter side to ``short``, then a centred ``crop``×``crop``; float in [0, 1]."""
+    w, h = im.size
+    if w <= h:  # same arithmetic as transformers' get_resize_output_image_size
+        nw, nh = short, int(short * h / w)
+    else:
+        nw, nh = int(short * w / h), short
+    im = im.resize((nw, nh), resample)
+    left, top = (nw - crop) // 2, (nh - crop) // 2
+    im = im.crop((left, top, left + crop, top + crop))
+    return np.asarray(im, dtype=np.float32) / 255.0
+
+
+def normalize_chw(x: np.ndarray, mean: tuple[float, ...], std: tuple[float, ...]) -> np.ndarray:
+    """``(H, W, 3)`` in [0, 1] → normalised ``(3, H, W)`` float32."""
+    out = (x - np.asarray(mean, dtype=np.float32)) / np.asarray(std, dtype=np.float32)
+    return np.ascontiguousarray(out.transpose(2, 0, 1), dtype=np.float32)
+
+
+def encode_png(im: Image.Image) -> bytes:
+    """PNG bytes of ``im`` (for judge data URLs)."""
+    buf = io.BytesIO()
+    im.save(buf, format="PNG", optimize=False)
+    return buf.getvalue()

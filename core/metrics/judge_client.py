@@ -1,0 +1,146 @@
+"""OpenAI-compatible chat-completions client for VLM judges (``httpx.AsyncClient``).
+
+``POST {base_url}/chat/completions`` with images as ``data:`` URLs.  Timeouts,
+retries with exponential backoff (honouring ``Retry-After``) on timeouts, connection
+errors, HTTP 429/5xx and malformed bodies; a concurrency limit per endpoint.  A 4xx
+refusal is not retried.  Every failure is a :class:`JudgeError` with a message that
+says what went wrong, so the caller stores it for that item instead of crashing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import random
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import httpx
+
+from core.metrics.settings import JudgeEndpoint
+
+MAX_BACKOFF = 30.0
+
+
+class JudgeError(Exception):
+    """A judge call failed (after retries where retrying made sense)."""
+
+
+def data_url(data: bytes, mime: str = "image/png") -> str:
+    """``data:<mime>;base64,...`` for an image."""
+    return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+
+
+def user_message(text: str, images: list[str]) -> dict[str, Any]:
+    """A user turn with text followed by images (data URLs)."""
+    content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+    content += [{"type": "image_url", "image_url": {"url": url}} for url in images]
+    return {"role": "user", "content": content}
+
+
+def _snippet(text: str, n: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[:n] + "…"
+
+
+def parse_completion(resp: httpx.Response) -> str:
+    """The assistant text of a chat-completions response; :class:`JudgeError` if malformed."""
+    try:
+        data = resp.json()
+    except ValueError:
+        raise JudgeError(f"malformed response (not JSON): {_snippet(resp.text)!r}") from None
+    try:
+        choice = data["choices"][0]
+        content = choice["message"]["content"]
+    except (KeyError, IndexError, TypeError):
+        raise JudgeError(f"malformed response (no choices[0].message.content): "
+                         f"{_snippet(resp.text)!r}") from None
+    if isinstance(content, list):  # some servers return content parts
+        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    if not isinstance(content, str) or not content.strip():
+        reason = choice.get("finish_reason") if isinstance(choice, dict) else None
+        raise JudgeError(f"the judge returned no text (finish_reason={reason!r})")
+    return content
+
+
+class JudgeClient:
+    """One endpoint; use as ``async with JudgeClient(endpoint) as c: await c.complete(...)``."""
+
+    def __init__(self, endpoint: JudgeEndpoint, *,
+                 transport: httpx.AsyncBaseTransport | None = None,
+                 sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep) -> None:
+        self.endpoint = endpoint
+        self._transport = transport
+        self._sleep = sleep
+        self._client: httpx.AsyncClient | None = None
+        self._sem = asyncio.Semaphore(max(1, endpoint.concurrency))
+        self.calls = 0
+
+    async def __aenter__(self) -> JudgeClient:
+        headers = {"Content-Type": "application/json"}
+        if self.endpoint.api_key:
+            headers["Authorization"] = f"Bearer {self.endpoint.api_key}"
+        t = self.endpoint.timeout
+        self._client = httpx.AsyncClient(
+            base_url=self.endpoint.base_url.rstrip("/") + "/", headers=headers,
+            timeout=httpx.Timeout(t, connect=min(10.0, t)), transport=self._transport,
+            limits=httpx.Limits(max_connections=max(1, self.endpoint.concurrency)))
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(MAX_BACKOFF, max(0.0, retry_after))
+        base = self.endpoint.backoff * (2 ** (attempt - 1))
+        return min(MAX_BACKOFF, base * (1 + 0.25 * random.random()))
+
+    async def complete(self, messages: list[dict[str, Any]]) -> str:
+        """Send one chat request; the assistant's text, or :class:`JudgeError`."""
+        if self._client is None:
+            raise RuntimeError("use JudgeClient as an async context manager")
+        ep = self.endpoint
+        payload: dict[str, Any] = {"model": ep.model, "messages": messages,
+                                   "max_tokens": ep.max_tokens}
+        if ep.temperature is not None:
+            payload["temperature"] = ep.temperature
+        attempts = max(1, ep.max_retries + 1)
+        last = "no attempt made"
+        retry_after: float | None = None
+        for attempt in range(attempts):
+            if attempt:
+                await self._sleep(self._delay(attempt, retry_after))
+            retry_after = None
+            try:
+                async with self._sem:
+                    self.calls += 1
+                    resp = await self._client.post("chat/completions", json=payload)
+            except httpx.TimeoutException:
+                last = f"timed out after {ep.timeout:g} s"
+                continue
+            except httpx.TransportError as exc:
+                last = f"cannot reach {ep.base_url} ({type(exc).__name__}: {exc})"
+                continue
+            if resp.status_code == 429 or resp.status_code >= 500:
+                last = f"HTTP {resp.status_code}: {_snippet(resp.text)!r}"
+                retry_after = _retry_after(resp)
+                continue
+            if resp.status_code >= 400:
+                raise JudgeError(f"refused: HTTP {resp.status_code}: {_snippet(resp.text)!r}")
+            try:
+                return parse_completion(resp)
+            except JudgeError as exc:
+                last = str(exc)
+                continue
+        raise JudgeError(f"{ep.model}: {last} (gave up after {attempts} attempts)")
+
+
+def _retry_after(resp: httpx.Response) -> float | None:
+    value = resp.headers.get("retry-after")
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None

@@ -1,0 +1,78 @@
+"""Configuration of a metrics run: models, device, batching, judge endpoints.
+
+Models are given as a local folder or a Hugging Face id (looked up in the local
+cache only, never downloaded).  API keys live here only in memory: they come from
+the environment (``WINNOW_JUDGE_API_KEY``) or the app's user settings and are never
+written to a project file.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+
+DEFAULT_CLIP = "openai/clip-vit-base-patch32"
+DEFAULT_DINO = "facebook/dino-vitb8"
+KEY_ENV = "WINNOW_JUDGE_API_KEY"
+
+
+@dataclass(frozen=True)
+class JudgeEndpoint:
+    """One VLM judge at an OpenAI-compatible chat-completions endpoint."""
+
+    base_url: str
+    model: str
+    api_key: str | None = None
+    timeout: float = 120.0
+    max_retries: int = 3
+    backoff: float = 1.0
+    concurrency: int = 4
+    max_tokens: int = 1024
+    temperature: float | None = None
+
+    @property
+    def name(self) -> str:
+        """How results label this judge (the model name; no key, no URL secrets)."""
+        return self.model
+
+    def identity(self) -> dict[str, object]:
+        """What identifies the judge in a metric's parameters (never the key)."""
+        return {"base_url": self.base_url.rstrip("/"), "model": self.model,
+                "temperature": self.temperature, "max_tokens": self.max_tokens}
+
+
+@dataclass(frozen=True)
+class MetricSettings:
+    """Everything a run needs besides the selection."""
+
+    clip_model: str = DEFAULT_CLIP
+    dino_model: str = DEFAULT_DINO
+    dino_resolution: int = 224
+    #: optional ArcFace-style ONNX embedder (local path); None = dlib ResNet
+    face_onnx: str | None = None
+    device: str = "auto"  # auto | cpu | cuda
+    #: torch threads on CPU (None = cores - 1, at least 1)
+    cpu_threads: int | None = None
+    batch_size: int | None = None  # None = each metric's default
+    decode_threads: int = 2
+    judges: tuple[JudgeEndpoint, ...] = field(default_factory=tuple)
+    #: TECCI: independent judge runs per item, averaged
+    judge_repeats: int = 5
+
+    def with_key_from_env(self) -> MetricSettings:
+        """Fill missing judge keys from ``WINNOW_JUDGE_API_KEY``."""
+        key = os.environ.get(KEY_ENV)
+        if not key:
+            return self
+        judges = tuple(j if j.api_key else replace(j, api_key=key) for j in self.judges)
+        return replace(self, judges=judges)
+
+
+def judges_from_text(base_url: str, models: str, api_key: str | None = None,
+                     **kwargs: object) -> tuple[JudgeEndpoint, ...]:
+    """Judges sharing one endpoint: ``models`` is a comma-separated list of model names."""
+    names = [m.strip() for m in models.split(",") if m.strip()]
+    if names and not base_url.strip():
+        raise ValueError("a judge model was given but no endpoint URL")
+    return tuple(JudgeEndpoint(base_url.strip(), name, api_key, **kwargs)  # type: ignore[arg-type]
+                 for name in names)

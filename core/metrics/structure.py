@@ -1,0 +1,129 @@
+"""Structure distance (ECHO §5, after Tumanyan et al. 2022/2023).
+
+Definition: input and output are each resized to a fixed ``R × R`` (default 224,
+aspect not kept, bicubic) and normalised with ImageNet mean/std.  A DINO ViT
+(default ``facebook/dino-vitb8``) runs on both; the keys of the last layer's
+self-attention (all heads concatenated, CLS token included) give ``K`` of shape
+``(T, D)``.  The self-similarity ``S = cos(K_i, K_j)`` is a ``T × T`` matrix; the
+value is the Frobenius norm ``‖S_in − S_out‖_F`` and ``details.mse`` the mean of the
+squared differences (Tumanyan's structure loss).  Identical images give exactly 0.
+When ``R`` differs from the model's own image size, position embeddings are
+interpolated (ADR 063).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from core.metrics import models
+from core.metrics.base import Metric, MetricResult, PairItem
+from core.metrics.imageio import normalize_chw, open_rgb, resize_exact
+from core.metrics.settings import MetricSettings
+
+IMAGENET_MEAN = (0.485, 0.456, 0.406)
+IMAGENET_STD = (0.229, 0.224, 0.225)
+DEFINITION = " ".join(__doc__.split("\n\n", 1)[1].split())
+
+
+@dataclass(frozen=True)
+class DinoPrep:
+    resolution: int
+    mean: tuple[float, ...]
+    std: tuple[float, ...]
+
+
+def last_key_linear(model: Any) -> Any:
+    """The key projection of the last transformer layer (transformers 4 or 5 naming)."""
+    layer = model.encoder.layer[-1]
+    for name, module in layer.named_modules():
+        leaf = name.rsplit(".", 1)[-1]
+        if leaf in ("k_proj", "key"):
+            return module
+    raise ValueError("this ViT has no recognisable key projection in its last layer")
+
+
+def self_similarity(keys: Any) -> Any:
+    """``(B, T, D)`` keys → ``(B, T, T)`` cosine self-similarity (float32)."""
+    import torch
+
+    k = torch.nn.functional.normalize(keys.float(), dim=-1)
+    return k @ k.transpose(1, 2)
+
+
+class DinoBundle:
+    """A DINO ViT with a hook that captures the last layer's keys."""
+
+    def __init__(self, spec: str, device: str, resolution: int) -> None:
+        self.model = models.load_pretrained("ViTModel", spec, "DINO",
+                                            add_pooling_layer=False).to(device)
+        self.device = device
+        self.interpolate = resolution != int(self.model.config.image_size)
+        self._keys: Any = None
+        last_key_linear(self.model).register_forward_hook(self._capture)
+
+    def _capture(self, module: Any, args: Any, output: Any) -> None:
+        self._keys = output
+
+    def similarities(self, pixels: list[np.ndarray]) -> Any:
+        """Self-similarity matrices of preprocessed images."""
+        x = models.to_tensor(pixels, self.device).to(self.model.dtype)
+        self.model(pixel_values=x, interpolate_pos_encoding=self.interpolate)
+        keys, self._keys = self._keys, None
+        return self_similarity(keys)
+
+
+class StructureDistance(Metric):
+    """See the module docstring."""
+
+    name = "structure_distance"
+    title = "Structure distance (DINO)"
+    version = 1
+    definition = DEFINITION
+    higher_is_better = False
+    model_based = True
+    uses_torch = True
+    batch_size = 8
+
+    def params(self, settings: MetricSettings) -> dict[str, Any]:
+        return {"model": settings.dino_model, "resolution": settings.dino_resolution}
+
+    def setup(self, settings: MetricSettings) -> DinoPrep:
+        pre = models.read_model_json(settings.dino_model, "preprocessor_config.json") or {}
+        return DinoPrep(settings.dino_resolution, tuple(pre.get("image_mean", IMAGENET_MEAN)),
+                        tuple(pre.get("image_std", IMAGENET_STD)))
+
+    def prepare(self, item: PairItem, setup: DinoPrep) -> tuple[np.ndarray, np.ndarray]:
+        assert item.output is not None
+        r = setup.resolution
+        pair = []
+        for ref in (item.inputs[0], item.output):
+            x = resize_exact(open_rgb(ref, 4 * r), (r, r))
+            pair.append(normalize_chw(x, setup.mean, setup.std))
+        return pair[0], pair[1]
+
+    def load(self, settings: MetricSettings, device: str) -> DinoBundle:
+        return DinoBundle(settings.dino_model, device, settings.dino_resolution)
+
+    def compute(self, model: DinoBundle, prepared: list[Any], device: str) -> list[MetricResult]:
+        arrays: list[np.ndarray] = []
+        pairs: list[tuple[int, int]] = []
+        for a, b in prepared:  # identical pixels share one forward pass: exactly 0
+            i = len(arrays)
+            arrays.append(a)
+            j = i
+            if not np.array_equal(a, b):
+                j = len(arrays)
+                arrays.append(b)
+            pairs.append((i, j))
+        sims = model.similarities(arrays)
+        first = [i for i, _ in pairs]
+        second = [j for _, j in pairs]
+        diff = sims[first] - sims[second]
+        fro = diff.pow(2).sum(dim=(1, 2)).sqrt().cpu().numpy()
+        mse = diff.pow(2).mean(dim=(1, 2)).cpu().numpy()
+        tokens = int(sims.shape[-1])
+        return [MetricResult.ok(float(f), frobenius=float(f), mse=float(m), tokens=tokens)
+                for f, m in zip(fro, mse, strict=True)]

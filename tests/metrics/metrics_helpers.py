@@ -1,0 +1,102 @@
+"""Helpers shared by the metrics tests (crafted images, projects built by hand)."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from core.metrics.base import ImageRef, PairItem
+
+
+def gradient_image(w: int = 96, h: int = 64, seed: int = 0) -> Image.Image:
+    """A deterministic colourful test image with some structure."""
+    rng = np.random.default_rng(seed)
+    y, x = np.mgrid[0:h, 0:w]
+    arr = np.stack([x * 255 // w, y * 255 // h, (x + y) * 255 // (w + h)], -1).astype(np.uint8)
+    im = Image.fromarray(arr)
+    d = ImageDraw.Draw(im)
+    for _ in range(4):
+        x0, y0 = int(rng.integers(0, w - 20)), int(rng.integers(0, h - 20))
+        d.ellipse((x0, y0, x0 + 18, y0 + 18), fill=tuple(int(v) for v in rng.integers(0, 255, 3)))
+    return im
+
+
+def yellow_tint(im: Image.Image, strength: float = 0.25) -> Image.Image:
+    """Blend towards yellow (the ECHO complaint)."""
+    arr = np.asarray(im, dtype=np.float32)
+    yellow = np.array([255, 220, 0], np.float32)
+    return Image.fromarray((arr * (1 - strength) + yellow * strength).astype(np.uint8))
+
+
+def save(im: Image.Image, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    im.save(path)
+    return path
+
+
+def ref_for(path: Path) -> ImageRef:
+    return ImageRef(hashlib.sha256(path.read_bytes()).hexdigest(), path)
+
+
+def pair(a: Path, b: Path, prompt: str = "", text: str | None = None) -> PairItem:
+    return PairItem("pair", "pair", prompt, (ref_for(a),), ref_for(b), text)
+
+
+def _png(im: Image.Image) -> bytes:
+    buf = io.BytesIO()
+    im.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def add_image(project: Any, im: Image.Image | bytes) -> str:
+    data = im if isinstance(im, bytes) else _png(im)
+    sha, _ = project.assets.put(data, "png")
+    try:
+        w, h = Image.open(io.BytesIO(data)).size
+    except Exception:  # deliberately broken test data
+        w, h = 0, 0
+    with project.transaction() as conn:
+        conn.execute("INSERT OR IGNORE INTO images (sha256, ext, mime, width, height, bytes, "
+                     "created_at) VALUES (?, 'png', 'image/png', ?, ?, ?, ?)",
+                     (sha, w, h, len(data), datetime.now(UTC).isoformat()))
+    return sha
+
+
+def add_sample(project: Any, sid: str, prompt: str, inputs: list[Image.Image | bytes],
+               outputs: dict[str, Image.Image | bytes], own: Image.Image | None = None,
+               bbox: tuple[int, int, int, int] | None = None) -> None:
+    """Insert a sample with input images, per-model outputs and optionally its own output."""
+    now = datetime.now(UTC).isoformat()
+    shas_in = [add_image(project, im) for im in inputs]
+    sha_own = add_image(project, own) if own is not None else None
+    shas_out = {m: add_image(project, im) for m, im in outputs.items()}
+    with project.transaction() as conn:
+        conn.execute("INSERT INTO samples (id, prompt, original_prompt, split, created_at, "
+                     "modified_at) VALUES (?, ?, ?, ?, ?, ?)",
+                     (sid, prompt, prompt, "image-to-image" if inputs else "text-to-image",
+                      now, now))
+        for pos, sha in enumerate(shas_in):
+            box = bbox if bbox else (None,) * 4
+            conn.execute("INSERT INTO sample_images (sample_id, role, position, sha256, bbox_x, "
+                         "bbox_y, bbox_w, bbox_h) VALUES (?, 'input', ?, ?, ?, ?, ?, ?)",
+                         (sid, pos, sha, *box))
+        if sha_own:
+            conn.execute("INSERT INTO sample_images (sample_id, role, position, sha256) "
+                         "VALUES (?, 'output', 99, ?)", (sid, sha_own))
+        for model, sha in shas_out.items():
+            conn.execute("INSERT OR REPLACE INTO model_outputs (sample_id, model, sha256, "
+                         "imported_at) VALUES (?, ?, ?, ?)", (sid, model, sha, now))
+
+
+def set_output(project: Any, sid: str, model: str, im: Image.Image) -> None:
+    """Replace a model's output for a sample (as a re-import would)."""
+    sha = add_image(project, im)
+    with project.transaction() as conn:
+        conn.execute("UPDATE model_outputs SET sha256 = ? WHERE sample_id = ? AND model = ?",
+                     (sha, sid, model))
