@@ -99,3 +99,10 @@ def test_errors() -> None:
         elo(["x"], ["y"], ["a"], ci=1.5)
     with pytest.raises(ValueError, match="bootstrap"):
         elo(["x"], ["y"], ["a"], n_boot=-1)
+
+
+def test_all_ties_give_equal_ratings() -> None:
+    res = elo(["x", "y", "z"] * 4, ["y", "z", "x"] * 4, ["tie"] * 12, n_boot=100, seed=0)
+    np.testing.assert_allclose(res.elo, 1000.0)
+    np.testing.assert_allclose(res.lo, 1000.0)
+    np.testing.assert_allclose(res.hi, 1000.0)

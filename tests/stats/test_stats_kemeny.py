@@ -164,3 +164,9 @@ def test_errors() -> None:
         kemeny([], [], [], [])
     with pytest.raises(ValueError, match="more than once"):
         kemeny(["r", "r"], ["i", "i"], ["A", "A"], [1, 2])
+
+
+def test_all_ties_give_score_zero_and_a_deterministic_order() -> None:
+    res = kemeny(["r", "r", "r", "s", "s", "s"], ["i"] * 6, list("ABC") * 2, [1] * 6)
+    assert res.score == 0 and res.exact
+    assert res.consensus == kemeny(["r"] * 3, ["i"] * 3, list("ABC"), [2] * 3).consensus
