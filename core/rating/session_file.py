@@ -19,11 +19,11 @@ import sqlite3
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from core.rating.protocols import TaskView, validate_answer
-from core.store.project import now_iso
 
 FORMAT = "winnow-session"
 FORMAT_VERSION = 1
@@ -76,6 +76,11 @@ BEGIN SELECT RAISE(ABORT, 'the rater name is set once'); END;
 CREATE TRIGGER tasks_no_update BEFORE UPDATE ON tasks
 BEGIN SELECT RAISE(ABORT, 'tasks are fixed'); END;
 """
+
+
+def now_iso() -> str:
+    """UTC time, ISO-8601 with milliseconds (the rater's machine needs no project code)."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 class SessionFileError(ValueError):

@@ -22,8 +22,7 @@ from PySide6.QtWidgets import (
 
 from core.rating.pacing import TaskClock, penalty_for
 from core.rating.protocols import PROTOCOL_TITLES, AnswerError, TaskView
-from core.rating.session_file import RatingSession, SessionFileError
-from core.store.project import now_iso
+from core.rating.session_file import RatingSession, SessionFileError, now_iso
 from ui.rate.image_view import pixmap_from_bytes
 from ui.rate.panels import COMMON_HINT, HINTS, PANELS, ProtocolPanel, _label
 
