@@ -146,6 +146,7 @@ class RatingSession:
         self._effective: dict[str, Judgment] = {}
         self._superseded: set[str] = set()
         self._last: Judgment | None = None
+        self._closed = False
         for row in conn.execute("SELECT * FROM judgments ORDER BY seq"):
             self._remember(_judgment(row))
 
@@ -284,10 +285,17 @@ class RatingSession:
         with contextlib.suppress(sqlite3.Error):
             self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
     def close(self) -> None:
-        """Checkpoint and close."""
+        """Checkpoint and close (again: no-op)."""
+        if self._closed:
+            return
         self.checkpoint()
         self.conn.close()
+        self._closed = True
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[None]:

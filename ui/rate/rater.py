@@ -190,7 +190,7 @@ class RaterWindow(QWidget):
 
     def prefetch(self) -> None:
         """Decode the following task's images now, while the rater looks at this one."""
-        if self.current is None:
+        if self.current is None or self.session.closed:
             return
         following = self.session.following(self.current)
         keep = set(self._shas(self.current))
@@ -356,5 +356,6 @@ class RaterWindow(QWidget):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         """Everything is already saved; fold the WAL into the file and close it."""
         self._tick.stop()
+        self.current = None
         self.session.close()
         super().closeEvent(event)
