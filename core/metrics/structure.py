@@ -37,7 +37,8 @@ class DinoPrep:
 
 def last_key_linear(model: Any) -> Any:
     """The key projection of the last transformer layer (transformers 4 or 5 naming)."""
-    layer = model.encoder.layer[-1]
+    layers = model.layers if hasattr(model, "layers") else model.encoder.layer  # v5 / v4
+    layer = layers[-1]
     for name, module in layer.named_modules():
         leaf = name.rsplit(".", 1)[-1]
         if leaf in ("k_proj", "key"):

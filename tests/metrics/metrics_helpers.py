@@ -100,3 +100,44 @@ def set_output(project: Any, sid: str, model: str, im: Image.Image) -> None:
     with project.transaction() as conn:
         conn.execute("UPDATE model_outputs SET sha256 = ? WHERE sample_id = ? AND model = ?",
                      (sha, sid, model))
+
+
+# -- a tiny ONNX model written in protobuf wire format (no ``onnx`` package needed) -------
+def _varint(v: int) -> bytes:
+    out = bytearray()
+    while True:
+        b, v = v & 0x7F, v >> 7
+        out.append(b | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def _field(num: int, payload: bytes | int | str) -> bytes:
+    if isinstance(payload, int):
+        return _varint(num << 3) + _varint(payload)
+    data = payload.encode() if isinstance(payload, str) else payload
+    return _varint(num << 3 | 2) + _varint(len(data)) + data
+
+
+def _value_info(name: str, dims: list[int | str]) -> bytes:
+    shape = b"".join(_field(1, _field(2, d) if isinstance(d, str) else _field(1, d))
+                     for d in dims)
+    tensor_type = _field(1, 1) + _field(2, shape)  # elem_type FLOAT, shape
+    return _field(1, name) + _field(2, _field(1, tensor_type))
+
+
+def write_projection_onnx(path: Path, out_dim: int = 32, seed: int = 0) -> Path:
+    """An ArcFace-shaped ONNX model: ``data (N, 3, 112, 112)`` → random projection ``(N, d)``."""
+    rng = np.random.default_rng(seed)
+    w = rng.standard_normal((3 * 112 * 112, out_dim)).astype("<f4")
+    weight = (b"".join(_field(1, d) for d in w.shape) + _field(2, 1) + _field(8, "W")
+              + _field(9, w.tobytes()))
+    flatten = _field(1, "data") + _field(2, "flat") + _field(3, "flatten") + _field(4, "Flatten")
+    matmul = (_field(1, "flat") + _field(1, "W") + _field(2, "emb") + _field(3, "proj")
+              + _field(4, "MatMul"))
+    graph = (_field(1, flatten) + _field(1, matmul) + _field(2, "tiny-face")
+             + _field(5, weight) + _field(11, _value_info("data", ["n", 3, 112, 112]))
+             + _field(12, _value_info("emb", ["n", out_dim])))
+    model = _field(1, 7) + _field(8, _field(2, 13)) + _field(7, graph)
+    path.write_bytes(model)
+    return path

@@ -1,0 +1,139 @@
+"""CLIPScore and DINO structure distance on tiny random models loaded through the real code."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from metrics_helpers import gradient_image, pair, save, yellow_tint
+from PIL import Image
+
+from core.metrics.models import ModelUnavailableError, load_pretrained
+from core.metrics.registry import get
+from core.metrics.runner import evaluate
+from core.metrics.settings import MetricSettings
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+PROMPTS = ["a red bicycle", "sunset over the sea", "x", "zebra 42 on a street",
+           "the quick brown fox jumps over the lazy dog again and again"]
+
+
+def _hand_clipscore(model_dir: Path, image: Image.Image, prompt: str) -> tuple[float, float]:
+    """The definition, computed independently: HF processor + model, 100·max(cos, 0)."""
+    model = transformers.CLIPModel.from_pretrained(model_dir, local_files_only=True).eval()
+    tok = transformers.AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
+    proc = transformers.CLIPImageProcessor.from_pretrained(model_dir, local_files_only=True)
+    pixels = proc(images=image, return_tensors="pt")["pixel_values"]
+    ids = tok([prompt], truncation=True, max_length=16, return_tensors="pt")
+    with torch.no_grad():
+        v = model.vision_model(pixel_values=pixels).pooler_output
+        img = model.visual_projection(v)[0]
+        t = model.text_model(**ids).pooler_output
+        txt = model.text_projection(t)[0]
+    cos = float(torch.dot(img, txt) / (img.norm() * txt.norm()))
+    return 100.0 * max(cos, 0.0), cos
+
+
+def test_clipscore_matches_definition(tiny_clip: Path, tmp_path: Path, worker) -> None:
+    im = gradient_image(80, 56, seed=3)
+    path = save(im, tmp_path / "out.png")
+    settings = MetricSettings(clip_model=str(tiny_clip), device="cpu")
+    items = [pair(path, path, prompt=p) for p in PROMPTS]
+    results = evaluate(get("clipscore"), items, settings, worker=worker)
+    clipped = 0
+    for prompt, res in zip(PROMPTS, results, strict=True):
+        expected, cos = _hand_clipscore(tiny_clip, im, prompt)
+        assert res.status == "ok"
+        assert res.details["cosine"] == pytest.approx(cos, abs=2e-4)
+        assert res.value == pytest.approx(expected, abs=2e-2)
+        clipped += cos < 0
+        if cos < 0:
+            assert res.value == 0.0
+    assert results[-1].details["truncated"] is True  # longer than 16 positions
+    assert results[0].details["truncated"] is False
+
+
+def test_clipscore_batch_equals_single(tiny_clip: Path, tmp_path: Path, worker) -> None:
+    paths = [save(gradient_image(seed=k), tmp_path / f"{k}.png") for k in range(5)]
+    settings = MetricSettings(clip_model=str(tiny_clip), device="cpu")
+    items = [pair(p, p, prompt=PROMPTS[k]) for k, p in enumerate(paths)]
+    batched = evaluate(get("clipscore"), items, settings, worker=worker)
+    single = [evaluate(get("clipscore"), [it], MetricSettings(
+        clip_model=str(tiny_clip), device="cpu", batch_size=1), worker=worker)[0]
+        for it in items]
+    for a, b in zip(batched, single, strict=True):
+        assert a.details["cosine"] == pytest.approx(b.details["cosine"], abs=1e-5)
+
+
+def _hand_structure(model_dir: Path, a: Image.Image, b: Image.Image, r: int) -> float:
+    """Tumanyan keys by hand: last layer's layernorm → key projection, cosine self-sim."""
+    model = transformers.ViTModel.from_pretrained(model_dir, local_files_only=True,
+                                                  add_pooling_layer=False).eval()
+    mean, std = np.array([0.485, 0.456, 0.406]), np.array([0.229, 0.224, 0.225])
+
+    def sim(im: Image.Image) -> torch.Tensor:
+        x = np.asarray(im.convert("RGB").resize((r, r), Image.Resampling.BICUBIC)) / 255.0
+        x = torch.tensor(((x - mean) / std).transpose(2, 0, 1)[None], dtype=torch.float32)
+        with torch.no_grad():
+            hs = model(pixel_values=x, output_hidden_states=True,
+                       interpolate_pos_encoding=r != 32).hidden_states
+            if hasattr(model, "layers"):  # transformers 5
+                layer = model.layers[-1]
+                key = layer.attention.k_proj
+            else:  # transformers 4
+                layer = model.encoder.layer[-1]
+                key = layer.attention.attention.key
+            keys = key(layer.layernorm_before(hs[-2]))[0]
+        k = keys / keys.norm(dim=-1, keepdim=True)
+        return k @ k.T
+
+    return float((sim(a) - sim(b)).norm())
+
+
+@pytest.mark.parametrize("resolution", [32, 48])
+def test_structure_distance_matches_definition(tiny_dino: Path, tmp_path: Path, worker,
+                                               resolution: int) -> None:
+    a_im = gradient_image(seed=1)
+    b_im = gradient_image(seed=2).transpose(Image.Transpose.FLIP_LEFT_RIGHT)
+    a, b = save(a_im, tmp_path / "a.png"), save(b_im, tmp_path / "b.png")
+    copy = save(a_im, tmp_path / "copy.png")
+    tint = save(yellow_tint(a_im, 0.1), tmp_path / "tint.png")
+    settings = MetricSettings(dino_model=str(tiny_dino), dino_resolution=resolution,
+                              device="cpu")
+    same, diff, tinted = evaluate(get("structure_distance"),
+                                  [pair(a, copy), pair(a, b), pair(a, tint)], settings,
+                                  worker=worker)
+    assert same.value == 0.0 and same.details["mse"] == 0.0
+    tokens = (resolution // 8) ** 2 + 1
+    assert diff.details["tokens"] == tokens
+    assert diff.value == pytest.approx(_hand_structure(tiny_dino, a_im, b_im, resolution),
+                                       rel=1e-4)
+    assert diff.details["mse"] == pytest.approx(diff.value ** 2 / tokens ** 2, rel=1e-4)
+    assert 0 < tinted.value < diff.value  # a tint keeps structure better than a new image
+
+
+def test_models_live_on_the_worker_thread_and_are_reused(tiny_dino: Path, tmp_path: Path,
+                                                         worker) -> None:
+    a = save(gradient_image(seed=5), tmp_path / "a.png")
+    settings = MetricSettings(dino_model=str(tiny_dino), dino_resolution=40, device="cpu")
+    evaluate(get("structure_distance"), [pair(a, a)], settings, worker=worker)
+    loads = worker.loads
+    evaluate(get("structure_distance"), [pair(a, a)], settings, worker=worker)
+    assert worker.loads == loads
+    assert worker.call(threading.current_thread).name == "test-models"
+    # inference mode is per thread: the model thread ran without autograd
+    assert not torch.is_inference_mode_enabled()
+
+
+def test_missing_model_never_downloads(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    with pytest.raises(ModelUnavailableError, match="never downloads"):
+        load_pretrained("ViTModel", "facebook/dino-vitb8", "DINO")
+    bad = tmp_path / "not-a-model"
+    bad.mkdir()
+    with pytest.raises(ModelUnavailableError, match="cannot be loaded"):
+        load_pretrained("ViTModel", str(bad), "DINO")
