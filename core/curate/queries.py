@@ -19,12 +19,12 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("prompt", "Prompt", "s.prompt"),
     ("quality", "Quality", "coalesce(s.quality, '')"),
     ("split", "Split", "coalesce(s.split, '')"),
-    ("review_status", "Review", "s.review_status"),
+    ("review_status", "Rev.", "s.review_status"),
     ("n_inputs", "#In", "(SELECT count(*) FROM sample_images i WHERE i.sample_id = s.id "
                         "AND i.role = 'input')"),
     ("n_outputs", "#Out", "(SELECT count(*) FROM sample_images i WHERE i.sample_id = s.id "
                           "AND i.role = 'output')"),
-    ("modified", "Modified", "(s.prompt != s.original_prompt)"),
+    ("modified", "Ed.", "(s.prompt != s.original_prompt)"),
 )
 COLUMN_KEYS = tuple(c[0] for c in COLUMNS)
 _EXPR = {key: expr for key, _h, expr in COLUMNS}
@@ -101,3 +101,8 @@ def next_unreviewed(project: Project, ids: list[str], after: int) -> int | None:
             if ids[k] in found:
                 return k
     return None
+
+
+def count_samples(project: Project) -> int:
+    """How many samples the project holds."""
+    return int(project.conn.execute("SELECT count(*) FROM samples").fetchone()[0])

@@ -1,0 +1,1 @@
+"""The Curate workspace: sample list, sample view, prompt editing, image roles, boxes."""

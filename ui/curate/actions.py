@@ -1,0 +1,132 @@
+"""Keyboard shortcuts and the "Curate" menu (active only while Curate has focus)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QInputDialog, QMenu
+
+#: shown in the menu and the tooltips; a curator's cheat sheet
+SHORTCUTS_HELP = (
+    "B / A / T label · Shift+B/A/T label, mark reviewed and move on · X clear label · "
+    "R reviewed · Ctrl+Return mark and advance · N next unreviewed · J / K next / previous · "
+    "E edit prompt · I / O / U image role · 1–9 pick image · D draw boxes · "
+    "Ctrl+Z / Ctrl+Shift+Z undo / redo")
+
+
+class CurateActions:
+    """Builds every action of the workspace and the menu that lists them."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.menu = QMenu("&Curate", ws)
+        self.all: list[QAction] = []
+        m = self.menu
+        self.export = self._add(m, "&Export Benchmark…", ws.ask_export, "Ctrl+E",
+                                "Write samples.jsonl and images/ (crops applied) to a folder")
+        m.addSeparator()
+        self.undo = self._add(m, "&Undo", ws.undo, QKeySequence.StandardKey.Undo)
+        self.redo = self._add(m, "&Redo", ws.redo, "Ctrl+Shift+Z")
+        self.redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        m.addSeparator()
+        label = m.addMenu("&Label")
+        for quality, key in (("Benchmark", "B"), ("Analysis", "A"), ("Trash", "T")):
+            self._add(label, quality, lambda q=quality: ws.label(q), key)
+        for quality, key in (("Benchmark", "B"), ("Analysis", "A"), ("Trash", "T")):
+            self._add(label, f"{quality}, Reviewed and Next",
+                      lambda q=quality: ws.label(q, advance=True), f"Shift+{key}")
+        self._add(label, "Clear Label", lambda: ws.label(None), "X")
+        self._add(m, "Toggle &Reviewed", ws.toggle_reviewed, "R")
+        self._add(m, "&Mark Reviewed and Advance", ws.mark_and_advance, "Ctrl+Return",
+                  "Mark the sample reviewed and go to the next unreviewed one")
+        self._add(m, "&Next Unreviewed", ws.next_unreviewed, "N")
+        self._add(m, "Next Sample", lambda: ws.step(1), "J").setShortcuts(
+            [QKeySequence("J"), QKeySequence("Alt+Down")])
+        self._add(m, "Previous Sample", lambda: ws.step(-1), "K").setShortcuts(
+            [QKeySequence("K"), QKeySequence("Alt+Up")])
+        m.addSeparator()
+        self._add(m, "Edit &Prompt", self._focus_prompt, "E")
+        self._add(m, "Reset Prompt to &Original", lambda: ws.view.reset_prompt(),
+                  "Ctrl+Shift+R")
+        self._add(m, "&Tag Selected Samples…", self._ask_tag, "Ctrl+T",
+                  "Add a tag to every selected sample")
+        self._add(m, "&Search", self._focus_search, QKeySequence.StandardKey.Find)
+        self._add(m, "Show &History", self._show_history, "H")
+        self._add(m, "&Fill in the Blank from Selected Reply…", self._fill, "F")
+        images = m.addMenu("&Images")
+        for role, key in (("input", "I"), ("output", "O"), ("unused", "U")):
+            self._add(images, f"Mark as {role.title()}",
+                      lambda r=role: ws.set_role(ws.view.images.current_item(), r), key)
+        self._add(images, "Move Earlier",
+                  lambda: ws.move_current_image(ws.view.images.current_item(), -1), "Ctrl+Left")
+        self._add(images, "Move Later",
+                  lambda: ws.move_current_image(ws.view.images.current_item(), 1), "Ctrl+Right")
+        self._add(images, "Draw Boxes On/Off",
+                  lambda: ws.view.images.draw_toggle.toggle(), "D")
+        pick = images.addMenu("Pick Image")
+        for k in range(1, 10):
+            self._add(pick, f"Image {k}", lambda k=k: ws.view.images.select_index(k - 1), str(k))
+        m.addSeparator()
+        help_action = m.addAction("Shortcuts…")
+        help_action.triggered.connect(
+            lambda: ws.context.message("Curate shortcuts", SHORTCUTS_HELP.replace(" · ", "\n")))
+
+    def _add(self, menu: QMenu, text: str, slot: Callable[[], Any], shortcut: Any = None,
+             tip: str = "") -> QAction:
+        action = QAction(text, self.ws)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        action.setToolTip(tip or text.replace("&", "").rstrip("…"))
+        action.setStatusTip(action.toolTip())
+        action.triggered.connect(lambda _=False: slot())
+        menu.addAction(action)
+        self.ws.addAction(action)
+        self.all.append(action)
+        return action
+
+    def set_enabled(self, on: bool) -> None:
+        """Enable the actions only while a project is open."""
+        for action in self.all:
+            action.setEnabled(on)
+        self.update_undo()
+
+    def update_undo(self) -> None:
+        """Undo/Redo texts name the edit they would revert/apply."""
+        stack = self.ws.undo_stack
+        can_undo = bool(stack and stack.can_undo())
+        can_redo = bool(stack and stack.can_redo())
+        self.undo.setEnabled(can_undo)
+        self.redo.setEnabled(can_redo)
+        self.undo.setText("&Undo " + stack.undo_label() if can_undo else "&Undo")
+        self.redo.setText("&Redo " + stack.redo_label() if can_redo else "&Redo")
+
+    # -- small helpers ---------------------------------------------------------------------------
+    def _focus_prompt(self) -> None:
+        self.ws.view.prompt.edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def _focus_search(self) -> None:
+        self.ws.filters.search.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.ws.filters.search.selectAll()
+
+    def _show_history(self) -> None:
+        self.ws.view.tabs.setCurrentWidget(self.ws.view.history)
+
+    def _fill(self) -> None:
+        reply = self.ws.view.post.selected_reply()
+        if reply is None:
+            self.ws.context.status("Select the reply that completes the template in the "
+                                   "Thread tab first.")
+            return
+        self.ws.ask_fill(reply)
+
+    def _ask_tag(self) -> None:
+        dialog = QInputDialog(self.ws)
+        dialog.setWindowTitle("Tag selected samples")
+        dialog.setLabelText(f"Tag for {len(self.ws.selected_ids())} sample(s):")
+        dialog.textValueSelected.connect(self.ws.tag_selection)
+        self.ws._keep(dialog)
+        dialog.open()

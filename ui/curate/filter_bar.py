@@ -1,0 +1,118 @@
+"""Search box and filter combos above the sample list; emits a ``SampleFilter``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QLineEdit, QWidget
+
+from core.selection import SampleFilter
+
+_QUALITY = [("Any quality", ()), ("Benchmark", ("Benchmark",)), ("Analysis", ("Analysis",)),
+            ("Trash", ("Trash",)), ("Unlabelled", (None,)),
+            ("Benchmark + Analysis", ("Benchmark", "Analysis"))]
+_REVIEW = [("Any review", None), ("Unreviewed", "unreviewed"), ("Reviewed", "reviewed")]
+_SPLIT = [("Any split", None), ("Text-to-image", "text-to-image"),
+          ("Image-to-image", "image-to-image")]
+_SHOT = [("Screenshots?", None), ("Screenshots only", True), ("No screenshots", False)]
+_MODIFIED = [("Edited?", None), ("Prompt edited", True), ("Prompt not edited", False)]
+
+
+class FilterBar(QWidget):
+    """Full-text search (prompts, post text, feedback) plus quality / review / split /
+    screenshot / modified / tag filters."""
+
+    changed = Signal(object)  # SampleFilter
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search prompts, post text and feedback  (Ctrl+F)")
+        self.search.setClearButtonEnabled(True)
+        self.quality = _combo(_QUALITY, "Quality label")
+        self.review = _combo(_REVIEW, "Review status")
+        self.split = _combo(_SPLIT, "Split")
+        self.screenshot = _combo(_SHOT, "Screenshot samples")
+        self.modified = _combo(_MODIFIED, "Prompt edited by a curator")
+        self.tag = QComboBox()
+        _compact(self.tag)
+        self.tag.setToolTip("Tag")
+        self.tag.addItem("Any tag", None)
+        self.count = QLabel()
+        self.count.setTextFormat(Qt.TextFormat.PlainText)
+        self.count.setWordWrap(True)
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setSpacing(4)
+        grid.addWidget(self.search, 0, 0, 1, 3)
+        for k, w in enumerate((self.quality, self.review, self.split, self.screenshot,
+                               self.modified, self.tag)):
+            grid.addWidget(w, 1 + k // 3, k % 3)
+        grid.addWidget(self.count, 3, 0, 1, 3)
+        self._timer = QTimer(self, singleShot=True, interval=200)
+        self._timer.timeout.connect(self._emit)
+        self.search.textChanged.connect(lambda _t: self._timer.start())
+        self.search.returnPressed.connect(self._emit)
+        for combo in (self.quality, self.review, self.split, self.screenshot, self.modified,
+                      self.tag):
+            combo.currentIndexChanged.connect(lambda _i: self._emit())
+
+    def set_tags(self, tags: list[str]) -> None:
+        """Offer ``tags`` in the tag combo (keeping the chosen one when still there)."""
+        current = self.tag.currentData()
+        self.tag.blockSignals(True)
+        self.tag.clear()
+        self.tag.addItem("Any tag", None)
+        for t in tags:
+            self.tag.addItem(t, t)
+        k = self.tag.findData(current)
+        self.tag.setCurrentIndex(max(0, k))
+        self.tag.blockSignals(False)
+
+    def filter(self) -> SampleFilter:
+        """The filter the controls describe."""
+        return SampleFilter(
+            quality=tuple(self.quality.currentData() or ()),
+            review_status=self.review.currentData(),
+            split=self.split.currentData(),
+            is_screenshot=self.screenshot.currentData(),
+            modified=self.modified.currentData(),
+            tag=self.tag.currentData(),
+            text=self.search.text().strip())
+
+    def reset(self) -> None:
+        """Back to "everything" without emitting."""
+        for w in (self.quality, self.review, self.split, self.screenshot, self.modified,
+                  self.tag):
+            w.blockSignals(True)
+            w.setCurrentIndex(0)
+            w.blockSignals(False)
+        self.search.blockSignals(True)
+        self.search.clear()
+        self.search.blockSignals(False)
+
+    def flush(self) -> None:
+        """Apply a pending search at once (tests, Enter)."""
+        if self._timer.isActive():
+            self._timer.stop()
+            self._emit()
+
+    def _emit(self) -> None:
+        self._timer.stop()
+        self.changed.emit(self.filter())
+
+
+def _combo(items: list[tuple[str, Any]], tip: str) -> QComboBox:
+    combo = QComboBox()
+    _compact(combo)
+    combo.setToolTip(tip)
+    for text, data in items:
+        combo.addItem(text, data)
+    return combo
+
+
+def _compact(combo: QComboBox) -> None:
+    combo.setSizeAdjustPolicy(
+        QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(7)

@@ -1,0 +1,150 @@
+"""The sample list as a virtual table: ids of the filter in order, rows fetched by page."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import OrderedDict
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor
+
+from core.curate.queries import COLUMNS, SampleRow, fetch_rows, ordered_ids
+from core.selection import SampleFilter
+
+PAGE = 200
+MAX_PAGES = 40
+QUALITY_COLOURS = {"Benchmark": "#1b7f3b", "Analysis": "#9a6a00", "Trash": "#a23030"}
+_Index = QModelIndex | QPersistentModelIndex
+
+
+class SampleListModel(QAbstractTableModel):
+    """Columns id, prompt, quality, split, review, #in, #out, modified; sortable."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.project: Any = None
+        self.selection = SampleFilter()
+        self.sort_key = "id"
+        self.descending = False
+        self.ids: list[str] = []
+        self._rows_of: dict[str, int] | None = None
+        self._pages: OrderedDict[int, dict[str, SampleRow]] = OrderedDict()
+
+    # -- query -----------------------------------------------------------------------
+    def set_project(self, project: Any) -> None:
+        """Show ``project`` (None = empty list)."""
+        self.project = project
+        self.reload()
+
+    def set_filter(self, selection: SampleFilter) -> None:
+        """Show the samples ``selection`` selects."""
+        self.selection = selection
+        self.reload()
+
+    def reload(self) -> None:
+        """Re-run the query (after a filter/sort change or new samples)."""
+        self.beginResetModel()
+        self.ids = (ordered_ids(self.project, self.selection, self.sort_key, self.descending)
+                    if self.project is not None else [])
+        self._rows_of = None
+        self._pages.clear()
+        self.endResetModel()
+
+    def refresh_ids(self, ids: tuple[str, ...] | list[str]) -> None:
+        """Re-read the rows of ``ids`` (after an edit) without re-filtering."""
+        rows = [self.row_of(i) for i in ids]
+        for page in {r // PAGE for r in rows if r is not None}:
+            self._pages.pop(page, None)
+        for r in rows:
+            if r is not None:
+                self.dataChanged.emit(self.index(r, 0), self.index(r, len(COLUMNS) - 1))
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Qt's sort hook: re-query ordered by ``column``."""
+        self.sort_key = COLUMNS[column][0]
+        self.descending = order == Qt.SortOrder.DescendingOrder
+        self.reload()
+
+    # -- lookup --------------------------------------------------------------------------
+    def id_at(self, row: int) -> str | None:
+        """Sample id of ``row`` (None when out of range)."""
+        return self.ids[row] if 0 <= row < len(self.ids) else None
+
+    def row_of(self, sample_id: str) -> int | None:
+        """Row of ``sample_id`` in the current list, or None."""
+        if self._rows_of is None:
+            self._rows_of = {sid: k for k, sid in enumerate(self.ids)}
+        return self._rows_of.get(sample_id)
+
+    def row_data(self, row: int) -> SampleRow | None:
+        """The fetched row (fetching its page if needed)."""
+        sid = self.id_at(row)
+        if sid is None or self.project is None:
+            return None
+        page = row // PAGE
+        rows = self._pages.get(page)
+        if rows is None:
+            rows = fetch_rows(self.project, self.ids[page * PAGE:(page + 1) * PAGE])
+            self._pages[page] = rows
+            while len(self._pages) > MAX_PAGES:
+                self._pages.popitem(last=False)
+        else:
+            self._pages.move_to_end(page)
+        return rows.get(sid)
+
+    # -- Qt model API ----------------------------------------------------------------------
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(self.ids)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section][1]
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        key = COLUMNS[index.column()][0]
+        if role == Qt.ItemDataRole.UserRole:
+            return self.id_at(index.row())
+        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole,
+                        Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.TextAlignmentRole):
+            return None
+        try:
+            row = self.row_data(index.row())
+        except sqlite3.Error:  # the project was closed under us: show nothing, never raise
+            return None
+        if row is None:
+            return None
+        value = row.value(key)
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return (Qt.AlignmentFlag.AlignCenter if key in ("n_inputs", "n_outputs", "modified",
+                                                            "review_status", "split")
+                    else Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ForegroundRole:
+            colour = QUALITY_COLOURS.get(row.quality or "") if key == "quality" else None
+            return QBrush(QColor(colour)) if colour else None
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return {"prompt": row.prompt, "review_status": row.review_status,
+                    "modified": "prompt edited" if row.modified else "original prompt",
+                    "split": row.split}.get(key)
+        return _display(key, value)
+
+
+def _display(key: str, value: Any) -> str:
+    if key == "modified":
+        return "✎" if value else ""
+    if key == "review_status":
+        return "✓" if value == "reviewed" else ""
+    if key == "split":
+        return {"text-to-image": "t2i", "image-to-image": "i2i"}.get(value or "", "")
+    if key == "prompt":
+        return " ".join(str(value).split())
+    if value is None:
+        return ""
+    return str(value)

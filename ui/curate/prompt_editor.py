@@ -1,0 +1,142 @@
+"""Prompt editor: the edit box, the original extracted prompt, a visible diff, reset."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFocusEvent, QKeyEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.curate.diff import prompt_diff
+
+
+class _Edit(QPlainTextEdit):
+    """Commits when focus leaves, on Ctrl+S, and hands Escape back to the list."""
+
+    commit = Signal()
+    escape = Signal()
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:  # noqa: N802
+        super().focusOutEvent(event)
+        self.commit.emit()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        if event.matches(QKeySequence.StandardKey.Save):
+            self.commit.emit()
+            return
+        if event.key() == Qt.Key.Key_Escape:
+            self.commit.emit()
+            self.escape.emit()
+            return
+        super().keyPressEvent(event)
+
+
+def diff_html(original: str, edited: str) -> str:
+    """The diff as HTML built from escaped text (user text is never interpreted)."""
+    parts = []
+    for op, text in prompt_diff(original, edited):
+        t = html.escape(text)
+        if op == "delete":
+            parts.append(f"<span style='background:#fbd3d3;color:#8a1f1f;"
+                         f"text-decoration:line-through'>{t}</span>")
+        elif op == "insert":
+            parts.append(f"<span style='background:#cdeccd;color:#145214'>{t}</span>")
+        else:
+            parts.append(t)
+    return "<div style='white-space:pre-wrap'>" + "".join(parts) + "</div>"
+
+
+class PromptEditor(QWidget):
+    """Edit the prompt; the original stays visible and a diff shows what changed."""
+
+    commit_requested = Signal(str)
+    reset_requested = Signal()
+    escape_pressed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.edit = _Edit()
+        self.edit.setPlaceholderText("The prompt of this sample")
+        self.edit.setTabChangesFocus(True)
+        self.edit.setToolTip("Edit the prompt (E). Saved when you leave the box or press "
+                             "Ctrl+S; Esc returns to the list")
+        self.edit.commit.connect(self._commit)
+        self.edit.escape.connect(self.escape_pressed)
+        self.edit.textChanged.connect(self._update_diff)
+        self.original = QLabel()
+        self.original.setTextFormat(Qt.TextFormat.PlainText)
+        self.original.setWordWrap(True)
+        self.original.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.original.setStyleSheet("color:#555")
+        self.diff = QTextBrowser()
+        self.diff.setOpenLinks(False)
+        self.diff.setMaximumHeight(60)
+        self.edit.setMinimumHeight(48)
+        self.edit.setMaximumHeight(120)
+        self.badge = QLabel()
+        self.reset = QPushButton("Reset to original")
+        self.reset.setToolTip("Put the extracted prompt back (undoable)")
+        self.reset.clicked.connect(self.reset_requested)
+        head = QHBoxLayout()
+        head.addWidget(QLabel("<b>Prompt</b>"))
+        head.addWidget(self.badge)
+        head.addStretch(1)
+        head.addWidget(self.reset)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(3)
+        layout.addLayout(head)
+        layout.addWidget(self.edit, 2)
+        self.original_caption = QLabel("Original extracted prompt:")
+        layout.addWidget(self.original_caption)
+        layout.addWidget(self.original)
+        self.diff_caption = QLabel("Changes:")
+        layout.addWidget(self.diff_caption)
+        layout.addWidget(self.diff, 1)
+        self._committed = ""
+        self._original = ""
+
+    def set_prompt(self, prompt: str, original: str) -> None:
+        """Show a sample's prompt without committing anything."""
+        self._committed, self._original = prompt, original
+        self.edit.blockSignals(True)
+        self.edit.setPlainText(prompt)
+        self.edit.blockSignals(False)
+        self.original.setText(original or "(empty)")
+        self._update_diff()
+
+    def text(self) -> str:
+        """What the edit box holds now."""
+        return self.edit.toPlainText()
+
+    def pending(self) -> bool:
+        """Whether the box holds an edit not committed yet."""
+        return self.text() != self._committed
+
+    def _commit(self) -> None:
+        if self.pending():
+            self._committed = self.text()
+            self.commit_requested.emit(self._committed)
+
+    def commit(self) -> None:
+        """Commit a pending edit now (before switching samples)."""
+        self._commit()
+
+    def _update_diff(self) -> None:
+        modified = self.text() != self._original
+        self.badge.setText("<span style='color:#9a6a00'>● edited</span>" if modified else
+                           "<span style='color:#1b7f3b'>original</span>")
+        self.reset.setEnabled(modified)
+        self.diff.setVisible(modified)
+        self.diff_caption.setVisible(modified)
+        if modified:
+            self.diff.setHtml(diff_html(self._original, self.text()))

@@ -1,0 +1,453 @@
+"""The Curate workspace page: filterable sample list beside the sample view.
+
+Every edit is a core command pushed on a (Qt-free) undo stack: each do/undo is one
+transaction with audit rows.  Keyboard first: see :mod:`ui.curate.actions`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSize, Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QMenu,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.curate.commands import Command, EditConflict, UndoStack
+from core.curate.derive import DeriveFromTemplate, fill_template
+from core.curate.image_edits import add_box, delete_box, move_image, set_box, set_image_role
+from core.curate.queries import count_samples, distinct_tags, next_unreviewed
+from core.selection import SampleFilter
+from ui.curate.actions import SHORTCUTS_HELP, CurateActions
+from ui.curate.dialogs import ExportDialog, FillDialog
+from ui.curate.filter_bar import FilterBar
+from ui.curate.images import ImageStore
+from ui.curate.list_model import SampleListModel
+from ui.curate.sample_view import SampleView
+from ui.empty_state import EmptyState
+from ui.workspaces import WORKSPACES
+
+HINT = ("To start, use File → New Demo Project… (a generated project to try things on), "
+        "File → Open Project…, or open a project and File → Import Posts… to load a JSON "
+        "Lines file of posts and samples.")
+
+
+class CurateWorkspace(QWidget):
+    """Sample list (virtual, paged from SQLite) + sample view; the filter is the selection."""
+
+    def __init__(self, context: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.project: Any = None
+        self.undo_stack: UndoStack | None = None
+        self.store = ImageStore()
+        self._dialogs: list[QWidget] = []
+        info = next(w for w in WORKSPACES if w.key == "curate")
+        self.start = EmptyState(info.title, info.purpose, list(info.bullets))
+        hint = QLabel(HINT + "\n\nOnce samples are listed, the keyboard does the work:\n"
+                      + SHORTCUTS_HELP.replace(" · ", "\n"))
+        hint.setWordWrap(True)
+        hint.setTextFormat(Qt.TextFormat.PlainText)
+        hint.setStyleSheet("color:#444")
+        hint.setMaximumWidth(760)
+        self.start.extra.addSpacing(12)
+        self.start.extra.addWidget(hint)
+        self._start_buttons = False
+        self.filters = FilterBar()
+        self.filters.changed.connect(self.apply_filter)
+        self.model = SampleListModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(22)
+        self.table.setWordWrap(False)
+        self.table.setAlternatingRowColors(True)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        for col, width in ((0, 76), (2, 66), (3, 30), (4, 34), (5, 30), (6, 36), (7, 30)):
+            header.resizeSection(col, width)
+        self.table.selectionModel().currentRowChanged.connect(self._current_changed)
+        self.view = SampleView(self.store, self.run)
+        self._wire_images()
+        self.view.post.fill_requested.connect(self.ask_fill)
+        self.view.prompt.escape_pressed.connect(self.table.setFocus)
+        left = QWidget()
+        ll = QVBoxLayout(left)
+        ll.setContentsMargins(4, 4, 0, 4)
+        ll.addWidget(self.filters)
+        ll.addWidget(self.table, 1)
+        self.main = QSplitter(Qt.Orientation.Horizontal)
+        self.main.addWidget(left)
+        self.main.addWidget(self.view)
+        self.main.setStretchFactor(0, 2)
+        self.main.setStretchFactor(1, 5)
+        self.main.setSizes([430, 670])
+        self.main.setChildrenCollapsible(False)
+        self.pages = QStackedWidget()
+        self.pages.addWidget(self.start)
+        self.pages.addWidget(self.main)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.pages)
+        self.actions = CurateActions(self)
+        context.project_changed.connect(self.on_project_changed)
+        context.data_changed.connect(self.on_data_changed)
+        self.on_project_changed()
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802
+        """Offer the window's New Demo / Open / Import actions as buttons on the start page."""
+        super().showEvent(event)
+        if self._start_buttons:
+            return
+        self._start_buttons = True
+        window = self.window()
+        for name in ("act_import", "act_open", "act_new_demo"):  # inserted on top: reversed
+            action = getattr(window, name, None)
+            if action is None or not hasattr(action, "trigger"):
+                continue
+            button = QPushButton(action.text().replace("&", ""))
+            button.setToolTip(action.toolTip())
+            button.setMaximumWidth(280)
+            button.clicked.connect(action.trigger)
+            action.enabledChanged.connect(button.setEnabled)
+            button.setEnabled(action.isEnabled())
+            self.start.extra.insertWidget(0, button)
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        """A moderate preferred size, so the main window's splitter keeps the nav narrow."""
+        return QSize(1100, 700)
+
+    def workspace_menu(self) -> QMenu:
+        """The "Curate" menu for the menu bar."""
+        return self.actions.menu
+
+    # -- project -------------------------------------------------------------------------------
+    def on_project_changed(self) -> None:
+        """Show the new project (or the start page when none is open)."""
+        self.project = self.context.project
+        self.filters.reset()
+        self.model.selection = SampleFilter()
+        self.model.set_project(self.project)  # first: nothing may read the closed one
+        self.view.show_sample(self.project, None)
+        self.store.clear()
+        self.undo_stack = UndoStack(self.project) if self.project is not None else None
+        if self.undo_stack is not None:
+            self.undo_stack.listeners.append(self._after_command)
+        self.actions.update_undo()
+        self.pages.setCurrentWidget(self.main if self.project is not None else self.start)
+        self.actions.set_enabled(self.project is not None)
+        if self.project is not None:
+            self.filters.set_tags(distinct_tags(self.project))
+        self.context.set_selection(SampleFilter())
+        self._after_reload(None)
+
+    def on_data_changed(self) -> None:
+        """Samples were imported or changed in bulk: re-query, keep the current sample."""
+        if self.project is None:
+            return
+        current = self.current_id()
+        self.store.clear()
+        self.filters.set_tags(distinct_tags(self.project))
+        self.model.reload()
+        self._after_reload(current)
+
+    # -- list ------------------------------------------------------------------------------------
+    def apply_filter(self, selection: SampleFilter) -> None:
+        """Show the samples ``selection`` selects and publish it as the app's selection."""
+        current = self.current_id()
+        self.model.set_filter(selection)
+        self.context.set_selection(selection)
+        self._after_reload(current)
+
+    def _after_reload(self, keep: str | None) -> None:
+        n = self.model.rowCount()
+        total = count_samples(self.project) if self.project is not None else 0
+        if self.project is not None and total == 0:
+            self.filters.count.setText("No samples yet: import a JSON Lines file of posts "
+                                       "and samples (File → Import Posts…).")
+        else:
+            self.filters.count.setText(f"{n:,} of {total:,} samples")
+        row = self.model.row_of(keep) if keep else None
+        self.select_row(row if row is not None else 0)
+        if n == 0:
+            self.view.show_sample(self.project, None)
+
+    def current_id(self) -> str | None:
+        """Id of the sample shown."""
+        return self.view.detail.id if self.view.detail is not None else None
+
+    def selected_ids(self) -> list[str]:
+        """Ids of the selected rows (the current sample when only one)."""
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        ids = [self.model.id_at(r) for r in rows]
+        ids = [i for i in ids if i is not None]
+        current = self.current_id()
+        return ids if len(ids) > 1 else ([current] if current else [])
+
+    def select_row(self, row: int) -> None:
+        """Make ``row`` current (and the only selected row)."""
+        if not 0 <= row < self.model.rowCount():
+            return
+        index = self.model.index(row, 0)
+        flags = (QItemSelectionModel.SelectionFlag.ClearAndSelect
+                 | QItemSelectionModel.SelectionFlag.Rows)
+        self.table.selectionModel().setCurrentIndex(index, flags)
+        self.table.scrollTo(index)
+
+    def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        self.view.commit_pending()
+        sid = self.model.id_at(current.row()) if current.isValid() else None
+        if sid != self.current_id() or sid is None:
+            self.view.show_sample(self.project, sid)
+
+    def step(self, delta: int) -> None:
+        """Go to the next (+1) or previous (-1) sample in the list."""
+        row = self.table.currentIndex().row()
+        self.select_row(max(0, min(self.model.rowCount() - 1, row + delta)))
+
+    def next_unreviewed(self) -> bool:
+        """Go to the next unreviewed sample in the list (wrapping); False if none."""
+        if self.project is None:
+            return False
+        self.view.commit_pending()
+        row = next_unreviewed(self.project, self.model.ids, self.table.currentIndex().row())
+        if row is None:
+            self.context.status("Every sample in this list is reviewed.")
+            return False
+        self.select_row(row)
+        return True
+
+    # -- commands ----------------------------------------------------------------------------------
+    def run(self, command: Command) -> bool:
+        """Do ``command`` on the undo stack; a refusal is shown, never raised."""
+        if self.undo_stack is None:
+            return False
+        try:
+            return self.undo_stack.push(command)
+        except (EditConflict, KeyError, ValueError, sqlite3.Error) as exc:
+            self.context.message("Edit not saved", f"{command.label}: {_msg(exc)}")
+            self.view.refresh_labels()
+            return False
+
+    def undo(self) -> None:
+        """Undo the last edit."""
+        self._history_step(True)
+
+    def redo(self) -> None:
+        """Redo the last undone edit."""
+        self._history_step(False)
+
+    def _history_step(self, undo: bool) -> None:
+        if self.undo_stack is None:
+            return
+        self.view.commit_pending()
+        try:
+            command = self.undo_stack.undo() if undo else self.undo_stack.redo()
+        except (EditConflict, KeyError, ValueError, sqlite3.Error) as exc:
+            self.context.message("Cannot " + ("undo" if undo else "redo"), _msg(exc))
+            return
+        if command is not None:
+            self.context.status(("Undid: " if undo else "Redid: ") + command.label, 3000)
+            self._goto_changed(command)
+
+    def _goto_changed(self, command: Command) -> None:
+        """After undo/redo, show the sample it touched so the user sees the change."""
+        sid = next((s for s in command.sample_ids if self.model.row_of(s) is not None), None)
+        if sid is not None and sid != self.current_id() and len(command.sample_ids) == 1:
+            self.select_row(self.model.row_of(sid) or 0)
+
+    def _after_command(self, command: Command, what: str) -> None:
+        if isinstance(command, DeriveFromTemplate):
+            current = self.current_id()
+            self.model.reload()
+            self._after_reload(command.new_id if what != "undo" else current)
+        self.model.refresh_ids(command.sample_ids)
+        if self.current_id() in command.sample_ids:
+            self.view.reload()
+        self.actions.update_undo()
+
+    # -- labels ------------------------------------------------------------------------------------
+    def label(self, quality: str | None, advance: bool = False) -> None:
+        """Label the selection (B/A/T); with ``advance`` also mark reviewed and move on."""
+        from core.curate.commands import Macro, SetField
+
+        ids = self.selected_ids()
+        if not ids:
+            return
+        commands: list[Command] = [SetField(ids, "quality", quality)]
+        if advance:
+            commands.append(SetField(ids, "review_status", "reviewed"))
+        self.run(commands[0] if len(commands) == 1 else
+                 Macro(f"Label {quality} and mark reviewed", commands))
+        if advance:
+            self.advance_after_review()
+
+    def toggle_reviewed(self) -> None:
+        """Flip the review status of the selection (R)."""
+        from core.curate.commands import SetField
+
+        d = self.view.detail
+        if d is None:
+            return
+        value = "unreviewed" if d.review_status == "reviewed" else "reviewed"
+        self.run(SetField(self.selected_ids(), "review_status", value))
+
+    def mark_and_advance(self) -> None:
+        """Mark the selection reviewed and go to the next sample (Ctrl+Return)."""
+        from core.curate.commands import SetField
+
+        self.view.commit_pending()
+        ids = self.selected_ids()
+        if ids:
+            self.run(SetField(ids, "review_status", "reviewed"))
+            self.advance_after_review()
+
+    def advance_after_review(self) -> None:
+        """Move to the next unreviewed sample, or the next row when all are reviewed."""
+        if not self.next_unreviewed():
+            self.step(1)
+
+    def tag_selection(self, tag: str, present: bool = True) -> None:
+        """Add (or remove) ``tag`` on the selection."""
+        from core.curate.commands import SetTag
+
+        ids = self.selected_ids()
+        if ids and tag.strip():
+            self.run(SetTag(ids, tag, present))
+            self.filters.set_tags(distinct_tags(self.project))
+
+    # -- images -------------------------------------------------------------------------------------
+    def _wire_images(self) -> None:
+        panel = self.view.images
+        panel.role_requested.connect(self.set_role)
+        panel.move_requested.connect(self.move_current_image)
+        panel.box_drawn.connect(self._box_drawn)
+        panel.box_changed.connect(self._box_changed)
+        panel.box_deleted.connect(
+            lambda item, rid: self.run(delete_box(self.current_id() or "", rid)))
+
+    def set_role(self, item: Any, role: str) -> None:
+        """Use a whole image as input / output / unused; with a box selected, relabel it."""
+        sid = self.current_id()
+        if sid is None or item is None:
+            return
+        canvas = self.view.images.canvas
+        if canvas.selected is not None and role in ("input", "output") and canvas.hasFocus():
+            from core.curate.image_edits import set_box_role
+
+            self.run(set_box_role(sid, canvas.selected, role))
+            return
+        self.run(set_image_role(sid, role, row_id=item.row_id, sha256=item.sha256, ref=item.ref))
+
+    def move_current_image(self, item: Any, delta: int) -> None:
+        """Move the selected image earlier/later among its role's images."""
+        sid = self.current_id()
+        if sid is None or item is None:
+            return
+        row_id = item.row_id if item.row_id is not None else (
+            self.view.images.canvas.selected or (item.boxes[0].row_id if item.boxes else None))
+        if row_id is None:
+            self.context.status("Give the image a role first, then reorder it.")
+            return
+        self.run(move_image(sid, row_id, delta))
+
+    def _size(self, item: Any) -> tuple[int, int] | None:
+        image = self.view.images.canvas.image
+        return (image.width(), image.height()) if image is not None else None
+
+    def _box_drawn(self, item: Any, rect: Any, role: str) -> None:
+        sid = self.current_id()
+        if sid is not None:
+            rect_t = (rect.x(), rect.y(), rect.width(), rect.height())
+            self.run(add_box(sid, item.sha256, item.ref, role, rect_t, self._size(item)))
+
+    def _box_changed(self, item: Any, row_id: int, rect: Any, nudge: bool) -> None:
+        sid = self.current_id()
+        if sid is not None:
+            rect_t = (rect.x(), rect.y(), rect.width(), rect.height())
+            self.run(set_box(sid, row_id, rect_t, self._size(item), nudge=nudge))
+
+    # -- fill-in-the-blank ----------------------------------------------------------------------------
+    def ask_fill(self, reply_id: str) -> FillDialog | None:
+        """Open the fill-in-the-blank dialog for the reply ``reply_id`` (non-blocking)."""
+        d = self.view.detail
+        if d is None:
+            return None
+        reply = next((p for _depth, p in d.replies if p.id == reply_id), None)
+        if reply is None:
+            return None
+        dialog = FillDialog(d.prompt, reply.text, fill_template(d.prompt, reply.text), self)
+        dialog.accepted.connect(
+            lambda: self.run(DeriveFromTemplate(d.id, reply_id, dialog.prompt.toPlainText())))
+        self._keep(dialog)
+        dialog.open()
+        return dialog
+
+    # -- export -------------------------------------------------------------------------------------------
+    def ask_export(self) -> ExportDialog | None:
+        """Open the export dialog (non-blocking); Export starts a background job."""
+        if self.project is None:
+            return None
+        default = self.project.path.with_name(self.project.path.stem + "-benchmark")
+        dialog = ExportDialog(default, self.filters.count.text(), self)
+        dialog.accepted.connect(lambda: self.start_export(**dialog.options()))
+        self._keep(dialog)
+        dialog.open()
+        return dialog
+
+    def start_export(self, out_dir: Path, qualities: tuple[str, ...] = ("Benchmark",),
+                     splits: tuple[str, ...] = (), use_filter: bool = False,
+                     overwrite: bool = False) -> Any:
+        """Export in the background with progress; a report or the error comes after."""
+        from core.curate.export import export_benchmark
+
+        if self.project is None:
+            return None
+        self.view.commit_pending()
+        view = self.project.worker_view()
+        selection = self.model.selection if use_filter else None
+
+        def work(state: Any) -> Any:
+            try:
+                return export_benchmark(view, out_dir, qualities=qualities, splits=splits,
+                                        selection=selection, overwrite=overwrite, state=state)
+            finally:
+                view.close()
+
+        def done(job: Any) -> None:
+            if job.outcome == "done":
+                r = job.future.result()
+                text = f"Exported {r.exported} sample(s), {r.images} image(s) to {r.out}"
+                if r.skipped:
+                    text += (f"; {len(r.skipped)} left out: " + "; ".join(
+                        f"{s['sample']}: {s['reason']}" for s in r.skipped[:5]))
+                    self.context.message("Export finished with samples left out", text)
+                self.context.status(text, 10000)
+            elif job.outcome == "failed":
+                self.context.message("Export failed", f"{out_dir}: {job.error}")
+
+        return self.context.start_job("Export benchmark", work, done)
+
+    def _keep(self, dialog: Any) -> None:
+        self._dialogs.append(dialog)
+        dialog.finished.connect(lambda *_: self._dialogs.remove(dialog)
+                                if dialog in self._dialogs else None)
+
+
+def _msg(exc: BaseException) -> str:
+    return str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
