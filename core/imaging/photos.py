@@ -1,0 +1,388 @@
+"""Photo and region repository: intake of originals, edits in transactions with audit rows.
+
+Every user edit is one transaction plus one audit row per changed field (action
+"edit").  Changing what a release would contain (regions, method, geometry) sends a
+reviewed or released photo back to "new": a person has to look at it again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core.imaging.boxes import Detection
+from core.imaging.geometry import Geometry
+from core.imaging.loading import PhotoDecodeError, accepted_suffixes, decode_rgb
+
+CATEGORIES = ("Text", "Clock", "Vehicle", "Architecture", "Art", "Animal", "Nature")
+STATUSES = ("new", "reviewed", "released")
+DEFAULT_LICENCE = "CC-BY-4.0"
+KINDS = ("face", "plate", "other")
+_PHOTO_FIELDS = ("method", "strength", "feather", "geometry", "category", "credit",
+                 "licence", "caption", "notes")
+_CONTENT_FIELDS = {"method", "strength", "feather", "geometry"}
+_REGION_FIELDS = ("kind", "shape", "x", "y", "w", "h", "method", "strength")
+
+
+def _now() -> str:
+    from core.store.project import now_iso
+
+    return now_iso()
+
+
+@dataclass
+class Region:
+    """A region to hide, in upright-original pixels."""
+
+    id: int
+    photo_id: int
+    kind: str
+    shape: str
+    x: float
+    y: float
+    w: float
+    h: float
+    source: str = "manual"
+    score: float | None = None
+    method: str | None = None  # None = the photo's method
+    strength: float | None = None
+
+    def fields(self) -> dict[str, Any]:
+        """The editable fields plus source/score (to re-create a deleted region)."""
+        return {k: getattr(self, k) for k in (*_REGION_FIELDS, "source", "score")}
+
+
+@dataclass
+class Photo:
+    """One contributed photo (the original stays read-only in the asset store)."""
+
+    id: int
+    sha256: str
+    file_name: str
+    width: int
+    height: int
+    method: str = "blur"
+    strength: float | None = None
+    feather: float = 0.0
+    geometry: Geometry = field(default_factory=Geometry)
+    category: str | None = None
+    credit: str = ""
+    licence: str = DEFAULT_LICENCE
+    caption: str = ""
+    notes: str = ""
+    status: str = "new"
+    detected_at: str | None = None
+    released_path: str | None = None
+    released_at: str | None = None
+    verification: dict[str, Any] | None = None
+
+
+@dataclass
+class IntakeReport:
+    """What a folder intake did."""
+
+    imported: list[int] = field(default_factory=list)
+    duplicates: list[str] = field(default_factory=list)
+    errors: list[tuple[str, str]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain dict."""
+        return {"imported": len(self.imported), "duplicates": self.duplicates,
+                "errors": [{"file": f, "error": e} for f, e in self.errors]}
+
+
+# -- intake ------------------------------------------------------------------------------
+def photo_files(folder: str | os.PathLike[str]) -> list[Path]:
+    """Photo files under ``folder`` (recursively, sorted, hidden files skipped)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise NotADirectoryError(f"{folder} is not a folder")
+    suffixes = accepted_suffixes()
+    return sorted(p for p in folder.rglob("*") if p.is_file()
+                  and p.suffix.lower() in suffixes
+                  and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+
+
+def import_photo(project: Any, path: str | os.PathLike[str]) -> tuple[int, bool]:
+    """Copy one photo into the project; returns (photo id, newly added).
+
+    Raises :class:`PhotoDecodeError` naming the file when it cannot be decoded.
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise PhotoDecodeError(f"{path.name}: cannot read ({exc.strerror or exc})") from exc
+    rgb = decode_rgb(data, path.name)
+    height, width = rgb.shape[:2]
+    ext = path.suffix.lower().lstrip(".") or "jpg"
+    ext = "jpg" if ext == "jpeg" else ext
+    sha, _stored = project.assets.put(data, ext)
+    existing = project.conn.execute("SELECT id FROM photos WHERE sha256 = ?",
+                                    (sha,)).fetchone()
+    if existing:
+        return int(existing[0]), False
+    now = _now()
+    with project.transaction() as conn:
+        conn.execute(
+            "INSERT OR IGNORE INTO images(sha256, ext, mime, width, height, bytes, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (sha, ext, "image/png" if ext == "png" else f"image/{ext}", width, height,
+             len(data), now))
+        cur = conn.execute(
+            "INSERT INTO photos(sha256, file_name, source_path, width, height, imported_at, "
+            "modified_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (sha, path.name, str(path), width, height, now, now))
+        photo_id = int(cur.lastrowid)
+        project.audit("import", "photo", str(photo_id), None, None,
+                      {"file": path.name, "sha256": sha})
+    return photo_id, True
+
+
+def import_folder(project: Any, folder: str | os.PathLike[str], state: Any = None
+                  ) -> IntakeReport:
+    """Import every photo under ``folder``; a bad file is reported, never fatal."""
+    files = photo_files(folder)
+    report = IntakeReport()
+    if state is not None:
+        state.set_total(len(files))
+    for path in files:
+        if state is not None:
+            state.check()
+            state.set_status(path.name)
+        try:
+            photo_id, new = import_photo(project, path)
+        except PhotoDecodeError as exc:
+            report.errors.append((path.name, str(exc)))
+        else:
+            (report.imported.append(photo_id) if new else report.duplicates.append(path.name))
+        if state is not None:
+            state.advance()
+    return report
+
+
+# -- reading -----------------------------------------------------------------------------
+def _photo(row: Any) -> Photo:
+    (pid, sha, name, width, height, method, strength, feather, geometry, category, credit,
+     licence, caption, notes, status, detected_at, released_path, released_at,
+     verification) = row
+    return Photo(int(pid), sha, name, int(width), int(height), method, strength,
+                 float(feather), Geometry.from_json(json.loads(geometry or "{}")), category,
+                 credit, licence, caption, notes, status, detected_at, released_path,
+                 released_at, json.loads(verification) if verification else None)
+
+
+_PHOTO_SELECT = ("SELECT id, sha256, file_name, width, height, method, strength, feather, "
+                 "geometry, category, credit, licence, caption, notes, status, detected_at, "
+                 "released_path, released_at, verification FROM photos")
+
+
+def list_photos(project: Any) -> list[Photo]:
+    """Every photo, in import order."""
+    return [_photo(r) for r in project.conn.execute(_PHOTO_SELECT + " ORDER BY id")]
+
+
+def get_photo(project: Any, photo_id: int) -> Photo:
+    """One photo (KeyError if it does not exist)."""
+    row = project.conn.execute(_PHOTO_SELECT + " WHERE id = ?", (photo_id,)).fetchone()
+    if row is None:
+        raise KeyError(f"no photo {photo_id}")
+    return _photo(row)
+
+
+def regions(project: Any, photo_id: int) -> list[Region]:
+    """The photo's regions, oldest first."""
+    rows = project.conn.execute(
+        "SELECT id, photo_id, kind, shape, x, y, w, h, source, score, method, strength "
+        "FROM photo_regions WHERE photo_id = ? ORDER BY id", (photo_id,))
+    return [Region(*r) for r in rows]
+
+
+def original_path(project: Any, photo: Photo) -> Path:
+    """The read-only original in the asset store."""
+    path = project.assets.find(photo.sha256)
+    if path is None:
+        raise FileNotFoundError(f"{photo.file_name}: original missing from the asset store")
+    return path
+
+
+def load_original(project: Any, photo: Photo) -> np.ndarray:
+    """The original, upright, as an sRGB array."""
+    path = original_path(project, photo)
+    return decode_rgb(path.read_bytes(), photo.file_name)
+
+
+# -- editing -----------------------------------------------------------------------------
+def _invalidate_review(project: Any, photo_id: int) -> None:
+    row = project.conn.execute("SELECT status FROM photos WHERE id = ?",
+                               (photo_id,)).fetchone()
+    if row and row[0] != "new":
+        project.conn.execute("UPDATE photos SET status = 'new', modified_at = ? WHERE id = ?",
+                             (_now(), photo_id))
+        project.audit("edit", "photo", str(photo_id), "status", row[0], "new")
+
+
+def _check_region(values: dict[str, Any]) -> None:
+    if values.get("kind", "face") not in KINDS:
+        raise ValueError(f"unknown region kind {values.get('kind')!r}")
+    if values.get("shape", "rect") not in ("rect", "ellipse"):
+        raise ValueError(f"unknown region shape {values.get('shape')!r}")
+    if float(values.get("w", 1)) <= 0 or float(values.get("h", 1)) <= 0:
+        raise ValueError("a region needs a positive width and height")
+
+
+def add_region(project: Any, photo_id: int, *, kind: str = "face", shape: str = "rect",
+               x: float, y: float, w: float, h: float, source: str = "manual",
+               score: float | None = None, method: str | None = None,
+               strength: float | None = None) -> int:
+    """Add a region (one transaction + audit); returns its id."""
+    values = {"kind": kind, "shape": shape, "x": float(x), "y": float(y), "w": float(w),
+              "h": float(h), "source": source, "score": score, "method": method,
+              "strength": strength}
+    _check_region(values)
+    now = _now()
+    with project.transaction() as conn:
+        cur = conn.execute(
+            "INSERT INTO photo_regions(photo_id, kind, shape, x, y, w, h, source, score, "
+            "method, strength, created_at, modified_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (photo_id, kind, shape, values["x"], values["y"], values["w"], values["h"],
+             source, score, method, strength, now, now))
+        region_id = int(cur.lastrowid)
+        project.audit("edit", "photo_region", str(region_id), None, None,
+                      {"photo_id": photo_id, **values})
+        _invalidate_review(project, photo_id)
+    return region_id
+
+
+def update_region(project: Any, region_id: int, **changes: Any) -> None:
+    """Change fields of a region (kind, shape, x, y, w, h, method, strength)."""
+    unknown = set(changes) - set(_REGION_FIELDS)
+    if unknown:
+        raise ValueError(f"cannot edit region field(s) {sorted(unknown)}")
+    row = project.conn.execute(
+        f"SELECT photo_id, {', '.join(_REGION_FIELDS)} FROM photo_regions WHERE id = ?",
+        (region_id,)).fetchone()
+    if row is None:
+        raise KeyError(f"no region {region_id}")
+    photo_id, old = row[0], dict(zip(_REGION_FIELDS, row[1:], strict=True))
+    _check_region({**old, **changes})
+    changed = {k: v for k, v in changes.items() if old[k] != v}
+    if not changed:
+        return
+    with project.transaction() as conn:
+        sets = ", ".join(f"{k} = ?" for k in changed)
+        conn.execute(f"UPDATE photo_regions SET {sets}, modified_at = ? WHERE id = ?",
+                     (*changed.values(), _now(), region_id))
+        for key, value in changed.items():
+            project.audit("edit", "photo_region", str(region_id), key, old[key], value)
+        _invalidate_review(project, photo_id)
+
+
+def delete_region(project: Any, region_id: int) -> Region:
+    """Delete a region; returns what it was (for undo)."""
+    row = project.conn.execute(
+        "SELECT id, photo_id, kind, shape, x, y, w, h, source, score, method, strength "
+        "FROM photo_regions WHERE id = ?", (region_id,)).fetchone()
+    if row is None:
+        raise KeyError(f"no region {region_id}")
+    region = Region(*row)
+    with project.transaction() as conn:
+        conn.execute("DELETE FROM photo_regions WHERE id = ?", (region_id,))
+        project.audit("edit", "photo_region", str(region_id), None, region.fields(), None)
+        _invalidate_review(project, region.photo_id)
+    return region
+
+
+def replace_detections(project: Any, photo_id: int, found: Iterable[Detection],
+                       settings: dict[str, Any] | None = None) -> list[int]:
+    """Replace the detector-made regions of a photo (manual ones stay); one transaction."""
+    now = _now()
+    ids: list[int] = []
+    found = list(found)
+    with project.transaction() as conn:
+        old = conn.execute("SELECT count(*) FROM photo_regions WHERE photo_id = ? AND "
+                           "source != 'manual'", (photo_id,)).fetchone()[0]
+        conn.execute("DELETE FROM photo_regions WHERE photo_id = ? AND source != 'manual'",
+                     (photo_id,))
+        for det in found:
+            cur = conn.execute(
+                "INSERT INTO photo_regions(photo_id, kind, shape, x, y, w, h, source, score, "
+                "created_at, modified_at) VALUES (?, ?, 'rect', ?, ?, ?, ?, ?, ?, ?, ?)",
+                (photo_id, det.kind, det.x, det.y, det.w, det.h, det.detector,
+                 det.score, now, now))
+            ids.append(int(cur.lastrowid))
+        conn.execute("UPDATE photos SET detected_at = ?, detect_settings = ?, modified_at = ? "
+                     "WHERE id = ?", (now, json.dumps(settings or {}), now, photo_id))
+        project.audit("detect", "photo", str(photo_id), "regions", old, len(found))
+        _invalidate_review(project, photo_id)
+    return ids
+
+
+def update_photo(project: Any, photo_id: int, **changes: Any) -> None:
+    """Edit photo fields (method, strength, feather, geometry, category, credit, licence,
+    caption, notes): one transaction, one audit row per changed field."""
+    unknown = set(changes) - set(_PHOTO_FIELDS)
+    if unknown:
+        raise ValueError(f"cannot edit photo field(s) {sorted(unknown)}")
+    if "category" in changes and changes["category"] not in (None, *CATEGORIES):
+        raise ValueError(f"unknown category {changes['category']!r}; one of {CATEGORIES}")
+    if "method" in changes and changes["method"] not in ("blur", "pixelate", "fill"):
+        raise ValueError(f"unknown method {changes['method']!r}")
+    if "geometry" in changes:
+        geom = changes["geometry"]
+        geom = geom if isinstance(geom, Geometry) else Geometry.from_json(geom)
+        if geom.quad is not None:
+            from core.imaging.geometry import check_quad
+
+            check_quad(geom.quad)
+        changes["geometry"] = json.dumps(geom.to_json())
+    row = project.conn.execute(
+        f"SELECT {', '.join(_PHOTO_FIELDS)} FROM photos WHERE id = ?", (photo_id,)).fetchone()
+    if row is None:
+        raise KeyError(f"no photo {photo_id}")
+    old = dict(zip(_PHOTO_FIELDS, row, strict=True))
+    changed = {k: v for k, v in changes.items() if old[k] != v}
+    if not changed:
+        return
+    with project.transaction() as conn:
+        sets = ", ".join(f"{k} = ?" for k in changed)
+        conn.execute(f"UPDATE photos SET {sets}, modified_at = ? WHERE id = ?",
+                     (*changed.values(), _now(), photo_id))
+        for key, value in changed.items():
+            old_value = json.loads(old[key]) if key == "geometry" else old[key]
+            new_value = json.loads(value) if key == "geometry" else value
+            project.audit("edit", "photo", str(photo_id), key, old_value, new_value)
+        if _CONTENT_FIELDS & set(changed):
+            _invalidate_review(project, photo_id)
+
+
+def set_status(project: Any, photo_id: int, status: str) -> None:
+    """Mark a photo "new" or "reviewed" ("released" only happens through a release)."""
+    if status not in ("new", "reviewed"):
+        raise ValueError("a photo becomes released only by releasing it")
+    old = get_photo(project, photo_id).status
+    if old == status:
+        return
+    with project.transaction() as conn:
+        conn.execute("UPDATE photos SET status = ?, modified_at = ? WHERE id = ?",
+                     (status, _now(), photo_id))
+        project.audit("edit", "photo", str(photo_id), "status", old, status)
+
+
+def mark_released(project: Any, photo_id: int, sha256: str, path: str,
+                  verification: dict[str, Any]) -> None:
+    """Record a release (the database refuses unless the photo was reviewed)."""
+    old = get_photo(project, photo_id).status
+    now = _now()
+    with project.transaction() as conn:
+        conn.execute(
+            "UPDATE photos SET status = 'released', released_sha256 = ?, released_path = ?, "
+            "released_at = ?, verification = ?, modified_at = ? WHERE id = ?",
+            (sha256, path, now, json.dumps(verification), now, photo_id))
+        project.audit("release", "photo", str(photo_id), "status", old, "released")

@@ -1,0 +1,305 @@
+"""Render and release a photo: regions hidden, geometry applied, no metadata, verified.
+
+The released file is encoded from bare pixels (so it carries no EXIF, GPS,
+thumbnail, XMP, IPTC, ICC profile, comments or PNG text), checked byte by byte
+for any metadata, then decoded again and searched for faces.  A face found inside
+a hidden region makes the release stronger automatically (blur → stronger blur →
+fill, pixelation → coarser → fill, the region grown to cover the face) or refuses
+it; a face outside every region refuses the release unless the user accepts it.  Files are written atomically; originals are never
+touched.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core.imaging.anonymize import HideSpec, hide_regions, stronger
+from core.imaging.boxes import Box, Detection, intersection, union_box
+from core.imaging.detect import DetectSettings
+from core.imaging.geometry import Geometry, apply_geometry, map_box, plan
+
+JPEG_QUALITY = 92
+
+
+class ReleaseRefused(Exception):  # noqa: N818 - a user-facing outcome, not a bug
+    """The photo may not be released as it is (message names the reason / region)."""
+
+    def __init__(self, message: str, verification: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.verification = verification or {}
+
+
+@dataclass
+class Verification:
+    """What the face detector still finds on the written pixels."""
+
+    detector: str
+    inside: list[dict[str, Any]] = field(default_factory=list)  # face in a hidden region
+    outside: list[dict[str, Any]] = field(default_factory=list)  # face outside every region
+    raised: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        """No face found at all where it matters."""
+        return not self.inside and not self.outside
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain dict for reports and the database."""
+        return {"detector": self.detector, "ok": self.ok, "inside": self.inside,
+                "outside": self.outside, "raised": self.raised}
+
+
+# -- metadata -------------------------------------------------------------------------------
+_PNG_ALLOWED = {b"IHDR", b"PLTE", b"IDAT", b"IEND", b"tRNS", b"sRGB", b"gAMA"}
+
+
+def metadata_found(data: bytes) -> list[str]:
+    """Every kind of metadata present in an encoded JPEG or PNG (empty = clean)."""
+    found: list[str] = []
+    if data[:8] == b"\x89PNG\r\n\x1a\n":
+        pos = 8
+        while pos + 8 <= len(data):
+            length = int.from_bytes(data[pos:pos + 4], "big")
+            kind = data[pos + 4:pos + 8]
+            if kind not in _PNG_ALLOWED:
+                found.append(f"PNG {kind.decode('latin-1')} chunk")
+            pos += 12 + length
+        return found
+    if data[:2] != b"\xff\xd8":
+        return ["not a JPEG or PNG"]
+    pos = 2
+    while pos + 4 <= len(data):
+        if data[pos] != 0xFF:
+            break
+        marker = data[pos + 1]
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
+            pos += 2
+            continue
+        length = int.from_bytes(data[pos + 2:pos + 4], "big")
+        payload = data[pos + 4:pos + 2 + length]
+        if marker == 0xDA:  # start of scan: entropy-coded data follows
+            break
+        if marker == 0xFE:
+            found.append("JPEG comment")
+        elif 0xE1 <= marker <= 0xEF:
+            head = payload[:32]
+            label = ("EXIF" if head.startswith(b"Exif") else
+                     "XMP" if b"ns.adobe.com/xap" in head or b"ns.adobe.com/xmp" in head else
+                     "ICC profile" if head.startswith(b"ICC_PROFILE") else
+                     "IPTC/Photoshop" if head.startswith(b"Photoshop") else
+                     f"APP{marker - 0xE0} segment")
+            found.append(label)
+        elif marker == 0xE0 and not payload.startswith(b"JFIF\x00"):
+            found.append("APP0 segment (not JFIF)")
+        pos += 2 + length
+    for needle, label in ((b"Exif\x00\x00", "EXIF"), (b"http://ns.adobe.com/", "XMP"),
+                          (b"Photoshop 3.0", "IPTC/Photoshop"), (b"ICC_PROFILE", "ICC profile")):
+        if needle in data and label not in found:
+            found.append(label)
+    return found
+
+
+def encode_clean(rgb: np.ndarray, fmt: str = "jpg") -> bytes:
+    """Encode bare pixels (no metadata of any kind) as JPEG or PNG."""
+    from PIL import Image
+
+    image = Image.fromarray(np.ascontiguousarray(rgb, dtype=np.uint8), "RGB")
+    buffer = io.BytesIO()
+    if fmt == "png":
+        image.save(buffer, "PNG", optimize=False)
+    else:
+        image.save(buffer, "JPEG", quality=JPEG_QUALITY, subsampling=0, exif=b"",
+                   icc_profile=None)
+    data = buffer.getvalue()
+    leftovers = metadata_found(data)
+    if leftovers:  # pragma: no cover - a Pillow change would land here
+        raise RuntimeError(f"encoder left metadata in the file: {', '.join(leftovers)}")
+    return data
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temp file in the same folder + rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+# -- rendering --------------------------------------------------------------------------
+def render(rgb: np.ndarray, specs: Sequence[HideSpec], geometry: Geometry) -> np.ndarray:
+    """Regions hidden (in original coordinates), then geometry applied."""
+    return apply_geometry(hide_regions(rgb, specs), geometry)
+
+
+def face_finder(settings: DetectSettings) -> tuple[str, Callable[[np.ndarray], list[Detection]]]:
+    """The verification detector: CenterFace when installed, else dlib HOG (ungrown boxes)."""
+    from core.imaging import faces
+    from core.imaging.detect import centerface_faces
+
+    if faces.centerface_available() and "centerface" in settings.face_detector:
+        return "centerface", lambda rgb: centerface_faces(rgb, settings.face_threshold,
+                                                           settings.min_face_px)
+    if faces.hog_available():
+        return "hog", lambda rgb: faces.hog_faces(rgb, settings.hog_threshold)
+    if faces.centerface_available():
+        return "centerface", lambda rgb: centerface_faces(rgb, settings.face_threshold,
+                                                           settings.min_face_px)
+    raise RuntimeError("no face detector is installed to verify the release")
+
+
+def verify(rgb_out: np.ndarray, hidden: Sequence[tuple[str, Box]], settings: DetectSettings
+           ) -> Verification:
+    """Search the released pixels for faces; classify each as inside/outside a region.
+
+    ``hidden`` = (region name, box in output pixels).
+    """
+    name, find = face_finder(settings)
+    result = Verification(detector=name)
+    for det in find(rgb_out):
+        inside = None
+        for label, box in hidden:
+            if intersection(det.box, box) >= 0.5 * max(det.w * det.h, 1e-6):
+                inside = label
+                break
+        entry = {"box": [round(v, 1) for v in det.box], "score": round(det.score, 3)}
+        if inside is not None:
+            result.inside.append({**entry, "region": inside})
+        elif det.score >= settings.verify_outside_threshold:
+            result.outside.append(entry)
+    return result
+
+
+@dataclass
+class RenderJob:
+    """Everything needed to render and verify one photo."""
+
+    rgb: np.ndarray
+    specs: list[HideSpec]
+    labels: list[str]
+    geometry: Geometry
+
+
+def render_verified(job: RenderJob, settings: DetectSettings, fmt: str = "jpg",
+                    max_rounds: int = 4) -> tuple[bytes, Verification]:
+    """Render, encode, decode and verify; raise strength of failing regions and retry."""
+    from core.imaging.loading import decode_rgb
+
+    specs = list(job.specs)
+    height, width = job.rgb.shape[:2]
+    matrix, _size = plan(job.geometry, width, height)
+    raised: dict[str, dict[str, Any]] = {}
+    for round_no in range(max_rounds):
+        data = encode_clean(render(job.rgb, specs, job.geometry), fmt)
+        hidden = [(label, map_box(matrix, (s.x, s.y, s.w, s.h), s.shape))
+                  for label, s in zip(job.labels, specs, strict=True)]
+        result = verify(decode_rgb(data), hidden, settings)
+        result.raised = raised
+        if not result.inside or round_no == max_rounds - 1:
+            return data, result
+        progressed = False
+        for item in result.inside:
+            i = job.labels.index(item["region"])
+            spec = specs[i]
+            nxt = stronger(spec) or spec
+            # a face found around a hidden region is only partly covered: cover it all
+            box = union_box((spec.x, spec.y, spec.w, spec.h), _unmap(matrix, item["box"]))
+            box = _clip(box, width, height)
+            nxt = replace(nxt, x=box[0], y=box[1], w=box[2], h=box[3])
+            if nxt != spec:
+                specs[i] = nxt
+                raised[item["region"]] = {"method": nxt.method, "strength": nxt.strength,
+                                          "box": [round(v, 1) for v in box]}
+                progressed = True
+        if not progressed:
+            break
+    return data, result
+
+
+def _unmap(matrix: np.ndarray, box: Sequence[float]) -> Box:
+    """Bounding box in the original of a box in the output."""
+    return map_box(np.linalg.inv(matrix), (box[0], box[1], box[2], box[3]))
+
+
+def _clip(box: Box, width: int, height: int) -> Box:
+    x1, y1 = max(0.0, box[0]), max(0.0, box[1])
+    x2, y2 = min(float(width), box[0] + box[2]), min(float(height), box[1] + box[3])
+    return (x1, y1, max(1.0, x2 - x1), max(1.0, y2 - y1))
+
+
+def output_format(file_name: str) -> str:
+    """PNG stays PNG; everything else is released as JPEG."""
+    return "png" if file_name.lower().endswith(".png") else "jpg"
+
+
+def release_photo(project: Any, photo_id: int, out_dir: str | os.PathLike[str],
+                  settings: DetectSettings | None = None, accept_unhidden: bool = False
+                  ) -> tuple[Path, Verification]:
+    """Release a reviewed photo into ``out_dir``; returns the file and the verification.
+
+    Raises :class:`ReleaseRefused` (nothing written) when the photo is not reviewed, a
+    hidden face is still detectable at the strongest setting, or a face outside every
+    region was found and ``accept_unhidden`` is False.
+    """
+    from core.imaging import photos as repo
+
+    settings = settings or DetectSettings()
+    photo = repo.get_photo(project, photo_id)
+    if photo.status not in ("reviewed", "released"):
+        raise ReleaseRefused(f"{photo.file_name}: only a reviewed photo can be released "
+                             f"(status is {photo.status!r})")
+    rgb = repo.load_original(project, photo)
+    regs = repo.regions(project, photo_id)
+    specs = [spec_for(photo, r) for r in regs]
+    labels = [f"#{r.id} ({r.kind})" for r in regs]
+    fmt = output_format(photo.file_name)
+    data, result = render_verified(RenderJob(rgb, specs, labels, photo.geometry), settings, fmt)
+    if result.inside:
+        names = ", ".join(sorted({i["region"] for i in result.inside}))
+        raise ReleaseRefused(f"{photo.file_name}: a face is still detectable inside region "
+                             f"{names} even with the strongest setting; enlarge the region "
+                             "or use fill", result.to_json())
+    if result.outside and not accept_unhidden:
+        where = "; ".join(f"at x={o['box'][0]:.0f}, y={o['box'][1]:.0f} (score {o['score']})"
+                          for o in result.outside)
+        raise ReleaseRefused(f"{photo.file_name}: the released image still shows a face "
+                             f"outside every region: {where}", result.to_json())
+    out_dir = Path(out_dir)
+    stem = Path(photo.file_name).stem
+    target = out_dir / f"{stem}.{fmt}"
+    if target.exists() and photo.released_path != str(target):
+        target = out_dir / f"{stem}-{photo.id}.{fmt}"
+    write_atomic(target, data)
+    sha, _ = project.assets.put(data, fmt)
+    repo.mark_released(project, photo_id, sha, str(target), result.to_json())
+    return target, result
+
+
+def spec_for(photo: Any, region: Any) -> HideSpec:
+    """The HideSpec of a stored region (its own method/strength, else the photo's)."""
+    method = region.method or photo.method
+    strength = region.strength if region.method else photo.strength
+    if region.method and region.strength is None:
+        strength = None
+    return HideSpec(region.x, region.y, region.w, region.h, region.shape, method,
+                    strength, photo.feather)
+
+
+def with_method(specs: Sequence[HideSpec], method: str) -> list[HideSpec]:
+    """The same regions with another method (for the headless batch)."""
+    return [replace(s, method=method, strength=None) for s in specs]
