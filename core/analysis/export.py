@@ -1,0 +1,175 @@
+"""HTML report of an analysis: plots embedded as PNG data URIs, every table as CSV beside it.
+
+The folder is written atomically: everything goes to a temporary folder next to the
+target, which is renamed into place at the end.  An existing earlier report at the
+target (a folder holding ``report.html``) is replaced; any other existing non-empty
+folder is refused, so nothing of the user's is overwritten.  Every piece of text is
+escaped with :func:`html.escape`.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import csv
+import html
+import io
+import os
+import re
+import shutil
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from core import __version__
+from core.analysis.results import Analysis, Table
+
+REPORT_NAME = "report.html"
+
+_CSS = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px;
+       color: #1d2733; line-height: 1.45; padding: 0 1em; }
+h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccd3dc; padding-bottom: .2em;
+       margin-top: 2em; } h3 { font-size: 1.05em; margin-bottom: .3em; }
+table { border-collapse: collapse; margin: .4em 0 1em; font-size: .9em; }
+th, td { border: 1px solid #d5dbe3; padding: .25em .6em; }
+th { background: #eef2f6; text-align: left; } td.num { text-align: right;
+       font-variant-numeric: tabular-nums; }
+.note, .message { color: #4a5563; font-size: .9em; } .message { font-style: italic; }
+img { max-width: 100%; height: auto; border: 1px solid #e3e7ec; margin: .5em 0; }
+dl { display: grid; grid-template-columns: max-content auto; gap: .1em 1em; }
+dt { font-weight: 600; } dd { margin: 0; }
+"""
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-").lower() or "table"
+
+
+def csv_name(section_key: str, table: Table) -> str:
+    """File name of a table's CSV inside the report folder."""
+    return f"{_slug(section_key)}-{_slug(table.key)}.csv"
+
+
+def table_csv(table: Table) -> str:
+    """A table as CSV text: numbers at full precision, empty for "nothing to count"."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(table.columns)
+    for row in table.rows:
+        writer.writerow(["" if v is None else (repr(float(v)) if isinstance(v, float) else v)
+                         for v in row])
+    return out.getvalue()
+
+
+def _table_html(table: Table, href: str) -> str:
+    e = html.escape
+    head = "".join(f"<th>{e(c)}</th>" for c in table.columns)
+    body = []
+    for i, row in enumerate(table.rows):
+        cells = []
+        for j, value in enumerate(row):
+            cls = ' class="num"' if isinstance(value, int | float) else ""
+            cells.append(f"<td{cls}>{e(table.display(i, j))}</td>")
+        body.append(f"<tr>{''.join(cells)}</tr>")
+    note = f'<p class="note">{e(table.note)}</p>' if table.note else ""
+    return (f"<h3>{e(table.title)}</h3><table><thead><tr>{head}</tr></thead><tbody>"
+            f"{''.join(body)}</tbody></table>{note}"
+            f'<p class="note">Data: <a href="{e(href)}">{e(href)}</a></p>')
+
+
+def _options_text(analysis: Analysis) -> list[tuple[str, str]]:
+    o = analysis.options
+    out = [("Bootstrap", f"{o.n_boot:,} resamples, {o.ci:.0%} interval, seed {o.seed}"),
+           ("Threshold τ", f"{o.tau:g}"), ("Post-hoc", str(o.posthoc)),
+           ("Rater filter", f"on, r ≥ {o.threshold:g}" if o.rater_filter else "off")]
+    if o.group_by:
+        out.append(("Breakdown by", str(o.group_by)))
+    return out
+
+
+def render_html(analysis: Analysis, images: dict[int, bytes]) -> tuple[str, dict[str, str]]:
+    """``(html, {csv file name: csv text})``; ``images`` maps ``id(chart)`` to PNG bytes."""
+    e = html.escape
+    files: dict[str, str] = {}
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    facts = [*analysis.facts, *_options_text(analysis), ("Generated", f"{when}, Winnow "
+                                                                       f"{__version__}")]
+    parts = [f"<h1>Analysis: {e(analysis.dataset)}</h1>", "<dl>"]
+    parts += [f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in facts]
+    parts.append("</dl>")
+    for sec in analysis.sections.values():
+        parts.append(f'<h2 id="{e(_slug(sec.key))}">{e(sec.title)}</h2>')
+        if sec.message:
+            parts.append(f'<p class="message">{e(sec.message)}</p>')
+        parts += [f"<p>{e(line)}</p>" for line in sec.summary]
+        for chart in sec.charts:
+            png = images.get(id(chart))
+            if png:
+                data = base64.b64encode(png).decode("ascii")
+                alt = getattr(chart, "title", "") or sec.title
+                parts.append(f'<img alt="{e(alt)}" src="data:image/png;base64,{data}">')
+        for table in sec.tables:
+            name = csv_name(sec.key, table)
+            files[name] = table_csv(table)
+            parts.append(_table_html(table, name))
+    doc = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+           f"<title>{e(analysis.dataset)} — Winnow analysis</title><style>{_CSS}</style>"
+           f"</head><body>{''.join(parts)}</body></html>\n")
+    return doc, files
+
+
+def render_images(analysis: Analysis, state: Any = None) -> dict[int, bytes]:
+    """PNG bytes of every chart, keyed by ``id(chart)`` (Agg backend)."""
+    from core.analysis.plots import figure_for, png_bytes
+
+    out = {}
+    for sec in analysis.sections.values():
+        for chart in sec.charts:
+            if state is not None:
+                state.check()
+            out[id(chart)] = png_bytes(figure_for(chart))
+    return out
+
+
+def _write(path: Path, data: str) -> None:
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def export_html(analysis: Analysis, out_dir: str | Path, state: Any = None) -> Path:
+    """Write ``out_dir/report.html`` plus one CSV per table; returns the report's path."""
+    target = Path(out_dir)
+    if target.exists():
+        if not target.is_dir():
+            raise ValueError(f"{target} exists and is not a folder")
+        if any(target.iterdir()) and not (target / REPORT_NAME).is_file():
+            raise ValueError(f"{target} is a folder with other files in it: choose a new or "
+                             "empty folder (an earlier report there would be replaced)")
+    images = render_images(analysis, state)
+    doc, files = render_html(analysis, images)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        _write(tmp / REPORT_NAME, doc)
+        for name, text in files.items():
+            _write(tmp / name, text)
+        if target.exists():
+            old = target.with_name(f".{target.name}.old-{os.getpid()}")
+            os.rename(target, old)
+            try:
+                os.rename(tmp, target)
+            except OSError:
+                os.rename(old, target)
+                raise
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.rename(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            shutil.rmtree(tmp)
+        raise
+    return target / REPORT_NAME

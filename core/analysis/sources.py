@@ -1,0 +1,222 @@
+"""Registry of analysable data sets: CSV files the user opens, and project providers.
+
+A :class:`DataSet` has a ``name``, a ``kind`` (one of :data:`KINDS`) and a ``load``
+returning *tidy rows*: a list of dicts with the SPEC §6 column names of its kind
+
+========== ============================================================
+kind       columns (``[x]`` optional)
+========== ============================================================
+votes      a, b, winner (a | b | tie) [, criterion] [, rater] [, item]
+rankings   rater, item, model, rank (1 = best)
+likert     rater, unit, model, criterion, value
+checklist  model, category, subtask, case, q1 … q6 (0 / 1)
+scores     sample, model, score [, judge]
+========== ============================================================
+
+plus, optionally, the grouping columns of :data:`GROUP_COLUMNS` (``category``,
+``edit_type``, ``split``) used by the per-group breakdown.
+
+**Hook for other features.**  Anything in the project that can be analysed plugs in
+with :func:`register_provider`::
+
+    from core.analysis.sources import DataSet, register_provider
+
+    @register_provider
+    def my_datasets(project) -> list[DataSet]:
+        return [DataSet(name="…", kind="likert", key="mine:1",
+                        loader=lambda p: [{"rater": …, "unit": …, …}, …])]
+
+A provider is called on the GUI thread when the Analyze workspace lists data sets, so
+it must be cheap (one small query); the expensive part goes in ``loader``, which is
+called as ``loader(project)`` on a worker thread with a connection of its own
+(``project.worker_view()``).  A provider that raises is reported, not fatal.
+Rating sessions and metric/judge results are provided by
+:mod:`core.analysis.project_sources` (registered on first use).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.stats import tables
+from core.stats.tables import IDEA_QUESTIONS, CsvColumns, CsvFormatError
+
+Row = dict[str, Any]
+Loader = Callable[[Any], list[Row]]
+Provider = Callable[[Any], list["DataSet"]]
+
+#: kind → (required columns, optional columns)
+KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "votes": (("a", "b", "winner"), ("criterion", "rater", "item")),
+    "rankings": (("rater", "item", "model", "rank"), ()),
+    "likert": (("rater", "unit", "model", "criterion", "value"), ()),
+    "checklist": (("model", "category", "subtask", "case", *IDEA_QUESTIONS), ()),
+    "scores": (("sample", "model", "score"), ("judge",)),
+}
+#: columns a breakdown can group by (kept when present)
+GROUP_COLUMNS = ("category", "edit_type", "split")
+KIND_TITLES = {
+    "votes": "pairwise votes", "rankings": "full rankings", "likert": "Likert ratings",
+    "checklist": "IDEA-Bench checklist", "scores": "per-output scores",
+}
+#: checked in this order: the more specific headers first
+_DETECT_ORDER = ("checklist", "likert", "rankings", "scores", "votes")
+_CHECK = {"0": 0, "1": 1, "no": 0, "yes": 1, "false": 0, "true": 1}
+
+
+@dataclass(frozen=True)
+class DataSet:
+    """One analysable data set; ``load(project)`` returns its tidy rows."""
+
+    name: str
+    kind: str
+    key: str
+    loader: Loader
+    source: str = ""  # "CSV file", "Rating session", "Metric results" …
+    description: str = ""
+    #: for "scores": whether a higher score is better (e.g. False for a distance)
+    higher_is_better: bool = True
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown data set kind {self.kind!r} (expected one of "
+                             f"{', '.join(KINDS)})")
+
+    def load(self, project: Any = None) -> list[Row]:
+        """The tidy rows (see the module docs); ``project`` is the worker's view."""
+        rows = self.loader(project)
+        if not rows:
+            raise ValueError(f"{self.name}: no data to analyse yet")
+        return rows
+
+
+# -- project providers ----------------------------------------------------------------
+
+_PROVIDERS: list[Provider] = []
+_BUILTINS_LOADED = False
+
+
+def register_provider(fn: Provider) -> Provider:
+    """Add a provider ``fn(project) -> list[DataSet]`` (once; usable as a decorator)."""
+    if fn not in _PROVIDERS:
+        _PROVIDERS.append(fn)
+    return fn
+
+
+def unregister_provider(fn: Provider) -> None:
+    """Remove a provider (tests, plug-ins being unloaded)."""
+    with contextlib.suppress(ValueError):
+        _PROVIDERS.remove(fn)
+
+
+def _load_builtins() -> None:
+    global _BUILTINS_LOADED
+    if not _BUILTINS_LOADED:
+        _BUILTINS_LOADED = True
+        import core.analysis.project_sources  # noqa: F401  (registers its providers)
+
+
+def project_datasets(project: Any) -> tuple[list[DataSet], list[str]]:
+    """Every data set the providers offer for ``project``, and one message per failed provider."""
+    _load_builtins()
+    if project is None:
+        return [], []
+    out: list[DataSet] = []
+    errors: list[str] = []
+    for fn in list(_PROVIDERS):
+        try:
+            out.extend(fn(project))
+        except Exception as exc:  # one broken provider must not hide the others
+            errors.append(f"{getattr(fn, '__name__', 'provider')}: {exc}")
+    return out, errors
+
+
+# -- CSV files --------------------------------------------------------------------------
+
+
+def detect_kind(columns: set[str] | list[str]) -> str | None:
+    """The kind whose required columns a header has (None when none fits)."""
+    have = {c.strip().lower() for c in columns}
+    for kind in _DETECT_ORDER:
+        if set(KINDS[kind][0]) <= have:
+            return kind
+    return None
+
+
+def _expected() -> str:
+    return "; ".join(f"{k}: {','.join(KINDS[k][0])}" for k in KINDS)
+
+
+_VALIDATORS: dict[str, Callable[[Path], object]] = {
+    "votes": tables.read_votes,
+    "rankings": tables.read_rankings,
+    "likert": tables.read_likert,
+    "checklist": tables.read_checklist,
+    "scores": tables.read_scores,
+}
+
+
+def read_csv_rows(path: str | Path, kind: str | None = None) -> tuple[str, list[Row]]:
+    """Validate a statistics CSV with :mod:`core.stats.tables` and return ``(kind, rows)``.
+
+    The kind is detected from the header unless given.  Errors are
+    :class:`~core.stats.tables.CsvFormatError` naming the file, row and column.
+    """
+    path = Path(path)
+    every = sorted({c for req, opt in KINDS.values() for c in (*req, *opt)} | set(GROUP_COLUMNS))
+    try:
+        probe = CsvColumns(path, (), every)
+    except CsvFormatError as exc:
+        if "the file is empty" not in str(exc):
+            raise
+        raise CsvFormatError(f"{path.name}: the file is empty (expected a header row with "
+                             f"the columns of one of: {_expected()})") from None
+    if kind is None:
+        kind = detect_kind(list(probe.columns))
+        if kind is None:
+            raise CsvFormatError(
+                f"{path.name}: cannot tell what this file holds (columns: "
+                f"{', '.join(probe.columns) or 'none known'}); expected the columns of one of: "
+                f"{_expected()}")
+    elif kind not in KINDS:
+        raise ValueError(f"unknown data set kind {kind!r}")
+    _VALIDATORS[kind](path)  # the exact checks and messages of `winnow stats`
+    required, optional = KINDS[kind]
+    t = CsvColumns(path, required, (*optional, *GROUP_COLUMNS))
+    cols: dict[str, list[Any]] = {}
+    for name in (*required, *optional):
+        if not t.has(name):
+            continue
+        if name in ("rank", "value", "score"):
+            cols[name] = t.numbers(name).tolist()
+        elif name == "winner":
+            cols[name] = [v.lower() for v in t.text(name)]
+        elif name in IDEA_QUESTIONS:
+            cols[name] = [_CHECK[v.lower()] for v in t.text(name)]
+        else:
+            cols[name] = t.text(name)
+    for name in GROUP_COLUMNS:
+        if t.has(name):
+            cols[name] = t.columns[name]
+    names = list(cols)
+    rows = [dict(zip(names, values, strict=True)) for values in zip(*cols.values(), strict=True)]
+    return kind, rows
+
+
+def open_csv(path: str | Path, kind: str | None = None, *,
+             higher_is_better: bool = True) -> DataSet:
+    """Read and validate a CSV now; the data set keeps its rows (the file may change later)."""
+    path = Path(path)
+    kind, rows = read_csv_rows(path, kind)
+    extras = [c for c in GROUP_COLUMNS if c in rows[0]]
+    desc = f"{len(rows):,} rows of {KIND_TITLES[kind]} from {path}"
+    if extras:
+        desc += f" (grouping columns: {', '.join(extras)})"
+    return DataSet(name=path.name, kind=kind, key=f"csv:{path.resolve()}",
+                   loader=lambda _project: rows, source="CSV file", description=desc,
+                   higher_is_better=higher_is_better, meta={"path": str(path)})
