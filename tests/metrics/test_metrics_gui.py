@@ -1,0 +1,135 @@
+"""Metrics workspace in the real main window (offscreen): run, progress, results, drill-down."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytestmark = pytest.mark.gui
+
+from metrics_helpers import add_sample, gradient_image, yellow_tint  # noqa: E402
+from PySide6.QtCore import QSettings, Qt  # noqa: E402
+
+from app.main_window import MainWindow  # noqa: E402
+from core.metrics.colour_shift import ColourShift  # noqa: E402
+from core.store import Project  # noqa: E402
+from ui.metrics.settings_dialog import load_settings  # noqa: E402
+from ui.metrics.workspace import MetricsWorkspace  # noqa: E402
+
+
+@pytest.fixture
+def window(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
+                      str(tmp_path / "settings"))
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.show()
+    yield win
+    win.runner.shutdown()
+    win.close_project()
+
+
+def _project(tmp_path: Path, n: int = 6) -> Path:
+    path = tmp_path / "m.winnow"
+    with Project.create(path) as p:
+        for k in range(n):
+            base = gradient_image(seed=k)
+            add_sample(p, f"s{k:02d}", f"edit {k}", [base],
+                       {"tinted": yellow_tint(base), "same": base.copy()})
+        add_sample(p, "t2i", "a bicycle", [], {"tinted": gradient_image(seed=50)})
+    return path
+
+
+def _page(window: MainWindow, qtbot) -> MetricsWorkspace:
+    index = next(i for i in range(window.nav.count()) if window.nav.item(i).text() == "Metrics")
+    qtbot.keyClick(window, Qt.Key.Key_1 + index, Qt.KeyboardModifier.ControlModifier)
+    page = window.stack.currentWidget()
+    assert isinstance(page, MetricsWorkspace)
+    return page
+
+
+def test_empty_state_then_run_results_histograms_drilldown(window, qtbot, tmp_path) -> None:
+    page = _page(window, qtbot)
+    assert page.stack.currentIndex() == 0  # no project: the explanatory empty state
+    assert window.open_project(_project(tmp_path))
+    assert page.stack.currentIndex() == 1
+    models = [page.models.item(i).data(Qt.ItemDataRole.UserRole)
+              for i in range(page.models.count())]
+    assert models == ["same", "tinted"]
+    assert page.checked(page.metrics) == ["colour_shift"]
+    assert "7 samples" in page.selection_label.text()
+
+    page.table.setFocus()
+    qtbot.keyClick(page.table, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert page.job is not None and not page.run_button.isEnabled()
+    job = page.job
+    qtbot.waitUntil(lambda: job.outcome != "running" and page.job is None, timeout=20_000)
+    assert job.outcome == "done"
+    assert "12 computed" in page.status.text()
+    assert page.progress.value() == page.progress.maximum() == 13
+    assert page.model.rowCount() == 12  # not-applicable row hidden by default
+    page.hide_na.setChecked(False)
+    assert page.model.rowCount() == 13
+    assert page.hist.panels == {"colour_shift": {"same": 6, "tinted": 6}}
+
+    page.hide_na.setChecked(True)
+    row = next(k for k, r in enumerate(page.model.rows)
+               if (r.sample_id, r.model) == ("s02", "tinted"))
+    rect = page.table.visualRect(page.model.index(row, 0))
+    qtbot.mouseClick(page.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.mouseDClick(page.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert page.tabs.currentWidget() is page.drill
+    assert page.drill.current == ("s02", "tinted")
+    assert not page.drill.input_panel._pixmap.isNull()
+    assert not page.drill.output_panel._pixmap.isNull()
+    assert page.drill.table.item(0, 0).text() == "Colour shift"
+    assert "b_shift" in page.drill.table.item(0, 3).text()
+
+    job = page.run()  # unchanged images: everything comes from the cache
+    qtbot.waitUntil(lambda: job.outcome != "running" and page.job is None, timeout=20_000)
+    assert "0 computed, 13 cached" in page.status.text()
+
+
+def test_cancel_keeps_partial_results(window, qtbot, tmp_path, monkeypatch) -> None:
+    original = ColourShift.compute
+
+    def slow(self, model, prepared, device):  # type: ignore[no-untyped-def]
+        time.sleep(0.3)
+        return original(self, model, prepared, device)
+
+    monkeypatch.setattr(ColourShift, "compute", slow)
+    monkeypatch.setattr(ColourShift, "batch_size", 2)
+    page = _page(window, qtbot)
+    assert window.open_project(_project(tmp_path, n=12))
+    qtbot.mouseClick(page.run_button, Qt.MouseButton.LeftButton)
+    job = page.job
+    qtbot.waitUntil(lambda: page.progress.value() >= 3, timeout=20_000)
+    qtbot.mouseClick(page.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: job.outcome != "running" and page.job is None, timeout=20_000)
+    assert job.outcome == "cancelled"
+    assert "Cancelled" in page.status.text()
+    assert 0 < page.model.rowCount() < 24
+    assert page.run_button.isEnabled() and not page.cancel_button.isEnabled()
+
+
+def test_settings_keep_the_key_out_of_the_project(window, qtbot, tmp_path,
+                                                  monkeypatch) -> None:
+    monkeypatch.delenv("WINNOW_JUDGE_API_KEY", raising=False)
+    page = _page(window, qtbot)
+    project_path = _project(tmp_path, n=1)
+    assert window.open_project(project_path)
+    page.open_settings()
+    dialog = page.settings_dialog
+    dialog.url.setText("http://127.0.0.1:8000/v1")
+    dialog.models.setText("judge-a, judge-b")
+    qtbot.keyClicks(dialog.key, "sk-secret-123")
+    dialog.save()
+    settings = load_settings()
+    assert [j.model for j in settings.judges] == ["judge-a", "judge-b"]
+    assert settings.judges[0].api_key == "sk-secret-123"
+    window.close_project()
+    assert b"sk-secret-123" not in project_path.read_bytes()

@@ -1,0 +1,1 @@
+"""Metrics workspace (SPEC §7)."""

@@ -1,0 +1,167 @@
+"""Drill-down: input and output side by side, the prompt, and every metric value for the pair."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage, QPixmap
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QSizePolicy,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.metrics.imageio import MetricInputError, load_array
+from core.metrics.items import collect_items
+from core.metrics.store import ResultRow
+
+PREVIEW_SIDE = 720
+
+
+def format_details(details: dict[str, Any], prefix: str = "") -> str:
+    """``{"b_shift": 1.23456, "hist": {"R": 0.1}}`` → ``b_shift 1.235 · hist.R 0.1``."""
+    parts = []
+    for key, value in sorted(details.items()):
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            inner = format_details(value, name + ".")
+            if inner:
+                parts.append(inner)
+        elif isinstance(value, float):
+            parts.append(f"{name} {value:.4g}")
+        elif isinstance(value, list) and all(isinstance(v, float) for v in value):
+            parts.append(f"{name} [{', '.join(f'{v:.4g}' for v in value)}]")
+        else:
+            parts.append(f"{name} {json.dumps(value, ensure_ascii=False)[:400]}")
+    return "  ·  ".join(parts)
+
+
+def to_qimage(arr: np.ndarray) -> QImage:
+    """``(H, W, 3) uint8`` → an independent QImage."""
+    arr = np.ascontiguousarray(arr)
+    h, w = arr.shape[:2]
+    return QImage(arr.data, w, h, 3 * w, QImage.Format.Format_RGB888).copy()
+
+
+class ImagePanel(QWidget):
+    """A caption and an image scaled to fit."""
+
+    def __init__(self, caption: str) -> None:
+        super().__init__()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.caption = QLabel(caption)
+        self.caption.setTextFormat(Qt.TextFormat.PlainText)
+        self.image = QLabel()
+        self.image.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.image.setMinimumSize(200, 160)
+        self.image.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+        self.image.setStyleSheet("background: #202124; color: #bbb;")
+        self._pixmap: QPixmap | None = None
+        layout.addWidget(self.caption)
+        layout.addWidget(self.image, 1)
+
+    def show_array(self, arr: np.ndarray | None, message: str = "") -> None:
+        self._pixmap = None if arr is None else QPixmap.fromImage(to_qimage(arr))
+        self.image.setText(message if arr is None else "")
+        self._rescale()
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._rescale()
+
+    def _rescale(self) -> None:
+        if self._pixmap is not None:
+            self.image.setPixmap(self._pixmap.scaled(
+                self.image.size(), Qt.AspectRatioMode.KeepAspectRatio,
+                Qt.TransformationMode.SmoothTransformation))
+        else:
+            self.image.setPixmap(QPixmap())
+
+
+class DrillDown(QWidget):
+    """Shows one (sample, model): images side by side and a table of all its values."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.title = QLabel("Select a result to see the input and output side by side.")
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        self.title.setWordWrap(True)
+        self.prompt = QLabel()
+        self.prompt.setTextFormat(Qt.TextFormat.PlainText)
+        self.prompt.setWordWrap(True)
+        self.prompt.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.input_panel = ImagePanel("Input")
+        self.output_panel = ImagePanel("Output")
+        images = QWidget()
+        row = QHBoxLayout(images)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.input_panel, 1)
+        row.addWidget(self.output_panel, 1)
+        self.table = QTableWidget(0, 4)
+        self.table.setHorizontalHeaderLabels(["Metric", "Value", "Status", "Details"])
+        self.table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setWordWrap(True)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(images)
+        split.addWidget(self.table)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addWidget(self.prompt)
+        layout.addWidget(split, 1)
+        self.current: tuple[str, str] | None = None
+
+    def show_pair(self, project: Any, sample_id: str, model: str, rows: list[ResultRow],
+                  titles: dict[str, str]) -> None:
+        """Load the pair's images (through core) and list ``rows`` (all its results)."""
+        self.current = (sample_id, model)
+        self.title.setText(f"Sample {sample_id}  ·  model {model}")
+        items = collect_items(project, [sample_id], [model]) if project is not None else []
+        item = items[0] if items else None
+        self.prompt.setText(f"Prompt: {item.prompt}" if item and item.prompt else "")
+        if item is None:
+            self.input_panel.show_array(None, "(no longer in the project)")
+            self.output_panel.show_array(None, "")
+        else:
+            extra = len(item.inputs) - 1
+            self.input_panel.caption.setText(
+                "Input" + (f" (1 of {len(item.inputs)})" if extra > 0 else "")
+                + (" — cropped from a screenshot" if item.inputs and item.inputs[0].bbox else ""))
+            self.output_panel.caption.setText(f"Output of {model}")
+            self._load(self.input_panel, item.inputs[0] if item.inputs else None, "(no input: "
+                       "text-to-image sample)")
+            self._load(self.output_panel, item.output, "(no output)")
+        self.table.setRowCount(len(rows))
+        for k, r in enumerate(rows):
+            value = "" if r.value is None else f"{r.value:.6g}"
+            detail = r.error or format_details(r.details)
+            cells = (titles.get(r.metric, r.metric), value, r.status.replace("_", " "), detail)
+            for c, text in enumerate(cells):
+                cell = QTableWidgetItem(text)
+                cell.setToolTip(text[:2000])
+                self.table.setItem(k, c, cell)
+        self.table.resizeColumnsToContents()
+        self.table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.table.resizeRowsToContents()
+
+    @staticmethod
+    def _load(panel: ImagePanel, ref: Any, missing: str) -> None:
+        if ref is None:
+            panel.show_array(None, missing)
+            return
+        try:
+            panel.show_array(load_array(ref, PREVIEW_SIDE))
+        except MetricInputError as exc:
+            panel.show_array(None, str(exc))

@@ -1,0 +1,375 @@
+"""Metrics workspace: selection × models × metrics → Run (background, cancellable) → results.
+
+Left: what will be scored (the Curate filter's samples, models, metrics, device)
+with Run / Cancel and live progress.  Right: the results table, histograms per
+metric and model, and a drill-down with input and output side by side.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QStackedWidget,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.metrics.base import SAMPLE_MODEL, params_hash
+from core.metrics.items import available_models, collect_items
+from core.metrics.registry import all_metrics, get
+from core.metrics.runner import run_metrics
+from core.metrics.store import export_csv, load_results
+from ui.empty_state import EmptyState
+from ui.metrics.drilldown import DrillDown
+from ui.metrics.histograms import HistogramCanvas
+from ui.metrics.results_model import ResultsModel
+from ui.metrics.settings_dialog import MetricsSettingsDialog, load_settings
+
+DEVICES = (("Automatic (GPU if present)", "auto"), ("CPU", "cpu"), ("CUDA GPU", "cuda"))
+
+
+class _Progress(QObject):
+    """Carries JobState updates from the worker thread to the GUI thread (queued)."""
+
+    changed = Signal(int, int, str)
+
+
+class MetricsWorkspace(QWidget):
+    """The page built by the main window as ``MetricsWorkspace(context)``."""
+
+    def __init__(self, context: Any) -> None:
+        super().__init__()
+        self.context = context
+        self.job: Any = None
+        self.sample_ids: list[str] = []
+        self.all_rows: list[Any] = []
+        self.titles = {m.name: m.title for m in all_metrics()}
+        self._progress = _Progress(self)
+        self._progress.changed.connect(self._show_progress)
+        self.stack = QStackedWidget()
+        self.empty = EmptyState(
+            "Metrics", "Run local metrics and VLM judges on a selection of samples and models.",
+            ["Open or create a project first (File → Open, or File → New demo project)",
+             "Colour shift, face identity, DINO structure distance, CLIPScore, OCR text "
+             "rendering, VLM judges", "Runs in the background with progress and Cancel; "
+             "results are cached in the project"])
+        self.stack.addWidget(self.empty)
+        self.stack.addWidget(self._build_main())
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.stack)
+        self._build_actions()
+        context.project_changed.connect(self.reload)
+        context.data_changed.connect(self.reload)
+        context.selection_changed.connect(self.reload)
+        self.reload()
+
+    # -- construction ----------------------------------------------------------------------
+    def _build_main(self) -> QWidget:
+        self.selection_label = QLabel()
+        self.selection_label.setWordWrap(True)
+        self.selection_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.models = QListWidget()
+        self.models.setToolTip("Which outputs to score; @sample = the sample's own output image")
+        self.metrics = QListWidget()
+        for m in all_metrics():
+            item = QListWidgetItem(m.title)
+            item.setData(Qt.ItemDataRole.UserRole, m.name)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Unchecked)
+            item.setToolTip(f"{m.name} (v{m.version}, "
+                            f"{'higher' if m.higher_is_better else 'lower'} is better)\n\n"
+                            + _wrap(m.definition))
+            self.metrics.addItem(item)
+        self.metrics.item(0).setCheckState(Qt.CheckState.Checked)
+        self.device = QComboBox()
+        for label, key in DEVICES:
+            self.device.addItem(label, key)
+        self.run_button = QPushButton("Run")
+        self.run_button.setToolTip("Score the selection (Ctrl+Return)")
+        self.run_button.clicked.connect(self.run)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.settings_button = QPushButton("Settings…")
+        self.settings_button.clicked.connect(self.open_settings)
+        self.progress = QProgressBar()
+        self.progress.setFormat("%v / %m")
+        self.status = QLabel("Ready")
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
+        self.status.setWordWrap(True)
+
+        sel_box = QGroupBox("Selection (the Curate filter)")
+        QVBoxLayout(sel_box).addWidget(self.selection_label)
+        model_box = QGroupBox("Models")
+        QVBoxLayout(model_box).addWidget(self.models)
+        metric_box = QGroupBox("Metrics")
+        QVBoxLayout(metric_box).addWidget(self.metrics)
+        run_box = QWidget()
+        form = QFormLayout(run_box)
+        form.setContentsMargins(0, 0, 0, 0)
+        form.addRow("Device:", self.device)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.settings_button)
+        left = QWidget()
+        lv = QVBoxLayout(left)
+        lv.addWidget(sel_box)
+        lv.addWidget(model_box, 2)
+        lv.addWidget(metric_box, 3)
+        lv.addWidget(run_box)
+        lv.addLayout(buttons)
+        lv.addWidget(self.progress)
+        lv.addWidget(self.status)
+        left.setMinimumWidth(280)
+        left.setMaximumWidth(380)
+
+        self.model = ResultsModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSortingEnabled(True)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
+        self.table.doubleClicked.connect(lambda _: self.tabs.setCurrentWidget(self.drill))
+        self.table.selectionModel().currentRowChanged.connect(self._row_changed)
+        self.table.activated.connect(lambda _: self.tabs.setCurrentWidget(self.drill))
+        self.summary = QLabel()
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
+        self.hide_na = QCheckBox("Hide not applicable")
+        self.hide_na.setChecked(True)
+        self.hide_na.toggled.connect(self.refresh_results)
+        self.metrics.itemChanged.connect(lambda _: self.refresh_results())
+        self.models.itemChanged.connect(lambda _: self.refresh_results())
+        top = QHBoxLayout()
+        top.addWidget(self.summary, 1)
+        top.addWidget(self.hide_na)
+        results = QWidget()
+        rv = QVBoxLayout(results)
+        rv.addLayout(top)
+        rv.addWidget(self.table, 1)
+        self.hist = HistogramCanvas()
+        self.drill = DrillDown()
+        self.tabs = QTabWidget()
+        self.tabs.addTab(results, "Results")
+        scroll = QScrollArea()
+        scroll.setWidget(self.hist)
+        scroll.setWidgetResizable(True)
+        self.tabs.addTab(scroll, "Distributions")
+        self.tabs.addTab(self.drill, "Drill-down")
+        split = QSplitter()
+        split.addWidget(left)
+        split.addWidget(self.tabs)
+        split.setStretchFactor(1, 1)
+        return split
+
+    def _build_actions(self) -> None:
+        self.act_run = QAction("&Run metrics", self)
+        self.act_run.setShortcut(QKeySequence("Ctrl+Return"))
+        self.act_run.triggered.connect(self.run)
+        self.act_cancel = QAction("&Cancel run", self)
+        self.act_cancel.triggered.connect(self.cancel)
+        self.act_settings = QAction("&Settings…", self)
+        self.act_settings.triggered.connect(self.open_settings)
+        self.act_export = QAction("&Export results as CSV…", self)
+        self.act_export.triggered.connect(self.export)
+        for act in (self.act_run,):
+            act.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            self.addAction(act)
+
+    def workspace_menu(self) -> QMenu:
+        """The Metrics menu of the menu bar."""
+        menu = QMenu("&Metrics", self)
+        for act in (self.act_run, self.act_cancel, self.act_settings, self.act_export):
+            menu.addAction(act)
+        return menu
+
+    # -- state -----------------------------------------------------------------------------
+    @property
+    def project(self) -> Any:
+        return self.context.project
+
+    def checked(self, widget: QListWidget) -> list[str]:
+        return [widget.item(i).data(Qt.ItemDataRole.UserRole) for i in range(widget.count())
+                if widget.item(i).checkState() == Qt.CheckState.Checked]
+
+    def set_checked(self, widget: QListWidget, names: list[str]) -> None:
+        for i in range(widget.count()):
+            item = widget.item(i)
+            item.setCheckState(Qt.CheckState.Checked if item.data(Qt.ItemDataRole.UserRole)
+                               in names else Qt.CheckState.Unchecked)
+
+    @Slot()
+    def reload(self) -> None:
+        """Refresh models, selection count and results from the project."""
+        project = self.project
+        self.stack.setCurrentIndex(0 if project is None else 1)
+        for act in (self.act_run, self.act_export):
+            act.setEnabled(project is not None)
+        if project is None:
+            return
+        previous = set(self.checked(self.models))
+        self.models.blockSignals(True)
+        self.models.clear()
+        for name in available_models(project):
+            label = "@sample (the sample's own output)" if name == SAMPLE_MODEL else name
+            item = QListWidgetItem(label)
+            item.setData(Qt.ItemDataRole.UserRole, name)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if not previous or name in previous
+                               else Qt.CheckState.Unchecked)
+            self.models.addItem(item)
+        self.models.blockSignals(False)
+        ids = self.context.selection.sample_ids(project)
+        self.sample_ids = ids
+        self.selection_label.setText(
+            f"{len(ids):,} samples selected in Curate."
+            + ("" if self.models.count() else "\nNo output images yet: import model outputs "
+               "(File → Import) or curate samples with outputs."))
+        self.refresh_results()
+
+    def refresh_results(self) -> None:
+        """Show stored results for the selection, checked models and current settings."""
+        if self.project is None:
+            return
+        settings = load_settings(self.device.currentData())
+        hashes = {m.name: params_hash(m, m.params(settings)) for m in all_metrics()}
+        rows = load_results(self.project, params_hashes=hashes, sample_ids=self.sample_ids,
+                            models=self.checked(self.models) or ["\0"])
+        self.all_rows = rows
+        ticked = set(self.checked(self.metrics))
+        shown = [r for r in rows if r.metric in ticked] or rows
+        n_na = sum(r.status == "not_applicable" for r in shown)
+        visible = [r for r in shown if r.status != "not_applicable"] \
+            if self.hide_na.isChecked() else shown
+        self.model.set_rows(visible, self.titles)
+        self.hist.show_rows(shown, self.titles)
+        ok = sum(r.status == "ok" for r in shown)
+        self.summary.setText(f"{len(shown):,} results: {ok:,} values, "
+                             f"{sum(r.status == 'error' for r in shown):,} errors, "
+                             f"{n_na:,} not applicable. Double-click a row (or press "
+                             "Enter) for the drill-down.")
+
+    # -- running -----------------------------------------------------------------------------
+    @Slot()
+    def run(self) -> Any:
+        """Start a background run on the current selection; returns the job (or None)."""
+        if self.project is None or self.job is not None:
+            return None
+        metrics = [get(n) for n in self.checked(self.metrics)]
+        models = self.checked(self.models)
+        if not metrics or not models:
+            self.context.message("Nothing to run", "Tick at least one model and one metric.")
+            return None
+        settings = load_settings(self.device.currentData())
+        if any(m.is_judge for m in metrics) and not settings.judges:
+            self.context.message("No judge configured", "Judge metrics need an endpoint: "
+                                 "Metrics → Settings… (base URL and judge model names).")
+            return None
+        project, ids = self.project, list(self.sample_ids)
+        emit = self._progress.changed.emit
+
+        def work(state: Any) -> Any:
+            state.subscribe(lambda s: emit(s.done, s.total or 0, s.status))
+            view = project.worker_view()
+            try:
+                items = collect_items(view, ids, models)
+                return run_metrics(state, view, metrics, items, settings)
+            finally:
+                view.close()
+
+        names = ", ".join(m.title for m in metrics)
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.status.setText("Starting…")
+        self.job = self.context.start_job(f"Metrics: {names}", work, self._finished)
+        return self.job
+
+    @Slot()
+    def cancel(self) -> None:
+        if self.job is not None:
+            self.job.state.cancel()
+            self.status.setText("Cancelling after the current batch…")
+
+    @Slot(int, int, str)
+    def _show_progress(self, done: int, total: int, status: str) -> None:
+        self.progress.setMaximum(max(total, 1))
+        self.progress.setValue(min(done, max(total, 1)))
+        if status:
+            self.status.setText(status)
+
+    def _finished(self, job: Any) -> None:
+        self.job = None
+        self.run_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        if job.outcome == "done":
+            s = job.future.result()
+            text = (f"Done on {s.device}: {s.computed} computed, {s.cached} cached, "
+                    f"{s.not_applicable} not applicable, {s.errors} errors "
+                    f"({s.seconds:.1f} s).")
+            if s.failed_metrics:
+                failed = "\n".join(f"{self.titles.get(k, k)}: {v}"
+                                   for k, v in s.failed_metrics.items())
+                self.context.message("Some metrics could not run", failed)
+                text += " Failed: " + ", ".join(s.failed_metrics)
+            self.status.setText(text)
+        elif job.outcome == "cancelled":
+            self.status.setText("Cancelled; the results computed so far are kept.")
+        else:
+            self.status.setText(f"Failed: {job.error}")
+            self.context.message("Metrics run failed", job.error)
+        self.refresh_results()
+
+    # -- other actions ------------------------------------------------------------------------
+    @Slot()
+    def open_settings(self) -> None:
+        dialog = MetricsSettingsDialog(self)
+        dialog.accepted.connect(self.refresh_results)
+        self.settings_dialog = dialog
+        dialog.open()
+
+    @Slot()
+    def export(self) -> None:
+        if self.project is None:
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Export metric results",
+                                              "metric-results.csv", "CSV files (*.csv)")
+        if path:
+            n = export_csv(self.project, path)
+            self.context.status(f"Wrote {n:,} rows to {path}")
+
+    def _row_changed(self, current: Any, _previous: Any) -> None:
+        if not current.isValid():
+            return
+        row = self.model.rows[current.row()]
+        rows = [r for r in self.all_rows if (r.sample_id, r.model) == (row.sample_id, row.model)]
+        self.drill.show_pair(self.project, row.sample_id, row.model, rows, self.titles)
+
+
+def _wrap(text: str, width: int = 70) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width))
