@@ -13,9 +13,9 @@ class SampleFilter:
     """Which samples are selected.  Empty fields mean "any".
 
     ``ids`` (when given) restricts to an explicit list, e.g. a multi-selection.
-    ``text`` is a full-text query (each word prefix-matched, words AND-ed within one
-    source) over the prompts (edited and original), the text of the sample's post,
-    and its community feedback.
+    ``text`` is a full-text query (each word prefix-matched, all words required) over
+    one document per sample: its prompts (edited and original), its post's text and
+    its community feedback.
     """
 
     quality: tuple[str | None, ...] = ()
@@ -56,14 +56,9 @@ class SampleFilter:
                            "AND t.tag = ?)")
             params.append(self.tag)
         if self.text.strip():
-            query = fts_query(self.text)
             clauses.append(
-                "(s.rowid IN (SELECT rowid FROM samples_fts WHERE samples_fts MATCH ?)"
-                " OR s.post_id IN (SELECT p.id FROM posts p WHERE p.rowid IN"
-                " (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?))"
-                " OR s.id IN (SELECT f.sample_id FROM feedback f WHERE f.rowid IN"
-                " (SELECT rowid FROM feedback_fts WHERE feedback_fts MATCH ?)))")
-            params.extend([query, query, query])
+                "s.rowid IN (SELECT rowid FROM sample_search WHERE sample_search MATCH ?)")
+            params.append(fts_query(self.text))
         if self.ids:
             clauses.append(f"s.id IN ({','.join('?' * len(self.ids))})")
             params.extend(self.ids)

@@ -99,3 +99,16 @@ def test_next_unreviewed_wraps_and_skips_reviewed(curate_project) -> None:
 def test_distinct_tags(curate_project) -> None:
     UndoStack(curate_project).push(SetTag(["s2"], "Zoo"))
     assert distinct_tags(curate_project) == ["colour", "fill-in-the-blank", "template", "Zoo"]
+
+
+def test_search_document_follows_post_text_and_sample_changes(curate_project) -> None:
+    p = curate_project
+    assert ids(p, text="chat watercolor") == ["s2"]   # post text AND prompt, one document
+    with p.transaction() as conn:
+        conn.execute("UPDATE posts SET text = 'a quokka selfie' WHERE id = 'p2'")
+    assert ids(p, text="quokka") == ["s2"] and ids(p, text="chat") == []
+    with p.transaction() as conn:
+        conn.execute("DELETE FROM samples WHERE id = 's2'")
+    assert ids(p, text="quokka") == []
+    n_docs = p.conn.execute("SELECT count(*) FROM sample_search").fetchone()[0]
+    assert n_docs == p.counts()["samples"]

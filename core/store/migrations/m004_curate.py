@@ -3,8 +3,9 @@
 - ``sample_links``: a derived sample (fill-in-the-blank) points at the template
   sample it came from and at both posts (the template post and the reply that
   completes it).
-- ``feedback_fts``: full-text index over community feedback, kept in step by
-  triggers, so the Curate search covers prompts, post text and feedback.
+- ``sample_search``: one full-text document per sample (prompts, post text,
+  community feedback), kept in step by triggers, so the Curate search covers all
+  three with a single FTS5 query (ADR 032).
 - indexes for sorting and filtering the sample list on tens of thousands of rows.
 """
 
@@ -19,18 +20,52 @@ CREATE TABLE sample_links (
 );
 CREATE INDEX sample_links_source ON sample_links(source_sample_id);
 
-CREATE VIRTUAL TABLE feedback_fts USING fts5(text, content='feedback', content_rowid='rowid');
-CREATE TRIGGER feedback_fts_ai AFTER INSERT ON feedback BEGIN
-  INSERT INTO feedback_fts(rowid, text) VALUES (new.rowid, new.text);
+-- One search document per sample (rowid = samples.rowid): its prompts, its post's text
+-- and its community feedback, kept in step by triggers.  Searching one FTS table and
+-- mapping rowids straight to samples keeps a search on 31k samples / 68k posts fast.
+CREATE VIRTUAL TABLE sample_search USING fts5(prompt, post_text, feedback);
+CREATE TRIGGER sample_search_ai AFTER INSERT ON samples BEGIN
+  INSERT INTO sample_search(rowid, prompt, post_text, feedback) VALUES (
+    new.rowid, new.prompt || ' ' || new.original_prompt,
+    coalesce((SELECT text FROM posts WHERE id = new.post_id), ''),
+    coalesce((SELECT group_concat(text, ' ') FROM feedback WHERE sample_id = new.id), ''));
 END;
-CREATE TRIGGER feedback_fts_ad AFTER DELETE ON feedback BEGIN
-  INSERT INTO feedback_fts(feedback_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
+CREATE TRIGGER sample_search_au AFTER UPDATE OF prompt, original_prompt, post_id ON samples
+BEGIN
+  UPDATE sample_search SET prompt = new.prompt || ' ' || new.original_prompt,
+    post_text = coalesce((SELECT text FROM posts WHERE id = new.post_id), '')
+  WHERE rowid = new.rowid;
 END;
-CREATE TRIGGER feedback_fts_au AFTER UPDATE OF text ON feedback BEGIN
-  INSERT INTO feedback_fts(feedback_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
-  INSERT INTO feedback_fts(rowid, text) VALUES (new.rowid, new.text);
+CREATE TRIGGER sample_search_ad AFTER DELETE ON samples BEGIN
+  DELETE FROM sample_search WHERE rowid = old.rowid;
 END;
-INSERT INTO feedback_fts(feedback_fts) VALUES ('rebuild');
+CREATE TRIGGER sample_search_post_ai AFTER INSERT ON posts BEGIN
+  UPDATE sample_search SET post_text = new.text
+  WHERE rowid IN (SELECT rowid FROM samples WHERE post_id = new.id);
+END;
+CREATE TRIGGER sample_search_post_au AFTER UPDATE OF text ON posts BEGIN
+  UPDATE sample_search SET post_text = new.text
+  WHERE rowid IN (SELECT rowid FROM samples WHERE post_id = new.id);
+END;
+CREATE TRIGGER sample_search_fb_ai AFTER INSERT ON feedback BEGIN
+  UPDATE sample_search SET feedback = coalesce((SELECT group_concat(text, ' ') FROM feedback
+    WHERE sample_id = new.sample_id), '')
+  WHERE rowid = (SELECT rowid FROM samples WHERE id = new.sample_id);
+END;
+CREATE TRIGGER sample_search_fb_ad AFTER DELETE ON feedback BEGIN
+  UPDATE sample_search SET feedback = coalesce((SELECT group_concat(text, ' ') FROM feedback
+    WHERE sample_id = old.sample_id), '')
+  WHERE rowid = (SELECT rowid FROM samples WHERE id = old.sample_id);
+END;
+CREATE TRIGGER sample_search_fb_au AFTER UPDATE OF text, sample_id ON feedback BEGIN
+  UPDATE sample_search SET feedback = coalesce((SELECT group_concat(text, ' ') FROM feedback
+    WHERE sample_id = new.sample_id), '')
+  WHERE rowid = (SELECT rowid FROM samples WHERE id = new.sample_id);
+END;
+INSERT INTO sample_search(rowid, prompt, post_text, feedback)
+  SELECT s.rowid, s.prompt || ' ' || s.original_prompt, coalesce(p.text, ''),
+         coalesce((SELECT group_concat(f.text, ' ') FROM feedback f WHERE f.sample_id = s.id), '')
+  FROM samples s LEFT JOIN posts p ON p.id = s.post_id;
 
 CREATE INDEX samples_review ON samples(review_status, id);
 CREATE INDEX samples_split ON samples(split, id);
