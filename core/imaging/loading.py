@@ -73,9 +73,11 @@ def decode_rgb(data: bytes, name: str = "photo") -> np.ndarray:
             image.load()
             upright = ImageOps.exif_transpose(image)
             rgb = _to_srgb(upright)
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError,
-            Image.DecompressionBombError) as exc:
-        raise PhotoDecodeError(f"{name}: cannot decode as an image ({exc})") from exc
+    except UnidentifiedImageError as exc:
+        raise PhotoDecodeError(f"{name}: not a readable image (unknown or broken format)"
+                               ) from exc
+    except (OSError, SyntaxError, ValueError, Image.DecompressionBombError) as exc:
+        raise PhotoDecodeError(f"{name}: cannot decode the image ({exc})") from exc
     return np.ascontiguousarray(np.asarray(rgb, dtype=np.uint8))
 
 

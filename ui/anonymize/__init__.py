@@ -1,0 +1,1 @@
+"""The Anonymize workspace: review detected faces/plates, fix geometry, release clean photos."""

@@ -1,0 +1,354 @@
+"""Right-hand panel of the Anonymize workspace: hiding method, regions, geometry,
+metadata, status and release.  It only emits intents; the workspace performs them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.imaging.photos import CATEGORIES, DEFAULT_LICENCE
+
+METHOD_LABELS = {"blur": "Gaussian blur", "pixelate": "Pixelate", "fill": "Solid fill"}
+LICENCES = (DEFAULT_LICENCE, "CC-BY-SA-4.0", "CC0-1.0")
+STATUS_TEXT = {"new": "New — not reviewed yet", "reviewed": "Reviewed — ready to release",
+               "released": "Released"}
+
+
+def _label(text: str = "") -> QLabel:
+    label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(True)
+    return label
+
+
+class _TextEdit(QPlainTextEdit):
+    """A plain-text box that reports when editing finished (focus left)."""
+
+    editing_finished = Signal()
+
+    def focusOutEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().focusOutEvent(event)
+        self.editing_finished.emit()
+
+
+class PhotoPanel(QScrollArea):
+    """Controls for the current photo."""
+
+    photo_edit = Signal(dict)  # photo field -> new value
+    region_edit = Signal(int, dict)  # region id, field -> new value
+    region_selected = Signal(object)  # region id or None
+    delete_regions = Signal(list)
+    rotate = Signal(int)  # +1 clockwise, -1 counter-clockwise
+    angle_edit = Signal(float)
+    reset_geometry = Signal(str)  # "corners" | "crop" | "all"
+    tool_requested = Signal(str)
+    mark_reviewed = Signal(bool)
+    release = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setMinimumWidth(360)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        self._loading = False
+        self.region_ids: list[int] = []
+
+        status_box = QGroupBox("Status")
+        sl = QVBoxLayout(status_box)
+        self.status_label = _label()
+        font = self.status_label.font()
+        font.setBold(True)
+        self.status_label.setFont(font)
+        self.release_info = _label()
+        row = QHBoxLayout()
+        self.review_button = QPushButton("Mark reviewed")
+        self.review_button.setCheckable(True)
+        self.review_button.setToolTip("You checked every region and the geometry (Ctrl+Return)")
+        self.review_button.toggled.connect(self._review_toggled)
+        self.release_button = QPushButton("Release…")
+        self.release_button.setToolTip("Write the anonymized, metadata-free file (Ctrl+R)")
+        self.release_button.clicked.connect(self.release.emit)
+        row.addWidget(self.review_button)
+        row.addWidget(self.release_button)
+        sl.addWidget(self.status_label)
+        sl.addLayout(row)
+        sl.addWidget(self.release_info)
+        layout.addWidget(status_box)
+
+        hide_box = QGroupBox("Hiding (whole photo)")
+        hf = QFormLayout(hide_box)
+        self.method = QComboBox()
+        for key, text in METHOD_LABELS.items():
+            self.method.addItem(text, key)
+        self.method.activated.connect(
+            lambda _i: self._emit_photo("method", self.method.currentData()))
+        self.strength = QDoubleSpinBox()
+        self.strength.setRange(0.0, 64.0)
+        self.strength.setSingleStep(0.05)
+        self.strength.setSpecialValueText("default")
+        self.strength.setToolTip("Blur: sigma as a fraction of the region's short side "
+                                 "(default 0.25). Pixelate: blocks across the region "
+                                 "(default 8).")
+        self.strength.editingFinished.connect(
+            lambda: self._emit_photo("strength", self.strength.value() or None))
+        self.feather = QDoubleSpinBox()
+        self.feather.setRange(0, 200)
+        self.feather.setSuffix(" px")
+        self.feather.setToolTip("Soft edge outside each region (inside stays fully hidden)")
+        self.feather.editingFinished.connect(
+            lambda: self._emit_photo("feather", float(self.feather.value())))
+        hf.addRow("Method:", self.method)
+        hf.addRow("Strength:", self.strength)
+        hf.addRow("Feather:", self.feather)
+        layout.addWidget(hide_box)
+
+        region_box = QGroupBox("Regions")
+        rl = QVBoxLayout(region_box)
+        self.region_list = QListWidget()
+        self.region_list.setMinimumHeight(120)
+        self.region_list.currentRowChanged.connect(self._row_changed)
+        rl.addWidget(self.region_list)
+        rf = QFormLayout()
+        self.kind = QComboBox()
+        self.kind.addItems(["face", "plate", "other"])
+        self.kind.activated.connect(lambda _i: self._emit_region("kind",
+                                                                 self.kind.currentText()))
+        self.shape = QComboBox()
+        self.shape.addItem("Rectangle", "rect")
+        self.shape.addItem("Ellipse", "ellipse")
+        self.shape.activated.connect(lambda _i: self._emit_region("shape",
+                                                                  self.shape.currentData()))
+        self.region_method = QComboBox()
+        self.region_method.addItem("As the photo", None)
+        for key, text in METHOD_LABELS.items():
+            self.region_method.addItem(text, key)
+        self.region_method.activated.connect(
+            lambda _i: self._emit_region("method", self.region_method.currentData()))
+        rf.addRow("Kind:", self.kind)
+        rf.addRow("Shape:", self.shape)
+        rf.addRow("Method:", self.region_method)
+        rl.addLayout(rf)
+        self.delete_button = QPushButton("Delete region")
+        self.delete_button.setToolTip("Remove a false alarm (Delete)")
+        self.delete_button.clicked.connect(self._delete_clicked)
+        rl.addWidget(self.delete_button)
+        layout.addWidget(region_box)
+
+        geo_box = QGroupBox("Geometry (applied on release)")
+        gl = QVBoxLayout(geo_box)
+        row = QHBoxLayout()
+        left = QPushButton("⟲ 90°")
+        left.setToolTip("Rotate counter-clockwise ([)")
+        left.clicked.connect(lambda: self.rotate.emit(-1))
+        right = QPushButton("⟳ 90°")
+        right.setToolTip("Rotate clockwise (])")
+        right.clicked.connect(lambda: self.rotate.emit(1))
+        self.angle = QDoubleSpinBox()
+        self.angle.setRange(-45, 45)
+        self.angle.setSingleStep(0.1)
+        self.angle.setDecimals(1)
+        self.angle.setSuffix("°")
+        self.angle.setToolTip("Fine rotation, clockwise; the result is cropped so no "
+                              "empty corners appear")
+        self.angle.editingFinished.connect(lambda: self.angle_edit.emit(self.angle.value()))
+        row.addWidget(left)
+        row.addWidget(right)
+        gl.addLayout(row)
+        row = QHBoxLayout()
+        row.addWidget(_label("Straighten:"))
+        row.addWidget(self.angle, 1)
+        gl.addLayout(row)
+        row = QHBoxLayout()
+        corners = QPushButton("Perspective corners")
+        corners.setToolTip("Drag the four yellow corners onto a painting's corners (K)")
+        corners.clicked.connect(lambda: self.tool_requested.emit("corners"))
+        crop = QPushButton("Crop")
+        crop.setToolTip("Draw the crop on the After view (C)")
+        crop.clicked.connect(lambda: self.tool_requested.emit("crop"))
+        row.addWidget(corners)
+        row.addWidget(crop)
+        gl.addLayout(row)
+        row = QHBoxLayout()
+        for key, text in (("corners", "Reset corners"), ("crop", "Reset crop"),
+                          ("all", "Reset all")):
+            button = QPushButton(text)
+            button.clicked.connect(lambda _=False, k=key: self.reset_geometry.emit(k))
+            row.addWidget(button)
+        gl.addLayout(row)
+        self.geometry_info = _label()
+        gl.addWidget(self.geometry_info)
+        layout.addWidget(geo_box)
+
+        meta_box = QGroupBox("Metadata")
+        mf = QFormLayout(meta_box)
+        self.category = QComboBox()
+        self.category.addItem("—", None)
+        for cat in CATEGORIES:
+            self.category.addItem(cat, cat)
+        self.category.activated.connect(
+            lambda _i: self._emit_photo("category", self.category.currentData()))
+        self.credit = QLineEdit()
+        self.credit.setPlaceholderText("Photographer's name as it should be credited")
+        self.credit.editingFinished.connect(
+            lambda: self._emit_photo("credit", self.credit.text().strip()))
+        self.licence = QComboBox()
+        self.licence.setEditable(True)
+        self.licence.addItems(list(LICENCES))
+        self.licence.lineEdit().editingFinished.connect(
+            lambda: self._emit_photo("licence", self.licence.currentText().strip()
+                                     or DEFAULT_LICENCE))
+        self.licence.activated.connect(
+            lambda _i: self._emit_photo("licence", self.licence.currentText()))
+        self.caption = _TextEdit()
+        self.caption.setFixedHeight(54)
+        self.caption.editing_finished.connect(
+            lambda: self._emit_photo("caption", self.caption.toPlainText()))
+        self.notes = _TextEdit()
+        self.notes.setFixedHeight(54)
+        self.notes.editing_finished.connect(
+            lambda: self._emit_photo("notes", self.notes.toPlainText()))
+        mf.addRow("Category:", self.category)
+        mf.addRow("Credit:", self.credit)
+        mf.addRow("Licence:", self.licence)
+        mf.addRow("Caption:", self.caption)
+        mf.addRow("Notes:", self.notes)
+        layout.addWidget(meta_box)
+        layout.addStretch(1)
+        self.setWidget(body)
+        self.current: Any = None
+
+    # -- showing -------------------------------------------------------------------------
+    def show_photo(self, photo: Any, regions: list[Any], selected: int | None) -> None:
+        """Fill every control from ``photo`` and its ``regions``."""
+        self._loading = True
+        try:
+            self.current = photo
+            self.setEnabled(photo is not None)
+            if photo is None:
+                self.region_list.clear()
+                self.status_label.setText("No photo selected")
+                return
+            self.status_label.setText(STATUS_TEXT.get(photo.status, photo.status))
+            self.review_button.setChecked(photo.status in ("reviewed", "released"))
+            self.review_button.setText("Reviewed ✓" if photo.status != "new"
+                                       else "Mark reviewed")
+            self.release_button.setEnabled(photo.status in ("reviewed", "released"))
+            self.release_info.setText(_release_text(photo))
+            self.method.setCurrentIndex(max(0, self.method.findData(photo.method)))
+            self.strength.setValue(photo.strength or 0.0)
+            self.feather.setValue(photo.feather)
+            self.angle.setValue(photo.geometry.angle)
+            geo = photo.geometry
+            parts = []
+            if geo.quad:
+                parts.append("perspective corners set")
+            if geo.angle:
+                parts.append(f"straightened {geo.angle:+.1f}°")
+            if geo.rot90:
+                parts.append(f"rotated {90 * geo.rot90}°")
+            if geo.crop:
+                parts.append(f"cropped to {geo.crop[2]:.0f}×{geo.crop[3]:.0f}")
+            self.geometry_info.setText("; ".join(parts) or "Unchanged")
+            self.category.setCurrentIndex(max(0, self.category.findData(photo.category)))
+            self.credit.setText(photo.credit)
+            self.licence.setEditText(photo.licence)
+            self.caption.setPlainText(photo.caption)
+            self.notes.setPlainText(photo.notes)
+            self.region_list.clear()
+            self.region_ids = []
+            for r in regions:
+                how = METHOD_LABELS[r.method] if r.method else "as photo"
+                source = "drawn by hand" if r.source == "manual" else \
+                    f"{r.source} {r.score:.2f}" if r.score is not None else r.source
+                item = QListWidgetItem(f"#{r.id}  {r.kind} · {source} · "
+                                       f"{'ellipse' if r.shape == 'ellipse' else 'rect'} · "
+                                       f"{how}")
+                self.region_list.addItem(item)
+                self.region_ids.append(r.id)
+            self.select_region(selected)
+        finally:
+            self._loading = False
+
+    def select_region(self, region_id: int | None) -> None:
+        """Highlight ``region_id`` in the list and show its fields."""
+        was = self._loading
+        self._loading = True
+        try:
+            row = self.region_ids.index(region_id) if region_id in self.region_ids else -1
+            self.region_list.setCurrentRow(row)
+            self._show_region_fields(row)
+        finally:
+            self._loading = was
+
+    def _show_region_fields(self, row: int) -> None:
+        enabled = row >= 0
+        for widget in (self.kind, self.shape, self.region_method, self.delete_button):
+            widget.setEnabled(enabled)
+        if not enabled or self.current is None:
+            return
+        text = self.region_list.item(row).text()
+        kind = text.split()[1]
+        self.kind.setCurrentText(kind)
+        self.shape.setCurrentIndex(1 if "· ellipse ·" in text else 0)
+        for i in range(self.region_method.count()):
+            data = self.region_method.itemData(i)
+            label = "as photo" if data is None else METHOD_LABELS[data]
+            if text.endswith(label):
+                self.region_method.setCurrentIndex(i)
+
+    # -- intents -------------------------------------------------------------------------
+    def _emit_photo(self, key: str, value: Any) -> None:
+        if not self._loading and self.current is not None:
+            self.photo_edit.emit({key: value})
+
+    def _emit_region(self, key: str, value: Any) -> None:
+        row = self.region_list.currentRow()
+        if not self._loading and row >= 0:
+            self.region_edit.emit(self.region_ids[row], {key: value})
+
+    def _row_changed(self, row: int) -> None:
+        self._show_region_fields(row)
+        if not self._loading:
+            self.region_selected.emit(self.region_ids[row] if row >= 0 else None)
+
+    def _delete_clicked(self) -> None:
+        row = self.region_list.currentRow()
+        if row >= 0:
+            self.delete_regions.emit([self.region_ids[row]])
+
+    def _review_toggled(self, checked: bool) -> None:
+        if not self._loading:
+            self.mark_reviewed.emit(checked)
+
+
+def _release_text(photo: Any) -> str:
+    if not photo.released_path:
+        return "Not released yet. Releasing writes a new file with every region hidden, " \
+               "the geometry applied and no metadata; the original stays untouched."
+    ver = photo.verification or {}
+    check = "verified: no face found" if ver.get("ok") else \
+        f"verified with warnings: {len(ver.get('outside', []))} face(s) outside regions " \
+        "accepted"
+    raised = ver.get("raised") or {}
+    extra = f"; strength raised for {', '.join(raised)}" if raised else ""
+    return f"Released {photo.released_at[:19].replace('T', ' ')} to {photo.released_path} " \
+           f"({check}{extra})"

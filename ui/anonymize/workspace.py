@@ -1,0 +1,632 @@
+"""The Anonymize workspace page: photo list, canvas, panel, detection and release jobs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import QRectF, QSettings, Qt
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QUndoStack
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.imaging import faces
+from core.imaging import photos as repo
+from core.imaging.anonymize import hide_regions
+from core.imaging.geometry import Geometry, apply_geometry, map_box, plan
+from core.imaging.release import spec_for
+from ui.anonymize.canvas import PhotoCanvas
+from ui.anonymize.commands import AddRegion, DeleteRegions, EditPhoto, EditRegion, SetStatus
+from ui.anonymize.jobs import detect_job, import_job, release_job
+from ui.anonymize.panel import PhotoPanel
+from ui.anonymize.settings_dialog import DetectSettingsDialog, load_settings, save_settings
+from ui.empty_state import EmptyState
+
+STATUS_MARK = {"new": "●", "reviewed": "✓", "released": "⇪"}
+
+
+class AnonymizeWorkspace(QWidget):
+    """Review contributed photos, hide faces and plates, fix geometry, release."""
+
+    def __init__(self, context: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.undo = QUndoStack(self)
+        self.settings = load_settings()
+        self.photo: repo.Photo | None = None
+        self.rgb: np.ndarray | None = None
+        self.regions: list[repo.Region] = []
+        self.after = False
+        self.tool = "select"
+        self.selected_region: int | None = None
+        self.last_refusal: dict[str, Any] | None = None
+        self._box: QMessageBox | None = None
+        self._build()
+        context.project_changed.connect(self.reload)
+        context.data_changed.connect(self.reload)
+        self.reload()
+
+    # -- construction --------------------------------------------------------------------
+    def _build(self) -> None:
+        self.stack = QStackedWidget()
+        self.act_import = self._act("Import Photo Folder…", self.choose_folder, "Ctrl+Shift+I",
+                                    "Copy a folder of photos into the project (originals "
+                                    "stay read-only)")
+        from ui.workspaces import WORKSPACES
+
+        info = next(w for w in WORKSPACES if w.key == "anonymize")
+        self.empty = EmptyState(info.title, info.purpose + "\n\nOpen or create a project "
+                                "first (File menu), then import a folder of photos.",
+                                list(info.bullets))
+        self.stack.addWidget(self.empty)
+
+        main = QWidget()
+        outer = QVBoxLayout(main)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.toolbar = QToolBar()
+        self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.act_detect = self._act("Detect", self.detect_current, "Ctrl+D",
+                                    "Find faces and plates in this photo")
+        self.act_detect_all = self._act("Detect All", self.detect_all, "Ctrl+Shift+D",
+                                        "Find faces and plates in every new photo")
+        self.toolbar.addAction(self.act_import)
+        self.toolbar.addAction(self.act_detect)
+        self.toolbar.addAction(self.act_detect_all)
+        self.toolbar.addSeparator()
+        self.tool_actions: dict[str, QAction] = {}
+        group = QActionGroup(self)
+        for key, text, shortcut in (("select", "Select", "V"), ("rect", "Rectangle", "R"),
+                                    ("ellipse", "Ellipse", "E"), ("corners", "Corners", "K"),
+                                    ("crop", "Crop", "C")):
+            act = self._act(text, lambda _=False, k=key: self.set_tool(k), shortcut,
+                            f"{text} tool ({shortcut})")
+            act.setCheckable(True)
+            group.addAction(act)
+            self.toolbar.addAction(act)
+            self.tool_actions[key] = act
+        self.tool_actions["select"].setChecked(True)
+        self.toolbar.addSeparator()
+        self.act_after = self._act("Before / After", self.toggle_after, "B",
+                                   "Show the file as it will be released (B)")
+        self.act_after.setCheckable(True)
+        self.toolbar.addAction(self.act_after)
+        self.act_fit = self._act("Fit", lambda: self.canvas.fit(), "0", "Fit to window (0)")
+        self.toolbar.addAction(self.act_fit)
+        self.act_undo = self.undo.createUndoAction(self, "Undo")
+        self.act_undo.setShortcut(QKeySequence.StandardKey.Undo)
+        self.act_redo = self.undo.createRedoAction(self, "Redo")
+        self.act_redo.setShortcut(QKeySequence("Ctrl+Shift+Z"))
+        for act in (self.act_undo, self.act_redo):
+            act.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            self.addAction(act)
+            self.toolbar.addAction(act)
+        self.toolbar.addSeparator()
+        self.act_settings = self._act("Settings…", self.edit_settings, None,
+                                      "Detection thresholds and margins")
+        self.toolbar.addAction(self.act_settings)
+        for text, slot, shortcut in (("Mark reviewed", self.toggle_reviewed, "Ctrl+Return"),
+                                     ("Release", self.release_current, "Ctrl+R"),
+                                     ("Rotate left", lambda: self.rotate(-1), "["),
+                                     ("Rotate right", lambda: self.rotate(1), "]"),
+                                     ("Next photo", lambda: self.step(1), "PgDown"),
+                                     ("Previous photo", lambda: self.step(-1), "PgUp")):
+            self._act(text, slot, shortcut)
+        outer.addWidget(self.toolbar)
+
+        self.banner = QFrame()
+        self.banner.setStyleSheet("QFrame { background: #fff3cd; border: 1px solid #e0b84c; }"
+                                  "QLabel { color: #5c4400; }")
+        bl = QHBoxLayout(self.banner)
+        self.banner_text = QLabel()
+        self.banner_text.setTextFormat(Qt.TextFormat.PlainText)
+        self.banner_text.setWordWrap(True)
+        self.banner_button = QPushButton("Use the fallback detector (HOG)")
+        self.banner_button.clicked.connect(self.use_fallback)
+        bl.addWidget(self.banner_text, 1)
+        bl.addWidget(self.banner_button)
+        outer.addWidget(self.banner)
+
+        self.list = QListWidget()
+        self.list.setMinimumWidth(200)
+        self.list.currentRowChanged.connect(self._photo_row_changed)
+        self.canvas = PhotoCanvas()
+        self.canvas.region_drawn.connect(self._region_drawn)
+        self.canvas.region_changed.connect(self._region_moved)
+        self.canvas.delete_requested.connect(self.delete_regions)
+        self.canvas.quad_changed.connect(self._quad_changed)
+        self.canvas.crop_drawn.connect(self._crop_drawn)
+        self.canvas.scene().selectionChanged.connect(self._canvas_selection)
+        self.view_label = QLabel()
+        self.view_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.view_label.setStyleSheet("padding: 3px 6px; font-weight: bold;")
+        centre = QWidget()
+        cl = QVBoxLayout(centre)
+        cl.setContentsMargins(0, 0, 0, 0)
+        cl.addWidget(self.view_label)
+        cl.addWidget(self.canvas, 1)
+        self.panel = PhotoPanel()
+        self.panel.photo_edit.connect(self.edit_photo)
+        self.panel.region_edit.connect(self.edit_region)
+        self.panel.region_selected.connect(self._panel_selection)
+        self.panel.delete_regions.connect(self.delete_regions)
+        self.panel.rotate.connect(self.rotate)
+        self.panel.angle_edit.connect(lambda a: self._set_geometry(angle=a))
+        self.panel.reset_geometry.connect(self.reset_geometry)
+        self.panel.tool_requested.connect(self.set_tool)
+        self.panel.mark_reviewed.connect(self.set_reviewed)
+        self.panel.release.connect(self.release_current)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.list)
+        splitter.addWidget(centre)
+        splitter.addWidget(self.panel)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([220, 700, 340])
+        outer.addWidget(splitter, 1)
+        self.stack.addWidget(main)
+        self.main = main
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.stack)
+
+    def _act(self, text: str, slot: Any, shortcut: str | None = None, tip: str = ""
+             ) -> QAction:
+        act = QAction(text, self)
+        if shortcut:
+            act.setShortcut(QKeySequence(shortcut))
+            act.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        act.setToolTip(tip or text)
+        act.triggered.connect(slot)
+        self.addAction(act)
+        return act
+
+    def workspace_menu(self) -> QMenu:
+        """The Anonymize menu for the menu bar."""
+        menu = QMenu("&Anonymize", self)
+        for act in (self.act_import, self.act_detect, self.act_detect_all, None,
+                    self.act_undo, self.act_redo, None, self.act_settings):
+            menu.addSeparator() if act is None else menu.addAction(act)
+        return menu
+
+    # -- project / photo list -------------------------------------------------------------
+    @property
+    def project(self) -> Any:
+        return self.context.project
+
+    def reload(self) -> None:
+        """Rebuild from the open project (or show the empty state)."""
+        if self.project is None:
+            self.stack.setCurrentWidget(self.empty)
+            self.photo, self.rgb = None, None
+            self.undo.clear()
+            return
+        self.stack.setCurrentWidget(self.main)
+        self._update_banner()
+        keep = self.photo.id if self.photo else None
+        self._fill_list(keep)
+
+    def _fill_list(self, keep: int | None) -> None:
+        items = repo.list_photos(self.project)
+        counts = dict(self.project.conn.execute(
+            "SELECT photo_id, count(*) FROM photo_regions GROUP BY photo_id").fetchall())
+        self.list.blockSignals(True)
+        self.list.clear()
+        row = 0
+        for i, p in enumerate(items):
+            item = QListWidgetItem(f"{STATUS_MARK[p.status]}  {p.file_name}\n"
+                                   f"     {p.status} · {counts.get(p.id, 0)} regions")
+            item.setData(Qt.ItemDataRole.UserRole, p.id)
+            item.setToolTip(f"{p.file_name} ({p.width}×{p.height})")
+            self.list.addItem(item)
+            if p.id == keep:
+                row = i
+        self.list.blockSignals(False)
+        if items:
+            self.list.setCurrentRow(row)
+            self._photo_row_changed(row)
+        else:
+            self.show_photo(None)
+
+    def _photo_row_changed(self, row: int) -> None:
+        item = self.list.item(row) if row >= 0 else None
+        self.show_photo(item.data(Qt.ItemDataRole.UserRole) if item else None)
+
+    def step(self, delta: int) -> None:
+        """Go to the next/previous photo."""
+        row = self.list.currentRow() + delta
+        if 0 <= row < self.list.count():
+            self.list.setCurrentRow(row)
+
+    def show_photo(self, photo_id: int | None) -> None:
+        """Load and show one photo (None = nothing selected)."""
+        if photo_id is None:
+            self.photo, self.rgb, self.regions = None, None, []
+            self.canvas.set_image(None)
+            self.canvas.set_regions([])
+            self.panel.show_photo(None, [], None)
+            self.view_label.setText("Import a folder of photos to start "
+                                    "(Anonymize → Import Photo Folder…)")
+            return
+        if self.photo is None or self.photo.id != photo_id:
+            photo = repo.get_photo(self.project, photo_id)
+            try:
+                self.rgb = repo.load_original(self.project, photo)
+            except (OSError, ValueError) as exc:
+                self.context.message("Cannot show photo", str(exc))
+                self.rgb = None
+            self.selected_region = None
+            self.photo = photo
+            self._refresh(fit=True)
+        else:
+            self._refresh()
+
+    def _refresh(self, fit: bool = False) -> None:
+        """Re-read the current photo and redraw everything."""
+        if self.photo is None or self.project is None:
+            return
+        self.photo = repo.get_photo(self.project, self.photo.id)
+        self.regions = repo.regions(self.project, self.photo.id)
+        if self.selected_region not in {r.id for r in self.regions}:
+            self.selected_region = None
+        self._update_list_item()
+        self.panel.show_photo(self.photo, self.regions, self.selected_region)
+        self._draw(fit)
+
+    def _update_list_item(self) -> None:
+        item = self.list.currentItem()
+        if item is not None and self.photo is not None:
+            p = self.photo
+            item.setText(f"{STATUS_MARK[p.status]}  {p.file_name}\n"
+                         f"     {p.status} · {len(self.regions)} regions")
+
+    def _draw(self, fit: bool = False) -> None:
+        if self.rgb is None or self.photo is None:
+            self.canvas.set_image(None)
+            return
+        geom = self.photo.geometry
+        labels = [SimpleNamespace(id=r.id, kind=r.kind, shape=r.shape, x=r.x, y=r.y,
+                                  w=r.w, h=r.h, label=f"#{r.id} {r.kind}")
+                  for r in self.regions]
+        if self.after:
+            shown = Geometry(geom.quad, geom.angle, geom.rot90,
+                             None if self.tool == "crop" else geom.crop)
+            image = apply_geometry(hide_regions(self.rgb, self.specs()), shown)
+            matrix, _ = plan(shown, self.rgb.shape[1], self.rgb.shape[0])
+            mapped = []
+            for r in labels:
+                x, y, w, h = map_box(matrix, (r.x, r.y, r.w, r.h), r.shape)
+                mapped.append(SimpleNamespace(**{**vars(r), "x": x, "y": y, "w": w, "h": h,
+                                                 "shape": "rect"}))
+            self.canvas.set_image(image, keep_view=not fit)
+            self.canvas.set_regions(mapped, editable=False)
+            self.canvas.set_quad(None, False)
+            self.view_label.setText(
+                "AFTER — the file as it will be released: regions hidden, geometry applied, "
+                "no metadata" + ("  ·  drag to set the crop" if self.tool == "crop" else ""))
+            self.view_label.setStyleSheet("padding: 3px 6px; font-weight: bold; "
+                                          "background: #d4edda;")
+        else:
+            self.canvas.set_image(self.rgb, keep_view=not fit)
+            self.canvas.set_regions(labels, editable=True)
+            quad = geom.quad or [(0.0, 0.0), (float(self.rgb.shape[1]), 0.0),
+                                 (float(self.rgb.shape[1]), float(self.rgb.shape[0])),
+                                 (0.0, float(self.rgb.shape[0]))]
+            self.canvas.set_quad(quad, self.tool == "corners" or geom.quad is not None)
+            self.canvas.select_region(self.selected_region)
+            self.view_label.setText(
+                f"BEFORE — original {self.photo.file_name} ({self.photo.width}×"
+                f"{self.photo.height}), {len(self.regions)} regions to hide  ·  "
+                "B shows the release")
+            self.view_label.setStyleSheet("padding: 3px 6px; font-weight: bold; "
+                                          "background: #f8d7da;")
+
+    def specs(self) -> list[Any]:
+        """HideSpecs of the current photo's regions."""
+        assert self.photo is not None
+        return [spec_for(self.photo, r) for r in self.regions]
+
+    # -- tools and view --------------------------------------------------------------------
+    def set_tool(self, tool: str) -> None:
+        """Switch the canvas tool (crop shows the After view)."""
+        self.tool = tool
+        self.tool_actions[tool].setChecked(True)
+        self.canvas.set_tool(tool)
+        if tool == "crop":
+            self._set_after(True)
+        elif tool in ("rect", "ellipse", "corners") and self.after:
+            self._set_after(False)
+        else:
+            self._draw()
+
+    def toggle_after(self) -> None:
+        """Before/After toggle."""
+        self._set_after(not self.after)
+
+    def _set_after(self, after: bool) -> None:
+        self.after = after
+        self.act_after.setChecked(after)
+        if not after and self.tool == "crop":
+            self.tool = "select"
+            self.tool_actions["select"].setChecked(True)
+            self.canvas.set_tool("select")
+        self._draw()
+
+    # -- editing ------------------------------------------------------------------------
+    def _push(self, command: Any) -> None:
+        try:
+            self.undo.push(command)
+        except (ValueError, KeyError) as exc:
+            self.context.message("Edit refused", str(exc))
+            self._refresh()
+
+    def _region_drawn(self, shape: str, rect: QRectF) -> None:
+        if self.photo is None:
+            return
+        fields = {"kind": "face" if shape == "ellipse" else "other", "shape": shape,
+                  "x": rect.x(), "y": rect.y(), "w": rect.width(), "h": rect.height()}
+        command = AddRegion(self.project, self.photo.id, fields, self._refresh)
+        self._push(command)
+        self.selected_region = command.region_id
+        self.panel.select_region(command.region_id)
+        self.canvas.select_region(command.region_id)
+
+    def _region_moved(self, region_id: int, rect: QRectF) -> None:
+        old = next((r for r in self.regions if r.id == region_id), None)
+        if old is None:
+            return
+        self.selected_region = region_id
+        new = {"x": rect.x(), "y": rect.y(), "w": rect.width(), "h": rect.height()}
+        self._push(EditRegion(self.project, region_id,
+                              {"x": old.x, "y": old.y, "w": old.w, "h": old.h}, new,
+                              self._refresh, "Move/resize region"))
+
+    def edit_region(self, region_id: int, changes: dict[str, Any]) -> None:
+        """Change fields of a region (undoable)."""
+        old = next((r for r in self.regions if r.id == region_id), None)
+        if old is None:
+            return
+        self._push(EditRegion(self.project, region_id,
+                              {k: getattr(old, k) for k in changes}, changes, self._refresh))
+
+    def delete_regions(self, region_ids: list[int]) -> None:
+        """Delete regions (undoable)."""
+        if region_ids and self.photo is not None:
+            self._push(DeleteRegions(self.project, list(region_ids), self._refresh))
+
+    def edit_photo(self, changes: dict[str, Any]) -> None:
+        """Change photo fields (undoable)."""
+        if self.photo is None:
+            return
+        old = {k: getattr(self.photo, k) for k in changes}
+        if all(old[k] == v for k, v in changes.items()):
+            return
+        self._push(EditPhoto(self.project, self.photo.id, old, changes, self._refresh,
+                             f"Edit {', '.join(changes)}"))
+
+    def _set_geometry(self, **changes: Any) -> None:
+        if self.photo is None:
+            return
+        geom = Geometry.from_json({**self.photo.geometry.to_json(), **changes})
+        self.edit_photo({"geometry": geom})
+
+    def rotate(self, steps: int) -> None:
+        """Quarter turns (+1 clockwise)."""
+        if self.photo is not None:
+            self._set_geometry(rot90=(self.photo.geometry.rot90 + steps) % 4, crop=None)
+
+    def reset_geometry(self, what: str) -> None:
+        """Reset corners, crop or everything."""
+        if what == "corners":
+            self._set_geometry(quad=None, crop=None)
+        elif what == "crop":
+            self._set_geometry(crop=None)
+        else:
+            self._set_geometry(quad=None, angle=0.0, rot90=0, crop=None)
+
+    def _quad_changed(self, quad: list[tuple[float, float]]) -> None:
+        self._set_geometry(quad=[list(p) for p in quad], crop=None)
+
+    def _crop_drawn(self, rect: QRectF) -> None:
+        self._set_geometry(crop=[rect.x(), rect.y(), rect.width(), rect.height()])
+        self.set_tool("select")
+
+    def _canvas_selection(self) -> None:
+        ids = self.canvas.selected_ids()
+        self.selected_region = ids[0] if ids else None
+        self.panel.select_region(self.selected_region)
+
+    def _panel_selection(self, region_id: int | None) -> None:
+        self.selected_region = region_id
+        self.canvas.select_region(region_id)
+
+    def set_reviewed(self, reviewed: bool) -> None:
+        """Mark the photo reviewed (or back to new)."""
+        if self.photo is None:
+            return
+        new = "reviewed" if reviewed else "new"
+        if self.photo.status == new or (reviewed and self.photo.status == "released"):
+            self._refresh()
+            return
+        self._push(SetStatus(self.project, self.photo.id, self.photo.status, new,
+                             self._refresh))
+
+    def toggle_reviewed(self) -> None:
+        """Keyboard: flip reviewed."""
+        if self.photo is not None:
+            self.set_reviewed(self.photo.status == "new")
+
+    # -- detection ------------------------------------------------------------------------
+    def _update_banner(self) -> None:
+        missing = not faces.centerface_available()
+        self.banner.setVisible(missing)
+        if not missing:
+            return
+        if self.settings.face_detector == "hog":
+            self.banner_text.setText(
+                "The CenterFace face model is not installed, so faces are found with the "
+                "fallback detector (dlib HOG): it finds frontal faces only and misses turned "
+                "heads — check every photo carefully. " + faces.SETUP_HINT)
+            self.banner_button.hide()
+        else:
+            self.banner_text.setText(
+                "The CenterFace face model is not installed: automatic face detection is "
+                "off until you choose the fallback detector (frontal faces only). "
+                + faces.SETUP_HINT)
+            self.banner_button.show()
+
+    def use_fallback(self) -> None:
+        """Switch face detection to dlib HOG (from the banner)."""
+        self.settings.face_detector = "hog"
+        save_settings(self.settings)
+        self._update_banner()
+
+    def edit_settings(self) -> None:
+        """Open the detection settings dialog."""
+        dialog = DetectSettingsDialog(self.settings, self)
+        dialog.finished.connect(lambda code: self._settings_done(dialog, code))
+        dialog.open()
+
+    def _settings_done(self, dialog: DetectSettingsDialog, code: int) -> None:
+        if code:
+            self.settings = dialog.result_settings()
+            save_settings(self.settings)
+            self._update_banner()
+
+    def _detector_ready(self) -> bool:
+        if "centerface" in self.settings.face_detector and not faces.centerface_available():
+            self.context.message("Face model missing", self.banner_text.text())
+            return False
+        return True
+
+    def detect_current(self) -> Any:
+        """Detect faces and plates in the current photo (background job)."""
+        if self.photo is None or not self._detector_ready():
+            return None
+        return self._detect([self.photo.id], f"Detect in {self.photo.file_name}")
+
+    def detect_all(self) -> Any:
+        """Detect in every photo with status new."""
+        if self.project is None or not self._detector_ready():
+            return None
+        ids = [p.id for p in repo.list_photos(self.project) if p.status == "new"]
+        if not ids:
+            self.context.status("No new photos to detect in")
+            return None
+        return self._detect(ids, f"Detect faces and plates in {len(ids)} photos")
+
+    def _detect(self, ids: list[int], title: str) -> Any:
+        view = self.project.worker_view()
+
+        def done(job: Any) -> None:
+            self.undo.clear()  # detection replaced regions outside the undo history
+            self.reload()
+            if job.outcome == "failed":
+                self.context.message("Detection failed", str(job.error))
+            elif job.outcome == "done":
+                self.context.status(f"Detection finished: {job.future.result()} regions")
+
+        return self.context.start_job(title, detect_job(view, ids, self.settings), done)
+
+    # -- intake --------------------------------------------------------------------------
+    def choose_folder(self) -> None:
+        """Ask for a folder and import it."""
+        if self.project is None:
+            self.context.message("No project", "Open or create a project first.")
+            return
+        folder = QFileDialog.getExistingDirectory(self, "Import photo folder")
+        if folder:
+            self.import_folder(folder)
+
+    def import_folder(self, folder: str | Path) -> Any:
+        """Import photos from ``folder`` in the background."""
+        view = self.project.worker_view()
+
+        def done(job: Any) -> None:
+            self.reload()
+            if job.outcome == "failed":
+                self.context.message("Import failed", str(job.error))
+                return
+            if job.outcome != "done":
+                return
+            report = job.future.result()
+            text = f"Imported {len(report.imported)} photos"
+            if report.duplicates:
+                text += f", {len(report.duplicates)} already in the project"
+            self.context.status(text)
+            if report.errors:
+                self.context.message("Some photos could not be imported", "\n".join(
+                    msg for _name, msg in report.errors[:20]))
+
+        return self.context.start_job(f"Import photos from {Path(folder).name}",
+                                      import_job(view, folder), done)
+
+    # -- release ---------------------------------------------------------------------------
+    def release_current(self, out_dir: str | Path | None = None,
+                        accept_unhidden: bool = False) -> Any:
+        """Release the current (reviewed) photo into ``out_dir`` (asked when None)."""
+        if self.photo is None:
+            return None
+        if self.photo.status not in ("reviewed", "released"):
+            self.context.message("Not reviewed", f"{self.photo.file_name}: only a reviewed "
+                                 "photo can be released. Check every region, then press "
+                                 "Mark reviewed (Ctrl+Return).")
+            return None
+        if out_dir is None:
+            start = str(QSettings().value("anonymize/release_dir", "") or "")
+            out_dir = QFileDialog.getExistingDirectory(self, "Release into folder", start)
+            if not out_dir:
+                return None
+        QSettings().setValue("anonymize/release_dir", str(out_dir))
+        view = self.project.worker_view()
+        photo_id, name = self.photo.id, self.photo.file_name
+
+        def done(job: Any) -> None:
+            from core.imaging.release import ReleaseRefused
+
+            self._refresh()
+            self._fill_list(self.photo.id if self.photo else None)
+            if job.outcome != "done":
+                if job.outcome == "failed":
+                    self.context.message("Release failed", f"{name}: {job.error}")
+                return
+            outcome = job.future.result()
+            if isinstance(outcome, ReleaseRefused):
+                self.last_refusal = outcome.verification
+                if outcome.verification.get("outside") and not outcome.verification.get(
+                        "inside"):
+                    self._ask_release_anyway(str(outcome), out_dir)
+                else:
+                    self.context.message("Release refused", str(outcome))
+                return
+            path, _result = outcome
+            self.context.status(f"Released {name} → {path}", 10000)
+
+        return self.context.start_job(f"Release {name}", release_job(
+            view, photo_id, out_dir, self.settings, accept_unhidden), done)
+
+    def _ask_release_anyway(self, text: str, out_dir: Any) -> None:
+        box = QMessageBox(QMessageBox.Icon.Warning, "Face outside every region", text,
+                          QMessageBox.StandardButton.Cancel, self)
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setInformativeText("Add a region over it (Before view), or release anyway if "
+                               "it is not a real face.")
+        anyway = box.addButton("Release anyway", QMessageBox.ButtonRole.AcceptRole)
+        box.finished.connect(lambda _c: self.release_current(out_dir, True)
+                             if box.clickedButton() is anyway else None)
+        self._box = box
+        box.open()
