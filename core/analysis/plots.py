@@ -47,31 +47,46 @@ def _grid(n: int, max_cols: int) -> tuple[int, int]:
 
 
 def elo_figure(chart: EloChart) -> Figure:
-    """Elo points with interval bars; models on the y axis, best at the top."""
-    n_models = max(len(p.models) for p in chart.panels)
-    rows, cols = _grid(len(chart.panels), 3)
-    fig = _figure(min(4.2 * cols + 1.2, 14), max(2.4, 0.36 * n_models + 1.3) * rows)
-    axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()
-    for ax, panel in zip(axes, chart.panels, strict=False):
-        order = np.argsort(panel.elo)
-        elo = np.asarray(panel.elo)[order]
-        lo = np.asarray(panel.lo)[order]
-        hi = np.asarray(panel.hi)[order]
-        y = np.arange(len(order))
+    """Elo points with interval bars; models on the y axis, best at the top.
+
+    Several criteria share one axis: each gets its own colour and a small offset.
+    """
+    from matplotlib.ticker import MaxNLocator
+
+    models: list[str] = []
+    for p in chart.panels:
+        models += [m for m in p.models if m not in models]
+    mean = {m: np.mean([p.elo[p.models.index(m)] for p in chart.panels if m in p.models])
+            for m in models}
+    order = sorted(models, key=lambda m: mean[m])  # worst at the bottom
+    pos = {m: k for k, m in enumerate(order)}
+    n = len(chart.panels)
+    fig = _figure(6.4 if n == 1 else 7.2, max(2.6, (0.36 + 0.12 * (n - 1)) * len(order) + 1.5))
+    ax = fig.subplots()
+    width = 0.0 if n == 1 else min(0.6, 0.22 * (n - 1))
+    for k, panel in enumerate(chart.panels):
+        elo = np.asarray(panel.elo)
+        lo, hi = np.asarray(panel.lo), np.asarray(panel.hi)
+        y = np.array([pos[m] for m in panel.models], dtype=float)
+        if n > 1:
+            y += width / 2 - k * width / (n - 1)
+        colour = BLUE if n == 1 else _colour(k)
         ax.errorbar(elo, y, xerr=[np.maximum(elo - lo, 0), np.maximum(hi - elo, 0)], fmt="o",
-                    color=BLUE, ecolor=BLUE, elinewidth=1.6, capsize=3, markersize=5)
-        ax.set_yticks(y, [plain(panel.models[i]) for i in order])
-        ax.axvline(1000, color=GREY, linestyle=":", linewidth=1)
-        ax.grid(axis="x", alpha=0.3)
-        ax.set_xlabel("Elo")
-        if len(chart.panels) > 1:
-            ax.set_title(plain(panel.title), fontsize=10)
-        ax.margins(y=0.08)
-    for ax in axes[len(chart.panels):]:
-        ax.set_visible(False)
+                    color=colour, ecolor=colour, elinewidth=1.6, capsize=3, markersize=5,
+                    label=plain(panel.title) if n > 1 else None)
+    ax.set_yticks(range(len(order)), [plain(m) for m in order])
+    ax.axvline(1000, color=GREY, linestyle=":", linewidth=1)
+    ax.xaxis.set_major_locator(MaxNLocator(6))
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_xlabel("Elo")
+    ax.margins(y=0.06)
+    if n > 1:
+        handles, labels = ax.get_legend_handles_labels()
+        ax.legend(handles, labels, loc="lower right", fontsize=9, title="criterion",
+                  title_fontsize=9)
     interval = (f"{chart.ci:.0%} bootstrap interval, {chart.n_boot:,} resamples"
                 if chart.n_boot else "no bootstrap")
-    fig.suptitle(f"Elo rating ({interval})", fontsize=11)
+    ax.set_title(f"Elo rating ({interval})", fontsize=11)
     return fig
 
 
@@ -117,7 +132,8 @@ def _annotate(ax: Any, values: np.ndarray, fmt: str, cmap: Any, norm: Any,
             continue
         r, g, b, _ = cmap(norm(v))
         dark = 0.299 * r + 0.587 * g + 0.114 * b < 0.5
-        ax.text(j, i, format_cell(float(v), fmt), ha="center", va="center", fontsize=size,
+        text = f"{100 * v:.0f}%" if fmt == "%" else format_cell(float(v), fmt)
+        ax.text(j, i, text, ha="center", va="center", fontsize=size,
                 color="white" if dark else "black")
 
 
@@ -128,8 +144,8 @@ def heatmap_figure(chart: HeatmapChart) -> Figure:
 
     first = chart.panels[0]
     rows, cols = _grid(len(chart.panels), 2)
-    cell_w = max(0.75, min(1.3, 9.0 / max(1, len(first.cols))))
-    width = min(15, cols * (len(first.cols) * cell_w + 2.6) + 0.8)
+    cell_w = max(0.6, min(1.1, 8.0 / max(1, len(first.cols))))
+    width = min(14, cols * (len(first.cols) * cell_w + 2.2) + 1.0)
     height = rows * (0.36 * len(first.rows) + 1.7)
     fig = _figure(width, max(2.6, height))
     axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()

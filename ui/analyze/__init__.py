@@ -1,0 +1,1 @@
+"""The Analyze workspace (leaderboards, tests, agreement, plots, HTML report)."""

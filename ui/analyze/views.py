@@ -1,0 +1,202 @@
+"""Widgets that show an analysis section: tables, matplotlib charts, summary and message."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.analysis.plots import figure_for
+from core.analysis.results import Section, Table
+
+MAX_TABLE_ROWS = 14  # taller tables scroll inside themselves
+
+
+def plain_label(text: str = "", *, wrap: bool = True, bold: bool = False) -> QLabel:
+    label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(wrap)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    if bold:
+        font = label.font()
+        font.setBold(True)
+        label.setFont(font)
+    return label
+
+
+class TableView(QTableWidget):
+    """A read-only table filled from a :class:`~core.analysis.results.Table`."""
+
+    def __init__(self, table: Table, parent: QWidget | None = None) -> None:
+        super().__init__(len(table.rows), len(table.columns), parent)
+        self.table = table
+        self.setHorizontalHeaderLabels(table.columns)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.verticalHeader().setVisible(False)
+        self.setWordWrap(False)
+        self.setAlternatingRowColors(True)
+        right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+        for i, row in enumerate(table.rows):
+            for j, value in enumerate(row):
+                item = QTableWidgetItem(table.display(i, j))
+                if isinstance(value, int | float) and not isinstance(value, bool):
+                    item.setTextAlignment(right)
+                if isinstance(value, str) and len(value) > 40:
+                    item.setToolTip(value)
+                self.setItem(i, j, item)
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(False)
+        self.resizeColumnsToContents()
+        shown = min(len(table.rows), MAX_TABLE_ROWS)
+        height = (header.sizeHint().height() + 2 * self.frameWidth() + 4
+                  + sum(self.rowHeight(i) for i in range(shown)))
+        if len(table.rows) > MAX_TABLE_ROWS:
+            height += self.horizontalScrollBar().sizeHint().height()
+        self.setFixedHeight(max(height, header.sizeHint().height() + 30))
+        width = (sum(self.columnWidth(j) for j in range(self.columnCount()))
+                 + 2 * self.frameWidth() + self.verticalScrollBar().sizeHint().width() + 4)
+        self.setMaximumWidth(width)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+
+    def texts(self) -> list[list[str]]:
+        """Every cell as shown (for tests and copy)."""
+        return [[self.item(i, j).text() for j in range(self.columnCount())]
+                for i in range(self.rowCount())]
+
+
+class ChartView(FigureCanvasQTAgg):
+    """A matplotlib figure in a Qt canvas, at least as tall as the figure was designed."""
+
+    def __init__(self, chart: Any, parent: QWidget | None = None) -> None:
+        self.chart = chart
+        self.figure_obj = figure_for(chart)
+        super().__init__(self.figure_obj)
+        self.setParent(parent)
+        width, height = self.figure_obj.get_size_inches() * self.figure_obj.dpi
+        self.setMinimumSize(int(min(width, 520)), int(height))
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setFixedHeight(int(height))
+
+
+def _scroll(widget: QWidget) -> QScrollArea:
+    area = QScrollArea()
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidget(widget)
+    return area
+
+
+class SectionView(QWidget):
+    """One tab: its own controls row, then summary, message, tables and charts.
+
+    Side by side (tables left, charts right) for compact charts; ``stacked`` puts wide
+    charts above the tables at full width.
+    """
+
+    def __init__(self, key: str, stacked: bool = False, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.key = key
+        self.stacked = stacked
+        self.section: Section | None = None
+        self.tables: list[TableView] = []
+        self.charts: list[ChartView] = []
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        self.controls = QHBoxLayout()
+        layout.addLayout(self.controls)
+        self.summary = plain_label()
+        self.message = plain_label()
+        self.message.setObjectName("analyzeMessage")
+        self.message.setStyleSheet("QLabel#analyzeMessage { color: #4a5563; padding: 16px; "
+                                   "font-size: 11pt; }")
+        layout.addWidget(self.summary)
+        layout.addWidget(self.message)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setChildrenCollapsible(False)
+        layout.addWidget(self.splitter, 1)
+        self._left = QWidget()
+        self._left_layout = QVBoxLayout(self._left)
+        self._right = QWidget()
+        self._right_layout = QVBoxLayout(self._right)
+        if stacked:  # one scrolling column: charts, then tables
+            column = QWidget()
+            col_layout = QVBoxLayout(column)
+            col_layout.setContentsMargins(0, 0, 0, 0)
+            col_layout.addWidget(self._right)
+            col_layout.addWidget(self._left)
+            col_layout.addStretch(1)
+            self.splitter.addWidget(_scroll(column))
+        else:
+            self.splitter.addWidget(_scroll(self._left))
+            self.splitter.addWidget(_scroll(self._right))
+        self.show_section(None)
+
+    def _clear(self) -> None:
+        for lay in (self._left_layout, self._right_layout):
+            while lay.count():
+                item = lay.takeAt(0)
+                if item.widget() is not None:
+                    item.widget().deleteLater()
+        self.tables, self.charts = [], []
+
+    def show_section(self, section: Section | None, waiting: str = "") -> None:
+        """Fill the tab (None = nothing computed yet; ``waiting`` says why)."""
+        self._clear()
+        self.section = section
+        self.summary.setText("\n".join(section.summary) if section else "")
+        self.summary.setVisible(bool(section and section.summary))
+        text = waiting if section is None else (section.message or "")
+        self.message.setText(text)
+        self.message.setVisible(bool(text))
+        has_content = bool(section and (section.tables or section.charts))
+        self.splitter.setVisible(has_content)
+        if not has_content or section is None:
+            return
+        for table in section.tables:
+            self._left_layout.addWidget(plain_label(table.title, bold=True))
+            view = TableView(table)
+            self.tables.append(view)
+            self._left_layout.addWidget(view)
+            if table.note:
+                note = plain_label(table.note)
+                note.setStyleSheet("color: #4a5563;")
+                self._left_layout.addWidget(note)
+            self._left_layout.addSpacing(10)
+        if not self.stacked:
+            self._left_layout.addStretch(1)
+        for chart in section.charts:
+            view = ChartView(chart)
+            self.charts.append(view)
+            self._right_layout.addWidget(view)
+        if not self.stacked:
+            self._right_layout.addStretch(1)
+        self._left.setVisible(bool(section.tables))
+        self._right.setVisible(bool(section.charts))
+        if self.stacked:
+            return
+        self.splitter.widget(0).setVisible(bool(section.tables))
+        self.splitter.widget(1).setVisible(bool(section.charts))
+        if section.tables and section.charts:
+            total = max(self.splitter.width(), 1000)
+            left = min(max(t.maximumWidth() for t in self.tables) + 40, int(total * 0.6))
+            self.splitter.setSizes([left, total - left])
+
+    def table_titled(self, prefix: str) -> TableView | None:
+        return next((t for t in self.tables if t.table.title.startswith(prefix)), None)
