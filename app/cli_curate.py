@@ -10,12 +10,24 @@ from app.cli import CliError, print_json
 QUALITY_CHOICES = ("Benchmark", "Analysis", "Trash")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add the ``export`` command group with its ``benchmark`` kind."""
+def export_kinds(subparsers: argparse._SubParsersAction) -> argparse._SubParsersAction:
+    """The ``winnow export KIND`` group, created once and shared by every feature that
+    adds an export kind (call this instead of ``add_parser("export")``)."""
+    existing = subparsers.choices.get("export")
+    if existing is not None and hasattr(existing, "winnow_kinds"):
+        return existing.winnow_kinds  # type: ignore[no-any-return]
     export = subparsers.add_parser(
         "export", help="export curated data",
-        description="Export curated data from a project.")
+        description="Export data from a project.")
     kinds = export.add_subparsers(dest="kind", metavar="KIND")
+    export.winnow_kinds = kinds  # type: ignore[attr-defined]
+    export.set_defaults(handler=_missing_kind(export))
+    return kinds
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``export benchmark``."""
+    kinds = export_kinds(subparsers)
     bench = kinds.add_parser(
         "benchmark", help="the curated benchmark as JSON Lines plus an images folder",
         description="Write DIR/samples.jsonl (one sample a line, ECHO Table D.1 field names, "
@@ -31,7 +43,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     bench.add_argument("--overwrite", action="store_true",
                        help="replace DIR if it holds an earlier export")
     bench.set_defaults(handler=_export_benchmark)
-    export.set_defaults(handler=_missing_kind(export))
 
 
 def _missing_kind(parser: argparse.ArgumentParser) -> Any:
