@@ -17,6 +17,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt  # noqa: E402
 from PySide6.QtGui import QImage  # noqa: E402
 
 from core.curate.detail import image_path, load_sample  # noqa: E402
+from core.selection import SampleFilter  # noqa: E402
 from core.store import Project  # noqa: E402
 from ui.context import AppContext  # noqa: E402
 from ui.curate.workspace import CurateWorkspace  # noqa: E402
@@ -279,6 +280,16 @@ def test_box_drawn_with_the_mouse_gives_the_exact_crop(qtbot, h, curate_project,
     box = next(b for b in load_sample(curate_project, "s2").images[0].boxes
                if b.row_id == new.row_id)
     assert box.rect == (154, 35, 40, 50)
+    # dragging its bottom-right handle resizes it; Alt+arrows resize from the keyboard
+    qtbot.mousePress(canvas, Qt.MouseButton.LeftButton, pos=at(194, 85))
+    qtbot.mouseMove(canvas, at(204, 95))
+    qtbot.mouseRelease(canvas, Qt.MouseButton.LeftButton, pos=at(204, 95))
+    h.key(qtbot, Qt.Key.Key_Right, Qt.KeyboardModifier.AltModifier, widget=canvas)
+    box = next(b for b in load_sample(curate_project, "s2").images[0].boxes
+               if b.row_id == new.row_id)
+    assert box.rect == (154, 35, 51, 60)
+    crop = dict(ws.view.images.preview.crops)["input 2"]
+    assert np.array_equal(_qimage_array(crop), shot[35:95, 154:205])
     # O relabels the selected box, Delete removes it, undo brings it back
     h.key(qtbot, Qt.Key.Key_O, widget=canvas)
     assert next(b for b in load_sample(curate_project, "s2").images[0].boxes
@@ -287,6 +298,17 @@ def test_box_drawn_with_the_mouse_gives_the_exact_crop(qtbot, h, curate_project,
     assert len(load_sample(curate_project, "s2").images[0].boxes) == 2
     h.key(qtbot, Qt.Key.Key_Z, CTRL)
     assert len(load_sample(curate_project, "s2").images[0].boxes) == 3
+    # the export writes exactly that crop
+    import json
+
+    from core.curate.export import export_benchmark
+
+    export_benchmark(curate_project, tmp_path / "x", qualities=(), splits=("i2i",),
+                     selection=SampleFilter(ids=("s2",)))
+    line = json.loads((tmp_path / "x" / "samples.jsonl").read_text())
+    k = line["output_bboxs"].index([154, 35, 51, 60])
+    written = np.asarray(Image.open(tmp_path / "x" / line["output_images"][k]).convert("RGB"))
+    assert np.array_equal(written, shot[35:95, 154:205])
 
 
 def test_missing_and_corrupt_images_show_placeholders(qtbot, h, curate_project) -> None:
