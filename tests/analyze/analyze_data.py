@@ -115,3 +115,81 @@ def write_csv(path: Path, rows: list[dict[str, Any]], columns: list[str] | None 
         for r in rows:
             w.writerow([r[c] for c in columns])
     return path
+
+
+# -- a small project with rating sessions and metric results (through the core APIs) ----------
+
+PROJECT_MODELS = ("aurora-xl", "brushwork-2", "pixelforge")
+
+
+def _png(seed: int) -> bytes:
+    import io
+
+    from PIL import Image
+
+    img = Image.new("RGB", (32, 24), ((seed * 53) % 256, (seed * 97) % 256, (seed * 31) % 256))
+    out = io.BytesIO()
+    img.save(out, "PNG")
+    return out.getvalue()
+
+
+def build_project(path: Path, n_samples: int = 4) -> Any:
+    """Samples s000… (alternating splits) with one input and outputs of PROJECT_MODELS."""
+    from core.store import Project
+    from core.store.project import now_iso
+
+    project = Project.create(path)
+    now = now_iso()
+    with project.transaction() as conn:
+        for k in range(n_samples):
+            sid = f"s{k:03d}"
+            split = "image-to-image" if k % 2 else "text-to-image"
+            conn.execute("INSERT INTO samples(id, prompt, original_prompt, split, quality, "
+                         "created_at, modified_at) VALUES (?,?,?,?,?,?,?)",
+                         (sid, f"edit {k}", f"edit {k}", split, "Benchmark", now, now))
+            for m, model in enumerate((None, *PROJECT_MODELS)):
+                sha, _ = project.assets.put(_png(100 * k + m), "png")
+                conn.execute("INSERT OR IGNORE INTO images(sha256, ext, created_at) "
+                             "VALUES (?, 'png', ?)", (sha, now))
+                if model is None:
+                    conn.execute("INSERT INTO sample_images(sample_id, role, position, sha256) "
+                                 "VALUES (?, 'input', 0, ?)", (sid, sha))
+                else:
+                    conn.execute("INSERT INTO model_outputs(sample_id, model, sha256, "
+                                 "imported_at) VALUES (?,?,?,?)", (sid, model, sha, now))
+    return project
+
+
+def rated_session(project: Any, out: Path, protocol: str, answer: Any,
+                  n_samples: int = 4) -> None:
+    """Create a session with 2 raters on every task, answer everything, merge it back."""
+    from core.rating.design import SessionDesign
+    from core.rating.merge import merge_files
+    from core.rating.session_file import RatingSession
+    from core.rating.sessions import create_session, write_session_files
+
+    design = SessionDesign(name=protocol, protocol=protocol,
+                           sample_ids=tuple(f"s{k:03d}" for k in range(n_samples)),
+                           models=PROJECT_MODELS, raters=2, overlap=2, seed=1)
+    create_session(project, design)
+    files = write_session_files(project, protocol, out)
+    for n, f in enumerate(files):
+        s = RatingSession.open(f)
+        s.set_rater(f"Rater {n + 1}")
+        while (t := s.next_task()) is not None:
+            s.submit(t.task_id, answer(t, n), time_ms=1000)
+        s.close()
+    merge_files(project, files)
+
+
+def save_metric(project: Any, metric: str, values: dict[tuple[str, str], Any]) -> None:
+    """Store results of ``metric``: ``{(sample, model): value or details dict}``."""
+    from core.metrics.base import MetricResult
+    from core.metrics.store import save_results
+
+    rows = []
+    for (sample, model), v in values.items():
+        result = (MetricResult.ok(v["value"], **v["details"]) if isinstance(v, dict)
+                  else MetricResult.ok(v))
+        rows.append((sample, model, f"h-{sample}-{model}", result, 0.1))
+    save_results(project, metric, 1, {}, "cfg1", rows)

@@ -1,0 +1,85 @@
+"""HTML report: embedded images, CSV tables, escaping, atomic folder replacement."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import re
+from pathlib import Path
+
+import analyze_data as data
+import pytest
+
+from core.analysis.export import csv_name
+from core.analysis.report import AnalysisOptions, analyze, export_html
+
+
+def _analysis(model: str = "<script>alert(1)</script>"):  # type: ignore[no-untyped-def]
+    rows = data.rankings(8, 3, models=(model, "plain-model", "a&b $x$ model"))
+    return analyze(rows, "rankings", AnalysisOptions(n_boot=50, seed=2), name="<b>ranks</b>")
+
+
+def test_report_embeds_pngs_and_writes_every_table_as_csv(tmp_path: Path) -> None:
+    analysis = _analysis()
+    out = export_html(analysis, tmp_path / "report")
+    assert out == tmp_path / "report" / "report.html" and out.is_file()
+    text = out.read_text(encoding="utf-8")
+    images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', text)
+    n_charts = sum(len(s.charts) for s in analysis.sections.values())
+    assert n_charts == 3 and len(images) == n_charts
+    for b64 in images:
+        assert base64.b64decode(b64).startswith(b"\x89PNG\r\n\x1a\n")
+    for sec, table in analysis.tables():
+        path = tmp_path / "report" / csv_name(sec.key, table)
+        assert f'href="{path.name}"' in text
+        with open(path, newline="", encoding="utf-8") as fh:
+            rows = list(csv.reader(fh))
+        assert rows[0] == table.columns and len(rows) == len(table.rows) + 1
+        for got, want in zip(rows[1:], table.rows, strict=True):
+            for g, w in zip(got, want, strict=True):
+                if isinstance(w, float):
+                    assert float(g) == pytest.approx(w, rel=1e-15)
+                else:
+                    assert g == ("" if w is None else str(w))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report"]  # no temp folder left
+
+
+def test_user_text_is_escaped(tmp_path: Path) -> None:
+    text = export_html(_analysis(), tmp_path / "r").read_text(encoding="utf-8")
+    assert "<script>" not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+    assert "<b>ranks</b>" not in text and "&lt;b&gt;ranks&lt;/b&gt;" in text
+    assert "a&amp;b $x$ model" in text
+
+
+def test_existing_report_is_replaced_but_other_folders_are_refused(tmp_path: Path) -> None:
+    analysis = _analysis("m1")
+    target = tmp_path / "out"
+    export_html(analysis, target)
+    (target / "stale.csv").write_text("old")
+    export_html(analysis, target)
+    assert not (target / "stale.csv").exists() and (target / "report.html").is_file()
+    other = tmp_path / "mine"
+    other.mkdir()
+    (other / "thesis.docx").write_text("precious")
+    with pytest.raises(ValueError, match="other files in it"):
+        export_html(analysis, other)
+    assert (other / "thesis.docx").read_text() == "precious"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine", "out"]
+
+
+def test_failed_export_leaves_nothing_behind(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import core.analysis.export as export
+
+    real = export._write
+    calls = []
+
+    def boom(path, text):  # type: ignore[no-untyped-def]
+        calls.append(path)
+        if len(calls) == 2:  # the report is written, the first CSV fails
+            raise OSError("disk full")
+        real(path, text)
+
+    monkeypatch.setattr(export, "_write", boom)
+    with pytest.raises(OSError, match="disk full"):
+        export_html(_analysis("m"), tmp_path / "r")
+    assert list(tmp_path.iterdir()) == []

@@ -1,0 +1,172 @@
+"""Analyze workspace through pytest-qt (offscreen): CSV, tabs, rater filter, export, project."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import analyze_data as data
+import pytest
+
+pytest.importorskip("PySide6")
+pytestmark = pytest.mark.gui
+
+from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtWidgets import QFileDialog  # noqa: E402
+
+from ui.analyze.workspace import AnalyzeWorkspace  # noqa: E402
+
+
+@pytest.fixture
+def page(qtbot, context):  # type: ignore[no-untyped-def]
+    w = AnalyzeWorkspace(context)
+    qtbot.addWidget(w)
+    w.resize(1300, 850)
+    w.show()
+    return w
+
+
+def _open(qtbot, page, monkeypatch, path: Path) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(QFileDialog, "getOpenFileName",
+                        lambda *a, **k: (str(path), "CSV files (*.csv)"))
+    button = page.empty.buttons[0] if page.stack.currentWidget() is page.empty else next(
+        b for b in page.main.findChildren(type(page.empty.buttons[0]))
+        if b.text() == "Open CSV…")
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.analysis is not None and page.analysis.dataset == path.name,
+                    timeout=20_000)
+
+
+def test_empty_state_explains_how_to_get_data(page) -> None:  # type: ignore[no-untyped-def]
+    assert page.stack.currentWidget() is page.empty
+    text = page.empty.details.text()
+    assert "Rating sessions" in text and "Metrics" in text and "CSV" in text
+    assert page.empty_note.text() == "No project is open."
+    assert [b.text() for b in page.empty.buttons] == ["Open CSV…"]
+    assert not page.act_export.isEnabled()
+    menu = page.workspace_menu()
+    assert [a.text() for a in menu.actions()] == ["Open &CSV…", "&Recompute",
+                                                  "&Export HTML Report…"]
+
+
+def test_open_csv_switch_tabs_with_keyboard(qtbot, page, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = data.write_csv(tmp_path / "ranks.csv", data.rankings(20, 3))
+    _open(qtbot, page, monkeypatch, path)
+    assert page.stack.currentWidget() is page.main
+    lead = page.views["leaderboard"]
+    board = lead.tables[0]
+    assert board.texts()[0][1] == page.analysis.section("leaderboard").tables[0].rows[0][1]
+    assert len(lead.charts) == 1 and lead.charts[0].isVisible()
+    assert "Raters: 3" in page.facts.text()
+    page.tabs.setFocus()
+    seen = []
+    for _ in range(len(page.views)):
+        view = page.tabs.currentWidget()
+        seen.append(view.key)
+        assert view.tables or view.message.isVisible()
+        qtbot.keyClick(page.tabs, Qt.Key.Key_Tab, Qt.KeyboardModifier.ControlModifier)
+    assert seen == ["leaderboard", "significance", "agreement", "success", "breakdown", "idea"]
+    assert page.tabs.currentIndex() == 0
+    assert "Likert" in page.views["success"].message.text()
+
+
+def test_rater_filter_toggle_and_threshold(qtbot, page, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = data.write_csv(tmp_path / "likert.csv", data.likert(10, 5))
+    _open(qtbot, page, monkeypatch, path)
+    page.tabs.setCurrentWidget(page.views["agreement"])
+    controls = page.controls
+    assert controls.filter.isEnabled() and not controls.threshold.isEnabled()
+    qtbot.mouseClick(controls.filter, Qt.MouseButton.LeftButton)
+    assert controls.filter.isChecked() and controls.threshold.isEnabled()
+    controls.threshold.setFocus()
+    controls.threshold.selectAll()
+    qtbot.keyClicks(controls.threshold, "0.5")
+    qtbot.keyClick(controls.threshold, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: page.analysis.options.rater_filter
+                    and page.analysis.options.threshold == 0.5, timeout=20_000)
+    view = page.views["agreement"]
+    flt = view.table_titled("Rater filter")
+    assert [r[3] for r in flt.texts()] == ["kept"] * 4 + ["dropped"]
+    assert "dropped rater5" in view.summary.text()
+    assert any(k == "Rows left out by the rater filter" for k, _ in page.analysis.facts)
+    qtbot.mouseClick(controls.filter, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not page.analysis.options.rater_filter, timeout=20_000)
+    assert "Rater filter off" in view.summary.text()
+
+
+def test_undefined_alpha_is_text_in_the_table(qtbot, page, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    rows = data.likert(4, 2)
+    for r in rows:
+        r["value"] = 3.0
+    _open(qtbot, page, monkeypatch, data.write_csv(tmp_path / "flat.csv", rows))
+    alpha = page.views["agreement"].tables[0].texts()
+    assert all(r[1].startswith("undefined:") for r in alpha)
+    cells = [c for v in page.views.values() for t in v.tables for row in t.texts() for c in row]
+    assert cells and not any(c.lower() == "nan" for c in cells)
+
+
+def test_bad_csv_shows_a_message_naming_the_row(qtbot, page, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "bad.csv"
+    path.write_text("a,b,winner\nx,y,a\nx,y,perhaps\n")
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
+    qtbot.mouseClick(page.empty.buttons[0], Qt.MouseButton.LeftButton)
+    title, text = page.context.messages[-1]
+    assert title == "Cannot open CSV" and "bad.csv row 3, column 'winner'" in text
+    assert page.stack.currentWidget() is page.empty
+
+
+def test_export_button_writes_the_report(qtbot, page, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    _open(qtbot, page, monkeypatch, data.write_csv(tmp_path / "v.csv", data.votes(200)))
+    target = tmp_path / "out" / "report"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    qtbot.mouseClick(page.export_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.last_export is not None, timeout=30_000)
+    assert page.last_export == target / "report.html"
+    html = page.last_export.read_text(encoding="utf-8")
+    assert "data:image/png;base64," in html and "v.csv" in html
+    assert (target / "leaderboard-leaderboard.csv").is_file()
+
+
+def test_project_sessions_are_listed_and_follow_project_changes(qtbot, page, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    project = data.build_project(tmp_path / "p.winnow")
+    try:
+        page.context.project = project
+        page.context.project_changed.emit()
+        assert page.stack.currentWidget() is page.empty
+        assert "no merged rating sessions" in page.empty_note.text()
+        data.rated_session(project, tmp_path / "f", "ranking",
+                           lambda t, n: {"ranks": {tok: k + 1 for k, (tok, _) in
+                                                   enumerate(t.options)}})
+        page.context.data_changed.emit()
+        qtbot.waitUntil(lambda: page.analysis is not None, timeout=20_000)
+        assert page.controls.dataset.currentText().startswith("Session: ranking")
+        assert page.analysis.kind == "rankings" and page.analysis.groups == ["split"]
+        assert page.views["agreement"].tables[0].texts()[0][0] == "rank"
+        page.context.project = None
+        page.context.project_changed.emit()
+        assert page.stack.currentWidget() is page.empty
+    finally:
+        project.close()
+
+
+def test_in_the_main_window_with_real_background_jobs(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import QSettings
+
+    from app.main_window import MainWindow
+
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
+                      str(tmp_path / "settings"))
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.show()
+    try:
+        page = win.pages["analyze"]
+        assert isinstance(page, AnalyzeWorkspace)
+        page.open_csv_file(data.write_csv(tmp_path / "s.csv", data.scores(20)))
+        qtbot.waitUntil(lambda: page.analysis is not None and not page.busy.text(),
+                        timeout=30_000)
+        assert page.analysis.kind == "scores"
+        assert page.views["leaderboard"].charts
+    finally:
+        win.runner.shutdown()
+        win.close_project()
