@@ -11,12 +11,12 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
+    QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QMainWindow,
     QMessageBox,
-    QSplitter,
     QStackedWidget,
     QWidget,
 )
@@ -117,12 +117,13 @@ class MainWindow(QMainWindow):
             self.addAction(switch)
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
         self.nav.setCurrentRow(0)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(self.nav)
-        splitter.addWidget(self.stack)
-        splitter.setStretchFactor(1, 1)
-        splitter.setChildrenCollapsible(False)
-        self.setCentralWidget(splitter)
+        central = QWidget()
+        row = QHBoxLayout(central)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(0)
+        row.addWidget(self.nav)
+        row.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
 
         self.jobs_panel = JobsPanel()
         self.jobs_dock = QDockWidget("Jobs", self)
@@ -198,6 +199,7 @@ class MainWindow(QMainWindow):
     def close_project(self) -> None:
         """Close the open project, if any."""
         if self.project is not None:
+            self.context.project_closing.emit()
             self.project.close()
             self.project = None
             self.context.project = None

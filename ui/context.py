@@ -20,6 +20,8 @@ class AppContext(QObject):
 
     #: the project was opened, closed or replaced
     project_changed = Signal()
+    #: the project is about to close: save anything still being typed
+    project_closing = Signal()
     #: samples/outputs/etc. changed in bulk (after an import): views should reload
     data_changed = Signal()
     #: the Curate filter (the selection other workspaces take) changed

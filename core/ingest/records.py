@@ -267,6 +267,10 @@ def parse_sample(obj: dict[str, Any]) -> SampleRecord:
         posts = parse_post(obj["post"], "post.")
     post_id = _str(obj, "post_id", "") or (posts[0].id if posts else None)
     prompt = _str(obj, "prompt", "", required=True) or ""
+    prompt_edited = _str(obj, "prompt_edited", "")
+    original = _str(obj, "original_prompt", "")
+    if original is not None:  # Winnow's own export: prompt = curated, original_prompt = extracted
+        prompt, prompt_edited = original, prompt
     quality = obj.get("quality")
     if quality is not None and quality not in QUALITIES:
         raise RecordError(f"field 'quality' must be one of {', '.join(QUALITIES)} or null, "
@@ -298,7 +302,7 @@ def parse_sample(obj: dict[str, Any]) -> SampleRecord:
         id=sample_id,
         post_id=post_id,
         prompt=prompt,
-        prompt_edited=_str(obj, "prompt_edited", ""),
+        prompt_edited=prompt_edited,
         quality=quality,
         split=split,
         is_screenshot=_bool(obj, "is_screenshot", ""),

@@ -200,3 +200,12 @@ def test_cancel_stops_between_batches(project: Project, tmp_path: Path) -> None:
     # what was committed before the cancel is kept and consistent
     n = project.counts()["posts"]
     assert 0 < n < 3000 and n % 100 == 0
+
+
+def test_original_prompt_round_trip(project: Project, tmp_path: Path) -> None:
+    src = write_jsonl(tmp_path / "exported.jsonl", [
+        {"id": "s1", "prompt": "a black cat", "original_prompt": "a cat",
+         "prompt_modified": True}])
+    import_jsonl(project, src)
+    row = project.conn.execute("SELECT prompt, original_prompt FROM samples").fetchone()
+    assert row == ("a black cat", "a cat")
