@@ -17,6 +17,12 @@ from core import stats
 from core.analysis.compute import Row, alpha_value, col, dense, has, pearson_matrix
 from core.analysis.results import MatrixChart, Section, Table, num
 
+
+def criteria_in_order(names: set[str]) -> list[str]:
+    """TECCI's IF, IC, VQ first, then the other criteria alphabetically."""
+    order = {"IF": 0, "IC": 1, "VQ": 2}
+    return sorted(names, key=lambda c: (order.get(c, 99), c))
+
 DEFAULT_LEVELS = {"rankings": "ordinal", "likert": "interval", "votes": "nominal",
                   "scores": "interval"}
 
@@ -62,7 +68,7 @@ def rater_data(rows: list[Row], kind: str, higher_is_better: bool = True) -> Rat
     pooled_keys = (*keys, crit_col) if crit_col else keys
     pooled, raters, _ = dense(rs, who, pooled_keys, value, sign)
     criteria = []
-    names = sorted({r[crit_col] for r in rs}) if crit_col else [value]
+    names = criteria_in_order({r[crit_col] for r in rs}) if crit_col else [value]
     for c in names:
         part = [r for r in rs if r[crit_col] == c] if crit_col else rs
         data, part_raters, _ = dense(part, who, keys, value, sign)
@@ -76,9 +82,10 @@ def filter_for(data: RaterData, threshold: float) -> stats.RaterFilter:
     return stats.filter_raters(data.pooled, data.raters, threshold)
 
 
-def filter_table(flt: stats.RaterFilter, who: str) -> Table:
+def filter_table(flt: stats.RaterFilter, who: str, active: bool = True) -> Table:
+    below = "dropped" if active else "below threshold (filter off)"
     rows = [[r, num(c) if c is not None else "undefined (too few shared ratings or constant)",
-             n, "kept" if k else "dropped"]
+             n, "kept" if k else below]
             for r, c, n, k in zip(flt.raters, flt.correlation, flt.n_shared, flt.kept,
                                   strict=True)]
     return Table("rater-filter", f"{who.capitalize()} filter (threshold r ≥ {flt.threshold:g})",
@@ -96,7 +103,7 @@ def agreement_section(rows: list[Row], kind: str, opt: Any, flt: stats.RaterFilt
     data = rater_data(rows, kind, opt.higher_is_better)
     level = opt.alpha_level or DEFAULT_LEVELS.get(kind, "interval")
     if flt is not None:
-        sec.tables.append(filter_table(flt, who))
+        sec.tables.append(filter_table(flt, who, opt.rater_filter))
         if opt.rater_filter:
             dropped = flt.dropped_raters
             sec.summary.append(

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from core import stats
+from core.analysis.agreement import criteria_in_order
 from core.analysis.compute import Row, col, group_by
 from core.analysis.pairwise import (
     friedman_result,
@@ -41,8 +42,6 @@ def _means(rows: list[Row]) -> stats.LikertMeans:
                              m.means[:, :, order])
 
 
-def criteria_in_order(names: set[str]) -> list[str]:
-    return sorted(names, key=lambda c: (CRITERIA_ORDER.get(c, 99), c))
 
 
 def taus_for(rows: list[Row], step: float = 0.25) -> list[float]:
