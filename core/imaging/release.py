@@ -163,20 +163,29 @@ def face_finder(settings: DetectSettings) -> tuple[str, Callable[[np.ndarray], l
     raise RuntimeError("no face detector is installed to verify the release")
 
 
-def verify(rgb_out: np.ndarray, hidden: Sequence[tuple[str, Box]], settings: DetectSettings
-           ) -> Verification:
+def verify(rgb_out: np.ndarray, hidden: Sequence[tuple[str, Box, bool]],
+           settings: DetectSettings) -> Verification:
     """Search the released pixels for faces; classify each as inside/outside a region.
 
-    ``hidden`` = (region name, box in output pixels).
+    ``hidden`` = (region name, box in output pixels, solid fill?).  A detection lying
+    entirely inside a solid fill carries no pixel of the person (the detector reacts to
+    the blank shape in its surroundings) and is not counted.
     """
     name, find = face_finder(settings)
     result = Verification(detector=name)
     for det in find(rgb_out):
         inside = None
-        for label, box in hidden:
-            if intersection(det.box, box) >= 0.5 * max(det.w * det.h, 1e-6):
+        area = max(det.w * det.h, 1e-6)
+        for label, box, solid in hidden:
+            share = intersection(det.box, box) / area
+            if solid and share >= 0.95:
+                inside = ""
+                break
+            if share >= 0.5:
                 inside = label
                 break
+        if inside == "":
+            continue
         entry = {"box": [round(v, 1) for v in det.box], "score": round(det.score, 3)}
         if inside is not None:
             result.inside.append({**entry, "region": inside})
@@ -206,7 +215,7 @@ def render_verified(job: RenderJob, settings: DetectSettings, fmt: str = "jpg",
     raised: dict[str, dict[str, Any]] = {}
     for round_no in range(max_rounds):
         data = encode_clean(render(job.rgb, specs, job.geometry), fmt)
-        hidden = [(label, map_box(matrix, (s.x, s.y, s.w, s.h), s.shape))
+        hidden = [(label, map_box(matrix, (s.x, s.y, s.w, s.h), s.shape), s.method == "fill")
                   for label, s in zip(job.labels, specs, strict=True)]
         result = verify(decode_rgb(data), hidden, settings)
         result.raised = raised
