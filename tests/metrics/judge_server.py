@@ -4,7 +4,8 @@ The requested ``model`` picks the behaviour: ``good``/``low`` (a reasoned answer
 a rating), ``flaky`` (HTTP 500 the first time a conversation is seen), ``busy`` (429
 with Retry-After, then fine), ``slow`` (sleeps past the client timeout), ``garbage``
 (HTML with status 200), ``refuse`` (HTTP 400), ``noscore`` (an answer without a
-rating), ``tecci``/``invalid`` (TECCI JSON answers), ``count`` (tracks concurrency).
+rating), ``tecci``/``invalid`` (TECCI JSON: IF cycles 3,4,5,4,4 per item, IC is a
+function of the item, VQ = 2), ``count`` (tracks concurrency).
 Model names may carry a score: ``good:9`` answers ``[[9]]``.
 """
 
@@ -85,7 +86,7 @@ class JudgeServer:
         model = str(body.get("model", ""))
         kind, _, arg = model.partition(":")
         with self.lock:
-            n = self.calls[kind] = self.calls.get(kind, 0) + 1
+            self.calls[kind] = self.calls.get(kind, 0) + 1
         blob = json.dumps([model, body["messages"]], sort_keys=True).encode()
         key = hashlib.sha256(blob).hexdigest()
         if kind in ("good", "low"):
@@ -116,9 +117,12 @@ class JudgeServer:
         if kind == "noscore":
             return h._send(200, self.answer("I am unable to rate this image."))
         if kind in ("tecci", "invalid"):
-            cycle = [3, 4, 5, 4, 4]
-            v = cycle[(n - 1) % len(cycle)]
-            data = {"instruction_valid": kind == "tecci", "IF": v, "IC": 5, "VQ": 2}
+            # IF cycles over an item's repeated runs (mean 4); IC depends on the item only
+            with self.lock:
+                k = self.calls[key] = self.calls.get(key, 0) + 1
+            v = [3, 4, 5, 4, 4][(k - 1) % 5]
+            ic = 1 + int(key, 16) % 5
+            data = {"instruction_valid": kind == "tecci", "IF": v, "IC": ic, "VQ": 2}
             return h._send(200, self.answer(f"Step 1: looks fine.\n{json.dumps(data)}"))
         if kind == "count":
             with self.lock:

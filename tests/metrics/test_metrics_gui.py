@@ -67,7 +67,7 @@ def test_empty_state_then_run_results_histograms_drilldown(window, qtbot, tmp_pa
     qtbot.keyClick(page.table, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     assert page.job is not None and not page.run_button.isEnabled()
     job = page.job
-    qtbot.waitUntil(lambda: job.outcome != "running" and page.job is None, timeout=20_000)
+    qtbot.waitUntil(lambda: job.outcome != "running" and page.job is None, timeout=90_000)
     assert job.outcome == "done"
     assert "12 computed" in page.status.text()
     assert page.progress.value() == page.progress.maximum() == 13
@@ -90,7 +90,7 @@ def test_empty_state_then_run_results_histograms_drilldown(window, qtbot, tmp_pa
     assert "b_shift" in page.drill.table.item(0, 3).text()
 
     job = page.run()  # unchanged images: everything comes from the cache
-    qtbot.waitUntil(lambda: job.outcome != "running" and page.job is None, timeout=20_000)
+    qtbot.waitUntil(lambda: job.outcome != "running" and page.job is None, timeout=90_000)
     assert "0 computed, 13 cached" in page.status.text()
 
 
@@ -107,9 +107,9 @@ def test_cancel_keeps_partial_results(window, qtbot, tmp_path, monkeypatch) -> N
     assert window.open_project(_project(tmp_path, n=12))
     qtbot.mouseClick(page.run_button, Qt.MouseButton.LeftButton)
     job = page.job
-    qtbot.waitUntil(lambda: page.progress.value() >= 3, timeout=20_000)
+    qtbot.waitUntil(lambda: page.progress.value() >= 3, timeout=90_000)
     qtbot.mouseClick(page.cancel_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: job.outcome != "running" and page.job is None, timeout=20_000)
+    qtbot.waitUntil(lambda: job.outcome != "running" and page.job is None, timeout=90_000)
     assert job.outcome == "cancelled"
     assert "Cancelled" in page.status.text()
     assert 0 < page.model.rowCount() < 24
