@@ -60,6 +60,7 @@ class ProtocolPanel(QWidget):
         self.task: TaskView | None = None
         self.tiles: list[ImageTile] = []
         self.input_tiles: list[ImageTile] = []
+        self._shape: tuple[int, int] | None = None
         self.images = QHBoxLayout()
         self.images.setSpacing(8)
         self.controls = QVBoxLayout()
@@ -69,32 +70,33 @@ class ProtocolPanel(QWidget):
         layout.addLayout(self.controls)
 
     # -- building ----------------------------------------------------------------
-    def _clear_images(self) -> None:
-        while self.images.count():
-            item = self.images.takeAt(0)
-            if item.widget() is not None:
-                item.widget().deleteLater()
-            elif item.layout() is not None:
-                _drop_layout(item.layout())
-        self.tiles, self.input_tiles = [], []
-
-    def _add_inputs(self, pixmaps: dict[str, QPixmap], stretch: int = 2) -> None:
-        assert self.task is not None
-        if not self.task.inputs:
-            return
-        column = QVBoxLayout()
-        for k, sha in enumerate(self.task.inputs):
-            tile = ImageTile("Input" if len(self.task.inputs) == 1 else f"Input {k + 1}")
+    def _show_images(self, task: TaskView, pixmaps: dict[str, QPixmap], captions: list[str],
+                     arrange: Any, input_stretch: int = 1) -> None:
+        """Put the task's images in the tiles; tiles are rebuilt only when the number of
+        inputs or options changes (reusing them keeps the switch to the next task fast)."""
+        shape = (len(task.inputs), len(task.options))
+        if shape != self._shape:
+            self._clear_images()
+            if task.inputs:
+                column = QVBoxLayout()
+                for k in range(len(task.inputs)):
+                    tile = ImageTile("Input" if len(task.inputs) == 1 else f"Input {k + 1}")
+                    self.input_tiles.append(tile)
+                    column.addWidget(tile, 1)
+                self.images.addLayout(column, input_stretch)
+            self.tiles = [ImageTile(c) for c in captions]
+            arrange(self.tiles)
+            self._shape = shape
+        for tile, sha in zip(self.input_tiles, task.inputs, strict=True):
             tile.view.set_pixmap(pixmaps.get(sha, QPixmap()))
-            self.input_tiles.append(tile)
-            column.addWidget(tile, 1)
-        self.images.addLayout(column, stretch)
+        for tile, (_tok, sha), caption in zip(self.tiles, task.options, captions, strict=True):
+            tile.caption.setText(caption)
+            tile.view.set_pixmap(pixmaps.get(sha, QPixmap()))
 
-    def _option_tile(self, caption: str, sha: str, pixmaps: dict[str, QPixmap]) -> ImageTile:
-        tile = ImageTile(caption)
-        tile.view.set_pixmap(pixmaps.get(sha, QPixmap()))
-        self.tiles.append(tile)
-        return tile
+    def _clear_images(self) -> None:
+        _drop_layout(self.images)
+        self.tiles, self.input_tiles = [], []
+        self._shape = None
 
     def all_tiles(self) -> list[ImageTile]:
         return self.input_tiles + self.tiles
@@ -114,7 +116,10 @@ def _drop_layout(layout: Any) -> None:
     while layout.count():
         item = layout.takeAt(0)
         if item.widget() is not None:
-            item.widget().deleteLater()
+            widget = item.widget()
+            widget.hide()
+            widget.setParent(None)
+            widget.deleteLater()
         elif item.layout() is not None:
             _drop_layout(item.layout())
 
@@ -126,14 +131,16 @@ class RankingPanel(ProtocolPanel):
     def load(self, task: TaskView, pixmaps: dict[str, QPixmap],
              previous: dict[str, Any] | None) -> None:
         self.task = task
-        self._clear_images()
-        self._add_inputs(pixmaps, 1)
-        grid = QGridLayout()
         n = len(task.options)
         cols = n if n <= 3 else math.ceil(math.sqrt(n))
-        for k, (_tok, sha) in enumerate(task.options):
-            grid.addWidget(self._option_tile(LETTERS[k], sha, pixmaps), k // cols, k % cols)
-        self.images.addLayout(grid, cols)
+
+        def arrange(tiles: list[ImageTile]) -> None:
+            grid = QGridLayout()
+            for k, tile in enumerate(tiles):
+                grid.addWidget(tile, k // cols, k % cols)
+            self.images.addLayout(grid, cols)
+
+        self._show_images(task, pixmaps, list(LETTERS[:n]), arrange, 1)
         self.ranks: dict[int, int] = {}
         if previous and "ranks" in previous:
             self.ranks = {k: previous["ranks"][tok] for k, (tok, _) in enumerate(task.options)
@@ -189,10 +196,12 @@ class SideBySidePanel(ProtocolPanel):
     def load(self, task: TaskView, pixmaps: dict[str, QPixmap],
              previous: dict[str, Any] | None) -> None:
         self.task = task
-        self._clear_images()
-        self._add_inputs(pixmaps, 2)
-        for caption, (_tok, sha) in zip(("Left", "Right"), task.options, strict=True):
-            self.images.addWidget(self._option_tile(caption, sha, pixmaps), 3)
+
+        def arrange(tiles: list[ImageTile]) -> None:
+            for tile in tiles:
+                self.images.addWidget(tile, 3)
+
+        self._show_images(task, pixmaps, ["Left", "Right"], arrange, 2)
         self.choice: str | None = (previous or {}).get("winner")
         self._refresh()
 
@@ -227,6 +236,8 @@ class _RowsPanel(ProtocolPanel):
     """Shared by Likert and checklist: a list of questions, one highlighted."""
 
     def _build_rows(self, titles: list[str]) -> None:
+        if len(getattr(self, "rows", [])) == len(titles):
+            return
         _drop_layout(self.controls)
         self.rows: list[QLabel] = []
         grid = QGridLayout()
@@ -252,11 +263,13 @@ class LikertPanel(_RowsPanel):
     def load(self, task: TaskView, pixmaps: dict[str, QPixmap],
              previous: dict[str, Any] | None) -> None:
         self.task = task
-        self._clear_images()
-        self._add_inputs(pixmaps, 1)
-        if not task.inputs:
-            self.images.addWidget(_label("No source image (text-to-image)."), 0)
-        self.images.addWidget(self._option_tile("Edited output", task.options[0][1], pixmaps), 1)
+
+        def arrange(tiles: list[ImageTile]) -> None:
+            if not task.inputs:
+                self.images.addWidget(_label("No source image (text-to-image)."), 0)
+            self.images.addWidget(tiles[0], 1)
+
+        self._show_images(task, pixmaps, ["Edited output"], arrange, 1)
         self.values: dict[str, int] = {}
         self.valid = False
         if previous and previous.get("valid"):
@@ -325,9 +338,11 @@ class ChecklistPanel(_RowsPanel):
     def load(self, task: TaskView, pixmaps: dict[str, QPixmap],
              previous: dict[str, Any] | None) -> None:
         self.task = task
-        self._clear_images()
-        self._add_inputs(pixmaps, 1)
-        self.images.addWidget(self._option_tile("Output", task.options[0][1], pixmaps), 1)
+
+        def arrange(tiles: list[ImageTile]) -> None:
+            self.images.addWidget(tiles[0], 1)
+
+        self._show_images(task, pixmaps, ["Output"], arrange, 1)
         self.questions = list(self.settings.get("questions") or CHECKLIST_QUESTIONS)
         self.values: dict[int, int] = {}
         if previous:
