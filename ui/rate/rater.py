@@ -229,6 +229,7 @@ class RaterWindow(QWidget):
             self._show_hint(str(exc))
             return
         self.committed.emit(judgment)
+        self.progress.setValue(self.session.progress()[0])
         if penalty > 0:
             self.penalty_left_ms = round(penalty * 1000)
             self._on_tick()
