@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QImage, QPainter, QPen, QPixmap, QPolygonF
 from PySide6.QtWidgets import (
     QGraphicsEllipseItem,
@@ -37,7 +37,7 @@ class RegionItem(QGraphicsRectItem):
     def __init__(self, canvas: PhotoCanvas, region_id: int, kind: str, shape: str,
                  rect: QRectF, label: str) -> None:
         super().__init__(rect)
-        self.canvas, self.region_id, self.kind, self.shape, self.label = \
+        self.canvas, self.region_id, self.kind, self.region_shape, self.label = \
             canvas, region_id, kind, shape, label
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
                       | QGraphicsItem.GraphicsItemFlag.ItemIsMovable)
@@ -67,7 +67,7 @@ class RegionItem(QGraphicsRectItem):
         fill = QColor(colour)
         fill.setAlpha(50)
         painter.setBrush(QBrush(fill))
-        if self.shape == "ellipse":
+        if self.region_shape == "ellipse":
             painter.drawEllipse(self.rect())
         else:
             painter.drawRect(self.rect())
@@ -132,7 +132,7 @@ class RegionItem(QGraphicsRectItem):
         self.setPos(0, 0)
         self.setRect(final)
         if final != self._press_rect and final.width() >= 1 and final.height() >= 1:
-            self.canvas.region_changed.emit(self.region_id, final)
+            self.canvas.later(self.canvas.region_changed.emit, self.region_id, final)
 
 
 class CornerHandle(QGraphicsEllipseItem):
@@ -156,7 +156,7 @@ class CornerHandle(QGraphicsEllipseItem):
 
     def mouseReleaseEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         super().mouseReleaseEvent(event)
-        self.canvas.quad_changed.emit(self.canvas.quad())
+        self.canvas.later(self.canvas.quad_changed.emit, self.canvas.quad())
 
 
 class PhotoCanvas(QGraphicsView):
@@ -190,6 +190,9 @@ class PhotoCanvas(QGraphicsView):
         self.quad_outline.setZValue(9)
         self.scene().addItem(self.quad_outline)
         self._rubber: QGraphicsRectItem | None = None
+        #: removed items live until the event loop is idle again: an item may be replaced
+        #: from inside its own mouse handler (edit -> refresh), and Qt still uses it after
+        self._graveyard: list[QGraphicsItem] = []
         self._rubber_origin = QPointF()
         self._fitted = True
 
@@ -208,7 +211,7 @@ class PhotoCanvas(QGraphicsView):
     def set_regions(self, regions: list[Any], editable: bool = True) -> None:
         """Replace the region items (objects with id, kind, shape, x, y, w, h, label)."""
         for item in [*self.region_items.values(), *self.outline_items]:
-            self.scene().removeItem(item)
+            self._bury(item)
         self.region_items.clear()
         self.outline_items.clear()
         for r in regions:
@@ -222,18 +225,19 @@ class PhotoCanvas(QGraphicsView):
             self.region_items[r.id] = item
 
     def set_quad(self, quad: list[tuple[float, float]] | None, visible: bool) -> None:
-        """Show the perspective corners (draggable when the corners tool is active)."""
-        for item in self.corner_items:
-            self.scene().removeItem(item)
-        self.corner_items = []
-        if quad is None or not visible:
-            self.quad_outline.setPolygon(QPolygonF())
-            return
-        for i, (x, y) in enumerate(quad):
-            handle = CornerHandle(self, i)
-            handle.setPos(x, y)
-            self.scene().addItem(handle)
-            self.corner_items.append(handle)
+        """Show the perspective corners (the same four handles are reused)."""
+        if not self.corner_items:
+            for i in range(4):
+                handle = CornerHandle(self, i)
+                handle.hide()
+                self.scene().addItem(handle)
+                self.corner_items.append(handle)
+        show = quad is not None and visible
+        for i, handle in enumerate(self.corner_items):
+            if show:
+                handle.setPos(*quad[i])  # type: ignore[index]
+            handle.setVisible(show)
+        self.quad_outline.setVisible(show)
         self._update_quad_outline()
 
     def quad(self) -> list[tuple[float, float]]:
@@ -242,6 +246,20 @@ class PhotoCanvas(QGraphicsView):
 
     def _update_quad_outline(self) -> None:
         self.quad_outline.setPolygon(QPolygonF([c.pos() for c in self.corner_items]))
+
+    def later(self, fn: Any, *args: Any) -> None:
+        """Run ``fn(*args)`` once the current mouse event is fully handled.
+
+        Edits rebuild the scene; doing that inside the scene's own event dispatch
+        leaves Qt holding pointers to removed items.
+        """
+        QTimer.singleShot(0, lambda: fn(*args))
+
+    def _bury(self, item: QGraphicsItem) -> None:
+        self.scene().removeItem(item)
+        if not self._graveyard:
+            QTimer.singleShot(0, self._graveyard.clear)
+        self._graveyard.append(item)
 
     def selected_ids(self) -> list[int]:
         """Ids of the selected regions."""
@@ -327,9 +345,9 @@ class PhotoCanvas(QGraphicsView):
             self._rubber = None
             if rect.width() >= 3 and rect.height() >= 3:
                 if self.tool == "crop":
-                    self.crop_drawn.emit(rect)
+                    self.later(self.crop_drawn.emit, rect)
                 else:
-                    self.region_drawn.emit(self.tool, rect)
+                    self.later(self.region_drawn.emit, self.tool, rect)
             event.accept()
             return
         super().mouseReleaseEvent(event)

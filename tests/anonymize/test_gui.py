@@ -1,0 +1,202 @@
+"""Anonymize workspace through pytest-qt: draw, undo, review, release, corners, banner."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PySide6")
+pytestmark = pytest.mark.gui
+
+from anon_helpers import need_centerface, need_testdata, quadrant_image  # noqa: E402
+from PIL import Image  # noqa: E402
+from PySide6.QtCore import QEvent, QPointF, QSettings, Qt  # noqa: E402
+from PySide6.QtGui import QMouseEvent  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from app.main_window import MainWindow  # noqa: E402
+from core.imaging import photos as repo  # noqa: E402
+from core.imaging.loading import load_rgb  # noqa: E402
+from core.imaging.release import metadata_found  # noqa: E402
+from core.store import Project  # noqa: E402
+
+
+@pytest.fixture
+def window(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
+                      str(tmp_path / "settings"))
+    QSettings().clear()
+    win = MainWindow()
+    win.resize(1300, 850)
+    qtbot.addWidget(win)
+    win.show()
+    yield win
+    win.runner.shutdown()
+    win.close_project()
+
+
+def _open_with_photo(window: MainWindow, tmp_path: Path, photo: Path) -> int:
+    path = tmp_path / "photos.winnow"
+    with Project.create(path) as project:
+        photo_id, _ = repo.import_photo(project, photo)
+    assert window.open_project(path)
+    return photo_id
+
+
+def _send(widget, kind, pos: QPointF, buttons) -> None:  # type: ignore[no-untyped-def]
+    button = Qt.MouseButton.LeftButton
+    event = QMouseEvent(kind, pos, widget.mapToGlobal(pos), button, buttons,
+                        Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(widget, event)
+
+
+def drag(canvas, start: tuple[float, float], end: tuple[float, float]) -> None:  # type: ignore[no-untyped-def]
+    """Press at scene point ``start``, move in steps, release at ``end``."""
+    viewport = canvas.viewport()
+    a = QPointF(canvas.mapFromScene(QPointF(*start)))
+    b = QPointF(canvas.mapFromScene(QPointF(*end)))
+    held = Qt.MouseButton.LeftButton
+    _send(viewport, QEvent.Type.MouseButtonPress, a, held)
+    for t in (0.25, 0.5, 0.75, 1.0):
+        _send(viewport, QEvent.Type.MouseMove, a + (b - a) * t, held)
+    _send(viewport, QEvent.Type.MouseButtonRelease, b, Qt.MouseButton.NoButton)
+    for _ in range(3):  # the canvas reports edits once the event is handled
+        QApplication.processEvents()
+
+
+def test_empty_state_without_project(window: MainWindow, qtbot) -> None:
+    page = window.pages["anonymize"]
+    qtbot.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
+    assert window.stack.currentWidget() is page
+    assert page.stack.currentWidget() is page.empty
+    assert "&Anonymize" in [a.text() for a in window.menuBar().actions()]
+
+
+def test_draw_undo_review_and_release(window: MainWindow, qtbot, tmp_path: Path) -> None:
+    rgb = quadrant_image(320, 200)
+    src = tmp_path / "garden.png"
+    Image.fromarray(rgb).save(src)
+    photo_id = _open_with_photo(window, tmp_path, src)
+    qtbot.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
+    page = window.pages["anonymize"]
+    assert page.stack.currentWidget() is page.main and page.photo.id == photo_id
+    project = window.project
+    canvas = page.canvas
+    canvas.setFocus()
+    qtbot.keyClick(canvas, Qt.Key.Key_R)
+    assert page.tool == "rect"
+    drag(canvas, (100, 40), (180, 120))
+    regions = repo.regions(project, photo_id)
+    assert len(regions) == 1
+    r = regions[0]
+    assert (r.x, r.y, r.w, r.h) == pytest.approx((100, 40, 80, 80), abs=2)
+    qtbot.keyClick(canvas, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert repo.regions(project, photo_id) == []
+    qtbot.keyClick(canvas, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier
+                   | Qt.KeyboardModifier.ShiftModifier)
+    (r,) = repo.regions(project, photo_id)
+    # move it with the select tool: drag from its middle
+    qtbot.keyClick(canvas, Qt.Key.Key_V)
+    drag(canvas, (140, 80), (150, 90))
+    (moved,) = repo.regions(project, photo_id)
+    assert (moved.x, moved.y) == pytest.approx((r.x + 10, r.y + 10), abs=2)
+    page.panel.region_method.setCurrentIndex(page.panel.region_method.findData("fill"))
+    page.panel.region_method.activated.emit(page.panel.region_method.currentIndex())
+    assert repo.regions(project, photo_id)[0].method == "fill"
+    qtbot.keyClick(canvas, Qt.Key.Key_B)
+    assert page.after and page.view_label.text().startswith("AFTER")
+    qtbot.keyClick(canvas, Qt.Key.Key_B)
+    assert page.panel.release_button.isEnabled() is False
+    qtbot.keyClick(canvas, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert repo.get_photo(project, photo_id).status == "reviewed"
+    assert page.panel.release_button.isEnabled()
+    job = page.release_current(tmp_path / "released")
+    qtbot.waitUntil(lambda: repo.get_photo(project, photo_id).status == "released",
+                    timeout=60_000)
+    assert job.outcome == "done"
+    out = tmp_path / "released" / "garden.png"
+    data = out.read_bytes()
+    assert metadata_found(data) == []
+    released = load_rgb(out)
+    m = repo.regions(project, photo_id)[0]
+    x0, y0, x1, y1 = int(m.x), int(m.y), int(m.x + m.w), int(m.y + m.h)
+    assert (released[y0 + 1:y1 - 1, x0 + 1:x1 - 1] == 0).all()  # solid fill
+    outside = np.ones(rgb.shape[:2], bool)
+    outside[y0 - 1:y1 + 2, x0 - 1:x1 + 2] = False
+    assert np.array_equal(released[outside], rgb[outside])
+    qtbot.waitUntil(lambda: "Released" in page.panel.release_info.text(), timeout=5_000)
+    edits = project.conn.execute("SELECT count(*) FROM audit_log WHERE action='edit' AND "
+                                 "entity='photo_region'").fetchone()[0]
+    assert edits >= 4  # add, delete (undo), add (redo), move, method
+
+
+def test_delete_key_and_corner_drag(window: MainWindow, qtbot, tmp_path: Path) -> None:
+    src = tmp_path / "painting.png"
+    Image.fromarray(quadrant_image(300, 200)).save(src)
+    photo_id = _open_with_photo(window, tmp_path, src)
+    project = window.project
+    repo.add_region(project, photo_id, x=20, y=20, w=40, h=30)
+    qtbot.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
+    page = window.pages["anonymize"]
+    page.reload()
+    canvas = page.canvas
+    canvas.setFocus()
+    (rid,) = [r.id for r in repo.regions(project, photo_id)]
+    canvas.select_region(rid)
+    qtbot.keyClick(canvas, Qt.Key.Key_Delete)
+    assert repo.regions(project, photo_id) == []
+    qtbot.keyClick(canvas, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert len(repo.regions(project, photo_id)) == 1
+    qtbot.keyClick(canvas, Qt.Key.Key_K)
+    assert len(canvas.corner_items) == 4 and all(c.isVisible() for c in canvas.corner_items)
+    drag(canvas, (300, 200), (270, 180))  # bottom-right corner inwards
+    quad = repo.get_photo(project, photo_id).geometry.quad
+    assert quad is not None and quad[2] == pytest.approx((270, 180), abs=3)
+    assert quad[0] == pytest.approx((0, 0))
+    qtbot.keyClick(canvas, Qt.Key.Key_BracketRight)
+    assert repo.get_photo(project, photo_id).geometry.rot90 == 1
+    page.toggle_after()
+    assert canvas.scene().sceneRect().width() < canvas.scene().sceneRect().height()
+
+
+def test_missing_model_banner_offers_fallback(window: MainWindow, qtbot, tmp_path: Path,
+                                             monkeypatch) -> None:
+    monkeypatch.setenv("WINNOW_CENTERFACE_MODEL", str(tmp_path / "missing.onnx"))
+    src = tmp_path / "a.png"
+    Image.fromarray(quadrant_image()).save(src)
+    _open_with_photo(window, tmp_path, src)
+    page = window.pages["anonymize"]
+    assert not page.banner.isHidden()
+    assert "not installed" in page.banner_text.text()
+    messages: list[str] = []
+    window.error_shown.connect(messages.append)
+    assert page.detect_current() is None  # refuses to silently detect nothing
+    assert "not installed" in messages[-1]
+    qtbot.mouseClick(page.banner_button, Qt.MouseButton.LeftButton)
+    assert page.settings.face_detector == "hog" and page.banner_button.isHidden()
+    assert "fallback detector" in page.banner_text.text()
+
+
+def test_detection_job_with_progress_and_cancel(window: MainWindow, qtbot,
+                                                tmp_path: Path) -> None:
+    need_centerface()
+    faces_dir = need_testdata("faces")
+    photo_id = _open_with_photo(window, tmp_path, faces_dir / "2008_001009.jpg")
+    page = window.pages["anonymize"]
+    job = page.detect_current()
+    assert window.jobs_dock.isVisible()
+    qtbot.waitUntil(lambda: job.outcome != "running", timeout=60_000)
+    assert job.outcome == "done"
+    faces = [r for r in repo.regions(window.project, photo_id) if r.kind == "face"]
+    assert len(faces) >= 2 and all(r.source == "centerface" and r.score for r in faces)
+    qtbot.waitUntil(lambda: page.panel.region_list.count() == len(
+        repo.regions(window.project, photo_id)), timeout=5_000)
+    for name in ("2008_002470.jpg", "2008_002506.jpg", "2009_004587.jpg"):
+        repo.import_photo(window.project, faces_dir / name)
+    job = page.detect_all()
+    job.state.cancel()
+    qtbot.waitUntil(lambda: job.outcome != "running", timeout=60_000)
+    assert job.outcome == "cancelled"
