@@ -1,0 +1,194 @@
+"""Background work of the Anonymize workspace: detection, folder intake and release.
+
+A mixin of :class:`ui.anonymize.workspace.AnonymizeWorkspace`; the heavy lifting runs
+in ``core`` on a worker thread (see :mod:`ui.anonymize.jobs`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+from core.imaging import faces
+from core.imaging import photos as repo
+from ui.anonymize.jobs import detect_job, import_job, release_job
+from ui.anonymize.settings_dialog import DetectSettingsDialog, save_settings
+
+
+class WorkspaceJobs:
+    """Detection, intake and release for the workspace (expects its attributes)."""
+
+    context: Any
+    settings: Any
+    photo: Any
+    banner: Any
+    banner_text: Any
+    banner_button: Any
+    undo: Any
+    _box: QMessageBox | None
+    last_refusal: dict[str, Any] | None
+
+    # -- detection ------------------------------------------------------------------------
+    def _update_banner(self) -> None:
+        missing = not faces.centerface_available()
+        self.banner.setVisible(missing)
+        if not missing:
+            return
+        if self.settings.face_detector == "hog":
+            self.banner_text.setText(
+                "The CenterFace face model is not installed, so faces are found with the "
+                "fallback detector (dlib HOG): it finds frontal faces only and misses turned "
+                "heads — check every photo carefully. " + faces.SETUP_HINT)
+            self.banner_button.hide()
+        else:
+            self.banner_text.setText(
+                "The CenterFace face model is not installed: automatic face detection is "
+                "off until you choose the fallback detector (frontal faces only). "
+                + faces.SETUP_HINT)
+            self.banner_button.show()
+
+    def use_fallback(self) -> None:
+        """Switch face detection to dlib HOG (from the banner)."""
+        self.settings.face_detector = "hog"
+        save_settings(self.settings)
+        self._update_banner()
+
+    def edit_settings(self) -> None:
+        """Open the detection settings dialog."""
+        dialog = DetectSettingsDialog(self.settings, self)
+        dialog.finished.connect(lambda code: self._settings_done(dialog, code))
+        dialog.open()
+
+    def _settings_done(self, dialog: DetectSettingsDialog, code: int) -> None:
+        if code:
+            self.settings = dialog.result_settings()
+            save_settings(self.settings)
+            self._update_banner()
+
+    def _detector_ready(self) -> bool:
+        if "centerface" in self.settings.face_detector and not faces.centerface_available():
+            self.context.message("Face model missing", self.banner_text.text())
+            return False
+        return True
+
+    def detect_current(self) -> Any:
+        """Detect faces and plates in the current photo (background job)."""
+        if self.photo is None or not self._detector_ready():
+            return None
+        return self._detect([self.photo.id], f"Detect in {self.photo.file_name}")
+
+    def detect_all(self) -> Any:
+        """Detect in every photo with status new."""
+        if self.project is None or not self._detector_ready():
+            return None
+        ids = [p.id for p in repo.list_photos(self.project) if p.status == "new"]
+        if not ids:
+            self.context.status("No new photos to detect in")
+            return None
+        return self._detect(ids, f"Detect faces and plates in {len(ids)} photos")
+
+    def _detect(self, ids: list[int], title: str) -> Any:
+        view = self.project.worker_view()
+
+        def done(job: Any) -> None:
+            self.undo.clear()  # detection replaced regions outside the undo history
+            self.reload()
+            if job.outcome == "failed":
+                self.context.message("Detection failed", str(job.error))
+            elif job.outcome == "done":
+                self.context.status(f"Detection finished: {job.future.result()} regions")
+
+        return self.context.start_job(title, detect_job(view, ids, self.settings), done)
+
+    # -- intake --------------------------------------------------------------------------
+    def choose_folder(self) -> None:
+        """Ask for a folder and import it."""
+        if self.project is None:
+            self.context.message("No project", "Open or create a project first.")
+            return
+        folder = QFileDialog.getExistingDirectory(self, "Import photo folder")
+        if folder:
+            self.import_folder(folder)
+
+    def import_folder(self, folder: str | Path) -> Any:
+        """Import photos from ``folder`` in the background."""
+        view = self.project.worker_view()
+
+        def done(job: Any) -> None:
+            self.reload()
+            if job.outcome == "failed":
+                self.context.message("Import failed", str(job.error))
+                return
+            if job.outcome != "done":
+                return
+            report = job.future.result()
+            text = f"Imported {len(report.imported)} photos"
+            if report.duplicates:
+                text += f", {len(report.duplicates)} already in the project"
+            self.context.status(text)
+            if report.errors:
+                self.context.message("Some photos could not be imported", "\n".join(
+                    msg for _name, msg in report.errors[:20]))
+
+        return self.context.start_job(f"Import photos from {Path(folder).name}",
+                                      import_job(view, folder), done)
+
+    # -- release ---------------------------------------------------------------------------
+    def release_current(self, out_dir: str | Path | None = None,
+                        accept_unhidden: bool = False) -> Any:
+        """Release the current (reviewed) photo into ``out_dir`` (asked when None)."""
+        if self.photo is None:
+            return None
+        if self.photo.status not in ("reviewed", "released"):
+            self.context.message("Not reviewed", f"{self.photo.file_name}: only a reviewed "
+                                 "photo can be released. Check every region, then press "
+                                 "Mark reviewed (Ctrl+Return).")
+            return None
+        if out_dir is None:
+            start = str(QSettings().value("anonymize/release_dir", "") or "")
+            out_dir = QFileDialog.getExistingDirectory(self, "Release into folder", start)
+            if not out_dir:
+                return None
+        QSettings().setValue("anonymize/release_dir", str(out_dir))
+        view = self.project.worker_view()
+        photo_id, name = self.photo.id, self.photo.file_name
+
+        def done(job: Any) -> None:
+            from core.imaging.release import ReleaseRefused
+
+            self._refresh()
+            self._fill_list(self.photo.id if self.photo else None)
+            if job.outcome != "done":
+                if job.outcome == "failed":
+                    self.context.message("Release failed", f"{name}: {job.error}")
+                return
+            outcome = job.future.result()
+            if isinstance(outcome, ReleaseRefused):
+                self.last_refusal = outcome.verification
+                if outcome.verification.get("outside") and not outcome.verification.get(
+                        "inside"):
+                    self._ask_release_anyway(str(outcome), out_dir)
+                else:
+                    self.context.message("Release refused", str(outcome))
+                return
+            path, _result = outcome
+            self.context.status(f"Released {name} → {path}", 10000)
+
+        return self.context.start_job(f"Release {name}", release_job(
+            view, photo_id, out_dir, self.settings, accept_unhidden), done)
+
+    def _ask_release_anyway(self, text: str, out_dir: Any) -> None:
+        box = QMessageBox(QMessageBox.Icon.Warning, "Face outside every region", text,
+                          QMessageBox.StandardButton.Cancel, self)
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setInformativeText("Add a region over it (Before view), or release anyway if "
+                               "it is not a real face.")
+        anyway = box.addButton("Release anyway", QMessageBox.ButtonRole.AcceptRole)
+        box.finished.connect(lambda _c: self.release_current(out_dir, True)
+                             if box.clickedButton() is anyway else None)
+        self._box = box
+        box.open()
+
