@@ -33,9 +33,9 @@ class DetectSettings:
     face_detector: str = "centerface"  # see FACE_DETECTORS
     face_threshold: float = 0.2  # CenterFace heat-map score
     hog_threshold: float = 0.0  # dlib HOG SVM margin
-    face_margin: float = 0.2  # growth, fraction of the box width on each side
-    face_margin_top: float = 0.2  # and of its height above / below
-    face_margin_bottom: float = 0.1
+    face_margin: float = 0.35  # growth, fraction of the box width on each side
+    face_margin_top: float = 0.3  # and of its height above / below
+    face_margin_bottom: float = 0.2
     min_face_px: int = 20  # smallest face to find in a big photo (tiles)
     #: release check: a face outside every region at this score or more refuses it
     verify_outside_threshold: float = 0.5
