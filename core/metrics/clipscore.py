@@ -115,8 +115,8 @@ class ClipScore(Metric):
 
     def prepare(self, item: PairItem, setup: ClipPrep) -> tuple[str, np.ndarray]:
         assert item.output is not None
-        return (item.text or item.prompt), preprocess(open_rgb(item.output, 4 * setup.short),
-                                                      setup)
+        image = open_rgb(item.output, draft=2 * setup.short)
+        return (item.text or item.prompt), preprocess(image, setup)
 
     def load(self, settings: MetricSettings, device: str) -> ClipBundle:
         return ClipBundle(settings.clip_model, device)

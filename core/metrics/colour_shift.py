@@ -28,15 +28,19 @@ _M = np.array([[0.4124564, 0.3575761, 0.1804375],
                [0.2126729, 0.7151522, 0.0721750],
                [0.0193339, 0.1191920, 0.9503041]])
 _WHITE = np.array([0.95047, 1.0, 1.08883])
+_V = np.arange(256) / 255.0
+_LINEAR = np.where(_V <= 0.04045, _V / 12.92, ((_V + 0.055) / 1.055) ** 2.4)
 
 
 def srgb_to_lab(rgb: np.ndarray) -> np.ndarray:
     """``(..., 3)`` uint8 or [0, 1] float sRGB → CIE Lab (D65), float64."""
-    x = np.asarray(rgb, dtype=np.float64)
-    if np.issubdtype(np.asarray(rgb).dtype, np.integer):
-        x = x / 255.0
-    lin = np.where(x <= 0.04045, x / 12.92, ((x + 0.055) / 1.055) ** 2.4)
-    xyz = lin @ _M.T / _WHITE
+    raw = np.asarray(rgb)
+    if np.issubdtype(raw.dtype, np.integer):  # lookup table: 256 values per channel
+        lin = _LINEAR[raw]
+    else:
+        x = raw.astype(np.float64)
+        lin = np.where(x <= 0.04045, x / 12.92, ((x + 0.055) / 1.055) ** 2.4)
+    xyz = lin @ (_M.T / _WHITE)
     eps, kappa = 216 / 24389, 24389 / 27
     f = np.where(xyz > eps, np.cbrt(xyz), (kappa * xyz + 16) / 116)
     lab = np.empty_like(f)
@@ -81,9 +85,11 @@ class ColourShift(Metric):
     higher_is_better = False
     batch_size = 8
 
-    def prepare(self, item: PairItem, setup: Any) -> tuple[np.ndarray, np.ndarray]:
+    def prepare(self, item: PairItem, setup: Any) -> MetricResult:
+        # pure numpy (releases the GIL): computed on the decode threads, in parallel
         assert item.output is not None
-        return load_array(item.inputs[0], MAX_SIDE), load_array(item.output, MAX_SIDE)
+        return colour_shift(load_array(item.inputs[0], MAX_SIDE),
+                            load_array(item.output, MAX_SIDE))
 
     def compute(self, model: Any, prepared: list[Any], device: str) -> list[MetricResult]:
-        return [colour_shift(inp, out) for inp, out in prepared]
+        return list(prepared)

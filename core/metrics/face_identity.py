@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -51,6 +52,7 @@ class FaceEmbedder:
         self.detector = dlib.get_frontal_face_detector()
         self.shapes = dlib.shape_predictor(os.path.join(root, "shape_predictor_5_face_landmarks.dat"))
         self.onnx = None
+        self.cache: OrderedDict[str, np.ndarray] = OrderedDict()
         if onnx_path:
             import onnxruntime as ort
 
@@ -61,6 +63,26 @@ class FaceEmbedder:
         else:
             self.resnet = dlib.face_recognition_model_v1(
                 os.path.join(root, "dlib_face_recognition_resnet_model_v1.dat"))
+
+    def embed_keyed(self, images: list[tuple[str, np.ndarray]]) -> list[np.ndarray]:
+        """:meth:`embed` for ``(image key, pixels)``: each image is detected and embedded once.
+
+        An input shared by several models' outputs is reused from a small LRU cache.
+        """
+        todo: dict[str, np.ndarray] = {}
+        for key, img in images:
+            if key not in self.cache and key not in todo:
+                todo[key] = img
+        if todo:
+            for key, emb in zip(todo, self.embed(list(todo.values())), strict=True):
+                self.cache[key] = emb
+        out = []
+        for key, _ in images:
+            self.cache.move_to_end(key)
+            out.append(self.cache[key])
+        while len(self.cache) > 256:
+            self.cache.popitem(last=False)
+        return out
 
     def embed(self, images: list[np.ndarray]) -> list[np.ndarray]:
         """``(n_faces, d)`` L2-normalised embeddings for each image (n_faces may be 0)."""
@@ -124,15 +146,14 @@ class FaceIdentity(Metric):
         return {"embedder": settings.face_onnx or "dlib_face_recognition_resnet_model_v1",
                 "detector": "dlib-hog"}
 
-    def prepare(self, item: Any, setup: Any) -> list[np.ndarray]:
-        return [load_array(ref, MAX_SIDE) for ref in (*item.inputs, item.output)]
+    def prepare(self, item: Any, setup: Any) -> list[tuple[str, np.ndarray]]:
+        return [(ref.key(), load_array(ref, MAX_SIDE)) for ref in (*item.inputs, item.output)]
 
     def load(self, settings: MetricSettings, device: str) -> FaceEmbedder:
         return FaceEmbedder(settings.face_onnx)
 
     def compute(self, model: FaceEmbedder, prepared: list[Any], device: str) -> list[MetricResult]:
-        flat = [img for images in prepared for img in images]
-        emb = model.embed(flat)
+        emb = model.embed_keyed([img for images in prepared for img in images])
         results, k = [], 0
         for images in prepared:
             n = len(images)

@@ -77,3 +77,23 @@ def collect_items(project: Project, sample_ids: Sequence[str],
             items.append(PairItem(sid, model, prompts[sid] or "", tuple(inputs.get(sid, ())),
                                   out))
     return items
+
+
+def rating_sessions(project: Project) -> list[tuple[str, list[str], list[str]]]:
+    """``(name, sample ids, models)`` of each rating session, gold tasks excluded.
+
+    Lets a run score exactly what raters saw (the other selection besides the
+    Curate filter).
+    """
+    out = []
+    sessions = project.conn.execute("SELECT id, name FROM rating_sessions ORDER BY name")
+    for sid, name in sessions.fetchall():
+        samples = [r[0] for r in project.conn.execute(
+            "SELECT DISTINCT sample_id FROM rating_tasks WHERE session_id = ? AND gold IS NULL "
+            "ORDER BY sample_id", (sid,))]
+        models = [r[0] for r in project.conn.execute(
+            "SELECT DISTINCT b.model FROM rating_blinding b JOIN rating_tasks t "
+            "ON t.session_id = b.session_id AND t.task_id = b.task_id "
+            "WHERE b.session_id = ? AND t.gold IS NULL ORDER BY b.model", (sid,))]
+        out.append((name, samples, models))
+    return out

@@ -13,6 +13,7 @@ interpolated (ADR 063).
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,6 +64,8 @@ class DinoBundle:
         self.device = device
         self.interpolate = resolution != int(self.model.config.image_size)
         self._keys: Any = None
+        self.cache: OrderedDict[str, Any] = OrderedDict()
+        self.cache_size = 32
         last_key_linear(self.model).register_forward_hook(self._capture)
 
     def _capture(self, module: Any, args: Any, output: Any) -> None:
@@ -74,6 +77,28 @@ class DinoBundle:
         self.model(pixel_values=x, interpolate_pos_encoding=self.interpolate)
         keys, self._keys = self._keys, None
         return self_similarity(keys)
+
+    def similarities_keyed(self, images: list[tuple[str, np.ndarray]]) -> list[Any]:
+        """Like :meth:`similarities` for ``(image key, pixels)``; each key runs once.
+
+        An input image shared by several models' outputs is computed once per batch
+        and kept in a small LRU cache for the next batches.
+        """
+        todo: dict[str, np.ndarray] = {}
+        for key, arr in images:
+            if key not in self.cache and key not in todo:
+                todo[key] = arr
+        if todo:
+            sims = self.similarities(list(todo.values()))
+            for k, key in enumerate(todo):
+                self.cache[key] = sims[k]
+        out = []
+        for key, _ in images:
+            self.cache.move_to_end(key)
+            out.append(self.cache[key])
+        while len(self.cache) > self.cache_size:
+            self.cache.popitem(last=False)
+        return out
 
 
 class StructureDistance(Metric):
@@ -96,35 +121,28 @@ class StructureDistance(Metric):
         return DinoPrep(settings.dino_resolution, tuple(pre.get("image_mean", IMAGENET_MEAN)),
                         tuple(pre.get("image_std", IMAGENET_STD)))
 
-    def prepare(self, item: PairItem, setup: DinoPrep) -> tuple[np.ndarray, np.ndarray]:
+    def prepare(self, item: PairItem, setup: DinoPrep) -> list[tuple[str, np.ndarray]]:
         assert item.output is not None
         r = setup.resolution
         pair = []
         for ref in (item.inputs[0], item.output):
-            x = resize_exact(open_rgb(ref, 4 * r), (r, r))
-            pair.append(normalize_chw(x, setup.mean, setup.std))
-        return pair[0], pair[1]
+            x = resize_exact(open_rgb(ref, draft=2 * r), (r, r))
+            pair.append((ref.key(), normalize_chw(x, setup.mean, setup.std)))
+        return pair
 
     def load(self, settings: MetricSettings, device: str) -> DinoBundle:
         return DinoBundle(settings.dino_model, device, settings.dino_resolution)
 
     def compute(self, model: DinoBundle, prepared: list[Any], device: str) -> list[MetricResult]:
-        arrays: list[np.ndarray] = []
-        pairs: list[tuple[int, int]] = []
-        for a, b in prepared:  # identical pixels share one forward pass: exactly 0
-            i = len(arrays)
-            arrays.append(a)
-            j = i
-            if not np.array_equal(a, b):
-                j = len(arrays)
-                arrays.append(b)
-            pairs.append((i, j))
-        sims = model.similarities(arrays)
-        first = [i for i, _ in pairs]
-        second = [j for _, j in pairs]
-        diff = sims[first] - sims[second]
-        fro = diff.pow(2).sum(dim=(1, 2)).sqrt().cpu().numpy()
-        mse = diff.pow(2).mean(dim=(1, 2)).cpu().numpy()
-        tokens = int(sims.shape[-1])
-        return [MetricResult.ok(float(f), frobenius=float(f), mse=float(m), tokens=tokens)
-                for f, m in zip(fro, mse, strict=True)]
+        sims = model.similarities_keyed([img for pair in prepared for img in pair])
+        results = []
+        for k, ((_, a), (_, b)) in enumerate(prepared):
+            s_in, s_out = sims[2 * k], sims[2 * k + 1]
+            if np.array_equal(a, b):  # identical pixels: exactly 0, whatever the keys
+                s_out = s_in
+            diff = s_in - s_out
+            fro = float(diff.pow(2).sum().sqrt())
+            mse = float(diff.pow(2).mean())
+            results.append(MetricResult.ok(fro, frobenius=fro, mse=mse,
+                                           tokens=int(s_in.shape[-1])))
+        return results

@@ -86,6 +86,15 @@ class ModelWorker:
                                f"{len(prepared)} items")
         return results
 
+    def clear_caches(self) -> None:
+        """Empty the per-image feature caches of loaded models (keeps the models)."""
+        def _clear() -> None:
+            for model in self._models.values():
+                cache = getattr(model, "cache", None)
+                if cache is not None:
+                    cache.clear()
+        self.call(_clear)
+
     def clear(self) -> None:
         """Forget every loaded model (frees GPU memory)."""
         def _clear() -> None:

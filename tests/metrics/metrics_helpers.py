@@ -102,6 +102,31 @@ def set_output(project: Any, sid: str, model: str, im: Image.Image) -> None:
                      (sha, sid, model))
 
 
+def add_session(project, name: str, tasks: list[tuple[str, str]], gold: str = "") -> None:
+    """A rating session (rating schema m006) with (sample, model) tasks, one gold task."""
+    import json
+
+    design = json.dumps({"name": name, "protocol": "likert",
+                         "sample_ids": sorted({s for s, _ in tasks}),
+                         "models": sorted({m for _, m in tasks})})
+    with project.transaction() as conn:
+        cur = conn.execute(
+            "INSERT INTO rating_sessions (uid, name, protocol, design, seed, created_at, "
+            "created_by) VALUES (?, ?, 'likert', ?, 1, 'now', 't')",
+            (name + "-uid", name, design))
+        sid = cur.lastrowid
+        for k, (sample, model) in enumerate(tasks + ([(gold, "same")] if gold else [])):
+            is_gold = gold and k == len(tasks)
+            conn.execute(
+                "INSERT INTO rating_tasks (session_id, task_id, slot, position, sample_id, unit, "
+                "prompt, inputs, gold) VALUES (?, ?, 'A', ?, ?, ?, '', '[]', ?)",
+                (sid, f"t{k}", k, sample, sample, "1" if is_gold else None))
+            conn.execute(
+                "INSERT INTO rating_blinding (session_id, token, task_id, position, model, "
+                "sha256, source_sha256) VALUES (?, ?, ?, 0, ?, 'x', 'x')",
+                (sid, f"tok{k}", f"t{k}", model))
+
+
 # -- a tiny ONNX model written in protobuf wire format (no ``onnx`` package needed) -------
 def _varint(v: int) -> bytes:
     out = bytearray()

@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("PySide6")
 pytestmark = pytest.mark.gui
 
-from metrics_helpers import add_sample, gradient_image, yellow_tint  # noqa: E402
+from metrics_helpers import add_sample, add_session, gradient_image, yellow_tint  # noqa: E402
 from PySide6.QtCore import QSettings, Qt  # noqa: E402
 
 from app.main_window import MainWindow  # noqa: E402
@@ -133,3 +133,19 @@ def test_settings_keep_the_key_out_of_the_project(window, qtbot, tmp_path,
     assert settings.judges[0].api_key == "sk-secret-123"
     window.close_project()
     assert b"sk-secret-123" not in project_path.read_bytes()
+
+
+def test_rating_session_as_selection(window, qtbot, tmp_path) -> None:
+    path = _project(tmp_path, n=4)
+    with Project.open(path) as p:
+        add_session(p, "pilot", [("s01", "tinted"), ("s03", "tinted")])
+    page = _page(window, qtbot)
+    assert window.open_project(path)
+    assert page.source.count() == 2 and "pilot (2 samples)" in page.source.itemText(1)
+    page.source.setCurrentIndex(1)
+    assert page.sample_ids == ["s01", "s03"] and page.checked(page.models) == ["tinted"]
+    assert "session pilot" in page.selection_label.text()
+    job = page.run()
+    qtbot.waitUntil(lambda: job.outcome != "running" and page.job is None, timeout=90_000)
+    assert {(r.sample_id, r.model) for r in page.model.rows} == {("s01", "tinted"),
+                                                                ("s03", "tinted")}

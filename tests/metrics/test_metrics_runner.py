@@ -124,3 +124,13 @@ def test_export_csv_long_format(small_project, worker, tmp_path: Path) -> None:
     tinted = next(r for r in main if (r["sample_id"], r["model"]) == ("s00", "tinted"))
     assert float(tinted["value"]) > 0 and json.loads(tinted["details"])["b_shift"] > 0
     assert not list(out.parent.glob(".*tmp"))  # written atomically, no leftovers
+
+
+def test_rating_session_selection(small_project) -> None:
+    from metrics_helpers import add_session
+
+    from core.metrics.items import rating_sessions
+
+    project = small_project(4)
+    add_session(project, "pilot", [("s01", "tinted"), ("s03", "tinted")], gold="s02")
+    assert rating_sessions(project) == [("pilot", ["s01", "s03"], ["tinted"])]

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.metrics.base import SAMPLE_MODEL, params_hash
-from core.metrics.items import available_models, collect_items
+from core.metrics.items import available_models, collect_items, rating_sessions
 from core.metrics.registry import all_metrics, get
 from core.metrics.runner import run_metrics
 from core.metrics.store import export_csv, load_results
@@ -120,8 +120,14 @@ class MetricsWorkspace(QWidget):
         self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.status.setWordWrap(True)
 
-        sel_box = QGroupBox("Selection (the Curate filter)")
-        QVBoxLayout(sel_box).addWidget(self.selection_label)
+        self.source = QComboBox()
+        self.source.setToolTip("Score the samples of the Curate filter, or exactly the "
+                               "samples and models of a rating session")
+        self.source.currentIndexChanged.connect(self._source_changed)
+        sel_box = QGroupBox("Selection")
+        sv = QVBoxLayout(sel_box)
+        sv.addWidget(self.source)
+        sv.addWidget(self.selection_label)
         model_box = QGroupBox("Models")
         QVBoxLayout(model_box).addWidget(self.models)
         metric_box = QGroupBox("Metrics")
@@ -243,12 +249,39 @@ class MetricsWorkspace(QWidget):
                                else Qt.CheckState.Unchecked)
             self.models.addItem(item)
         self.models.blockSignals(False)
-        ids = self.context.selection.sample_ids(project)
-        self.sample_ids = ids
+        self.sessions = rating_sessions(project)
+        current = self.source.currentText()
+        self.source.blockSignals(True)
+        self.source.clear()
+        self.source.addItem("Curate filter")
+        for name, samples, _ in self.sessions:
+            self.source.addItem(f"Rating session: {name} ({len(samples)} samples)")
+        self.source.setCurrentIndex(max(0, self.source.findText(current)))
+        self.source.blockSignals(False)
+        self._apply_source(tick_models=False)
+
+    def _source_changed(self, _index: int) -> None:
+        self._apply_source(tick_models=True)
+
+    def _apply_source(self, tick_models: bool) -> None:
+        """Take the sample ids (and, for a session, its models) from the chosen source."""
+        if self.project is None:
+            return
+        k = self.source.currentIndex()
+        if k <= 0:
+            ids = self.context.selection.sample_ids(self.project)
+            text = f"{len(ids):,} samples selected in Curate."
+        else:
+            name, ids, models = self.sessions[k - 1]
+            text = f"{len(ids):,} samples and {len(models)} models of session {name}."
+            if tick_models:
+                self.models.blockSignals(True)
+                self.set_checked(self.models, models)
+                self.models.blockSignals(False)
+        self.sample_ids = list(ids)
         self.selection_label.setText(
-            f"{len(ids):,} samples selected in Curate."
-            + ("" if self.models.count() else "\nNo output images yet: import model outputs "
-               "(File → Import) or curate samples with outputs."))
+            text + ("" if self.models.count() else "\nNo output images yet: import model "
+                    "outputs (File → Import) or curate samples with outputs."))
         self.refresh_results()
 
     def refresh_results(self) -> None:
@@ -305,8 +338,10 @@ class MetricsWorkspace(QWidget):
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self.status.setText("Starting…")
-        self.job = self.context.start_job(f"Metrics: {names}", work, self._finished)
-        return self.job
+        job = self.context.start_job(f"Metrics: {names}", work, self._finished)
+        # a fully cached run can finish (and call _finished) before start_job returns
+        self.job = None if getattr(job, "metrics_handled", False) else job
+        return job
 
     @Slot()
     def cancel(self) -> None:
@@ -322,6 +357,7 @@ class MetricsWorkspace(QWidget):
             self.status.setText(status)
 
     def _finished(self, job: Any) -> None:
+        job.metrics_handled = True
         self.job = None
         self.run_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
