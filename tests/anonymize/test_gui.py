@@ -200,3 +200,25 @@ def test_detection_job_with_progress_and_cancel(window: MainWindow, qtbot,
     job.state.cancel()
     qtbot.waitUntil(lambda: job.outcome != "running", timeout=60_000)
     assert job.outcome == "cancelled"
+
+
+def test_detection_settings_dialog_round_trip(window: MainWindow) -> None:
+    from core.imaging.detect import DetectSettings
+    from ui.anonymize.settings_dialog import (
+        DetectSettingsDialog,
+        load_settings,
+        save_settings,
+    )
+
+    dialog = DetectSettingsDialog(DetectSettings(), window)
+    dialog.spins["face_threshold"].setValue(0.45)
+    dialog.spins["min_face_px"].setValue(32)
+    dialog.detector.setCurrentText("centerface+hog")
+    dialog.plates.setChecked(False)
+    edited = dialog.result_settings()
+    save_settings(edited)
+    loaded = load_settings()
+    assert loaded == edited and loaded.face_threshold == 0.45 and not loaded.plates
+    assert loaded.min_face_px == 32 and loaded.face_detector == "centerface+hog"
+    dialog._defaults()
+    assert dialog.result_settings() == DetectSettings()
