@@ -18,7 +18,6 @@ from PIL import Image, ImageCms, ImageOps, UnidentifiedImageError
 PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png")
 HEIF_SUFFIXES = (".heic", ".heif")
 
-Image.MAX_IMAGE_PIXELS = 200_000_000  # big panoramas are fine; bombs are not
 
 
 class PhotoDecodeError(ValueError):
