@@ -162,6 +162,7 @@ def one_at_a_time(metric, items, settings, device, worker,  # type: ignore[no-un
     try:
         with torch.inference_mode():
             for item in items:
+                worker.clear_caches()  # a plain loop keeps no features between pairs
                 prepared = metric.prepare(item, setup)
                 metric.compute(model, [prepared], device)
                 if device != "cpu":
@@ -220,18 +221,21 @@ def main() -> None:
     ap.add_argument("--real-size", action="store_true", help="real-size model configs")
     ap.add_argument("--pairs", type=int, default=32)
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--threads", type=int, default=os.cpu_count() or 2,
-                    help="torch CPU threads of the one-at-a-time loop (torch's default: "
-                    "all cores)")
     ap.add_argument("--runner-threads", type=int, default=model_utils.default_cpu_threads(),
                     help="torch CPU threads of the runner's model thread (the app's "
                     "default: cores - 1, leaving a core to decoding and the UI)")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="torch CPU threads of the one-at-a-time loop (default: the same "
+                    "as the runner, so the ratio isolates batching and overlap; torch's "
+                    "own default would be all cores)")
     ap.add_argument("--decode-threads", type=int, default=2)
     ap.add_argument("--per-input", type=int, default=1,
                     help="outputs sharing each input (4 = samples × 4 models)")
     ap.add_argument("--metrics", default="clipscore,structure_distance,face_identity,"
                     "text_ocr_cer,colour_shift")
     args = ap.parse_args()
+    if args.threads is None:
+        args.threads = args.runner_threads
     import torch
 
     device = model_utils.select_device(args.device)

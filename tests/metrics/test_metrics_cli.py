@@ -100,3 +100,13 @@ def test_list_names_every_metric(capsys) -> None:
     names = [m["name"] for m in _json(capsys)]
     assert names == ["colour_shift", "face_identity", "structure_distance", "clipscore",
                      "text_ocr_cer", "judge_overall", "judge_text", "judge_tecci"]
+
+
+def test_cuda_requested_without_gpu_is_a_clear_error(tmp_path: Path, capsys) -> None:
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA GPU")
+    a = save(gradient_image(), tmp_path / "a.png")
+    assert run_cli(["metrics", "pair", str(a), str(a), "--metric", "structure_distance",
+                    "--device", "cuda"]) == 2
+    assert "no CUDA GPU" in capsys.readouterr().err
