@@ -36,15 +36,22 @@ class JobRunner:
         self.jobs: list[Job] = []
         self.listeners: list[Callable[[Job], None]] = []
 
-    def submit(self, title: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Job:
-        """Start ``fn(state, *args, **kwargs)`` in the background."""
+    def submit(self, title: str, fn: Callable[..., Any], *args: Any,
+               on_finished: Callable[[Job], None] | None = None, **kwargs: Any) -> Job:
+        """Start ``fn(state, *args, **kwargs)`` in the background.
+
+        ``on_finished(job)`` is attached before the work starts, so it is called exactly
+        once (from the worker thread, or from this one if the work is already over).
+        """
         state = JobState(title=title)
-        future = self.executor.submit(fn, state, *args, **kwargs)
-        job = Job(state, future)
+        job = Job(state, concurrent.futures.Future())
+        if on_finished is not None:
+            job.done_callbacks.append(on_finished)
         self.jobs.append(job)
-        future.add_done_callback(lambda f, job=job: self._finished(job))
         for listener in list(self.listeners):
             listener(job)
+        job.future = self.executor.submit(fn, state, *args, **kwargs)
+        job.future.add_done_callback(lambda f, job=job: self._finished(job))
         return job
 
     async def run(self, title: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

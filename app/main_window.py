@@ -53,7 +53,8 @@ class MainWindow(QMainWindow):
         self.runner = runner or JobRunner()
         self._on_done: dict[int, Callable[[Job], None]] = {}
         self._bridge = _JobBridge(self)
-        self._bridge.finished.connect(self._job_finished)
+        # queued even when emitted on the GUI thread: on_done never runs inside start_job
+        self._bridge.finished.connect(self._job_finished, Qt.ConnectionType.QueuedConnection)
         self._dialogs: list[QWidget] = []
         self.context = AppContext(self)
         self.context.bind(self.start_job, self._message,
@@ -329,12 +330,9 @@ class MainWindow(QMainWindow):
     def start_job(self, title: str, fn: Callable[..., Any],
                   on_done: Callable[[Job], None] | None = None) -> Job:
         """Run ``fn(state)`` in the background; ``on_done(job)`` runs on the GUI thread."""
-        job = self.runner.submit(title, fn)
+        job = self.runner.submit(title, fn, on_finished=self._bridge.finished.emit)
         if on_done is not None:
             self._on_done[id(job)] = on_done
-        job.done_callbacks.append(self._bridge.finished.emit)
-        if job.future.done():  # finished before the callback was attached
-            self._bridge.finished.emit(job)
         return job
 
     def _job_added(self, job: Job) -> None:

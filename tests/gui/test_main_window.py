@@ -134,3 +134,12 @@ def test_errors_from_threads_reach_the_user(window: MainWindow, qtbot) -> None:
     assert job.outcome == "failed"
     assert "worker exploded" in shown[-1]
     assert any("worker exploded" in title for title, _ in router.history)
+
+
+def test_on_done_runs_once_and_after_start_job_returns(window: MainWindow, qtbot) -> None:
+    calls: list[object] = []
+    job = window.start_job("Instant", lambda state: 42, calls.append)
+    assert calls == []  # never synchronously inside start_job, even for instant work
+    qtbot.waitUntil(lambda: calls == [job], timeout=5_000)
+    qtbot.wait(100)
+    assert calls == [job] and job.future.result() == 42
