@@ -18,7 +18,7 @@ from core.imaging import faces, plates
 from core.imaging.boxes import Detection, grow, merge_overlapping
 
 #: smallest face (dlib-style box width, px) CenterFace finds reliably: measured on the
-#: dlib test faces, 42/43 at 12 px, 38/43 at 10 px (docs/perf/anonymize.md)
+#: dlib test faces, 42/43 at 12 px, 38/43 at 10 px (docs/performance.md (Anonymization))
 CENTERFACE_MIN_PX = 12
 GLOBAL_PASS_PIXELS = 1_000_000
 TILE = 640
