@@ -30,6 +30,7 @@ from ui.context import AppContext
 from ui.empty_state import EmptyState
 from ui.import_report import ImportReportDialog
 from ui.jobs_panel import JobsPanel
+from ui.widgets.actions import make_action
 from ui.workspaces import WORKSPACES, CurateStart, build_page
 
 
@@ -69,13 +70,7 @@ class MainWindow(QMainWindow):
     # -- construction --------------------------------------------------------------------
     def _action(self, text: str, slot: Callable[[], Any], shortcut: Any = None,
                 tip: str = "") -> QAction:
-        action = QAction(text, self)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-        action.setToolTip(tip or text.replace("&", "").rstrip("…"))
-        action.setStatusTip(action.toolTip())
-        action.triggered.connect(slot)
-        return action
+        return make_action(self, text, slot, shortcut, tip)
 
     def _build_actions(self) -> None:
         self.act_new_demo = self._action("New &Demo Project…", self.new_demo,

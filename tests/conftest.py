@@ -43,3 +43,22 @@ def project(tmp_path: Path):  # type: ignore[no-untyped-def]
     p = Project.create(tmp_path / "p.winnow")
     yield p
     p.close()
+
+
+@pytest.fixture
+def main_window(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """The real main window, shown offscreen, with QSettings in a temporary folder."""
+    from PySide6.QtCore import QSettings
+
+    from app.main_window import MainWindow
+
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
+                      str(tmp_path / "settings"))
+    QSettings().clear()
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.show()
+    yield win
+    win.runner.shutdown()
+    win.close_project()

@@ -148,17 +148,8 @@ def test_project_sessions_are_listed_and_follow_project_changes(qtbot, page, tmp
         project.close()
 
 
-def test_in_the_main_window_with_real_background_jobs(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from PySide6.QtCore import QSettings
-
-    from app.main_window import MainWindow
-
-    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
-    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
-                      str(tmp_path / "settings"))
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.show()
+def test_in_the_main_window_with_real_background_jobs(qtbot, tmp_path, main_window) -> None:  # type: ignore[no-untyped-def]
+    win = main_window
     try:
         page = win.pages["analyze"]
         assert isinstance(page, AnalyzeWorkspace)

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.gui
 
 from anon_helpers import need_centerface, need_testdata, quadrant_image  # noqa: E402
 from PIL import Image  # noqa: E402
-from PySide6.QtCore import QEvent, QPointF, QSettings, Qt  # noqa: E402
+from PySide6.QtCore import QEvent, QPointF, Qt  # noqa: E402
 from PySide6.QtGui import QMouseEvent  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
@@ -24,18 +24,9 @@ from core.store import Project  # noqa: E402
 
 
 @pytest.fixture
-def window(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
-    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
-    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
-                      str(tmp_path / "settings"))
-    QSettings().clear()
-    win = MainWindow()
-    win.resize(1300, 850)
-    qtbot.addWidget(win)
-    win.show()
-    yield win
-    win.runner.shutdown()
-    win.close_project()
+def window(main_window: MainWindow) -> MainWindow:
+    main_window.resize(1300, 850)
+    return main_window
 
 
 def _open_with_photo(window: MainWindow, tmp_path: Path, photo: Path) -> int:

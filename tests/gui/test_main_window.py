@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("PySide6")
 pytestmark = pytest.mark.gui
 
-from PySide6.QtCore import QSettings, Qt  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
 
 from app.main_window import MainWindow  # noqa: E402
 from core.store import Project  # noqa: E402
@@ -19,16 +19,8 @@ from ui.workspaces import WORKSPACES  # noqa: E402
 
 
 @pytest.fixture
-def window(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
-    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
-    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
-                      str(tmp_path / "settings"))
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.show()
-    yield win
-    win.runner.shutdown()
-    win.close_project()
+def window(main_window: MainWindow) -> MainWindow:
+    return main_window
 
 
 def test_five_workspaces_switch_with_shortcuts(window: MainWindow, qtbot) -> None:

@@ -11,7 +11,7 @@ pytest.importorskip("PySide6")
 pytestmark = pytest.mark.gui
 
 from metrics_helpers import add_sample, add_session, gradient_image, yellow_tint  # noqa: E402
-from PySide6.QtCore import QSettings, Qt  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
 
 from app.main_window import MainWindow  # noqa: E402
 from core.metrics.colour_shift import ColourShift  # noqa: E402
@@ -21,16 +21,8 @@ from ui.metrics.workspace import MetricsWorkspace  # noqa: E402
 
 
 @pytest.fixture
-def window(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
-    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
-    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
-                      str(tmp_path / "settings"))
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.show()
-    yield win
-    win.runner.shutdown()
-    win.close_project()
+def window(main_window: MainWindow) -> MainWindow:
+    return main_window
 
 
 def _project(tmp_path: Path, n: int = 6) -> Path:

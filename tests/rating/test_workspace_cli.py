@@ -11,7 +11,7 @@ from rating_helpers import MODELS, build_project, png
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import QSettings, Qt  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QDialogButtonBox  # noqa: E402
 
 from app.cli import run_cli  # noqa: E402
@@ -20,16 +20,9 @@ from core.selection import SampleFilter  # noqa: E402
 
 
 @pytest.fixture
-def window(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
-    from app.main_window import MainWindow
-
-    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
-    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
-                      str(tmp_path / "settings"))
+def window(main_window, tmp_path: Path):  # type: ignore[no-untyped-def]
     build_project(tmp_path / "w.winnow").close()
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.show()
+    win = main_window
     assert win.open_project(tmp_path / "w.winnow")
     yield win
     for rater in list(win.pages["rate"].raters):

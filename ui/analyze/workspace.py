@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -34,6 +34,7 @@ from core.analysis.sources import DataSet, open_csv, project_datasets
 from ui.analyze.controls import Controls
 from ui.analyze.views import SectionView, plain_label
 from ui.empty_state import EmptyState
+from ui.widgets.actions import make_action
 
 PURPOSE = "Turn ratings and metric results into a leaderboard you can defend."
 HOW_TO = [
@@ -83,13 +84,7 @@ class AnalyzeWorkspace(QWidget):
 
     # -- construction ------------------------------------------------------------------
     def _action(self, text: str, slot: Any, shortcut: str | None = None) -> QAction:
-        action = QAction(text, self)
-        if shortcut:
-            action.setShortcut(QKeySequence(shortcut))
-            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            self.addAction(action)
-        action.triggered.connect(slot)
-        return action
+        return make_action(self, text, slot, shortcut, local=True)
 
     def _build_actions(self) -> None:
         self.act_open = self._action("Open &CSV…", self.choose_csv, "Ctrl+Shift+O")

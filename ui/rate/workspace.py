@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -36,6 +36,7 @@ from core.rating.sessions import create_session, list_sessions, write_session_fi
 from ui.empty_state import EmptyState
 from ui.rate.design_dialog import DesignDialog
 from ui.rate.rater import RaterWindow
+from ui.widgets.actions import make_action
 
 SESSION_COLUMNS = ["Session", "Protocol", "Raters", "Tasks", "Judgments merged", "Seed",
                    "Created"]
@@ -94,11 +95,7 @@ class RateWorkspace(QWidget):
 
     # -- construction ------------------------------------------------------------
     def _action(self, text: str, slot: Any, shortcut: str | None = None) -> QAction:
-        action = QAction(text, self)
-        if shortcut:
-            action.setShortcut(QKeySequence(shortcut))
-        action.triggered.connect(slot)
-        return action
+        return make_action(self, text, slot, shortcut)
 
     def _build_actions(self) -> None:
         self.act_outputs = self._action("Import &Model Outputs…", self.choose_outputs)
