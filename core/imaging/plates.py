@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from core.bundle import bundled_model
 from core.imaging.boxes import Detection
 
 DET_MODEL = "PP-OCRv6_det_small.onnx"
@@ -43,6 +44,9 @@ class PlateShape:
 
 def text_model_path() -> Path | None:
     """The packaged PP-OCR detection model, or None when rapidocr is missing."""
+    bundled = bundled_model(DET_MODEL)
+    if bundled is not None:
+        return bundled
     try:
         spec = importlib.util.find_spec("rapidocr")
     except (ImportError, ValueError):
