@@ -41,10 +41,25 @@ def create_demo_project(path: str | Path, *, seed: int = 0, overwrite: bool = Tr
         report = import_jsonl(project, sources.posts_jsonl, state=state)
         state.set_status("Importing model outputs")
         import_outputs(project, sources.outputs_dir, state=state)
+        _demo_metrics(project, state)
     except BaseException:
         project.close()
         raise
     return project, report
+
+
+def _demo_metrics(project: Project, state: JobState) -> None:
+    """Colour shift on every sample × model (model-free, a few seconds), so the Metrics
+    and Analyze workspaces have results to show on a fresh demo."""
+    from core.metrics.items import available_models, collect_items
+    from core.metrics.registry import parse_names
+    from core.metrics.runner import run_metrics
+    from core.metrics.settings import MetricSettings
+
+    state.set_status("Computing colour shift for the demo")
+    ids = [row[0] for row in project.conn.execute("SELECT id FROM samples ORDER BY id")]
+    items = collect_items(project, ids, available_models(project))
+    run_metrics(state, project, parse_names("colour_shift"), items, MetricSettings(device="cpu"))
 
 
 def _rmtree_readonly(folder: Path) -> None:

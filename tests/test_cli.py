@@ -55,5 +55,11 @@ def test_demo_command(tmp_path: Path, capsys) -> None:
     with __import__("core.store", fromlist=["Project"]).Project.open(path, readonly=True) as p:
         models = [r[0] for r in p.conn.execute("SELECT DISTINCT model FROM model_outputs")]
         quality = {r[0] for r in p.conn.execute("SELECT DISTINCT quality FROM samples")}
+        from core.analysis.sources import project_datasets
+
+        datasets, problems = project_datasets(p)
     assert len(models) == 4
     assert {"Benchmark", "Analysis", "Trash"} <= quality
+    # the demo ships colour-shift results, so Metrics and Analyze have something to show
+    assert problems == []
+    assert any(d.kind == "scores" and "colour" in d.name.lower() for d in datasets)

@@ -78,7 +78,6 @@ def elo_figure(chart: EloChart) -> Figure:
     ax.axvline(1000, color=GREY, linestyle=":", linewidth=1)
     ax.xaxis.set_major_locator(MaxNLocator(6))
     ax.grid(axis="x", alpha=0.3)
-    ax.set_xlabel("Elo")
     ax.margins(y=0.06)
     if n > 1:
         handles, labels = ax.get_legend_handles_labels()
@@ -86,7 +85,8 @@ def elo_figure(chart: EloChart) -> Figure:
                   title_fontsize=9)
     interval = (f"{chart.ci:.0%} bootstrap interval, {chart.n_boot:,} resamples"
                 if chart.n_boot else "no bootstrap")
-    ax.set_title(f"Elo rating ({interval})", fontsize=11)
+    ax.set_title("Elo rating", fontsize=11)
+    ax.set_xlabel(f"Elo ({interval})", fontsize=9)
     return fig
 
 

@@ -90,7 +90,7 @@ class ChartView(FigureCanvasQTAgg):
         super().__init__(self.figure_obj)
         self.setParent(parent)
         width, height = self.figure_obj.get_size_inches() * self.figure_obj.dpi
-        self.setMinimumSize(int(min(width, 520)), int(height))
+        self.setMinimumSize(int(min(width, 320)), int(height))
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setFixedHeight(int(height))
 
