@@ -55,7 +55,9 @@ def test_open_csv_switch_tabs_with_keyboard(qtbot, page, monkeypatch, tmp_path) 
     lead = page.views["leaderboard"]
     board = lead.tables[0]
     assert board.texts()[0][1] == page.analysis.section("leaderboard").tables[0].rows[0][1]
-    assert len(lead.charts) == 1 and lead.charts[0].isVisible()
+    # widgets added to a visible layout are shown by a queued call: let it run
+    qtbot.waitUntil(lambda: len(lead.charts) == 1 and lead.charts[0].isVisible(),
+                    timeout=5_000)
     assert "Raters: 3" in page.facts.text()
     page.tabs.setFocus()
     seen = []
