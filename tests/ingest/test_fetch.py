@@ -163,7 +163,7 @@ def test_retry_after_beyond_the_total_limit_gives_up_at_once(image_server: Image
         image_server, "/ratelimited.jpg?after=30", max_retry_after=60, total_timeout=2
     )
     assert result.error == "HTTP 429 Too Many Requests" and result.attempts == 1
-    assert time.monotonic() - start < 1
+    assert time.monotonic() - start < 5  # far below the 30 s the server asked for
 
 
 def test_total_timeout_bounds_one_url(image_server: ImageServer) -> None:
@@ -172,7 +172,7 @@ def test_total_timeout_bounds_one_url(image_server: ImageServer) -> None:
     assert (
         result.error == "timed out: no complete response within the 0.4 s total limit (1 attempt)"
     )
-    assert time.monotonic() - start < 1.5
+    assert time.monotonic() - start < 2.5  # the server would take 3 s
 
 
 # -- concurrency, dedup, progress --------------------------------------------------------
@@ -253,7 +253,7 @@ def test_cancel_stops_the_run(image_server: ImageServer) -> None:
             fetch_images_sync(urls, fast(concurrency=2, read_timeout=5), state)
     finally:
         timer.cancel()
-    assert time.monotonic() - start < 1.5  # did not wait for the 2 s responses
+    assert time.monotonic() - start < 1.9  # did not wait for the 2 s responses
     assert sum(image_server.hits.values()) <= 2  # pending URLs were never requested
     assert state.done == 0
 
