@@ -275,13 +275,25 @@ def update_region(project: Any, region_id: int, **changes: Any) -> None:
     changed = {k: v for k, v in changes.items() if old[k] != v}
     if not changed:
         return
-    with project.transaction() as conn:
-        sets = ", ".join(f"{k} = ?" for k in changed)
-        conn.execute(f"UPDATE photo_regions SET {sets}, modified_at = ? WHERE id = ?",
-                     (*changed.values(), _now(), region_id))
-        for key, value in changed.items():
-            project.audit("edit", "photo_region", str(region_id), key, old[key], value)
+    with project.transaction():
+        _update_audited(project, "photo_regions", "photo_region", region_id, old, changed)
         _invalidate_review(project, photo_id)
+
+
+def _update_audited(project: Any, table: str, entity: str, row_id: int, old: dict[str, Any],
+                    changed: dict[str, Any]) -> None:
+    """UPDATE the changed columns (and modified_at) and audit each field, old → new.
+
+    Must run inside a transaction. The JSON ``geometry`` column is audited decoded.
+    """
+    sets = ", ".join(f"{k} = ?" for k in changed)
+    project.conn.execute(f"UPDATE {table} SET {sets}, modified_at = ? WHERE id = ?",
+                         (*changed.values(), _now(), row_id))
+    for key, value in changed.items():
+        before, after = old[key], value
+        if key == "geometry":
+            before, after = json.loads(before), json.loads(after)
+        project.audit("edit", entity, str(row_id), key, before, after)
 
 
 def delete_region(project: Any, region_id: int) -> Region:
@@ -350,14 +362,8 @@ def update_photo(project: Any, photo_id: int, **changes: Any) -> None:
     changed = {k: v for k, v in changes.items() if old[k] != v}
     if not changed:
         return
-    with project.transaction() as conn:
-        sets = ", ".join(f"{k} = ?" for k in changed)
-        conn.execute(f"UPDATE photos SET {sets}, modified_at = ? WHERE id = ?",
-                     (*changed.values(), _now(), photo_id))
-        for key, value in changed.items():
-            old_value = json.loads(old[key]) if key == "geometry" else old[key]
-            new_value = json.loads(value) if key == "geometry" else value
-            project.audit("edit", "photo", str(photo_id), key, old_value, new_value)
+    with project.transaction():
+        _update_audited(project, "photos", "photo", photo_id, old, changed)
         if _CONTENT_FIELDS & set(changed):
             _invalidate_review(project, photo_id)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import sqlite3
 import zlib
 from pathlib import Path
@@ -150,6 +151,12 @@ def test_edits_are_audited_and_validated(project, rich_jpeg) -> None:
                                 "ORDER BY id").fetchall()
     assert ("category", None, '"Art"') in rows and ("x", "5.0", "7.5") in rows
     assert repo.get_photo(project, photo_id).category == "Art"
+    repo.update_photo(project, photo_id, geometry={"rot90": 1})
+    old_geom, new_geom = project.conn.execute(
+        "SELECT old, new FROM audit_log WHERE field = 'geometry'").fetchone()
+    # geometry is audited as JSON objects, not as JSON text wrapped in a string
+    assert isinstance(json.loads(old_geom), dict)
+    assert json.loads(old_geom).get("rot90", 0) == 0 and json.loads(new_geom)["rot90"] == 1
 
 
 def test_broken_photo_gets_a_clear_error_and_does_not_stop_intake(project,
