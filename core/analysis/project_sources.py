@@ -6,8 +6,9 @@ Thin adapters over the public APIs of :mod:`core.rating` (``list_sessions``,
 Registered with :func:`core.analysis.sources.register_provider` on import.
 
 * a rating session with merged judgments → its protocol's kind (side-by-side →
-  ``votes`` with a ``criterion`` column; ranking → ``rankings``; Likert → ``likert``;
-  checklist → ``checklist``); rankings and Likert rows get the sample's ``split``;
+  ``votes`` with ``rater``, ``item`` and ``criterion`` columns, so agreement is
+  measured as in ADR 055; ranking → ``rankings``; Likert → ``likert``; checklist →
+  ``checklist``); votes, rankings and Likert rows get the sample's ``split``;
 * each stored metric configuration → ``scores`` (sample, model, value), the
   sample's own image (``@sample``) left out; VLM judges with per-judge scores
   (``judge_overall``, ``judge_text``) → ``scores`` with a ``judge`` column;
@@ -38,15 +39,15 @@ def _session_rows(project: Any, name: str) -> list[Row]:
     from core.rating.sessions import get_session
 
     session = get_session(project, name)
-    if session.protocol == "side_by_side":
-        rows: list[Row] = []
+    rows: list[Row] = []
+    if session.protocol == "side_by_side":  # one export per question; rows carry it
         for crit in session.design.criteria:
             header, data = result_rows(project, name, crit)
-            rows.extend({**dict(zip(header, r, strict=True)), "criterion": crit} for r in data)
-        return rows
-    header, data = result_rows(project, name)
-    rows = [dict(zip(header, r, strict=True)) for r in data]
-    key = {"ranking": "item", "likert": "unit"}.get(session.protocol)
+            rows.extend(dict(zip(header, r, strict=True)) for r in data)
+    else:
+        header, data = result_rows(project, name)
+        rows = [dict(zip(header, r, strict=True)) for r in data]
+    key = {"side_by_side": "item", "ranking": "item", "likert": "unit"}.get(session.protocol)
     if key:
         splits = _splits(project)
         for r in rows:

@@ -1,5 +1,9 @@
 """Per-rater summaries and the results export in the CSV formats of ``winnow stats``.
 
+Side-by-side votes carry ``rater``, ``item`` (the sample id) and ``criterion`` after
+the ``a,b,winner`` that ``winnow stats bt/elo`` read, so agreement can be measured
+(ADR 055); the statistics commands ignore the extra columns.
+
 Only the judgment that counts for each task is used (the last in its supersede
 chain).  Gold tasks are scored against their known answers and left out of the
 results; flagged tasks ("impossible to rank fairly", "instruction invalid") give no
@@ -160,8 +164,8 @@ def result_rows(project: Project, name: str,
                 continue
             left, right = (models[t][0] for t in options[e.task_id])
             winner = {"left": "a", "right": "b", "tie": "tie"}[e.answer["winner"]]
-            rows.append([left, right, winner])
-        return ["a", "b", "winner"], rows
+            rows.append([left, right, winner, raters[e.slot], e.sample_id, criterion])
+        return ["a", "b", "winner", "rater", "item", "criterion"], rows
     if proto == "ranking":
         for e in sorted(eff, key=lambda e: (raters[e.slot], e.sample_id)):
             for tok, rank in sorted(e.answer["ranks"].items(), key=lambda kv: models[kv[0]][0]):

@@ -133,7 +133,8 @@ def test_gold_accuracy_time_flags_in_summary(rproject, tmp_path: Path) -> None: 
     assert rows["R1"].completed == rows["R1"].tasks == 16
     # gold tasks never reach the results
     header, data = result_rows(rproject, "side_by_side")
-    assert header == ["a", "b", "winner"] and len(data) == 24
+    assert header == ["a", "b", "winner", "rater", "item", "criterion"] and len(data) == 24
+    assert {r[3] for r in data} == {"Good", "Sloppy"} and {r[5] for r in data} == {"preference"}
 
 
 def _merged(project, tmp_path: Path, protocol: str, **kw) -> list[Path]:  # type: ignore[no-untyped-def]
@@ -183,7 +184,7 @@ def test_other_protocols_export_what_winnow_stats_reads(rproject, tmp_path: Path
     expected = {"likert": ["rater", "unit", "model", "criterion", "value"],
                 "checklist": ["model", "category", "subtask", "case", *(f"q{k}" for k in
                                                                         range(1, 7))],
-                "side_by_side": ["a", "b", "winner"]}[protocol]
+                "side_by_side": ["a", "b", "winner", "rater", "item", "criterion"]}[protocol]
     assert header == expected
     capsys.readouterr()
     assert run_cli(["stats", command, str(out)]) == 0
@@ -234,3 +235,50 @@ def test_export_without_judgments_is_a_clear_error(rproject, tmp_path: Path) -> 
     assert not (tmp_path / "x.csv").exists()
     with pytest.raises(ValueError, match="no rating session named 'nope'"):
         export_results(rproject, "nope", tmp_path / "x.csv")
+
+
+def test_side_by_side_votes_carry_rater_item_criterion_and_stats_ignore_them(  # type: ignore[no-untyped-def]
+        rproject, tmp_path: Path, capsys) -> None:
+    files = make_session(rproject, tmp_path / "sbs", "side_by_side", overlap=2,
+                         criteria=("preference", "alignment"))
+
+    def by_position(t):  # type: ignore[no-untyped-def]
+        return {"winner": ("left", "right", "tie")[t.position % 3]}
+
+    _rate(files[0], "Ada", by_position)
+    _rate(files[1], "Bob", simple_answer)
+    merge_files(rproject, files)
+    out = tmp_path / "alignment.csv"
+    n = export_results(rproject, "side_by_side", out, criterion="alignment")
+    rows = list(csv.DictReader(out.read_text(encoding="utf-8").splitlines()))
+    assert n == len(rows) == 2 * 6 * 6
+    assert list(rows[0]) == ["a", "b", "winner", "rater", "item", "criterion"]
+    # each row is one judgment: the rater's answer on that sample, models unblinded
+    blind = dict(rproject.conn.execute("SELECT token, model FROM rating_blinding"))
+    expected = []
+    for f, name, answer in ((files[0], "Ada", by_position), (files[1], "Bob", simple_answer)):
+        s = RatingSession.open(f)
+        for t in s.tasks:
+            if t.criterion != "alignment":
+                continue
+            sample = rproject.conn.execute("SELECT sample_id FROM rating_tasks WHERE "
+                                           "task_id = ?", (t.task_id,)).fetchone()[0]
+            winner = {"left": "a", "right": "b", "tie": "tie"}[answer(t)["winner"]]
+            expected.append((blind[t.options[0][0]], blind[t.options[1][0]], winner, name,
+                             sample, "alignment"))
+        s.close()
+    assert sorted(tuple(r.values()) for r in rows) == sorted(expected)
+    # `winnow stats bt/elo` give the same answer as on the bare a,b,winner columns
+    bare = tmp_path / "bare.csv"
+    with bare.open("w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["a", "b", "winner"])
+        w.writerows([r["a"], r["b"], r["winner"]] for r in rows)
+    for argv in (["bt"], ["elo", "--bootstrap", "200", "--seed", "3"]):
+        outputs = []
+        for path in (out, bare):
+            capsys.readouterr()
+            assert run_cli(["stats", *argv, str(path)]) == 0
+            outputs.append(json.loads(capsys.readouterr().out))
+        assert outputs[0] == outputs[1] and set(outputs[0][
+            "scores" if argv[0] == "bt" else "ratings"]) == set(MODELS)

@@ -126,7 +126,8 @@ def test_side_by_side_arrows_tie_and_change_last_answer(qtbot, rproject, tmp_pat
     blind = _blind(rproject)
     expected = []
     for task, winner in ((t1, "b"), (t2, "a"), (t3, "a")):
-        expected.append([blind[task.options[0][0]], blind[task.options[1][0]], winner])
+        expected.append([blind[task.options[0][0]], blind[task.options[1][0]], winner,
+                         "Cy", "s000", "preference"])
     _, rows = result_rows(rproject, "side_by_side")
     assert sorted(rows) == sorted(expected)
 

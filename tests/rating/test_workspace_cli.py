@@ -72,7 +72,9 @@ def test_design_merge_summary_and_file_open(window, qtbot, tmp_path: Path) -> No
     assert page.summary.item(0, 2).text().startswith("3/")
     out = tmp_path / "votes.csv"
     assert page.export("gui-sbs", out) == 3
-    assert out.read_text().splitlines()[0] == "a,b,winner"
+    lines = out.read_text().splitlines()
+    assert lines[0] == "a,b,winner,rater,item,criterion"
+    assert {line.split(",")[3] for line in lines[1:]} == {"Ada"}
 
 
 @pytest.mark.gui
