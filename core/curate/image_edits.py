@@ -148,26 +148,45 @@ def _end(rows: list[Row], role: str) -> float:
     return max((r["position"] for r in rows if r["role"] == role), default=-1) + 0.5
 
 
+def _place(rows: list[Row], target: Row, role: str, index: int) -> None:
+    """Give ``target`` ``role`` at ``index`` (clamped) among that role's other rows."""
+    same = sorted((r for r in rows if r["role"] == role and r is not target),
+                  key=lambda r: r["position"])
+    same.insert(max(0, min(len(same), index)), target)
+    target["role"] = role
+    for pos, r in enumerate(same):
+        r["position"] = pos
+
+
 def set_image_role(sample_id: str, role: str, *, row_id: int | None = None,
-                   sha256: str | None = None, ref: str | None = None) -> ImagesEdit:
-    """Use a whole image as ``role``: change its row, or add one for a post image."""
+                   sha256: str | None = None, ref: str | None = None,
+                   index: int | None = None) -> ImagesEdit:
+    """Use a whole image as ``role``: change its row, or add one for a post image.
+
+    The image goes last among ``role``'s images, or at ``index`` (0-based, clamped)
+    when given (a thumbnail dropped into another role's group).
+    """
     if role not in ROLES:
         raise ValueError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
 
     def mutate(rows: list[Row]) -> list[Row]:
-        for r in rows:
-            if r["id"] == row_id and row_id is not None:
-                if r["role"] != role:
-                    r["role"], r["position"] = role, _end(rows, role)
-                return rows
-        if sha256 is None and ref is None:
-            raise KeyError(f"sample {sample_id!r} has no image row {row_id}")
-        rows.append({"id": None, "role": role, "position": _end(rows, role), "ref": ref,
-                     "sha256": sha256, "bbox_x": None, "bbox_y": None, "bbox_w": None,
-                     "bbox_h": None, "error": None if sha256 else "the image was never fetched"})
+        target = next((r for r in rows if r["id"] == row_id and row_id is not None), None)
+        if target is None:
+            if sha256 is None and ref is None:
+                raise KeyError(f"sample {sample_id!r} has no image row {row_id}")
+            target = {"id": None, "role": role, "position": _end(rows, role), "ref": ref,
+                      "sha256": sha256, "bbox_x": None, "bbox_y": None, "bbox_w": None,
+                      "bbox_h": None,
+                      "error": None if sha256 else "the image was never fetched"}
+            rows.append(target)
+        elif target["role"] != role and index is None:
+            target["role"], target["position"] = role, _end(rows, role)
+        if index is not None:
+            _place(rows, target, role, index)
         return rows
 
-    return ImagesEdit(sample_id, f"Mark image as {role}", mutate)
+    label = f"Mark image as {role}" if index is None else f"Move image to {role} {index + 1}"
+    return ImagesEdit(sample_id, label, mutate)
 
 
 def move_image(sample_id: str, row_id: int, delta: int) -> ImagesEdit:

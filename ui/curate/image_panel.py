@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QButtonGroup,
     QHBoxLayout,
     QLabel,
-    QListWidget,
     QListWidgetItem,
     QScrollArea,
     QToolButton,
@@ -22,6 +21,7 @@ from PySide6.QtWidgets import (
 from core.curate.detail import ImageItem
 from ui.curate.canvas import CanvasBox, ImageCanvas
 from ui.curate.images import THUMB, ImageStore
+from ui.curate.strip import DropPlan, ImageStrip
 
 PREVIEW = 110
 
@@ -79,6 +79,7 @@ class ImagePanel(QWidget):
 
     role_requested = Signal(object, str)             # ImageItem, role
     move_requested = Signal(object, int)             # ImageItem, delta
+    drop_requested = Signal(object, object)          # ImageItem, DropPlan
     box_drawn = Signal(object, QRect, str)           # ImageItem, rect, role
     box_changed = Signal(object, int, QRect, bool)   # ImageItem, row id, rect, nudge
     box_deleted = Signal(object, int)                # ImageItem, row id
@@ -90,17 +91,15 @@ class ImagePanel(QWidget):
         self.items: list[ImageItem] = []
         self._shown: str | None = None
         self._screenshot = False
-        self.strip = QListWidget()
-        self.strip.setViewMode(QListWidget.ViewMode.IconMode)
-        self.strip.setFlow(QListWidget.Flow.LeftToRight)
-        self.strip.setWrapping(False)
-        self.strip.setMovement(QListWidget.Movement.Static)
+        self.strip = ImageStrip()
         self.strip.setIconSize(QSize(THUMB, THUMB))
         self.strip.setGridSize(QSize(THUMB + 34, THUMB + 40))
         self.strip.setFixedHeight(THUMB + 62)
         self.strip.setToolTip("Images of the post. 1–9 select, I / O / U set the role, "
-                              "Ctrl+← / Ctrl+→ reorder")
+                              "Ctrl+← / Ctrl+→ reorder; drag a thumbnail to reorder it or "
+                              "drop it among another role's images")
         self.strip.currentRowChanged.connect(self._show_current)
+        self.strip.drop_requested.connect(self._request_drop)
         self.canvas = ImageCanvas()
         self.preview = CropPreview()
         preview_scroll = QScrollArea()
@@ -181,6 +180,7 @@ class ImagePanel(QWidget):
         self._screenshot = screenshot
         self.strip.blockSignals(True)
         self.strip.clear()
+        self.strip.set_entries(items)
         counts: dict[str, int] = {}
         for k, item in enumerate(items, 1):
             role = item.role or "unused"
@@ -268,6 +268,10 @@ class ImagePanel(QWidget):
         item = self.current_item()
         if item is not None:
             self.move_requested.emit(item, delta)
+
+    def _request_drop(self, row: int, plan: DropPlan) -> None:
+        if 0 <= row < len(self.items):
+            self.drop_requested.emit(self.items[row], plan)
 
     def _emit_item(self, signal: Any, *args: Any) -> None:
         item = self.current_item()

@@ -336,6 +336,7 @@ class CurateWorkspace(QWidget):
         panel = self.view.images
         panel.role_requested.connect(self.set_role)
         panel.move_requested.connect(self.move_current_image)
+        panel.drop_requested.connect(self.drop_image)
         panel.box_drawn.connect(self._box_drawn)
         panel.box_changed.connect(self._box_changed)
         panel.box_deleted.connect(
@@ -365,6 +366,19 @@ class CurateWorkspace(QWidget):
             self.context.status("Give the image a role first, then reorder it.")
             return
         self.run(move_image(sid, row_id, delta))
+
+    def drop_image(self, item: Any, plan: Any) -> None:
+        """A thumbnail was dropped: the reorder (Ctrl+←/→) or role (I/O/U) command."""
+        sid = self.current_id()
+        if sid is None or item is None:
+            return
+        if plan.kind == "refuse":
+            self.context.status("Not moved: " + plan.reason, 6000)
+        elif plan.kind == "move":
+            self.run(move_image(sid, plan.row_id, plan.delta))
+        else:
+            self.run(set_image_role(sid, plan.role, row_id=item.row_id, sha256=item.sha256,
+                                    ref=item.ref, index=plan.index))
 
     def _size(self, item: Any) -> tuple[int, int] | None:
         image = self.view.images.canvas.image
