@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import os
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -139,6 +139,58 @@ def write_atomic(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_new(path: Path, data: bytes) -> None:
+    """Write ``data`` atomically to ``path``; FileExistsError if ``path`` already exists.
+
+    The finished temp file is hard-linked to its name (which fails rather than replace
+    an existing file); on a file system without hard links (FAT, some network shares)
+    an existence check before the rename stands in.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            raise
+        except OSError:  # no hard links here
+            if path.exists():
+                raise FileExistsError(f"{path} already exists") from None
+            os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def release_names(out_dir: Path, stem: str, fmt: str, photo_id: int) -> Iterator[Path]:
+    """Candidate file names: ``stem.fmt``, then ``stem-<id>.fmt``, ``stem-<id>-2.fmt``…"""
+    yield out_dir / f"{stem}.{fmt}"
+    yield out_dir / f"{stem}-{photo_id}.{fmt}"
+    for n in range(2, 1000):
+        yield out_dir / f"{stem}-{photo_id}-{n}.{fmt}"
+
+
+def write_release(out_dir: Path, photo: Any, fmt: str, data: bytes) -> Path:
+    """Write a released file under the first free name; returns the path.
+
+    Never replaces a file, except this photo's own earlier release at the same path.
+    """
+    for target in release_names(out_dir, Path(photo.file_name).stem, fmt, photo.id):
+        if photo.released_path == str(target) and target.exists():
+            write_atomic(target, data)
+            return target
+        try:
+            write_new(target, data)
+        except FileExistsError:
+            continue
+        return target
+    raise FileExistsError(f"{photo.file_name}: no free file name left in {out_dir}")
 
 
 # -- rendering --------------------------------------------------------------------------
@@ -288,12 +340,7 @@ def release_photo(project: Any, photo_id: int, out_dir: str | os.PathLike[str],
                           for o in result.outside)
         raise ReleaseRefused(f"{photo.file_name}: the released image still shows a face "
                              f"outside every region: {where}", result.to_json())
-    out_dir = Path(out_dir)
-    stem = Path(photo.file_name).stem
-    target = out_dir / f"{stem}.{fmt}"
-    if target.exists() and photo.released_path != str(target):
-        target = out_dir / f"{stem}-{photo.id}.{fmt}"
-    write_atomic(target, data)
+    target = write_release(Path(out_dir), photo, fmt, data)
     sha, _ = project.assets.put(data, fmt)
     repo.mark_released(project, photo_id, sha, str(target), result.to_json())
     return target, result

@@ -12,15 +12,13 @@ pytestmark = pytest.mark.gui
 
 from anon_helpers import need_centerface, need_testdata, quadrant_image  # noqa: E402
 from PIL import Image  # noqa: E402
-from PySide6.QtCore import QEvent, QPointF, Qt  # noqa: E402
-from PySide6.QtGui import QMouseEvent  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
+from qt_helpers import drag, open_with_photos  # noqa: E402
 
 from app.main_window import MainWindow  # noqa: E402
 from core.imaging import photos as repo  # noqa: E402
 from core.imaging.loading import load_rgb  # noqa: E402
 from core.imaging.release import metadata_found  # noqa: E402
-from core.store import Project  # noqa: E402
 
 
 @pytest.fixture
@@ -30,32 +28,8 @@ def window(main_window: MainWindow) -> MainWindow:
 
 
 def _open_with_photo(window: MainWindow, tmp_path: Path, photo: Path) -> int:
-    path = tmp_path / "photos.winnow"
-    with Project.create(path) as project:
-        photo_id, _ = repo.import_photo(project, photo)
-    assert window.open_project(path)
+    (photo_id,) = open_with_photos(window, tmp_path, photo)
     return photo_id
-
-
-def _send(widget, kind, pos: QPointF, buttons) -> None:  # type: ignore[no-untyped-def]
-    button = Qt.MouseButton.LeftButton
-    event = QMouseEvent(kind, pos, widget.mapToGlobal(pos), button, buttons,
-                        Qt.KeyboardModifier.NoModifier)
-    QApplication.sendEvent(widget, event)
-
-
-def drag(canvas, start: tuple[float, float], end: tuple[float, float]) -> None:  # type: ignore[no-untyped-def]
-    """Press at scene point ``start``, move in steps, release at ``end``."""
-    viewport = canvas.viewport()
-    a = QPointF(canvas.mapFromScene(QPointF(*start)))
-    b = QPointF(canvas.mapFromScene(QPointF(*end)))
-    held = Qt.MouseButton.LeftButton
-    _send(viewport, QEvent.Type.MouseButtonPress, a, held)
-    for t in (0.25, 0.5, 0.75, 1.0):
-        _send(viewport, QEvent.Type.MouseMove, a + (b - a) * t, held)
-    _send(viewport, QEvent.Type.MouseButtonRelease, b, Qt.MouseButton.NoButton)
-    for _ in range(3):  # the canvas reports edits once the event is handled
-        QApplication.processEvents()
 
 
 def test_empty_state_without_project(window: MainWindow, qtbot) -> None:

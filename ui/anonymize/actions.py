@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from core.imaging import faces
 from core.imaging import photos as repo
-from ui.anonymize.jobs import detect_job, import_job, release_job
+from ui.anonymize.jobs import detect_job, import_job, release_all_job, release_job
 from ui.anonymize.settings_dialog import DetectSettingsDialog, save_settings
 
 
@@ -30,6 +30,7 @@ class WorkspaceJobs:
     undo: Any
     _box: QMessageBox | None
     last_refusal: dict[str, Any] | None
+    last_bulk: Any
 
     # -- detection ------------------------------------------------------------------------
     def _update_banner(self) -> None:
@@ -148,9 +149,8 @@ class WorkspaceJobs:
                                  "Mark reviewed (Ctrl+Return).")
             return None
         if out_dir is None:
-            start = str(QSettings().value("anonymize/release_dir", "") or "")
-            out_dir = QFileDialog.getExistingDirectory(self, "Release into folder", start)
-            if not out_dir:
+            out_dir = self._ask_out_dir("Release into folder")
+            if out_dir is None:
                 return None
         QSettings().setValue("anonymize/release_dir", str(out_dir))
         view = self.project.worker_view()
@@ -192,3 +192,50 @@ class WorkspaceJobs:
         self._box = box
         box.open()
 
+
+    def _ask_out_dir(self, title: str) -> str | None:
+        start = str(QSettings().value("anonymize/release_dir", "") or "")
+        out_dir = QFileDialog.getExistingDirectory(self, title, start)  # type: ignore[arg-type]
+        return out_dir or None
+
+    def release_all(self, out_dir: str | Path | None = None) -> Any:
+        """Release every reviewed photo into ``out_dir`` (asked when None) as one job."""
+        from core.imaging.release_all import BulkRelease
+
+        if self.project is None:
+            return None
+        photos = repo.list_photos(self.project)
+        if not any(p.status == "reviewed" for p in photos):
+            waiting = sum(p.status == "new" for p in photos)
+            self.context.message("Nothing to release", "No photo is marked reviewed"
+                                 + (f" ({waiting} still to review)." if waiting else ".")
+                                 + " Check every region, then press Mark reviewed "
+                                 "(Ctrl+Return).")
+            return None
+        if out_dir is None:
+            out_dir = self._ask_out_dir("Release all reviewed photos into folder")
+            if out_dir is None:
+                return None
+        QSettings().setValue("anonymize/release_dir", str(out_dir))
+        report = BulkRelease(str(out_dir))
+
+        def done(job: Any) -> None:
+            self.reload()
+            self.last_bulk = report
+            text = report.summary()
+            if job.outcome == "failed":
+                text = f"The release stopped: {job.error}\n\n{text}"
+            self.context.status(text.splitlines()[0], 10000)
+            trouble = job.outcome == "failed" or report.failed
+            self._show_result("Release all reviewed", text, warning=bool(trouble))
+
+        return self.context.start_job(
+            f"Release reviewed photos into {Path(out_dir).name}",
+            release_all_job(self.project.worker_view(), out_dir, self.settings, report), done)
+
+    def _show_result(self, title: str, text: str, warning: bool) -> None:
+        icon = QMessageBox.Icon.Warning if warning else QMessageBox.Icon.Information
+        box = QMessageBox(icon, title, text, QMessageBox.StandardButton.Ok, self)  # type: ignore[arg-type]
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        self._box = box
+        box.open()

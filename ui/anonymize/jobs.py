@@ -63,3 +63,16 @@ def release_job(view: Any, photo_id: int, out_dir: str | Path, settings: DetectS
         finally:
             view.close()
     return work
+
+
+def release_all_job(view: Any, out_dir: str | Path, settings: DetectSettings,
+                    report: Any) -> Callable[[Any], Any]:
+    """Release every reviewed photo; fills ``report`` (a BulkRelease) as it goes."""
+    from core.imaging.release_all import release_all
+
+    def work(state: Any) -> Any:
+        try:
+            return release_all(view, out_dir, settings, state, report)
+        finally:
+            view.close()
+    return work

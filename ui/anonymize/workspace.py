@@ -53,6 +53,7 @@ class AnonymizeWorkspace(WorkspaceJobs, QWidget):
         self.tool = "select"
         self.selected_region: int | None = None
         self.last_refusal: dict[str, Any] | None = None
+        self.last_bulk: Any = None
         self._box: QMessageBox | None = None
         self._build()
         context.project_changed.connect(self.reload)
@@ -117,8 +118,13 @@ class AnonymizeWorkspace(WorkspaceJobs, QWidget):
         self.act_settings = self._act("Settings…", self.edit_settings, None,
                                       "Detection thresholds and margins")
         self.toolbar.addAction(self.act_settings)
+        self.act_release = self._act("Release…", lambda: self.release_current(), "Ctrl+R",
+                                     "Release this reviewed photo into a folder")
+        self.act_release_all = self._act(
+            "Release All Reviewed…", lambda: self.release_all(), "Ctrl+Shift+R",
+            "Release every photo marked reviewed into one folder (a background job; "
+            "photos not reviewed are skipped)")
         for text, slot, shortcut in (("Mark reviewed", self.toggle_reviewed, "Ctrl+Return"),
-                                     ("Release", self.release_current, "Ctrl+R"),
                                      ("Rotate left", lambda: self.rotate(-1), "["),
                                      ("Rotate right", lambda: self.rotate(1), "]"),
                                      ("Next photo", lambda: self.step(1), "PgDown"),
@@ -196,6 +202,7 @@ class AnonymizeWorkspace(WorkspaceJobs, QWidget):
         """The Anonymize menu for the menu bar."""
         menu = QMenu("&Anonymize", self)
         for act in (self.act_import, self.act_detect, self.act_detect_all, None,
+                    self.act_release, self.act_release_all, None,
                     self.act_undo, self.act_redo, None, self.act_settings):
             menu.addSeparator() if act is None else menu.addAction(act)
         return menu
