@@ -110,3 +110,40 @@ def jpeg_with_everything(stored: np.ndarray, orientation: int = 6) -> bytes:
                 + _segment(0xED, IPTC)
                 + _segment(0xFE, b"shot by Jane Secret at home"))
     return raw[:2] + segments + raw[2:]
+
+
+# Adobe RGB (1998): primaries adapted to D50 as in its ICC profile, gamma 563/256
+ADOBE_RGB_D50 = ((0.60974, 0.31111, 0.01947), (0.20528, 0.62567, 0.06087),
+                 (0.14919, 0.06322, 0.74457))
+ADOBE_GAMMA = 563 / 256
+
+
+def adobe_rgb_icc(description: str = "Winnow test Adobe RGB (1998)") -> bytes:
+    """A matrix/TRC ICC v2 display profile for Adobe RGB (1998), built byte by byte."""
+    def s15(v: float) -> bytes:
+        return struct.pack(">i", round(v * 65536))
+
+    def xyz(v: tuple[float, float, float]) -> bytes:
+        return b"XYZ \0\0\0\0" + b"".join(s15(c) for c in v)
+
+    ascii_ = description.encode("ascii") + b"\0"
+    desc = (b"desc\0\0\0\0" + struct.pack(">I", len(ascii_)) + ascii_
+            + b"\0" * 8 + b"\0\0\0" + b"\0" * 67)
+    curve = b"curv\0\0\0\0" + struct.pack(">IH", 1, round(ADOBE_GAMMA * 256)) + b"\0\0"
+    d50 = (0.9642, 1.0, 0.8249)
+    tags = [(b"desc", desc), (b"wtpt", xyz(d50)), (b"rXYZ", xyz(ADOBE_RGB_D50[0])),
+            (b"gXYZ", xyz(ADOBE_RGB_D50[1])), (b"bXYZ", xyz(ADOBE_RGB_D50[2])),
+            (b"rTRC", curve), (b"gTRC", curve), (b"bTRC", curve),
+            (b"cprt", b"text\0\0\0\0" + b"public domain\0")]
+    offset = 128 + 4 + 12 * len(tags)
+    table, body = b"", b""
+    for sig, data in tags:
+        table += sig + struct.pack(">II", offset + len(body), len(data))
+        body += data + b"\0" * (-len(data) % 4)
+    size = offset + len(body)
+    header = (struct.pack(">I", size) + b"\0\0\0\0" + bytes([2, 0x10, 0, 0]) + b"mntr"
+              + b"RGB XYZ " + struct.pack(">6H", 2024, 1, 1, 0, 0, 0) + b"acsp"
+              + b"\0" * 24 + struct.pack(">I", 0) + b"".join(s15(c) for c in d50)
+              + b"\0" * 4 + b"\0" * 16 + b"\0" * 28)
+    assert len(header) == 128
+    return header + struct.pack(">I", len(tags)) + table + body
