@@ -159,6 +159,28 @@ def test_role_changes_reorder_and_undo(curate_project) -> None:
     assert [i["role"] for i in first["new"]["images"]] == ["input", "input", "output"]
 
 
+def test_role_change_at_an_index_places_the_image_there(curate_project) -> None:
+    p = curate_project
+    stack = UndoStack(p)
+    items = load_sample(p, "s1").images  # input cat, output, post image "meme"
+    cat, out, meme = items
+    stack.push(set_image_role("s1", "input", sha256=meme.sha256, ref=meme.ref, index=0))
+    assert [(i.key, i.role, i.position) for i in load_sample(p, "s1").images] == [
+        (meme.key, "input", 0), (cat.key, "input", 1), (out.key, "output", 0)]
+    assert stack.undo_label() == "Move image to input 1"
+    stack.push(set_image_role("s1", "input", row_id=out.row_id, index=1))
+    assert [(i.key, i.role, i.position) for i in load_sample(p, "s1").images] == [
+        (meme.key, "input", 0), (out.key, "input", 1), (cat.key, "input", 2)]
+    stack.push(set_image_role("s1", "unused", row_id=cat.row_id, index=99))  # clamped
+    assert [(i.key, i.role, i.position) for i in load_sample(p, "s1").images][-1] == \
+        (cat.key, "unused", 0)
+    assert len(audit(p, "s1")) == 3
+    for _ in range(3):
+        stack.undo()
+    assert [(i.key, i.role, i.row_id) for i in load_sample(p, "s1").images] == \
+        [(i.key, i.role, i.row_id) for i in items]
+
+
 def test_boxes_add_move_nudge_merge_relabel_delete(curate_project) -> None:
     p = curate_project
     stack = UndoStack(p)

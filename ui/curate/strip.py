@@ -221,6 +221,10 @@ class ImageStrip(QListWidget):
             return None
         row, after = self.drop_at
         rect = self.visualItemRect(self.item(row))
+        other = row + 1 if after else row - 1
+        if 0 <= other < self.count():     # the middle of the gap between two thumbnails
+            near = self.visualItemRect(self.item(other))
+            return (rect.right() + near.left()) // 2 if after else (near.right() + rect.left()) // 2
         return rect.right() + 4 if after else rect.left() - 4
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
