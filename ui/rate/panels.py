@@ -1,5 +1,8 @@
 """One panel per protocol: shows a task's images and turns keys into an answer.
 
+The ranking panel also takes the mouse: its rank strip (:mod:`ui.rate.rank_strip`)
+reorders the outputs by drag and drop, editing the same ranks as the number keys.
+
 Panels never write anything: a complete answer is emitted with ``submitted`` and the
 rater window commits it through :class:`core.rating.session_file.RatingSession`.
 """
@@ -11,7 +14,14 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPixmap
-from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.rating.protocols import (
     CHECKLIST_LEVELS,
@@ -22,6 +32,7 @@ from core.rating.protocols import (
     TaskView,
 )
 from ui.rate.image_view import ImageTile
+from ui.rate.rank_strip import RankStrip, groups_from_ranks, ranks_from_groups, thumbnail
 
 LETTERS = "ABCDEFGHIJ"
 LIKERT_QUESTION = ("Rate the edited output:  " +
@@ -111,6 +122,9 @@ class ProtocolPanel(QWidget):
         """React to a key; True if used."""
         raise NotImplementedError
 
+    def hold(self, on: bool) -> None:
+        """While the next task is held back (answer saved), ignore the mouse."""
+
 
 def _drop_layout(layout: Any) -> None:
     while layout.count():
@@ -126,7 +140,31 @@ def _drop_layout(layout: Any) -> None:
 
 class RankingPanel(ProtocolPanel):
     """ECHO full ranking: ←/→ choose an output, 1–9 give it a rank, Enter submits,
-    I flags "impossible to rank fairly"."""
+    I flags "impossible to rank fairly".  Or drag the cards of the rank strip into
+    order (onto another card to tie, when the session allows ties)."""
+
+    def __init__(self, settings: dict[str, Any], parent: QWidget | None = None) -> None:
+        super().__init__(settings, parent)
+        ties = bool(settings.get("allow_ties"))
+        self.order_label = _label(
+            "Your order, best → worst:  drag a card to move it" +
+            ("; drop it onto another card to tie them" if ties else "") +
+            "  (or choose with ←/→ and press its rank)", 1.0)
+        self.order_label.setStyleSheet("color: #444;")
+        self.strip = RankStrip()
+        self.strip.allow_ties = ties
+        self.strip.reordered.connect(self._dropped)
+        self.strip.clicked.connect(self._clicked)
+        self.submit_button = QPushButton("Submit ranking\n(Enter)")
+        self.submit_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys stay with the window
+        self.submit_button.setMinimumHeight(56)
+        self.submit_button.clicked.connect(lambda: self.handle_key(K.Key_Return))
+        row = QHBoxLayout()
+        row.addWidget(self.strip, 1)
+        row.addWidget(self.submit_button, 0, Qt.AlignmentFlag.AlignVCenter)
+        self.controls.addWidget(self.order_label)
+        self.controls.addLayout(row)
+        self._thumbs: dict[str, QPixmap] = {}
 
     def load(self, task: TaskView, pixmaps: dict[str, QPixmap],
              previous: dict[str, Any] | None) -> None:
@@ -141,6 +179,10 @@ class RankingPanel(ProtocolPanel):
             self.images.addLayout(grid, cols)
 
         self._show_images(task, pixmaps, list(LETTERS[:n]), arrange, 1)
+        self._thumbs = {sha: self._thumbs.get(sha) or thumbnail(pixmaps.get(sha, QPixmap()))
+                        for _tok, sha in task.options}
+        self.strip.set_items(LETTERS[:n], [self._thumbs[sha] for _tok, sha in task.options])
+        self.hold(False)
         self.ranks: dict[int, int] = {}
         if previous and "ranks" in previous:
             self.ranks = {k: previous["ranks"][tok] for k, (tok, _) in enumerate(task.options)
@@ -154,6 +196,26 @@ class RankingPanel(ProtocolPanel):
             tile.caption.setText(f"{LETTERS[k]}   —   rank {rank}" if rank else
                                  f"{LETTERS[k]}   —   not ranked")
             tile.set_selected(k == self.focus)
+        assert self.task is not None
+        self.strip.set_order(groups_from_ranks(self.ranks, len(self.task.options)),
+                             {k: str(r) for k, r in self.ranks.items()}, self.focus)
+
+    def _dropped(self, groups: list[list[int]], moved: int) -> None:
+        """A drop ranks every output by its place in the strip, as if each had been given
+        that rank with a key."""
+        self.ranks = ranks_from_groups(groups)
+        self.focus = moved
+        self._refresh()
+
+    def _clicked(self, k: int) -> None:
+        self.focus = k
+        self._refresh()
+
+    def hold(self, on: bool) -> None:
+        self.strip.setEnabled(not on)
+        self.submit_button.setEnabled(not on)
+        if on:
+            self.strip.cancel_drag()
 
     def handle_key(self, key: int) -> bool:
         assert self.task is not None
@@ -385,8 +447,8 @@ class ChecklistPanel(_RowsPanel):
 PANELS = {"ranking": RankingPanel, "side_by_side": SideBySidePanel, "likert": LikertPanel,
           "checklist": ChecklistPanel}
 HINTS = {
-    "ranking": "←/→ choose output · 1–9 give its rank · Delete clears · Enter submit · "
-               "I impossible to rank fairly",
+    "ranking": "←/→ choose output · 1–9 give its rank (or drag the cards) · Delete clears · "
+               "Enter submit · I impossible to rank fairly",
     "side_by_side": "← or 1 left · → or 2 right · ↓ or T tie · Enter submit",
     "likert": "Y valid / N invalid · ↑/↓ row · 1–5 rate · Enter submit",
     "checklist": "↑/↓ question · Y/1 yes · N/0 no · Enter submit",

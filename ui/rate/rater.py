@@ -232,6 +232,7 @@ class RaterWindow(QWidget):
         self.progress.setValue(self.session.progress()[0])
         if penalty > 0:
             self.penalty_left_ms = round(penalty * 1000)
+            self.panel.hold(True)
             self._on_tick()
         else:
             self.advance()
