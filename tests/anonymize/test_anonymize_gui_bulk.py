@@ -175,3 +175,18 @@ def test_resize_region_by_its_corner_then_undo(window: MainWindow, qtbot,
     assert (r.x, r.y, r.w, r.h) == pytest.approx((60, 30, 60, 40))
     item = canvas.region_items[rid]  # the canvas shows the restored box
     assert item.scene_rect().getRect() == pytest.approx((60, 30, 60, 40))
+
+
+def test_release_shortcut_asks_for_the_folder(window: MainWindow, qtbot, tmp_path: Path,
+                                              monkeypatch) -> None:
+    (src,) = _photos(tmp_path, ["one.png"])
+    (photo_id,) = open_with_photos(window, tmp_path, src)
+    window.pages["anonymize"].settings.face_detector = "hog"
+    repo.set_status(window.project, photo_id, "reviewed")
+    page = _page(window, qtbot)
+    out = tmp_path / "chosen"
+    asked = _choose_folder(monkeypatch, out)
+    qtbot.keyClick(page.canvas, Qt.Key.Key_R, CTRL)  # QAction passes checked=False along
+    assert asked == ["Release into folder"]
+    qtbot.waitUntil(lambda: (out / "one.png").exists(), timeout=60_000)
+    assert metadata_found((out / "one.png").read_bytes()) == []

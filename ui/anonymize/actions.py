@@ -31,6 +31,7 @@ class WorkspaceJobs:
     _box: QMessageBox | None
     last_refusal: dict[str, Any] | None
     last_bulk: Any
+    _act: Any
 
     # -- detection ------------------------------------------------------------------------
     def _update_banner(self) -> None:
@@ -138,6 +139,15 @@ class WorkspaceJobs:
                                       import_job(view, folder), done)
 
     # -- release ---------------------------------------------------------------------------
+    def _release_actions(self) -> None:
+        # a lambda, not the bound method: triggered(checked) would arrive as ``out_dir``
+        self.act_release = self._act("Release…", lambda: self.release_current(), "Ctrl+R",
+                                     "Release this reviewed photo into a folder")
+        self.act_release_all = self._act(
+            "Release All Reviewed…", lambda: self.release_all(), "Ctrl+Shift+R",
+            "Release every photo marked reviewed into one folder (a background job; "
+            "photos not reviewed are skipped)")
+
     def release_current(self, out_dir: str | Path | None = None,
                         accept_unhidden: bool = False) -> Any:
         """Release the current (reviewed) photo into ``out_dir`` (asked when None)."""

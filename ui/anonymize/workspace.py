@@ -38,6 +38,10 @@ from ui.empty_state import EmptyState
 STATUS_MARK = {"new": "●", "reviewed": "✓", "released": "⇪"}
 
 
+def _regions(n: int) -> str:
+    return f"{n} region" if n == 1 else f"{n} regions"
+
+
 class AnonymizeWorkspace(WorkspaceJobs, QWidget):
     """Review contributed photos, hide faces and plates, fix geometry, release."""
 
@@ -118,12 +122,9 @@ class AnonymizeWorkspace(WorkspaceJobs, QWidget):
         self.act_settings = self._act("Settings…", self.edit_settings, None,
                                       "Detection thresholds and margins")
         self.toolbar.addAction(self.act_settings)
-        self.act_release = self._act("Release…", lambda: self.release_current(), "Ctrl+R",
-                                     "Release this reviewed photo into a folder")
-        self.act_release_all = self._act(
-            "Release All Reviewed…", lambda: self.release_all(), "Ctrl+Shift+R",
-            "Release every photo marked reviewed into one folder (a background job; "
-            "photos not reviewed are skipped)")
+        self.toolbar.addSeparator()
+        self._release_actions()
+        self.toolbar.addAction(self.act_release_all)
         for text, slot, shortcut in (("Mark reviewed", self.toggle_reviewed, "Ctrl+Return"),
                                      ("Rotate left", lambda: self.rotate(-1), "["),
                                      ("Rotate right", lambda: self.rotate(1), "]"),
@@ -233,7 +234,7 @@ class AnonymizeWorkspace(WorkspaceJobs, QWidget):
         row = 0
         for i, p in enumerate(items):
             item = QListWidgetItem(f"{STATUS_MARK[p.status]}  {p.file_name}\n"
-                                   f"     {p.status} · {counts.get(p.id, 0)} regions")
+                                   f"     {p.status} · {_regions(counts.get(p.id, 0))}")
             item.setData(Qt.ItemDataRole.UserRole, p.id)
             item.setToolTip(f"{p.file_name} ({p.width}×{p.height})")
             self.list.addItem(item)
@@ -296,7 +297,7 @@ class AnonymizeWorkspace(WorkspaceJobs, QWidget):
         if item is not None and self.photo is not None:
             p = self.photo
             item.setText(f"{STATUS_MARK[p.status]}  {p.file_name}\n"
-                         f"     {p.status} · {len(self.regions)} regions")
+                         f"     {p.status} · {_regions(len(self.regions))}")
 
     def _draw(self, fit: bool = False) -> None:
         if self.rgb is None or self.photo is None:
@@ -334,7 +335,7 @@ class AnonymizeWorkspace(WorkspaceJobs, QWidget):
             self.canvas.select_region(self.selected_region)
             self.view_label.setText(
                 f"BEFORE — original {self.photo.file_name} ({self.photo.width}×"
-                f"{self.photo.height}), {len(self.regions)} regions to hide  ·  "
+                f"{self.photo.height}), {_regions(len(self.regions))} to hide  ·  "
                 "B shows the release")
             self.view_label.setStyleSheet("padding: 3px 6px; font-weight: bold; "
                                           "background: #f8d7da;")
