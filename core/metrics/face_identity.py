@@ -4,7 +4,8 @@ Definition: faces are detected in every input image and in the output with dlib'
 HOG detector (images downscaled to at most 1280 px on the longer side; upsampled
 once when that side is under 800 px, to find small faces), aligned with dlib's
 5-point landmarks and embedded with dlib's ResNet face-recognition model (128-d,
-from the ``face-recognition-models`` package; CC0) or, when configured, an
+from the ``face-recognition-models`` package; CC0; run by its torch port when torch
+is available, ADR 068) or, when configured, an
 ArcFace-style ONNX model on 112×112 aligned crops.  The value is the highest cosine
 similarity over all (input face, output face) pairs.  Not applicable when no input
 image has a face; an output without a face scores 0 (the identity is gone), with
@@ -14,6 +15,7 @@ image has a face; an output without a face scores 0 (the identity is gone), with
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
 from collections import OrderedDict
 from typing import Any
@@ -26,7 +28,12 @@ from core.metrics.settings import MetricSettings
 
 MAX_SIDE = 1280
 UPSAMPLE_BELOW = 800
+#: faces per forward pass of the torch port (bounds memory on big group photos)
+TORCH_CHUNK = 64
+RESNET_FILE = "dlib_face_recognition_resnet_model_v1.dat"
 DEFINITION = " ".join(__doc__.split("\n\n", 1)[1].split())
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+log = logging.getLogger(__name__)
 
 
 def dlib_model_dir() -> str:
@@ -43,15 +50,21 @@ def dlib_model_dir() -> str:
 
 
 class FaceEmbedder:
-    """dlib detector + landmarks + (dlib ResNet | ONNX) embedder; lives on the model thread."""
+    """dlib detector + landmarks + (dlib ResNet | its torch port | ONNX) embedder.
 
-    def __init__(self, onnx_path: str | None = None) -> None:
+    Lives on the model thread.  ``backend`` says which embedder runs: ``"torch"``
+    (dlib's network ported to torch, same descriptors, ADR 068), ``"dlib"`` or ``"onnx"``.
+    """
+
+    def __init__(self, onnx_path: str | None = None, device: str = "cpu") -> None:
         import dlib
 
         root = dlib_model_dir()
         self.detector = dlib.get_frontal_face_detector()
         self.shapes = dlib.shape_predictor(os.path.join(root, "shape_predictor_5_face_landmarks.dat"))
         self.onnx = None
+        self.net: Any = None
+        self.device = device
         self.cache: OrderedDict[str, np.ndarray] = OrderedDict()
         if onnx_path:
             import onnxruntime as ort
@@ -60,9 +73,15 @@ class FaceEmbedder:
                 raise FileNotFoundError(f"face embedding model {onnx_path} does not exist")
             self.onnx = ort.InferenceSession(onnx_path, providers=["CPUExecutionProvider"])
             self.onnx_input = self.onnx.get_inputs()[0].name
+            self.backend = "onnx"
+            return
+        path = os.path.join(root, RESNET_FILE)
+        self.net = load_torch_port(path, device)
+        if self.net is not None:
+            self.backend = "torch"
         else:
-            self.resnet = dlib.face_recognition_model_v1(
-                os.path.join(root, "dlib_face_recognition_resnet_model_v1.dat"))
+            self.resnet = dlib.face_recognition_model_v1(path)
+            self.backend = "dlib"
 
     def embed_keyed(self, images: list[tuple[str, np.ndarray]]) -> list[np.ndarray]:
         """:meth:`embed` for ``(image key, pixels)``: each image is detected and embedded once.
@@ -100,7 +119,9 @@ class FaceEmbedder:
         out = [np.zeros((0, 128 if self.onnx is None else 0), np.float32) for _ in images]
         if not found:
             return out
-        if self.onnx is None:
+        if self.net is not None:
+            per_image = self._embed_torch([(images[k], shapes) for k, shapes in found])
+        elif self.onnx is None:
             vecs = self.resnet.compute_face_descriptor([images[k] for k, _ in found],
                                                        [s for _, s in found])
             per_image = [np.asarray([np.asarray(v) for v in faces], np.float32) for faces in vecs]
@@ -115,6 +136,42 @@ class FaceEmbedder:
             norms = np.linalg.norm(emb, axis=1, keepdims=True)
             out[k] = emb / np.maximum(norms, 1e-12)
         return out
+
+    def _embed_torch(self, found: list[tuple[np.ndarray, Any]]) -> list[np.ndarray]:
+        """dlib's descriptors from the torch port: every face of the batch in one pass.
+
+        The chips are dlib's own (``get_face_chips``, 150 px, padding 0.25), exactly what
+        ``compute_face_descriptor`` feeds its network.
+        """
+        import dlib
+
+        from core.metrics.dlib_resnet import CHIP_PADDING, CHIP_SIZE, embed_chips
+
+        chips: list[np.ndarray] = []
+        counts = []
+        for img, shapes in found:
+            faces = dlib.get_face_chips(img, shapes, size=CHIP_SIZE, padding=CHIP_PADDING)
+            chips += [np.asarray(c) for c in faces]
+            counts.append(len(faces))
+        emb = embed_chips(self.net, np.stack(chips), TORCH_CHUNK)
+        return np.split(emb, np.cumsum(counts)[:-1])
+
+
+def load_torch_port(path: str, device: str) -> Any:
+    """dlib's face ResNet in torch on ``device``, or None (then dlib's own runs).
+
+    None when torch is not installed or the file does not parse as the expected
+    network (logged: the metric's values stay the same either way).
+    """
+    if not HAS_TORCH:
+        return None
+    from core.metrics.dlib_resnet import DlibFormatError, build_net
+
+    try:
+        return build_net(path).to(device)
+    except (DlibFormatError, ImportError) as exc:
+        log.warning("face identity: dlib's own ResNet runs instead of the torch port: %s", exc)
+        return None
 
 
 def best_pair(inputs: list[np.ndarray], output: np.ndarray) -> MetricResult:
@@ -140,6 +197,8 @@ class FaceIdentity(Metric):
     version = 1
     definition = DEFINITION
     model_based = True
+    #: the torch port of dlib's ResNet runs on the run's device (when torch is installed)
+    uses_torch = HAS_TORCH
     batch_size = 8
 
     def params(self, settings: MetricSettings) -> dict[str, Any]:
@@ -150,7 +209,7 @@ class FaceIdentity(Metric):
         return [(ref.key(), load_array(ref, MAX_SIDE)) for ref in (*item.inputs, item.output)]
 
     def load(self, settings: MetricSettings, device: str) -> FaceEmbedder:
-        return FaceEmbedder(settings.face_onnx)
+        return FaceEmbedder(settings.face_onnx, device)
 
     def compute(self, model: FaceEmbedder, prepared: list[Any], device: str) -> list[MetricResult]:
         emb = model.embed_keyed([img for images in prepared for img in images])
