@@ -76,6 +76,9 @@ def test_drag_first_output_to_third_place_then_submit(qtbot, rproject, tmp_path:
     task, strip = w.current, w.panel.strip
     assert strip.isVisible() and strip.groups == [[0], [1], [2], [3]]
     assert strip.letters == ["A", "B", "C", "D"] and not strip.thumbs[0].isNull()
+    following = w.session.following(task)  # its thumbnails are made ahead (prefetch)
+    qtbot.waitUntil(lambda: all(sha in w.panel._thumbs for _, sha in following.options),
+                    timeout=3000)
     # A (position 1) to position 3: between C and D, a blue bar marks the gap
     gap = QPoint(strip.gap_x(3), strip.height() // 2)
     _drag(qtbot, strip, 0, gap, release=False)

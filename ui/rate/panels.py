@@ -125,6 +125,9 @@ class ProtocolPanel(QWidget):
     def hold(self, on: bool) -> None:
         """While the next task is held back (answer saved), ignore the mouse."""
 
+    def prefetch(self, task: TaskView, pixmaps: dict[str, QPixmap]) -> None:
+        """Prepare what showing ``task`` next will need (its images are decoded)."""
+
 
 def _drop_layout(layout: Any) -> None:
     while layout.count():
@@ -210,6 +213,11 @@ class RankingPanel(ProtocolPanel):
     def _clicked(self, k: int) -> None:
         self.focus = k
         self._refresh()
+
+    def prefetch(self, task: TaskView, pixmaps: dict[str, QPixmap]) -> None:
+        for _tok, sha in task.options:
+            if sha not in self._thumbs:
+                self._thumbs[sha] = thumbnail(pixmaps.get(sha, QPixmap()))
 
     def hold(self, on: bool) -> None:
         self.strip.setEnabled(not on)

@@ -106,6 +106,7 @@ class RankStrip(QWidget):
         self.allow_ties = False
         self.letters: list[str] = []
         self.thumbs: list[QPixmap] = []
+        self._fitted: dict[tuple[int, int, int], QPixmap] = {}  # (item, w, h) → card-sized
         self.groups: list[list[int]] = []
         self.rank_text: dict[int, str] = {}
         self.focus = -1
@@ -118,6 +119,7 @@ class RankStrip(QWidget):
     def set_items(self, letters: Sequence[str], thumbs: Sequence[QPixmap]) -> None:
         """The task's outputs (option order); cancels a drag in progress."""
         self.letters, self.thumbs = list(letters), list(thumbs)
+        self._fitted.clear()
         self.cancel_drag()
 
     def set_order(self, groups: Sequence[Sequence[int]], rank_text: dict[int, str],
@@ -274,14 +276,12 @@ class RankStrip(QWidget):
                    3 if item == self.focus else 1)
         p.setPen(pen)
         p.drawRoundedRect(QRectF(rect).adjusted(1, 1, -1, -1), 6, 6)
-        thumb = self.thumbs[item] if item < len(self.thumbs) else QPixmap()
-        area = rect.adjusted(6, 6, -6, -LABEL_H)
-        if not thumb.isNull() and area.width() > 0 and area.height() > 0:
-            size = thumb.size().scaled(area.size(), Qt.AspectRatioMode.KeepAspectRatio)
-            box = QRect(QPoint(0, 0), size)
-            box.moveCenter(area.center())
+        thumb = self._fitted_thumb(item, rect.adjusted(6, 6, -6, -LABEL_H).size())
+        if not thumb.isNull():
+            box = QRect(QPoint(0, 0), thumb.size())
+            box.moveCenter(rect.adjusted(6, 6, -6, -LABEL_H).center())
             p.setOpacity(opacity * (1.0 if ranked else 0.45))
-            p.drawPixmap(box, thumb)
+            p.drawPixmap(box.topLeft(), thumb)  # 1:1, no scaling while dragging
             p.setOpacity(opacity)
         p.setPen(QColor("#222222") if ranked else QColor("#777777"))
         p.setFont(self._font(1.15, True))
@@ -290,6 +290,16 @@ class RankStrip(QWidget):
         p.drawText(QRect(rect.left(), rect.bottom() - LABEL_H, rect.width(), LABEL_H),
                    Qt.AlignmentFlag.AlignCenter, label)
         p.setOpacity(1.0)
+
+    def _fitted_thumb(self, item: int, area: QSize) -> QPixmap:
+        """The thumbnail scaled to fit ``area``, made once per card size."""
+        key = (item, area.width(), area.height())
+        if key not in self._fitted:
+            thumb = self.thumbs[item] if item < len(self.thumbs) else QPixmap()
+            self._fitted[key] = QPixmap() if thumb.isNull() or area.isEmpty() else \
+                thumb.scaled(area, Qt.AspectRatioMode.KeepAspectRatio,
+                             Qt.TransformationMode.SmoothTransformation)
+        return self._fitted[key]
 
     def _indicator(self, p: QPainter) -> None:
         if self.target is None:

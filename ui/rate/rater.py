@@ -196,7 +196,7 @@ class RaterWindow(QWidget):
         keep = set(self._shas(self.current))
         if following is not None:
             keep |= set(self._shas(following))
-            self._images_for(following)
+            self.panel.prefetch(following, self._images_for(following))
         for sha in list(self._pixmaps):
             if sha not in keep:
                 del self._pixmaps[sha]
