@@ -13,6 +13,7 @@ IDEA-Bench prints the raw cosine (0.34); ``details.cosine`` keeps it.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,6 +66,8 @@ class ClipBundle:
         self.tokenizer = models.load_pretrained("AutoTokenizer", spec, "CLIP tokenizer")
         self.max_length = int(self.model.config.text_config.max_position_embeddings)
         self.device = device
+        self.cache: OrderedDict[str, tuple[Any, bool]] = OrderedDict()
+        self.cache_size = 256
 
     def embed_texts(self, texts: list[str]) -> tuple[Any, list[bool]]:
         """L2-normalised text embeddings and which texts were truncated."""
@@ -77,6 +80,27 @@ class ClipBundle:
         emb = models.features(self.model.get_text_features(
             input_ids=tok["input_ids"], attention_mask=tok["attention_mask"]))
         return torch.nn.functional.normalize(emb.float(), dim=-1), truncated
+
+    def embed_texts_cached(self, texts: list[str]) -> tuple[Any, list[bool]]:
+        """:meth:`embed_texts` with each distinct text encoded once.
+
+        A prompt shared by several models' outputs (samples × models) is encoded once
+        per batch and kept in a small LRU cache for the next batches.
+        """
+        import torch
+
+        todo = list(dict.fromkeys(t for t in texts if t not in self.cache))
+        if todo:
+            emb, truncated = self.embed_texts(todo)
+            for k, text in enumerate(todo):
+                self.cache[text] = (emb[k], truncated[k])
+        rows = []
+        for text in texts:
+            self.cache.move_to_end(text)
+            rows.append(self.cache[text])
+        while len(self.cache) > self.cache_size:
+            self.cache.popitem(last=False)
+        return torch.stack([e for e, _ in rows]), [t for _, t in rows]
 
     def embed_images(self, pixels: list[np.ndarray]) -> Any:
         """L2-normalised image embeddings of preprocessed arrays."""
@@ -124,7 +148,7 @@ class ClipScore(Metric):
     def compute(self, model: ClipBundle, prepared: list[Any], device: str) -> list[MetricResult]:
         texts = [t for t, _ in prepared]
         img = model.embed_images([p for _, p in prepared])
-        txt, truncated = model.embed_texts(texts)
+        txt, truncated = model.embed_texts_cached(texts)
         cos = (img * txt).sum(dim=-1).cpu().numpy()
         return [MetricResult.ok(100.0 * max(float(c), 0.0), cosine=float(c), truncated=t)
                 for c, t in zip(cos, truncated, strict=True)]

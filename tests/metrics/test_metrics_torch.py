@@ -137,3 +137,30 @@ def test_missing_model_never_downloads(tmp_path: Path, monkeypatch) -> None:
     bad.mkdir()
     with pytest.raises(ModelUnavailableError, match="cannot be loaded"):
         load_pretrained("ViTModel", str(bad), "DINO")
+
+
+def test_clipscore_encodes_each_prompt_once(tiny_clip: Path, tmp_path: Path, worker,
+                                            monkeypatch) -> None:
+    """Samples × models: outputs sharing a prompt reuse one text embedding, same values."""
+    from core.metrics.clipscore import ClipBundle
+
+    seen: list[list[str]] = []
+    original = ClipBundle.embed_texts
+
+    def spy(self, texts):  # type: ignore[no-untyped-def]
+        seen.append(list(texts))
+        return original(self, texts)
+
+    paths = [save(gradient_image(seed=k), tmp_path / f"{k}.png") for k in range(6)]
+    items = [pair(p, p, prompt=PROMPTS[k % 2]) for k, p in enumerate(paths)]
+    settings = MetricSettings(clip_model=str(tiny_clip), device="cpu")
+    worker.clear_caches()
+    monkeypatch.setattr(ClipBundle, "embed_texts", spy)
+    shared = evaluate(get("clipscore"), items, settings, worker=worker)
+    assert sorted(t for call in seen for t in call) == sorted(PROMPTS[:2])
+    monkeypatch.setattr(ClipBundle, "embed_texts", original)
+    for item, res in zip(items, shared, strict=True):
+        worker.clear_caches()
+        alone = evaluate(get("clipscore"), [item], settings, worker=worker)[0]
+        assert res.details["cosine"] == pytest.approx(alone.details["cosine"], abs=1e-5)
+        assert res.details["truncated"] == alone.details["truncated"]
