@@ -189,6 +189,43 @@ def runner(metric, items, settings, device, worker,  # type: ignore[no-untyped-d
     return time.perf_counter() - t0
 
 
+def stage_times(metric, items, settings, device, worker,  # type: ignore[no-untyped-def]
+                size: int) -> dict[str, float]:
+    """Seconds per pair of each stage alone: prepare (full / draft decode), model at batch
+    1 and at batch ``size`` (features not reused).  They bound what batching and overlap
+    can buy: at best the loop's ``prepare_full + model_b1`` becomes ``max(prepare_draft /
+    decode threads, model_bN)`` per pair."""
+    from core.metrics import imageio
+
+    setup = metric.setup(settings)
+
+    def prepare_all(draft: bool) -> tuple[float, list]:  # type: ignore[type-arg]
+        imageio.USE_DRAFT = draft
+        try:
+            t0 = time.perf_counter()
+            out = [metric.prepare(item, setup) for item in items]
+            return (time.perf_counter() - t0) / len(items), out
+        finally:
+            imageio.USE_DRAFT = True
+
+    full, _ = prepare_all(False)
+    draft, prepared = prepare_all(True)
+
+    def model_time(batch: int) -> float:
+        t0 = time.perf_counter()
+        for k in range(0, len(prepared), batch):
+            worker.clear_caches()
+            worker.call(worker.compute, metric, settings, device, prepared[k:k + batch])
+        if device != "cpu":
+            import torch
+
+            torch.cuda.synchronize()
+        return (time.perf_counter() - t0) / len(prepared)
+
+    return {"prepare_full": full, "prepare_draft": draft, "model_b1": model_time(1),
+            "model_bN": model_time(size)}
+
+
 class GpuSampler:
     """Samples GPU utilisation (torch.cuda.utilization via NVML) every 50 ms."""
 
@@ -272,6 +309,8 @@ def main() -> None:
                     fast.append(runner(metric, items, settings, device, worker,
                                        args.runner_threads))
             n = len(items)
+            batch = settings.batch_size or metric.batch_size
+            stages = stage_times(metric, items, settings, device, worker, batch)
             row = {
                 "one_at_a_time_pairs_s": n / statistics.median(base),
                 "runner_pairs_s": n / statistics.median(fast),
@@ -279,8 +318,12 @@ def main() -> None:
                 "one_at_a_time_s_p95": float(np.percentile(base, 95)),
                 "runner_s_median": statistics.median(fast),
                 "runner_s_p95": float(np.percentile(fast, 95)),
-                "batch_size": settings.batch_size or metric.batch_size,
+                "batch_size": batch,
+                "stage_ms_per_pair": {k: round(v * 1e3, 1) for k, v in stages.items()},
             }
+            best = max(stages["prepare_draft"] / max(1, args.decode_threads),
+                       stages["model_bN"])
+            row["bound"] = (stages["prepare_full"] + stages["model_b1"]) / best
             row["speedup"] = row["runner_pairs_s"] / row["one_at_a_time_pairs_s"]
             if util:
                 row["gpu_util_mean_pct"] = float(np.mean(util))
@@ -290,7 +333,9 @@ def main() -> None:
                   f"{row['one_at_a_time_s_p95']:.2f} s) | runner {row['runner_pairs_s']:7.2f} "
                   f"pairs/s (median {row['runner_s_median']:.2f} s, p95 "
                   f"{row['runner_s_p95']:.2f} s, batch {row['batch_size']}) | x"
-                  f"{row['speedup']:.2f}"
+                  f"{row['speedup']:.2f} (stages alone bound it at x{row['bound']:.2f}: "
+                  + ", ".join(f"{k} {v} ms" for k, v in row["stage_ms_per_pair"].items())
+                  + ")"
                   + (f" | GPU util {row['gpu_util_mean_pct']:.0f}%" if util else ""),
                   flush=True)
     print(json.dumps(results, indent=2))

@@ -95,8 +95,14 @@ def iter_results(metric: Metric, items: Sequence[PairItem], settings: MetricSett
                 check()
                 ready: list[tuple[PairItem, Any]] = []
                 out: list[tuple[PairItem, MetricResult, float]] = []
-                while pending and len(ready) < size:
-                    item, fut = pending.popleft()
+                # wait for the next item only; then take the items already prepared behind
+                # it, up to a full batch: the model never idles waiting for a batch to fill
+                # (batches grow by themselves when the model is the slower side)
+                while pending and len(ready) + len(out) < size:
+                    item, fut = pending[0]
+                    if (ready or out) and not fut.done():
+                        break
+                    pending.popleft()
                     try:
                         ready.append((item, fut.result()))
                     except Exception as exc:
