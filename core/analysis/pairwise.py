@@ -49,7 +49,8 @@ def _elo_note(opt: Any, fits: list[Any]) -> str:
             f"{opt.seed}" if opt.n_boot else "no bootstrap (interval = point estimate)")
     notes = {f.note() for f in fits}
     n_map = sum(f.n_boot_map for f in fits)
-    extra = f" {n_map:,} resamples needed the MAP prior." if n_map else ""
+    extra = (f" {n_map:,} resample{'' if n_map == 1 else 's'} needed the MAP prior."
+             if n_map else "")
     return f"Elo = 1000 + 400·log10(π / geometric mean of π); {boot}. " + " ".join(
         sorted(notes)) + extra
 
