@@ -54,7 +54,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     merge.add_argument("--json", action="store_true")
     merge.set_defaults(handler=cmd_merge)
 
-    results = cmds.add_parser("results", help="export results as the CSV `winnow stats` reads")
+    results = cmds.add_parser("results", help="export results as the CSV `winnow stats` reads "
+                              "(ranking: rater,item,model,rank; Likert: rater,unit,model,"
+                              "criterion,value; side-by-side: a,b,winner,rater,item,"
+                              "criterion; checklist: model,category,subtask,case,q1..q6)")
     results.add_argument("project", type=Path)
     results.add_argument("--session", required=True)
     results.add_argument("--out", type=Path, required=True)
