@@ -324,7 +324,9 @@ def _torch_module(spec: NetSpec) -> Any:
 
         def _add_conv(self, name: str, conv: Layer, affine: Layer) -> None:
             w, b = _fold(conv, affine)
-            self.register_buffer(f"{name}_w", torch.from_numpy(w))
+            # channels-last: the permuted uint8 chips already are; oneDNN runs it ~1.3× faster
+            self.register_buffer(f"{name}_w", torch.from_numpy(w).contiguous(
+                memory_format=torch.channels_last))
             self.register_buffer(f"{name}_b", torch.from_numpy(b))
             self.geometry[name] = (conv.attrs["stride"], conv.attrs["padding"])
 
