@@ -17,12 +17,14 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
+import threading
 from collections import OrderedDict
 from typing import Any
 
 import numpy as np
 
 from core.metrics.base import Metric, MetricResult
+from core.metrics.dlib_resnet import CHIP_PADDING, CHIP_SIZE
 from core.metrics.imageio import load_array
 from core.metrics.settings import MetricSettings
 
@@ -49,8 +51,68 @@ def dlib_model_dir() -> str:
     return os.path.join(list(spec.submodule_search_locations)[0], "models")
 
 
+class FaceFinder:
+    """dlib's HOG detector + 5-point landmarks → aligned face chips (one per thread)."""
+
+    def __init__(self) -> None:
+        import dlib
+
+        root = dlib_model_dir()
+        self.detector = dlib.get_frontal_face_detector()
+        self.shapes = dlib.shape_predictor(os.path.join(root, "shape_predictor_5_face_landmarks.dat"))
+
+    def chips(self, img: np.ndarray, size: int, padding: float) -> np.ndarray:
+        """``(n_faces, size, size, 3) uint8`` aligned chips of every face found in ``img``."""
+        import dlib
+
+        upsample = 1 if max(img.shape[:2]) < UPSAMPLE_BELOW else 0
+        dets = self.detector(img, upsample)
+        if not len(dets):
+            return np.zeros((0, size, size, 3), np.uint8)
+        shapes = dlib.full_object_detections()
+        for d in dets:
+            shapes.append(self.shapes(img, d))
+        return np.stack([np.asarray(c) for c in
+                         dlib.get_face_chips(img, shapes, size=size, padding=padding)])
+
+
+class FaceSetup:
+    """Per-run state of the decode threads: a finder per thread, chips cached by image.
+
+    Detection and alignment (the costly, per-image part) run here, in parallel with the
+    model thread; an input image shared by several models' outputs is detected once.
+    """
+
+    def __init__(self, onnx: bool) -> None:
+        # dlib's network (and its torch port) takes 150 px chips with padding 0.25;
+        # ArcFace-style models take 112 px crops without padding
+        self.size, self.padding = (112, 0.0) if onnx else (CHIP_SIZE, CHIP_PADDING)
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    def finder(self) -> FaceFinder:
+        if not hasattr(self._local, "finder"):
+            self._local.finder = FaceFinder()
+        return self._local.finder
+
+    def faces(self, ref: Any) -> np.ndarray:
+        """Aligned chips of every face in the image ``ref`` (cached by its key)."""
+        key = ref.key()
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+        chips = self.finder().chips(load_array(ref, MAX_SIDE), self.size, self.padding)
+        with self._lock:
+            self._cache[key] = chips
+            while len(self._cache) > 64:
+                self._cache.popitem(last=False)
+        return chips
+
+
 class FaceEmbedder:
-    """dlib detector + landmarks + (dlib ResNet | its torch port | ONNX) embedder.
+    """Embeds aligned chips with dlib's ResNet (its torch port | dlib's own) or an ONNX model.
 
     Lives on the model thread.  ``backend`` says which embedder runs: ``"torch"``
     (dlib's network ported to torch, same descriptors, ADR 068), ``"dlib"`` or ``"onnx"``.
@@ -60,12 +122,11 @@ class FaceEmbedder:
         import dlib
 
         root = dlib_model_dir()
-        self.detector = dlib.get_frontal_face_detector()
-        self.shapes = dlib.shape_predictor(os.path.join(root, "shape_predictor_5_face_landmarks.dat"))
         self.onnx = None
         self.net: Any = None
         self.device = device
         self.cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._finder: FaceFinder | None = None
         if onnx_path:
             import onnxruntime as ort
 
@@ -83,18 +144,44 @@ class FaceEmbedder:
             self.resnet = dlib.face_recognition_model_v1(path)
             self.backend = "dlib"
 
+    @property
+    def chip_size(self) -> tuple[int, float]:
+        """``(size, padding)`` of the chips this embedder takes."""
+        return (112, 0.0) if self.onnx is not None else (CHIP_SIZE, CHIP_PADDING)
+
+    def embed_chips(self, chips: np.ndarray) -> np.ndarray:
+        """``(n, d)`` L2-normalised embeddings of ``(n, s, s, 3) uint8`` aligned chips."""
+        if chips.shape[0] == 0:
+            return np.zeros((0, 128 if self.onnx is None else 0), np.float32)
+        if self.net is not None:
+            from core.metrics.dlib_resnet import embed_chips
+
+            emb = embed_chips(self.net, chips, TORCH_CHUNK)
+        elif self.onnx is None:
+            vecs = self.resnet.compute_face_descriptor(list(chips))
+            emb = np.asarray([np.asarray(v) for v in vecs], np.float32)
+        else:
+            x = (chips.astype(np.float32) - 127.5) / 127.5
+            emb = np.asarray(self.onnx.run(None, {self.onnx_input: x.transpose(0, 3, 1, 2)})[0],
+                             np.float32).reshape(len(chips), -1)
+        return emb / np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-12)
+
     def embed_keyed(self, images: list[tuple[str, np.ndarray]]) -> list[np.ndarray]:
-        """:meth:`embed` for ``(image key, pixels)``: each image is detected and embedded once.
+        """Embeddings of ``(image key, chips)`` with all new faces in one pass.
 
         An input shared by several models' outputs is reused from a small LRU cache.
         """
         todo: dict[str, np.ndarray] = {}
-        for key, img in images:
+        for key, chips in images:
             if key not in self.cache and key not in todo:
-                todo[key] = img
+                todo[key] = chips
         if todo:
-            for key, emb in zip(todo, self.embed(list(todo.values())), strict=True):
-                self.cache[key] = emb
+            counts = [len(c) for c in todo.values()]
+            size = next(iter(todo.values())).shape[1:]
+            emb = self.embed_chips(np.concatenate(list(todo.values())) if sum(counts)
+                                   else np.zeros((0, *size), np.uint8))
+            for key, part in zip(todo, np.split(emb, np.cumsum(counts)[:-1]), strict=True):
+                self.cache[key] = part
         out = []
         for key, _ in images:
             self.cache.move_to_end(key)
@@ -105,56 +192,15 @@ class FaceEmbedder:
 
     def embed(self, images: list[np.ndarray]) -> list[np.ndarray]:
         """``(n_faces, d)`` L2-normalised embeddings for each image (n_faces may be 0)."""
-        import dlib
-
-        found: list[tuple[int, Any]] = []
-        for k, img in enumerate(images):
-            upsample = 1 if max(img.shape[:2]) < UPSAMPLE_BELOW else 0
-            dets = self.detector(img, upsample)
-            if len(dets):
-                shapes = dlib.full_object_detections()
-                for d in dets:
-                    shapes.append(self.shapes(img, d))
-                found.append((k, shapes))
-        out = [np.zeros((0, 128 if self.onnx is None else 0), np.float32) for _ in images]
-        if not found:
-            return out
-        if self.net is not None:
-            per_image = self._embed_torch([(images[k], shapes) for k, shapes in found])
-        elif self.onnx is None:
-            vecs = self.resnet.compute_face_descriptor([images[k] for k, _ in found],
-                                                       [s for _, s in found])
-            per_image = [np.asarray([np.asarray(v) for v in faces], np.float32) for faces in vecs]
-        else:
-            per_image = []
-            for k, shapes in found:
-                chips = dlib.get_face_chips(images[k], shapes, size=112, padding=0.0)
-                x = (np.stack(chips).astype(np.float32) - 127.5) / 127.5
-                y = self.onnx.run(None, {self.onnx_input: x.transpose(0, 3, 1, 2)})[0]
-                per_image.append(np.asarray(y, np.float32).reshape(len(chips), -1))
-        for (k, _), emb in zip(found, per_image, strict=True):
-            norms = np.linalg.norm(emb, axis=1, keepdims=True)
-            out[k] = emb / np.maximum(norms, 1e-12)
-        return out
-
-    def _embed_torch(self, found: list[tuple[np.ndarray, Any]]) -> list[np.ndarray]:
-        """dlib's descriptors from the torch port: every face of the batch in one pass.
-
-        The chips are dlib's own (``get_face_chips``, 150 px, padding 0.25), exactly what
-        ``compute_face_descriptor`` feeds its network.
-        """
-        import dlib
-
-        from core.metrics.dlib_resnet import CHIP_PADDING, CHIP_SIZE, embed_chips
-
-        chips: list[np.ndarray] = []
-        counts = []
-        for img, shapes in found:
-            faces = dlib.get_face_chips(img, shapes, size=CHIP_SIZE, padding=CHIP_PADDING)
-            chips += [np.asarray(c) for c in faces]
-            counts.append(len(faces))
-        emb = embed_chips(self.net, np.stack(chips), TORCH_CHUNK)
-        return np.split(emb, np.cumsum(counts)[:-1])
+        if self._finder is None:
+            self._finder = FaceFinder()
+        size, padding = self.chip_size
+        chips = [self._finder.chips(img, size, padding) for img in images]
+        counts = [len(c) for c in chips]
+        if not sum(counts):
+            return [self.embed_chips(c) for c in chips]
+        emb = self.embed_chips(np.concatenate(chips))
+        return list(np.split(emb, np.cumsum(counts)[:-1]))
 
 
 def load_torch_port(path: str, device: str) -> Any:
@@ -205,8 +251,11 @@ class FaceIdentity(Metric):
         return {"embedder": settings.face_onnx or "dlib_face_recognition_resnet_model_v1",
                 "detector": "dlib-hog"}
 
-    def prepare(self, item: Any, setup: Any) -> list[tuple[str, np.ndarray]]:
-        return [(ref.key(), load_array(ref, MAX_SIDE)) for ref in (*item.inputs, item.output)]
+    def setup(self, settings: MetricSettings) -> FaceSetup:
+        return FaceSetup(onnx=bool(settings.face_onnx))
+
+    def prepare(self, item: Any, setup: FaceSetup) -> list[tuple[str, np.ndarray]]:
+        return [(ref.key(), setup.faces(ref)) for ref in (*item.inputs, item.output)]
 
     def load(self, settings: MetricSettings, device: str) -> FaceEmbedder:
         return FaceEmbedder(settings.face_onnx, device)

@@ -23,7 +23,7 @@ from core.metrics.dlib_resnet import (  # noqa: E402
     read_layers,
     structure,
 )
-from core.metrics.face_identity import RESNET_FILE, FaceEmbedder, dlib_model_dir  # noqa: E402
+from core.metrics.face_identity import RESNET_FILE, FaceEmbedder, FaceFinder, dlib_model_dir  # noqa: E402
 
 #: 16 faces in 4 photos: one portrait and groups (small, turned, partly hidden faces)
 PHOTOS = ("Tom_Cruise_avp_2014_4.jpg", "2008_001009.jpg", "2008_002079.jpg", "2007_007763.jpg")
@@ -46,7 +46,7 @@ def detected() -> list[tuple[np.ndarray, object]]:
     if not FACES.is_dir():
         pytest.skip(f"real face photos not found at {FACES} (shared test data is absent)")
     faces = FACES
-    emb = FaceEmbedder()
+    emb = FaceFinder()
     out = []
     for name in PHOTOS:
         img = np.asarray(Image.open(faces / name).convert("RGB"))
