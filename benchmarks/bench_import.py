@@ -20,9 +20,10 @@ import tempfile
 import time
 from pathlib import Path
 
-WORDS = ("ghibli cat portrait neon sign poster edit colour yellow tint style photo "
+_WORDS_TEXT = ("ghibli cat portrait neon sign poster edit colour yellow tint style photo "
          "turn make this into anime watercolour sketch logo text renders car house dog "
-         "sunset night snow polaroid vintage cinematic lighting background remove add").split()
+         "sunset night snow polaroid vintage cinematic lighting background remove add")
+WORDS = _WORDS_TEXT.split()
 
 CHILD = """
 import sys, time, json

@@ -163,6 +163,7 @@ def one_at_a_time(metric, items, settings, device, worker,  # type: ignore[no-un
         with torch.inference_mode():
             for item in items:
                 worker.clear_caches()  # a plain loop keeps no features between pairs
+                getattr(setup, "clear", lambda: None)()
                 prepared = metric.prepare(item, setup)
                 metric.compute(model, [prepared], device)
                 if device != "cpu":
@@ -208,13 +209,16 @@ def stage_times(metric, items, settings, device, worker,  # type: ignore[no-unty
         finally:
             imageio.USE_DRAFT = True
 
+    getattr(setup, "clear", lambda: None)()
     full, _ = prepare_all(False)
+    getattr(setup, "clear", lambda: None)()
     draft, prepared = prepare_all(True)
 
     def model_time(batch: int) -> float:
         t0 = time.perf_counter()
         for k in range(0, len(prepared), batch):
             worker.clear_caches()
+            getattr(setup, "clear", lambda: None)()
             worker.call(worker.compute, metric, settings, device, prepared[k:k + batch])
         if device != "cpu":
             import torch
