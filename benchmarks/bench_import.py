@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 
 _WORDS_TEXT = ("ghibli cat portrait neon sign poster edit colour yellow tint style photo "
-         "turn make this into anime watercolour sketch logo text renders car house dog "
-         "sunset night snow polaroid vintage cinematic lighting background remove add")
+               "turn make this into anime watercolour sketch logo text renders car house dog "
+               "sunset night snow polaroid vintage cinematic lighting background remove add")
 WORDS = _WORDS_TEXT.split()
 
 CHILD = """
