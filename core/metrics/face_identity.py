@@ -17,8 +17,11 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
+import queue
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -76,8 +79,28 @@ class FaceFinder:
                          dlib.get_face_chips(img, shapes, size=size, padding=padding)])
 
 
+_FINDERS: queue.SimpleQueue[FaceFinder] = queue.SimpleQueue()
+
+
+@contextmanager
+def borrowed_finder() -> Iterator[FaceFinder]:
+    """A :class:`FaceFinder` for this thread's use, kept for later runs and threads.
+
+    Loading the detector and the landmark model takes ~0.5 s, more than a batch of
+    detections, so finders are pooled rather than made per run or per thread.
+    """
+    try:
+        finder = _FINDERS.get_nowait()
+    except queue.Empty:
+        finder = FaceFinder()
+    try:
+        yield finder
+    finally:
+        _FINDERS.put(finder)
+
+
 class FaceSetup:
-    """Per-run state of the decode threads: a finder per thread, chips cached by image.
+    """Per-run state of the decode threads: chips cached by image.
 
     Detection and alignment (the costly, per-image part) run here, in parallel with the
     model thread; an input image shared by several models' outputs is detected once.
@@ -87,14 +110,8 @@ class FaceSetup:
         # dlib's network (and its torch port) takes 150 px chips with padding 0.25;
         # ArcFace-style models take 112 px crops without padding
         self.size, self.padding = (112, 0.0) if onnx else (CHIP_SIZE, CHIP_PADDING)
-        self._local = threading.local()
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
-
-    def finder(self) -> FaceFinder:
-        if not hasattr(self._local, "finder"):
-            self._local.finder = FaceFinder()
-        return self._local.finder
 
     def clear(self) -> None:
         """Forget the cached chips (benchmarks: a plain loop keeps nothing between pairs)."""
@@ -108,7 +125,9 @@ class FaceSetup:
             if key in self._cache:
                 self._cache.move_to_end(key)
                 return self._cache[key]
-        chips = self.finder().chips(load_array(ref, MAX_SIDE), self.size, self.padding)
+        pixels = load_array(ref, MAX_SIDE)
+        with borrowed_finder() as finder:
+            chips = finder.chips(pixels, self.size, self.padding)
         with self._lock:
             self._cache[key] = chips
             while len(self._cache) > 64:
@@ -131,7 +150,6 @@ class FaceEmbedder:
         self.net: Any = None
         self.device = device
         self.cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._finder: FaceFinder | None = None
         if onnx_path:
             import onnxruntime as ort
 
@@ -197,10 +215,9 @@ class FaceEmbedder:
 
     def embed(self, images: list[np.ndarray]) -> list[np.ndarray]:
         """``(n_faces, d)`` L2-normalised embeddings for each image (n_faces may be 0)."""
-        if self._finder is None:
-            self._finder = FaceFinder()
         size, padding = self.chip_size
-        chips = [self._finder.chips(img, size, padding) for img in images]
+        with borrowed_finder() as finder:
+            chips = [finder.chips(img, size, padding) for img in images]
         counts = [len(c) for c in chips]
         if not sum(counts):
             return [self.embed_chips(c) for c in chips]
