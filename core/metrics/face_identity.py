@@ -253,7 +253,9 @@ def best_pair(inputs: list[np.ndarray], output: np.ndarray) -> MetricResult:
         return MetricResult.ok(0.0, input_faces=int(faces_in.shape[0]), output_faces=0)
     sims = faces_in @ output.T
     i, j = np.unravel_index(int(np.argmax(sims)), sims.shape)
-    return MetricResult.ok(float(sims[i, j]), input_faces=int(faces_in.shape[0]),
+    # float32 rounding can put an identical face a hair above 1
+    value = float(np.clip(sims[i, j], -1.0, 1.0))
+    return MetricResult.ok(value, input_faces=int(faces_in.shape[0]),
                            output_faces=int(output.shape[0]), best_pair=[int(i), int(j)])
 
 
