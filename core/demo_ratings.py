@@ -42,6 +42,7 @@ DEGRADED_QUALITY = -3.0   # a gold task's degraded copy: obviously the worst
 ITEM_SD = 0.35            # per (sample, model) effect every rater sees
 LIKERT_ITEM_SD = 0.45
 LIKERT_NOISE = 1.1        # Likert noise = rater noise × this (a 1–5 scale)
+PAIR_NOISE = 0.7          # two images side by side are easier to compare than four
 TIE_MARGIN = 0.12         # side-by-side: closer than this reads as a tie
 
 RANKING = "Demo ranking (ECHO)"
@@ -71,9 +72,9 @@ class SimulatedRater:
     sloppy: bool = False
 
 
-RATERS = (SimulatedRater("Amara Osei", 0.36, 0.15, 1.0),
-          SimulatedRater("Bruno Lindqvist", 0.38, -0.2, 1.2),
-          SimulatedRater("Chen Wei", 0.6, 0.1, 0.65, sloppy=True))
+RATERS = (SimulatedRater("Amara Osei", 0.32, 0.15, 1.0),
+          SimulatedRater("Bruno Lindqvist", 0.34, -0.2, 1.2),
+          SimulatedRater("Chen Wei", 0.75, 0.1, 0.65, sloppy=True))
 
 
 def add_demo_ratings(project: Project, work_dir: Path, state: JobState,
@@ -94,7 +95,9 @@ def add_demo_ratings(project: Project, work_dir: Path, state: JobState,
     work_dir = Path(work_dir)
     state.set_total(None)
     summary: list[dict[str, Any]] = []
-    for k, (name, protocol, _n, overlap, gold_rate, median_s) in enumerate(SESSIONS):
+    # created in reverse, so the Rate workspace (newest first) lists the ranking on top
+    for k, (name, protocol, _n, overlap, gold_rate, median_s) in reversed(list(
+            enumerate(SESSIONS))):
         state.check()
         state.set_status(f"Demo ratings: {name}")
         design = SessionDesign(
@@ -116,6 +119,7 @@ def add_demo_ratings(project: Project, work_dir: Path, state: JobState,
         summary.append({"name": name, "protocol": protocol, "samples": len(picks[k]),
                         "raters": session.raters, "tasks": session.tasks,
                         "judgments": session.judgments, "files": [str(p) for p in files]})
+    summary.reverse()
     return {"sessions": summary, "judgments": sum(s["judgments"] for s in summary)}
 
 
@@ -265,7 +269,8 @@ def _answer(protocol: str, options: tuple[tuple[str, str], ...], t: _Truth,
     """What this rater answers (``fail``: miss this gold task, as a hurried rater does)."""
     if protocol == "likert":
         return _likert(options[0][0], t, rater, seed, rng, fail)
-    seen = {tok: _quality(seed, t.sample_id, *t.options[tok]) + rng.gauss(0.0, rater.noise)
+    noise = rater.noise * (PAIR_NOISE if protocol == "side_by_side" else 1.0)
+    seen = {tok: _quality(seed, t.sample_id, *t.options[tok]) + rng.gauss(0.0, noise)
             for tok, _ in options}
     if protocol == "ranking":
         order = sorted(seen, key=lambda tok: -seen[tok])
