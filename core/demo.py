@@ -18,8 +18,13 @@ def demo_sources_dir(path: Path) -> Path:
 
 
 def create_demo_project(path: str | Path, *, seed: int = 0, overwrite: bool = True,
-                        state: JobState | None = None) -> tuple[Project, ImportReport]:
-    """Write a fresh demo project at ``path`` and return it open, with the import report."""
+                        state: JobState | None = None, ratings: bool = True
+                        ) -> tuple[Project, ImportReport]:
+    """Write a fresh demo project at ``path`` and return it open, with the import report.
+
+    ``ratings`` adds three finished rating sessions answered by simulated raters
+    (core.demo_ratings), so Rate and Analyze show a study.
+    """
     from core.demo_sources import generate_demo_sources
 
     path = Path(path)
@@ -42,6 +47,11 @@ def create_demo_project(path: str | Path, *, seed: int = 0, overwrite: bool = Tr
         state.set_status("Importing model outputs")
         import_outputs(project, sources.outputs_dir, state=state)
         _demo_metrics(project, state)
+        if ratings:
+            from core.demo_ratings import add_demo_ratings
+
+            state.set_status("Rating sessions for the demo")
+            add_demo_ratings(project, sources_dir / "rating-sessions", state, seed=seed)
     except BaseException:
         project.close()
         raise

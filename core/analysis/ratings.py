@@ -59,8 +59,12 @@ def likert_sections(rows: list[Row], opt: Any) -> dict[str, Section]:
     crit = list(means.criteria)
     with np.errstate(invalid="ignore"):
         per_crit = np.nanmean(means.means, axis=1) if means.units else np.full((0, 0), np.nan)
-    order = sorted(range(len(means.models)),
-                   key=lambda i: -(res.overall[i] if not np.isnan(res.overall[i]) else -1))
+    def rank_key(i: int) -> tuple[float, float]:  # success first, then mean over criteria
+        overall = res.overall[i] if not np.isnan(res.overall[i]) else -1.0
+        mean = float(np.nanmean(per_crit[i])) if np.isfinite(per_crit[i]).any() else -np.inf
+        return (-overall, -mean)
+
+    order = sorted(range(len(means.models)), key=rank_key)
     tau = f"{opt.tau:g}"
     lead_rows = [[rank, means.models[i], *[num(per_crit[i, c]) for c in range(len(crit))],
                   num(res.overall[i])] for rank, i in enumerate(order, 1)]
@@ -70,7 +74,8 @@ def likert_sections(rows: list[Row], opt: Any) -> dict[str, Section]:
         "leaderboard", "Leaderboard",
         ["Rank", "Model", *[f"Mean {c}" for c in crit], f"Success (all ≥ {tau})"], lead_rows,
         "Mean = mean over units of the mean rating over raters. Success: a unit succeeds "
-        f"when its mean rating is ≥ {tau} on every criterion (TECCI Overall).", fmts)])
+        f"when its mean rating is ≥ {tau} on every criterion (TECCI Overall). Ranked by "
+        "success, ties by the mean over criteria.", fmts)])
     lead.summary = [f"{len(rows):,} ratings by {len(set(col(rows, 'rater')))} raters of "
                     f"{len(means.models)} models on {len(means.units):,} units, criteria "
                     f"{', '.join(crit)}",

@@ -203,3 +203,13 @@ def test_bad_options_and_data_are_clear_errors() -> None:
         analyze([], "votes")
     with pytest.raises(ValueError, match="unknown data set kind"):
         analyze(data.votes(10), "opinions")
+
+
+def test_likert_leaderboard_breaks_success_ties_by_mean() -> None:
+    """At a τ no model reaches, the order comes from the mean ratings, not the alphabet."""
+    rows = [{"rater": f"r{k}", "unit": f"u{u}", "model": m, "criterion": c, "value": v}
+            for k in range(2) for u in range(3) for c in ("IF", "IC", "VQ")
+            for m, v in (("alpha", 2.0), ("beta", 3.0), ("gamma", 1.0))]
+    lead = analyze(rows, "likert", AnalysisOptions(tau=4.5)).section("leaderboard").tables[0]
+    assert [r[1] for r in lead.rows] == ["beta", "alpha", "gamma"]
+    assert [r[0] for r in lead.rows] == [1, 2, 3]
