@@ -48,6 +48,7 @@ class DemoPhoto:
     texts: list[Box] = field(default_factory=list)  # signs, badges, labels
     faces: list[Box] = field(default_factory=list)  # drawn faces (manual regions)
     quad: list[tuple[float, float]] | None = None  # a painting's corners (keystone fix)
+    tilt: float = 0.0  # the Straighten angle (clockwise degrees) that levels the horizon
 
 
 # -- drawing helpers (coordinates in the 2x canvas) ----------------------------------------
@@ -151,6 +152,13 @@ def _person(d: ImageDraw.ImageDraw, cx: float, head_top: float, head_h: float, s
     return (cx - hw / 2, head_top, hw, head_h)
 
 
+def _gradient(size: tuple[int, int], top: RGB, bottom: RGB) -> Image.Image:
+    """A vertical gradient (as :func:`core.demo_drawing.gradient`, built line by line)."""
+    column = Image.linear_gradient("L").resize((1, size[1]))
+    return Image.merge("RGB", [column.point(lambda v, a=a, b=b: a + (b - a) * v / 255)
+                               for a, b in zip(top, bottom, strict=True)]).resize(size)
+
+
 def _mask_box(mask: Image.Image) -> Box:
     """The bounding box of a drawn mask (after the scene's transforms)."""
     x0, y0, x1, y1 = mask.getbbox() or (0, 0, 0, 0)
@@ -169,7 +177,7 @@ def _finish(img: Image.Image, rng: np.random.Generator) -> Image.Image:
     ys = ((np.arange(h, dtype=np.float32) - h / 2) / (h / 2)) ** 2
     xs = ((np.arange(w, dtype=np.float32) - w / 2) / (w / 2)) ** 2
     shade = 1.0 - 0.09 * (ys[:, None] + xs[None, :])
-    arr = arr * shade[..., None] + rng.normal(0.0, 2.2, arr.shape).astype(np.float32) + 0.5
+    arr = arr * shade[..., None] + 2.2 * rng.standard_normal(arr.shape, np.float32) + 0.5
     return Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8), "RGB")
 
 
@@ -195,7 +203,7 @@ def _eu_street(rnd: random.Random) -> tuple[Image.Image, dict[str, list[Box]], f
     w, h = WIDTH * SCALE, HEIGHT * SCALE
     pad = SCALE * round(0.04 * w)
     W, H = w + 2 * pad, h + 2 * pad  # noqa: N806 - the padded canvas
-    img = dd.gradient((W, H), (120, 170, 225), (205, 225, 240))
+    img = _gradient((W, H), (120, 170, 225), (205, 225, 240))
     d = ImageDraw.Draw(img)
     ground = pad + h * 0.58
     _facades(d, rnd, W, ground)
@@ -221,7 +229,7 @@ def _eu_street(rnd: random.Random) -> tuple[Image.Image, dict[str, list[Box]], f
 def _us_parking(rnd: random.Random) -> tuple[Image.Image, dict[str, list[Box]]]:
     """A car with a US plate in a parking lot."""
     w, h = WIDTH * SCALE, HEIGHT * SCALE
-    img = dd.gradient((w, h), (135, 180, 230), (215, 230, 245))
+    img = _gradient((w, h), (135, 180, 230), (215, 230, 245))
     d = ImageDraw.Draw(img)
     ground = h * 0.45
     d.rectangle((0, ground - 150, w, ground), fill=(190, 180, 165))  # a store far away
@@ -243,7 +251,7 @@ def _bakery(rnd: random.Random) -> tuple[Image.Image, dict[str, list[Box]]]:
     """A shop front with a sign and its owner in the door."""
     w, h = WIDTH * SCALE, HEIGHT * SCALE
     wall = dd.jitter(rnd, (150, 95, 70), 15)
-    img = dd.gradient((w, h), dd.mix(wall, (255, 255, 255), 0.15), dd.mix(wall, (0, 0, 0), 0.2))
+    img = _gradient((w, h), dd.mix(wall, (255, 255, 255), 0.15), dd.mix(wall, (0, 0, 0), 0.2))
     d = ImageDraw.Draw(img)
     for y in range(0, h, 26):  # brick courses
         d.line((0, y, w, y), fill=dd.mix(wall, (0, 0, 0), 0.25), width=2)
@@ -273,7 +281,7 @@ def _name_badge(rnd: random.Random) -> tuple[Image.Image, dict[str, list[Box]]]:
     """A portrait-format photo of a person wearing a name badge (stored sideways)."""
     w, h = HEIGHT * SCALE, WIDTH * SCALE  # upright portrait
     bg = dd.jitter(rnd, (170, 185, 200), 15)
-    img = dd.gradient((w, h), dd.mix(bg, (255, 255, 255), 0.3), dd.mix(bg, (0, 0, 0), 0.25))
+    img = _gradient((w, h), dd.mix(bg, (255, 255, 255), 0.3), dd.mix(bg, (0, 0, 0), 0.25))
     d = ImageDraw.Draw(img)
     shirt = rnd.choice([(40, 70, 120), (60, 60, 65), (120, 40, 50)])
     face = _person(d, w / 2, h * 0.13, h * 0.26, rnd.choice([(240, 205, 175), (205, 160, 120),
@@ -299,7 +307,7 @@ def _gallery(rnd: random.Random) -> tuple[Image.Image, dict[str, list[Box]], lis
 
     w, h = WIDTH * SCALE, HEIGHT * SCALE
     wall = dd.jitter(rnd, (232, 228, 218), 8)
-    img = dd.gradient((w, h), wall, dd.mix(wall, (0, 0, 0), 0.12))
+    img = _gradient((w, h), wall, dd.mix(wall, (0, 0, 0), 0.12))
     ImageDraw.Draw(img).rectangle((0, h * 0.9, w, h), fill=(120, 95, 70))  # floor
     flat = Image.new("RGBA", (w, h), (0, 0, 0, 0))
     d = ImageDraw.Draw(flat)
@@ -361,26 +369,24 @@ def draw_demo_photos(seed: int = 0) -> list[DemoPhoto]:
     gallery, gtruth, quad = _gallery(rnd)
     return [
         _shot("01-street-eu-plate.jpg", street, truth, rng, rnd, category="Vehicle", place="eu",
-              caption="Parked car, German plate", camera=("FUJIFILM", "X-T30"),
-              notes=f"Demo: the plate was found by the text detector. The horizon tilts by "
-                    f"{abs(angle):.1f}°: straighten it with Rotate before releasing."),
+              caption="Parked car, German plate", camera=("FUJIFILM", "X-T30"), tilt=angle,
+              notes=f"Demo: plate found by the text detector. The horizon tilts: fix it "
+                    f"with Straighten (about {angle:+.1f}°)."),
         _shot("02-parking-us-plate.jpg", *_us_parking(rnd), rng, rnd, category="Vehicle",
               place="us", caption="Parking lot", camera=("Canon", "Canon EOS R6"),
               notes="Demo: a US-style plate, found by the text detector."),
         _shot("03-bakery-sign.jpg", *_bakery(rnd), rng, rnd, category="Text", place="eu",
               caption="Corner bakery", camera=("FUJIFILM", "X-T30"),
-              notes="Demo: the detectors do not find drawn faces, so the face in the door "
-                    "has a manual region (as you would draw it). The shop sign was found as "
-                    "text: keep it hidden or delete that region."),
+              notes="Demo: drawn faces are not detected, so this face has a region drawn "
+                    "by hand. The sign was found as text."),
         _shot("04-name-badge.jpg", *_name_badge(rnd), rng, rnd, category="Text", place="us",
               caption="Conference guest", camera=("Google", "Pixel 7"), orientation=6,
-              notes="Demo: stored sideways with EXIF orientation 6; Winnow shows it upright. "
-                    "The name badge was found as text; the face has a manual region."),
+              notes="Demo: stored sideways (EXIF orientation 6), shown upright. Badge "
+                    "found as text; face region drawn by hand."),
         _shot("05-gallery-keystone.jpg", gallery, gtruth, rng, rnd, category="Art", place="eu",
               caption="Painting in a gallery", camera=("SONY", "ILCE-7M3"), quad=quad,
-              notes="Demo: shot from below, so the painting is a trapezoid: use Perspective "
-                    "corners and drag them onto the frame's corners. The text detector also "
-                    "found the wall label, which is no personal data: delete those regions."),
+              notes="Demo: keystone; drag Perspective corners onto the frame. The wall "
+                    "label was found as text but is not personal: delete it."),
     ]
 
 

@@ -133,6 +133,19 @@ def test_same_seed_same_bytes_other_seed_other_photos(tmp_path: Path) -> None:
     assert all(a.read_bytes() != c.read_bytes() for a, c in zip(first, other, strict=True))
 
 
+def _horizon_degrees(rgb: np.ndarray) -> float:
+    """Slope of the kerb (dark road below, light pavement above) across the street photo."""
+    h, w = rgb.shape[:2]
+    xs, ys = (int(w * 0.05), int(w * 0.95)), []
+    for x in xs:
+        column = rgb[:, x].mean(axis=1)
+        y = int(h * 0.85)
+        while y > 0 and column[y] < 120:
+            y -= 1
+        ys.append(y)
+    return float(np.degrees(np.arctan2(ys[1] - ys[0], xs[1] - xs[0])))
+
+
 def test_geometry_demos_need_the_fixes_they_describe() -> None:
     shots = {s.name: s for s in draw_demo_photos(0)}
     gallery = shots["05-gallery-keystone.jpg"]
@@ -145,7 +158,12 @@ def test_geometry_demos_need_the_fixes_they_describe() -> None:
     frame = np.array([150, 115, 50])  # the gilt frame runs along every edge once rectified
     for edge in (fixed[3, :], fixed[-4, :], fixed[:, 3], fixed[:, -4]):
         assert np.abs(edge.astype(int) - frame).sum(axis=1).mean() < 60
-    assert "Rotate" in shots["01-street-eu-plate.jpg"].notes
+    street = shots["01-street-eu-plate.jpg"]
+    assert "Straighten" in street.notes and f"{street.tilt:+.1f}°" in street.notes
+    tilted = _horizon_degrees(np.asarray(street.image))
+    assert 3.0 <= abs(tilted) <= 5.0 and tilted == pytest.approx(-street.tilt, abs=0.5)
+    level = apply_geometry(np.asarray(street.image), Geometry(angle=street.tilt))
+    assert abs(_horizon_degrees(level)) < 0.5
     badge = shots["04-name-badge.jpg"]
     assert badge.orientation == 6 and badge.image.height > badge.image.width
 
