@@ -28,6 +28,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--threshold", type=float, default=None,
                         help="face score threshold (CenterFace, default 0.2)")
     parser.add_argument("--no-plates", action="store_true", help="do not look for plates")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace files already in OUT_DIR (default: refuse, naming them)")
     parser.set_defaults(handler=run_anonymize)
 
 
@@ -56,7 +58,11 @@ def run_anonymize(args: argparse.Namespace) -> int:
     state = JobState("anonymize")
     if sys.stderr.isatty():
         state.subscribe(_progress_printer())
-    report = anonymize_folder(args.in_dir, args.out, args.method, settings, state)
+    try:
+        report = anonymize_folder(args.in_dir, args.out, args.method, settings, state,
+                                  overwrite=args.overwrite)
+    except FileExistsError as exc:
+        raise CliError(str(exc)) from None
     if args.report:
         from core.imaging.release import write_atomic
 

@@ -22,8 +22,11 @@ from core.imaging.release import RenderJob, output_format, render_verified, writ
 
 def anonymize_folder(in_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str],
                      method: str = "blur", settings: DetectSettings | None = None,
-                     state: Any = None) -> dict[str, Any]:
+                     state: Any = None, overwrite: bool = False) -> dict[str, Any]:
     """Anonymize every photo under ``in_dir`` into ``out_dir`` (same relative paths).
+
+    Files already in ``out_dir`` at those paths are never replaced unless
+    ``overwrite``: :class:`FileExistsError` names them before anything is written.
 
     Returns the report: ``photos`` (file, output, regions, verification, ms),
     ``failed`` (files whose verification still found a face) and ``errors``
@@ -35,6 +38,14 @@ def anonymize_folder(in_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
         raise ValueError("the output folder must differ from the input folder "
                          "(originals are never overwritten)")
     files = photo_files(in_dir)
+    if not overwrite:
+        taken = [t for t in (out_dir / p.relative_to(in_dir).with_suffix(
+            f".{output_format(p.name)}") for p in files) if t.exists()]
+        if taken:
+            names = ", ".join(str(t) for t in taken[:3]) + (
+                f" and {len(taken) - 3} more" if len(taken) > 3 else "")
+            raise FileExistsError(f"{len(taken)} output file(s) already exist: {names} "
+                                  "(choose another folder, or pass --overwrite)")
     report: dict[str, Any] = {"method": method, "settings": settings.to_json(),
                               "photos": [], "failed": [], "errors": []}
     if state is not None:
