@@ -56,7 +56,8 @@ class HistogramCanvas(FigureCanvasQTAgg):
                                  fontsize=8)
                 else:
                     ax.set_title(f"{model}\nno values", fontsize=8)
-                if c == 0:
-                    ax.set_ylabel(titles.get(metric, metric), fontsize=8)
+                if c == 0:  # the row's metric, and what the bars count
+                    ax.set_ylabel(f"{titles.get(metric, metric)}\noutputs per bin", fontsize=8)
+                ax.set_xlabel("value", fontsize=7)
                 ax.tick_params(labelsize=7)
         self.draw_idle()
