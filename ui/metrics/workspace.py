@@ -92,6 +92,9 @@ class MetricsWorkspace(QWidget):
         self.selection_label.setTextFormat(Qt.TextFormat.PlainText)
         self.models = QListWidget()
         self.models.setToolTip("Which outputs to score; @sample = the sample's own output image")
+        # long model names elide (full name in the item's tooltip) instead of scrolling
+        self.models.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.models.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.metrics = QListWidget()
         for m in all_metrics():
             item = QListWidgetItem(m.title)
@@ -243,6 +246,7 @@ class MetricsWorkspace(QWidget):
         for name in available_models(project):
             label = "@sample (the sample's own output)" if name == SAMPLE_MODEL else name
             item = QListWidgetItem(label)
+            item.setToolTip(label)
             item.setData(Qt.ItemDataRole.UserRole, name)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked if not previous or name in previous
