@@ -67,6 +67,30 @@ def read_model_json(spec: str, filename: str) -> dict[str, Any] | None:
         return json.load(fh)
 
 
+def model_status(spec: str) -> tuple[bool, str]:
+    """Whether ``spec`` can be loaded offline, and a one-line reason (no torch import).
+
+    A model is found when its ``config.json`` is in the folder or in the Hugging Face
+    cache; the weights themselves are checked when a run loads them.
+    """
+    spec = spec.strip()
+    if not spec:
+        return False, "no model given"
+    path_like = spec.startswith(("/", "~", ".")) or spec.count("/") > 1  # not "org/name"
+    if path_like and not is_local(spec):
+        return False, "no such folder"
+    try:
+        config = read_model_json(spec, "config.json")
+    except (OSError, ValueError) as exc:
+        return False, f"config.json cannot be read: {exc}"
+    if config is not None:
+        where = "local folder" if is_local(spec) else "Hugging Face cache"
+        return True, f"found ({where}, {config.get('model_type', 'unknown type')})"
+    if is_local(spec):
+        return False, "this folder has no config.json (not a saved transformers model)"
+    return False, f"not in the Hugging Face cache ({hf_cache_dir()}); never downloaded"
+
+
 def load_pretrained(cls_name: str, spec: str, what: str, **kwargs: Any) -> Any:
     """``transformers.<cls_name>.from_pretrained(spec, local_files_only=True)``, in eval mode."""
     import transformers

@@ -141,3 +141,23 @@ def test_rating_session_as_selection(window, qtbot, tmp_path) -> None:
     qtbot.waitUntil(lambda: job.outcome != "running" and page.job is None, timeout=90_000)
     assert {(r.sample_id, r.model) for r in page.model.rows} == {("s01", "tinted"),
                                                                 ("s03", "tinted")}
+
+
+def test_settings_say_whether_each_model_can_be_loaded(window, qtbot, tmp_path, tiny_dino,
+                                                      monkeypatch) -> None:
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    page = _page(window, qtbot)
+    page.open_settings()
+    dialog = page.settings_dialog
+    dialog.dino[1].clear()
+    qtbot.keyClicks(dialog.dino[1], str(tiny_dino))
+    assert dialog.dino_status.property("found") is True
+    assert dialog.dino_status.text().startswith("✓ found (local folder, vit)")
+    dialog.dino[1].setText("facebook/dino-vitb8")  # an id that is not in this cache
+    assert dialog.dino_status.property("found") is False
+    assert "not in the Hugging Face cache" in dialog.dino_status.text()
+    dialog.dino[1].setText(str(tmp_path))  # a folder without a saved model
+    assert "no config.json" in dialog.dino_status.text()
+    dialog.dino[1].setText(str(tmp_path / "missing" / "model"))
+    assert dialog.dino_status.text() == "✗ no such folder"
+    dialog.reject()

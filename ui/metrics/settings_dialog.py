@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.metrics.models import model_status
 from core.metrics.settings import (
     DEFAULT_CLIP,
     DEFAULT_DINO,
@@ -110,8 +111,12 @@ class MetricsSettingsDialog(QDialog):
 
         models = QGroupBox("Models (a local folder, or a Hugging Face id already in the cache)")
         form = QFormLayout(models)
+        self.clip_status = self._status_label(self.clip[1])
+        self.dino_status = self._status_label(self.dino[1])
         form.addRow("CLIP (CLIPScore):", self.clip[0])
+        form.addRow("", self.clip_status)
         form.addRow("DINO ViT (structure):", self.dino[0])
+        form.addRow("", self.dino_status)
         form.addRow("DINO resolution:", self.resolution)
         form.addRow("Face embedder ONNX:", self.face[0])
         form.addRow("CPU threads:", self.threads)
@@ -138,6 +143,22 @@ class MetricsSettingsDialog(QDialog):
         layout.addWidget(models)
         layout.addWidget(judges)
         layout.addWidget(buttons)
+
+    def _status_label(self, edit: QLineEdit) -> QLabel:
+        """A line under a model field saying whether the model can be loaded offline."""
+        label = QLabel()
+        label.setTextFormat(Qt.TextFormat.PlainText)
+        label.setWordWrap(True)
+
+        def update() -> None:
+            found, why = model_status(edit.text())
+            label.setText(("✓ " if found else "✗ ") + why)
+            label.setStyleSheet("color: #2e7d32;" if found else "color: #b3261e;")
+            label.setProperty("found", found)
+
+        edit.textChanged.connect(update)
+        update()
+        return label
 
     def _path_row(self, value: str, folder: bool) -> tuple[QWidget, QLineEdit]:
         box = QWidget()
