@@ -32,6 +32,7 @@ import numpy as np
 from PIL import Image
 
 from core import demo_drawing as dd
+from core import demo_edits as de
 
 MODELS = ["aurora-xl", "brushwork-2", "pixelforge", "lumen-edit"]
 MODEL_BEHAVIOUR = {
@@ -223,12 +224,12 @@ class _Gen:
             q[edit] = True
         elif edit == "relabel":
             q["text"] = fill["brand"]
-        filt = {"ghibli": dd.cartoon, "polaroid": dd.polaroid, "pixel": dd.pixel_art, "sketch": dd.sketch,
-                "watercolour": dd.watercolour}.get(edit)
-        out = filt(src) if filt else dd.caption(src, fill["caption"]) if edit == "caption" else dd.draw_scene(q, size)
+        filt = {"ghibli": de.cartoon, "polaroid": de.polaroid, "pixel": de.pixel_art, "sketch": de.sketch,
+                "watercolour": de.watercolour}.get(edit)
+        out = filt(src) if filt else de.caption(src, fill["caption"]) if edit == "caption" else dd.draw_scene(q, size)
         outputs = [out]
         if r.random() < 0.15:  # a second variation
-            outputs.append(dd.yellow_tint(out, 0.12) if r.random() < 0.5 else dd.draw_scene(q, size).transpose(Image.Transpose.FLIP_LEFT_RIGHT))
+            outputs.append(de.yellow_tint(out, 0.12) if r.random() < 0.5 else dd.draw_scene(q, size).transpose(Image.Transpose.FLIP_LEFT_RIGHT))
         return prompt, [src], outputs, edit, kind
 
     def t2i(self) -> tuple[str, list[Image.Image], list[Image.Image], str, str]:
@@ -248,7 +249,7 @@ class _Gen:
         size = {"landscape": (384, 288), "car": (384, 288), "receipt": (288, 384)}.get(kind, (320, 320))
         img = dd.draw_scene(p, size)
         filt = _STYLES[style] if "{style}" in template else None
-        out = dd.FILTERS[filt](img) if filt else img
+        out = de.FILTERS[filt](img) if filt else img
         outputs = [out]
         if r.random() < 0.12:
             outputs.append(dd.draw_scene(dd.random_params(kind, r, text), size))
@@ -276,7 +277,7 @@ class _Gen:
             images = []
             if r.random() < 0.5:
                 pic = dd.draw_scene(dd.random_params(r.choice(["cat", "portrait", "landscape"]), r), (320, 320))
-                images = [(self.save(dd.cartoon(pic), f"{tag}_raw.png"), "")]
+                images = [(self.save(de.cartoon(pic), f"{tag}_raw.png"), "")]
             main = self.post(text, when, images=images, keyword=r.choice(_KEYWORDS))
             main["replies_above"] = above
             main["replies_below"] = [self.post(r.choice(_CHATTER), when + timedelta(minutes=r.randint(2, 600)))
@@ -300,10 +301,10 @@ class _Gen:
                     else "text" if kind in ("sign", "poster", "can") else "style")
         tinted = r.random() < 0.3 and not template
         if tinted:
-            outputs[0] = dd.yellow_tint(outputs[0])
+            outputs[0] = de.yellow_tint(outputs[0])
         if quality == "Trash":
             prompt = r.choice(_TRASH)
-            outputs[0] = dd.caption(outputs[0], r.choice(_CAPTIONS), top=True)
+            outputs[0] = de.caption(outputs[0], r.choice(_CAPTIONS), top=True)
         keyword = "ghibli" if topic in ("ghibli", "cartoon") else r.choice(_KEYWORDS)
         # pictures
         sample_in: list[str] = []
@@ -414,8 +415,8 @@ class _Gen:
     # -- model outputs -------------------------------------------------------------------
     def model_outputs(self, outputs_dir: Path) -> tuple[list[Path], list[Path]]:
         """Write outputs/<model>/<sample_id>.png for every Benchmark sample; return (missing, extra)."""
-        behave = {"aurora-xl": lambda im: dd.yellow_tint(im, 0.3), "brushwork-2": lambda im: dd.blur(im, 2.5),
-                  "pixelforge": lambda im: dd.posterise(im, 2), "lumen-edit": dd.near_copy}
+        behave = {"aurora-xl": lambda im: de.yellow_tint(im, 0.3), "brushwork-2": lambda im: de.blur(im, 2.5),
+                  "pixelforge": lambda im: de.posterise(im, 2), "lumen-edit": de.near_copy}
         ids = sorted(self.refs)
         skip = (MODELS[2], self.rnd.choice(ids)) if ids else None
         missing: list[Path] = []
