@@ -24,6 +24,9 @@ class CurateActions:
         self.ws = ws
         self.menu = QMenu("&Curate", ws)
         self.all: list[QAction] = []
+        #: actions that change the project (off while it is open read-only)
+        self.edits: list[QAction] = []
+        self.read_only = False
         m = self.menu
         self.export = self._add(m, "&Export Benchmark…", ws.ask_export, "Ctrl+E",
                                 "Write samples.jsonl and images/ (crops applied) to a folder")
@@ -32,6 +35,7 @@ class CurateActions:
         self.redo = self._add(m, "&Redo", ws.redo, "Ctrl+Shift+Z")
         self.redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
         m.addSeparator()
+        first_edit = len(self.all)
         label = m.addMenu("&Label")
         for quality, key in (("Benchmark", "B"), ("Analysis", "A"), ("Trash", "T")):
             self._add(label, quality, lambda q=quality: ws.label(q), key)
@@ -42,19 +46,23 @@ class CurateActions:
         self._add(m, "Toggle &Reviewed", ws.toggle_reviewed, "R")
         self._add(m, "&Mark Reviewed and Advance", ws.mark_and_advance, "Ctrl+Return",
                   "Mark the sample reviewed and go to the next unreviewed one")
+        self.edits += self.all[first_edit:]
         self._add(m, "&Next Unreviewed", ws.next_unreviewed, "N")
         self._add(m, "Next Sample", lambda: ws.step(1), "J").setShortcuts(
             [QKeySequence("J"), QKeySequence("Alt+Down")])
         self._add(m, "Previous Sample", lambda: ws.step(-1), "K").setShortcuts(
             [QKeySequence("K"), QKeySequence("Alt+Up")])
         m.addSeparator()
+        first_edit = len(self.all)
         self._add(m, "Edit &Prompt", self._focus_prompt, "E")
         self._add(m, "Reset Prompt to &Original", lambda: ws.view.reset_prompt(),
                   "Ctrl+Shift+R")
         self._add(m, "&Tag Selected Samples…", self._ask_tag, "Ctrl+T",
                   "Add a tag to every selected sample")
+        self.edits += self.all[first_edit:]
         self._add(m, "&Search", self._focus_search, QKeySequence.StandardKey.Find)
         self._add(m, "Show &History", self._show_history, "H")
+        first_edit = len(self.all)
         self._add(m, "&Fill in the Blank from Selected Reply…", self._fill, "F")
         images = m.addMenu("&Images")
         for role, key in (("input", "I"), ("output", "O"), ("unused", "U")):
@@ -64,6 +72,7 @@ class CurateActions:
                   lambda: ws.move_current_image(ws.view.images.current_item(), -1), "Ctrl+Left")
         self._add(images, "Move Later",
                   lambda: ws.move_current_image(ws.view.images.current_item(), 1), "Ctrl+Right")
+        self.edits += self.all[first_edit:]
         self._add(images, "Draw Boxes On/Off",
                   lambda: ws.view.images.draw_toggle.toggle(), "D")
         pick = images.addMenu("Pick Image")
@@ -91,8 +100,12 @@ class CurateActions:
     def set_enabled(self, on: bool) -> None:
         """Enable the actions only while a project is open."""
         for action in self.all:
-            action.setEnabled(on)
+            action.setEnabled(on and not (self.read_only and action in self.edits))
         self.update_undo()
+
+    def set_read_only(self, read_only: bool) -> None:
+        """Keep the editing actions off for a project open read-only (before set_enabled)."""
+        self.read_only = read_only
 
     def update_undo(self) -> None:
         """Undo/Redo texts name the edit they would revert/apply."""

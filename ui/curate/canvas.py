@@ -57,6 +57,8 @@ class ImageCanvas(QWidget):
         self.boxes: list[CanvasBox] = []
         self.selected: int | None = None
         self.draw_mode = False
+        #: boxes can be selected but not moved, resized, drawn or deleted (read-only project)
+        self.locked = False
         self.draw_role = "output"
         self.scale = 1.0
         self.offset = QPointF(0, 0)
@@ -164,13 +166,16 @@ class ImageCanvas(QWidget):
         if event.button() != Qt.MouseButton.LeftButton:
             return
         box, corner = self._hit(pos)
-        if box is not None:
+        if box is not None and self.locked:
+            self.select(box.row_id)
+            self._drag = "pan"
+        elif box is not None:
             self.select(box.row_id)
             self._drag = "resize" if corner else "move"
             self._corner = corner
             self._origin = QRect(box.rect)
             self._temp = QRect(box.rect)
-        elif self.draw_mode:
+        elif self.draw_mode and not self.locked:
             self.select(None)
             self._drag = "draw"
             self._temp = None
@@ -258,7 +263,7 @@ class ImageCanvas(QWidget):
         step = 10 if mods & Qt.KeyboardModifier.ShiftModifier else 1
         moves = {Qt.Key.Key_Left: (-step, 0), Qt.Key.Key_Right: (step, 0),
                  Qt.Key.Key_Up: (0, -step), Qt.Key.Key_Down: (0, step)}
-        box = self.selected_box()
+        box = None if self.locked else self.selected_box()
         if key in moves and box is not None:
             dx, dy = moves[key]
             r = QRect(box.rect)

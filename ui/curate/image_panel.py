@@ -126,6 +126,7 @@ class ImagePanel(QWidget):
         right.clicked.connect(lambda: self._request_move(1))
         bar.addWidget(left)
         bar.addWidget(right)
+        self.move_buttons = (left, right)
         bar.addStretch(1)
         bar2 = QHBoxLayout()
         bar2.setSpacing(4)
@@ -171,6 +172,19 @@ class ImagePanel(QWidget):
             lambda rid, r, nudge: self._emit_item(self.box_changed, rid, r, nudge))
         self.canvas.box_deleted.connect(lambda rid: self._emit_item(self.box_deleted, rid))
         self.canvas.preview_changed.connect(self._live_preview)
+
+    def set_read_only(self, on: bool) -> None:
+        """Offer no image edits (roles, order, boxes) while the project is read-only."""
+        if on:
+            self.draw_toggle.setChecked(False)
+        self.canvas.locked = on
+        for widget in self.edit_widgets():
+            widget.setEnabled(not on)
+
+    def edit_widgets(self) -> list[QWidget]:
+        """The buttons that change the sample's images."""
+        return [*self.role_buttons.values(), *self.move_buttons, self.draw_toggle,
+                self.draw_input, self.draw_output]
 
     # -- content ----------------------------------------------------------------------------
     def set_items(self, project: Any, items: list[ImageItem], screenshot: bool,

@@ -104,6 +104,13 @@ class PromptEditor(QWidget):
         layout.addWidget(self.diff, 1)
         self._committed = ""
         self._original = ""
+        self.read_only = False
+
+    def set_read_only(self, on: bool) -> None:
+        """Show the prompt without offering to edit or reset it."""
+        self.read_only = on
+        self.edit.setReadOnly(on)
+        self._update_diff()
 
     def set_prompt(self, prompt: str, original: str) -> None:
         """Show a sample's prompt without committing anything."""
@@ -135,7 +142,7 @@ class PromptEditor(QWidget):
         modified = self.text() != self._original
         self.badge.setText("<span style='color:#9a6a00'>● edited</span>" if modified else
                            "<span style='color:#1b7f3b'>original</span>")
-        self.reset.setEnabled(modified)
+        self.reset.setEnabled(modified and not self.read_only)
         self.diff.setVisible(modified)
         self.diff_caption.setVisible(modified)
         if modified:

@@ -90,6 +90,15 @@ class SampleView(QWidget):
         self.split.setToolTip("Split")
         self.split.activated.connect(lambda _i: self._run_field("split", self.split.currentData()))
         bar.addWidget(self.split)
+        self.read_only_note = QLabel("Read-only")
+        self.read_only_note.setStyleSheet("color:#8a1f1f; font-weight:600")
+        self.read_only_note.setToolTip(
+            "The project is open read-only (another Winnow may be writing to it): labels, "
+            "prompts, notes, tags and images cannot be changed here. Reopen it for writing "
+            "to edit.")
+        self.read_only_note.hide()
+        bar.insertWidget(2, self.read_only_note)
+        self.read_only = False
         # -- text column
         self.prompt = PromptEditor()
         self.prompt.commit_requested.connect(self._commit_prompt)
@@ -131,6 +140,19 @@ class SampleView(QWidget):
         layout.setContentsMargins(6, 4, 6, 4)
         layout.addLayout(bar)
         layout.addWidget(split, 1)
+
+    def set_read_only(self, on: bool) -> None:
+        """Offer no edits while the project is open read-only (and say so)."""
+        self.read_only = on
+        self.read_only_note.setVisible(on)
+        for widget in (*self.quality_buttons.values(), self.reviewed, self.split):
+            widget.setEnabled(not on)
+        self.images.set_read_only(on)
+        self.prompt.set_read_only(on)
+        self.notes.setReadOnly(on)
+        self.tags.setReadOnly(on)
+        self.notes.setPlaceholderText("" if on else "Notes for other curators")
+        self.tags.setPlaceholderText("" if on else "tags, comma separated")
 
     # -- showing -----------------------------------------------------------------------------
     def show_sample(self, project: Any, sample_id: str | None) -> None:

@@ -29,6 +29,7 @@ from core.curate.derive import DeriveFromTemplate, fill_template
 from core.curate.image_edits import add_box, delete_box, move_image, set_box, set_image_role
 from core.curate.queries import count_samples, distinct_tags, next_unreviewed
 from core.selection import SampleFilter
+from core.store.errors import ProjectError
 from ui.curate.actions import SHORTCUTS_HELP, CurateActions
 from ui.curate.dialogs import ExportDialog, FillDialog
 from ui.curate.filter_bar import FilterBar
@@ -150,7 +151,10 @@ class CurateWorkspace(QWidget):
             self.undo_stack.listeners.append(self._after_command)
         self.actions.update_undo()
         self.pages.setCurrentWidget(self.main if self.project is not None else self.start)
+        read_only = bool(self.project is not None and self.project.readonly)
+        self.actions.set_read_only(read_only)
         self.actions.set_enabled(self.project is not None)
+        self.view.set_read_only(read_only)
         if self.project is not None:
             self.filters.set_tags(distinct_tags(self.project))
         self.context.set_selection(SampleFilter())
@@ -239,7 +243,7 @@ class CurateWorkspace(QWidget):
             return False
         try:
             return self.undo_stack.push(command)
-        except (EditConflict, KeyError, ValueError, sqlite3.Error) as exc:
+        except (EditConflict, KeyError, ValueError, sqlite3.Error, ProjectError) as exc:
             self.context.message("Edit not saved", f"{command.label}: {_msg(exc)}")
             self.view.refresh_labels()
             return False
@@ -258,7 +262,7 @@ class CurateWorkspace(QWidget):
         self.view.commit_pending()
         try:
             command = self.undo_stack.undo() if undo else self.undo_stack.redo()
-        except (EditConflict, KeyError, ValueError, sqlite3.Error) as exc:
+        except (EditConflict, KeyError, ValueError, sqlite3.Error, ProjectError) as exc:
             self.context.message("Cannot " + ("undo" if undo else "redo"), _msg(exc))
             return
         if command is not None:
