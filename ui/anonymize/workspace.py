@@ -159,6 +159,7 @@ class AnonymizeWorkspace(WorkspaceJobs, QWidget):
         self.view_label = QLabel()
         self.view_label.setTextFormat(Qt.TextFormat.PlainText)
         self.view_label.setStyleSheet("padding: 3px 6px; font-weight: bold;")
+        self.view_label.setWordWrap(True)  # a long file name must not widen the window
         centre = QWidget()
         cl = QVBoxLayout(centre)
         cl.setContentsMargins(0, 0, 0, 0)
