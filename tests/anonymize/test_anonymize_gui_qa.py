@@ -12,9 +12,10 @@ pytestmark = pytest.mark.gui
 from anon_helpers import quadrant_image  # noqa: E402
 from PIL import Image  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
-from qt_helpers import open_with_photos  # noqa: E402
+from qt_helpers import drag, open_with_photos  # noqa: E402
 
 from app.main_window import MainWindow  # noqa: E402
+from core.imaging import photos as repo  # noqa: E402
 
 CTRL = Qt.KeyboardModifier.ControlModifier
 
@@ -35,3 +36,31 @@ def test_long_file_name_does_not_widen_the_window(main_window: MainWindow, qtbot
     assert page.photo is not None and name in page.view_label.text()
     # list (200) + panel (360) + a canvas: the page must fit a 1100-pixel-wide window
     assert page.minimumSizeHint().width() < 900
+
+
+def test_undo_brings_back_the_photo_it_changes(main_window: MainWindow, qtbot,
+                                               tmp_path: Path) -> None:
+    first, second = open_with_photos(main_window, tmp_path, _photo(tmp_path / "in", "a.png"),
+                                     _photo(tmp_path / "in", "b.png", 300))
+    main_window.resize(1300, 850)
+    qtbot.keyClick(main_window, Qt.Key.Key_2, CTRL)
+    page = main_window.pages["anonymize"]
+    project = main_window.project
+    assert page.photo.id == first
+    canvas = page.canvas
+    canvas.setFocus()
+    qtbot.keyClick(canvas, Qt.Key.Key_R)
+    drag(canvas, (40, 40), (120, 120))
+    assert len(repo.regions(project, first)) == 1
+    qtbot.keyClick(canvas, Qt.Key.Key_PageDown)
+    assert page.photo.id == second
+    qtbot.keyClick(canvas, Qt.Key.Key_Z, CTRL)
+    assert repo.regions(project, first) == []
+    # the undone edit is on screen, not done out of sight on a photo not shown
+    assert page.photo.id == first
+    assert page.list.currentItem().data(Qt.ItemDataRole.UserRole) == first
+    assert "0 regions" in page.list.currentItem().text()
+    qtbot.keyClick(canvas, Qt.Key.Key_PageDown)
+    qtbot.keyClick(canvas, Qt.Key.Key_Z, CTRL | Qt.KeyboardModifier.ShiftModifier)
+    assert len(repo.regions(project, first)) == 1 and page.photo.id == first
+    assert "1 region" in page.list.currentItem().text()

@@ -293,6 +293,20 @@ class AnonymizeWorkspace(WorkspaceJobs, QWidget):
         self.panel.show_photo(self.photo, self.regions, self.selected_region)
         self._draw(fit)
 
+    def _refresher(self) -> Any:
+        """The redraw callback of an undo command made now: undoing or redoing it later
+        first brings its photo back on screen, so no edit happens out of sight."""
+        photo_id = self.photo.id if self.photo is not None else None
+
+        def refresh() -> None:
+            if photo_id is not None and (self.photo is None or self.photo.id != photo_id):
+                for row in range(self.list.count()):
+                    if self.list.item(row).data(Qt.ItemDataRole.UserRole) == photo_id:
+                        self.list.setCurrentRow(row)  # loads and redraws that photo
+                        return
+            self._refresh()
+        return refresh
+
     def _update_list_item(self) -> None:
         item = self.list.currentItem()
         if item is not None and self.photo is not None:
@@ -385,7 +399,7 @@ class AnonymizeWorkspace(WorkspaceJobs, QWidget):
             return
         fields = {"kind": "face" if shape == "ellipse" else "other", "shape": shape,
                   "x": rect.x(), "y": rect.y(), "w": rect.width(), "h": rect.height()}
-        command = AddRegion(self.project, self.photo.id, fields, self._refresh)
+        command = AddRegion(self.project, self.photo.id, fields, self._refresher())
         self._push(command)
         self.selected_region = command.region_id
         self.panel.select_region(command.region_id)
@@ -399,7 +413,7 @@ class AnonymizeWorkspace(WorkspaceJobs, QWidget):
         new = {"x": rect.x(), "y": rect.y(), "w": rect.width(), "h": rect.height()}
         self._push(EditRegion(self.project, region_id,
                               {"x": old.x, "y": old.y, "w": old.w, "h": old.h}, new,
-                              self._refresh, "Move/resize region"))
+                              self._refresher(), "Move/resize region"))
 
     def edit_region(self, region_id: int, changes: dict[str, Any]) -> None:
         """Change fields of a region (undoable)."""
@@ -407,12 +421,12 @@ class AnonymizeWorkspace(WorkspaceJobs, QWidget):
         if old is None:
             return
         self._push(EditRegion(self.project, region_id,
-                              {k: getattr(old, k) for k in changes}, changes, self._refresh))
+                              {k: getattr(old, k) for k in changes}, changes, self._refresher()))
 
     def delete_regions(self, region_ids: list[int]) -> None:
         """Delete regions (undoable)."""
         if region_ids and self.photo is not None:
-            self._push(DeleteRegions(self.project, list(region_ids), self._refresh))
+            self._push(DeleteRegions(self.project, list(region_ids), self._refresher()))
 
     def edit_photo(self, changes: dict[str, Any]) -> None:
         """Change photo fields (undoable)."""
@@ -421,7 +435,7 @@ class AnonymizeWorkspace(WorkspaceJobs, QWidget):
         old = {k: getattr(self.photo, k) for k in changes}
         if all(old[k] == v for k, v in changes.items()):
             return
-        self._push(EditPhoto(self.project, self.photo.id, old, changes, self._refresh,
+        self._push(EditPhoto(self.project, self.photo.id, old, changes, self._refresher(),
                              f"Edit {', '.join(changes)}"))
 
     def _set_geometry(self, **changes: Any) -> None:
@@ -469,7 +483,7 @@ class AnonymizeWorkspace(WorkspaceJobs, QWidget):
             self._refresh()
             return
         self._push(SetStatus(self.project, self.photo.id, self.photo.status, new,
-                             self._refresh))
+                             self._refresher()))
 
     def toggle_reviewed(self) -> None:
         """Keyboard: flip reviewed."""
