@@ -83,3 +83,17 @@ def test_failed_export_leaves_nothing_behind(tmp_path: Path, monkeypatch) -> Non
     with pytest.raises(OSError, match="disk full"):
         export_html(_analysis("m"), tmp_path / "r")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_report_folder_gets_the_usual_permissions_not_private(tmp_path: Path) -> None:
+    """The temporary folder is renamed into place: it must not stay 0700 (mkdtemp's mode)."""
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        out = export_html(_analysis(), tmp_path / "shared")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(out.parent.stat().st_mode) == 0o755
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644

@@ -130,3 +130,18 @@ def test_cli_export_benchmark(curate_project, tmp_path: Path, capsys) -> None:
     assert "no project" in capsys.readouterr().err
     # reading the project did not lock it or change it
     Project.open(path).close()
+
+
+def test_export_folder_gets_the_usual_permissions_not_private(curate_project,
+                                                               tmp_path: Path) -> None:
+    """The temporary folder is renamed into place: it must not stay 0700 (mkdtemp's mode)."""
+    old = os.umask(0o022)
+    try:
+        export_benchmark(curate_project, tmp_path / "shared")
+    finally:
+        os.umask(old)
+    out = tmp_path / "shared"
+    assert stat.S_IMODE(out.stat().st_mode) == 0o755
+    assert stat.S_IMODE((out / "images").stat().st_mode) == 0o755
+    assert stat.S_IMODE((out / "samples.jsonl").stat().st_mode) == 0o644
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".shared")]
