@@ -37,6 +37,7 @@ Rating sessions and metric/judge results are provided by
 from __future__ import annotations
 
 import contextlib
+import csv
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -152,6 +153,36 @@ def _expected() -> str:
     return "; ".join(f"{k}: {','.join(KINDS[k][0])}" for k in KINDS)
 
 
+def _first_row(path: Path) -> list[str]:
+    """The header row of a UTF-8 CSV file (empty when there is none)."""
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        try:
+            return next((r for r in csv.reader(fh) if "".join(r).strip()), [])
+        except csv.Error:
+            return []
+
+
+def _unknown(path: Path) -> CsvFormatError:
+    return CsvFormatError(f"{path.name}: cannot tell what this file holds "
+                          f"({_header_text(path)}); expected the columns of one of: "
+                          f"{_expected()}")
+
+
+def _header_text(path: Path) -> str:
+    """How the file's header reads, for an error message (a hint for ';' or tab files)."""
+    cols = [c.strip() if len(c.strip()) <= 40 else c.strip()[:39] + "…"
+            for c in _first_row(path)]
+    text = "header: " + ", ".join(repr(c) for c in cols[:12])
+    if len(cols) > 12:
+        text += f" and {len(cols) - 12} more"
+    if len(cols) == 1:
+        sep = next((n for d, n in ((";", "semicolons"), ("\t", "tabs"), ("|", "bars"))
+                    if d in cols[0]), None)
+        if sep:
+            text += f"; the columns seem to be separated by {sep}: save it comma-separated"
+    return text
+
+
 _VALIDATORS: dict[str, Callable[[Path], object]] = {
     "votes": tables.read_votes,
     "rankings": tables.read_rankings,
@@ -172,17 +203,19 @@ def read_csv_rows(path: str | Path, kind: str | None = None) -> tuple[str, list[
     try:
         probe = CsvColumns(path, (), every)
     except CsvFormatError as exc:
-        if "the file is empty" not in str(exc):
-            raise
-        raise CsvFormatError(f"{path.name}: the file is empty (expected a header row with "
-                             f"the columns of one of: {_expected()})") from None
+        if "the file is empty" in str(exc):
+            raise CsvFormatError(f"{path.name}: the file is empty (expected a header row with "
+                                 f"the columns of one of: {_expected()})") from None
+        if "not UTF-8" in str(exc):
+            raise CsvFormatError(f"{exc}; save it as UTF-8 text (in Excel: \"CSV UTF-8\")") \
+                from None
+        if kind is None and detect_kind(_first_row(path)) is None:
+            raise _unknown(path) from None  # another tool's file: say that, not "row 7"
+        raise
     if kind is None:
         kind = detect_kind(list(probe.columns))
         if kind is None:
-            raise CsvFormatError(
-                f"{path.name}: cannot tell what this file holds (columns: "
-                f"{', '.join(probe.columns) or 'none known'}); expected the columns of one of: "
-                f"{_expected()}")
+            raise _unknown(path)
     elif kind not in KINDS:
         raise ValueError(f"unknown data set kind {kind!r}")
     _VALIDATORS[kind](path)  # the exact checks and messages of `winnow stats`

@@ -116,6 +116,21 @@ def test_bad_csv_shows_a_message_naming_the_row(qtbot, page, monkeypatch, tmp_pa
     assert page.stack.currentWidget() is page.empty
 
 
+def test_csv_from_another_tool_names_its_header_and_keeps_the_open_data(
+        qtbot, page, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    good = data.write_csv(tmp_path / "v.csv", data.votes(50))
+    _open(qtbot, page, monkeypatch, good)
+    path = tmp_path / "export.csv"
+    path.write_text("Date;Model;Score\n2025-01-01;m;3\n", encoding="utf-8")
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
+    page.act_open.trigger()
+    title, text = page.context.messages[-1]
+    assert title == "Cannot open CSV"
+    assert "export.csv: cannot tell what this file holds (header: 'Date;Model;Score'" in text
+    assert "separated by semicolons" in text
+    assert page.current_dataset().name == "v.csv" and page.analysis.dataset == "v.csv"
+
+
 def test_export_button_writes_the_report(qtbot, page, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
     _open(qtbot, page, monkeypatch, data.write_csv(tmp_path / "v.csv", data.votes(200)))
     target = tmp_path / "out" / "report"
