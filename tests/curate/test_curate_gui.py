@@ -408,3 +408,14 @@ def test_list_model_pages_from_sqlite(qtbot, project) -> None:
     for row in range(0, 12_000, PAGE):
         model.index(row, 0).data()
     assert len(model._pages) == MAX_PAGES
+
+
+def test_e_puts_the_caret_at_the_end_of_the_prompt(qtbot, h, curate_project) -> None:
+    h.select("s3")
+    h.key(qtbot, Qt.Key.Key_E)
+    edit = h.ws.view.prompt.edit
+    assert edit.hasFocus()
+    qtbot.keyClicks(edit, " FIZZ")
+    qtbot.keyClick(edit, Qt.Key.Key_Escape)  # saves and hands the keys back to the list
+    assert h.ws.table.hasFocus()
+    assert load_sample(curate_project, "s3").prompt == "Design a soda can called ___ FIZZ"

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence, QTextCursor
 from PySide6.QtWidgets import QInputDialog, QMenu
 
 #: shown in the menu and the tooltips; a curator's cheat sheet
@@ -119,7 +119,10 @@ class CurateActions:
 
     # -- small helpers ---------------------------------------------------------------------------
     def _focus_prompt(self) -> None:
-        self.ws.view.prompt.edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        """E: into the prompt box with the caret at the end (typing adds to the prompt)."""
+        edit = self.ws.view.prompt.edit
+        edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        edit.moveCursor(QTextCursor.MoveOperation.End)
 
     def _focus_search(self) -> None:
         self.ws.filters.search.setFocus(Qt.FocusReason.ShortcutFocusReason)
