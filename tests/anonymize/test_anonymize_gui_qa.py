@@ -64,3 +64,25 @@ def test_undo_brings_back_the_photo_it_changes(main_window: MainWindow, qtbot,
     qtbot.keyClick(canvas, Qt.Key.Key_Z, CTRL | Qt.KeyboardModifier.ShiftModifier)
     assert len(repo.regions(project, first)) == 1 and page.photo.id == first
     assert "1 region" in page.list.currentItem().text()
+
+
+def test_refused_edit_is_reported_and_not_kept_for_undo(main_window: MainWindow, qtbot,
+                                                        tmp_path: Path, monkeypatch) -> None:
+    (photo_id,) = open_with_photos(main_window, tmp_path, _photo(tmp_path / "in", "a.png"))
+    project = main_window.project
+    region_id = repo.add_region(project, photo_id, x=20, y=20, w=40, h=30)
+    messages: list[tuple[str, str]] = []
+    monkeypatch.setattr(main_window.context, "message", lambda t, x: messages.append((t, x)))
+    qtbot.keyClick(main_window, Qt.Key.Key_2, CTRL)
+    page = main_window.pages["anonymize"]
+    page.reload()
+    page.panel.select_region(region_id)
+    assert page.panel.kind.isEnabled()
+    repo.delete_region(project, region_id)  # e.g. a detection job replaced it meanwhile
+    combo = page.panel.kind
+    combo.setFocus()
+    qtbot.keyClick(combo, Qt.Key.Key_Down)  # face -> plate: the edit reaches core
+    assert messages and messages[0][0] == "Edit not saved"
+    assert f"no region {region_id}" in messages[0][1]
+    assert page.undo.count() == 0 and not page.act_undo.isEnabled()
+    assert repo.regions(project, photo_id) == []

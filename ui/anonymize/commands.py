@@ -1,23 +1,55 @@
 """Undoable edits of photos and regions (QUndoCommand over the core repository calls).
 
 Each command performs one core call (one transaction + audit row) in ``redo`` and
-its inverse in ``undo``; the workspace refreshes its view after every change.
+its inverse in ``undo``; the workspace refreshes its view after every change.  A core
+call that is refused (read-only project, a region deleted meanwhile, a bad value) is
+reported through ``on_error`` and the command leaves the stack: an exception raised in
+a QUndoCommand override never reaches the caller of ``push``/``undo``.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtGui import QUndoCommand
 
 from core.imaging import photos as repo
+from core.store.errors import ProjectError
+
+EDIT_ERRORS = (ValueError, KeyError, sqlite3.Error, ProjectError)
 
 
 class _Base(QUndoCommand):
     def __init__(self, project: Any, text: str, refresh: Callable[[], None]) -> None:
         super().__init__(text)
         self.project, self.refresh = project, refresh
+        self.error: Exception | None = None
+        self.on_error: Callable[[str, Exception], None] | None = None
+
+    def redo(self) -> None:
+        self._guard(self._redo)
+
+    def undo(self) -> None:
+        self._guard(self._undo)
+
+    def _guard(self, step: Callable[[], None]) -> None:
+        try:
+            step()
+        except EDIT_ERRORS as exc:
+            self.error = exc
+            what = self.text()
+            self.setObsolete(True)  # the stack drops a command that could not apply
+            self.refresh()
+            if self.on_error is not None:
+                self.on_error(what, exc)
+
+    def _redo(self) -> None:
+        raise NotImplementedError
+
+    def _undo(self) -> None:
+        raise NotImplementedError
 
 
 class AddRegion(_Base):
@@ -29,11 +61,11 @@ class AddRegion(_Base):
         self.photo_id, self.fields = photo_id, fields
         self.region_id: int | None = None
 
-    def redo(self) -> None:
+    def _redo(self) -> None:
         self.region_id = repo.add_region(self.project, self.photo_id, **self.fields)
         self.refresh()
 
-    def undo(self) -> None:
+    def _undo(self) -> None:
         if self.region_id is not None:
             repo.delete_region(self.project, self.region_id)
         self.refresh()
@@ -49,14 +81,14 @@ class DeleteRegions(_Base):
         self.region_ids = list(region_ids)
         self.saved: list[tuple[int, dict[str, Any]]] = []
 
-    def redo(self) -> None:
+    def _redo(self) -> None:
         self.saved = []
         for rid in self.region_ids:
             region = repo.delete_region(self.project, rid)
             self.saved.append((region.photo_id, region.fields()))
         self.refresh()
 
-    def undo(self) -> None:
+    def _undo(self) -> None:
         self.region_ids = [repo.add_region(self.project, pid, **fields)
                            for pid, fields in self.saved]
         self.refresh()
@@ -71,11 +103,11 @@ class EditRegion(_Base):
         super().__init__(project, text, refresh)
         self.region_id, self.old, self.new = region_id, old, new
 
-    def redo(self) -> None:
+    def _redo(self) -> None:
         repo.update_region(self.project, self.region_id, **self.new)
         self.refresh()
 
-    def undo(self) -> None:
+    def _undo(self) -> None:
         repo.update_region(self.project, self.region_id, **self.old)
         self.refresh()
 
@@ -89,11 +121,11 @@ class EditPhoto(_Base):
         super().__init__(project, text, refresh)
         self.photo_id, self.old, self.new = photo_id, old, new
 
-    def redo(self) -> None:
+    def _redo(self) -> None:
         repo.update_photo(self.project, self.photo_id, **self.new)
         self.refresh()
 
-    def undo(self) -> None:
+    def _undo(self) -> None:
         repo.update_photo(self.project, self.photo_id, **self.old)
         self.refresh()
 
@@ -106,11 +138,11 @@ class SetStatus(_Base):
         super().__init__(project, f"Mark {new}", refresh)
         self.photo_id, self.old, self.new = photo_id, old, new
 
-    def redo(self) -> None:
+    def _redo(self) -> None:
         repo.set_status(self.project, self.photo_id, self.new)
         self.refresh()
 
-    def undo(self) -> None:
+    def _undo(self) -> None:
         repo.set_status(self.project, self.photo_id,
                         self.old if self.old in ("new", "reviewed") else "new")
         self.refresh()

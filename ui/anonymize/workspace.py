@@ -387,12 +387,14 @@ class AnonymizeWorkspace(WorkspaceJobs, QWidget):
         self._draw()
 
     # -- editing ------------------------------------------------------------------------
-    def _push(self, command: Any) -> None:
-        try:
-            self.undo.push(command)
-        except (ValueError, KeyError) as exc:
-            self.context.message("Edit refused", str(exc))
-            self._refresh()
+    def _push(self, command: Any) -> bool:
+        """Run ``command`` through the undo stack; a refused edit is reported, not kept."""
+        command.on_error = self._edit_failed
+        self.undo.push(command)
+        return command.error is None
+
+    def _edit_failed(self, what: str, exc: Exception) -> None:
+        self.context.message("Edit not saved", f"{what}: {exc}")
 
     def _region_drawn(self, shape: str, rect: QRectF) -> None:
         if self.photo is None:
