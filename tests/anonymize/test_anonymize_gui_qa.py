@@ -66,6 +66,39 @@ def test_undo_brings_back_the_photo_it_changes(main_window: MainWindow, qtbot,
     assert "1 region" in page.list.currentItem().text()
 
 
+def test_read_only_project_refuses_edits_with_a_message(main_window: MainWindow, qtbot,
+                                                        tmp_path: Path, monkeypatch) -> None:
+    (photo_id,) = open_with_photos(main_window, tmp_path, _photo(tmp_path / "in", "a.png"))
+    repo.add_region(main_window.project, photo_id, x=20, y=20, w=40, h=30)
+    path = main_window.project.path
+    main_window.close_project()
+    assert main_window.open_project(path, readonly=True)
+    messages: list[tuple[str, str]] = []
+    monkeypatch.setattr(main_window.context, "message", lambda t, x: messages.append((t, x)))
+    qtbot.keyClick(main_window, Qt.Key.Key_2, CTRL)
+    page = main_window.pages["anonymize"]
+    assert page.photo.id == photo_id and page.view_label.text().startswith("READ-ONLY")
+    for act in (page.act_import, page.act_detect, page.act_release_all,
+                page.tool_actions["rect"], page.tool_actions["crop"]):
+        assert not act.isEnabled(), act.text()
+    canvas = page.canvas
+    canvas.setFocus()
+    qtbot.keyClick(canvas, Qt.Key.Key_R)  # the drawing tool is off
+    assert page.tool == "select"
+    drag(canvas, (40, 35), (90, 80))  # the region cannot be dragged
+    qtbot.keyClick(canvas, Qt.Key.Key_Return, CTRL)  # mark reviewed
+    qtbot.keyClick(canvas, Qt.Key.Key_BracketRight)  # rotate
+    page.release_current(tmp_path / "out")
+    assert [t for t, _ in messages] == ["Project is read-only"] * 3
+    assert all(path.name in text and "read-only" in text for _, text in messages)
+    assert "Mark reviewed" in messages[0][1] and "Release a.png" in messages[2][1]
+    photo = repo.get_photo(main_window.project, photo_id)
+    assert photo.status == "new" and photo.geometry.rot90 == 0
+    (region,) = repo.regions(main_window.project, photo_id)
+    assert (region.x, region.y) == (20, 20)
+    assert page.undo.count() == 0 and not (tmp_path / "out").exists()
+
+
 def test_refused_edit_is_reported_and_not_kept_for_undo(main_window: MainWindow, qtbot,
                                                         tmp_path: Path, monkeypatch) -> None:
     (photo_id,) = open_with_photos(main_window, tmp_path, _photo(tmp_path / "in", "a.png"))

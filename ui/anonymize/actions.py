@@ -33,6 +33,17 @@ class WorkspaceJobs:
     last_bulk: Any
     _act: Any
 
+    def _writable(self, what: str) -> bool:
+        """False (and a message naming the project) while it is open read-only."""
+        project = self.context.project
+        if project is not None and project.readonly:
+            self.context.message("Project is read-only",
+                                 f"{what}: {project.path.name} is open read-only, so "
+                                 "nothing in it can change. Reopen it for writing "
+                                 "(File → Open) once no other Winnow holds it.")
+            return False
+        return True
+
     # -- detection ------------------------------------------------------------------------
     def _update_banner(self) -> None:
         missing = not faces.centerface_available()
@@ -78,13 +89,14 @@ class WorkspaceJobs:
 
     def detect_current(self) -> Any:
         """Detect faces and plates in the current photo (background job)."""
-        if self.photo is None or not self._detector_ready():
+        if self.photo is None or not self._writable("Detect") or not self._detector_ready():
             return None
         return self._detect([self.photo.id], f"Detect in {self.photo.file_name}")
 
     def detect_all(self) -> Any:
         """Detect in every photo with status new."""
-        if self.project is None or not self._detector_ready():
+        if self.project is None or not self._writable("Detect all") or \
+                not self._detector_ready():
             return None
         ids = [p.id for p in repo.list_photos(self.project) if p.status == "new"]
         if not ids:
@@ -110,6 +122,8 @@ class WorkspaceJobs:
         """Ask for a folder and import it."""
         if self.project is None:
             self.context.message("No project", "Open or create a project first.")
+            return
+        if not self._writable("Import photo folder"):
             return
         folder = QFileDialog.getExistingDirectory(self, "Import photo folder")
         if folder:
@@ -151,7 +165,7 @@ class WorkspaceJobs:
     def release_current(self, out_dir: str | Path | None = None,
                         accept_unhidden: bool = False) -> Any:
         """Release the current (reviewed) photo into ``out_dir`` (asked when None)."""
-        if self.photo is None:
+        if self.photo is None or not self._writable(f"Release {self.photo.file_name}"):
             return None
         if self.photo.status not in ("reviewed", "released"):
             self.context.message("Not reviewed", f"{self.photo.file_name}: only a reviewed "
@@ -212,7 +226,7 @@ class WorkspaceJobs:
         """Release every reviewed photo into ``out_dir`` (asked when None) as one job."""
         from core.imaging.release_all import BulkRelease
 
-        if self.project is None:
+        if self.project is None or not self._writable("Release all reviewed"):
             return None
         photos = repo.list_photos(self.project)
         if not any(p.status == "reviewed" for p in photos):

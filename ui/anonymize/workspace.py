@@ -131,6 +131,11 @@ class AnonymizeWorkspace(WorkspaceJobs, QWidget):
                                      ("Next photo", lambda: self.step(1), "PgDown"),
                                      ("Previous photo", lambda: self.step(-1), "PgUp")):
             self._act(text, slot, shortcut)
+        #: actions that change the project: off while it is open read-only
+        self.edit_actions = [self.act_import, self.act_detect, self.act_detect_all,
+                             self.act_release, self.act_release_all,
+                             *(self.tool_actions[k] for k in ("rect", "ellipse", "corners",
+                                                              "crop"))]
         outer.addWidget(self.toolbar)
 
         self.banner = QFrame()
@@ -222,6 +227,10 @@ class AnonymizeWorkspace(WorkspaceJobs, QWidget):
             self.undo.clear()
             return
         self.stack.setCurrentWidget(self.main)
+        for act in self.edit_actions:
+            act.setEnabled(not self.project.readonly)
+        if self.project.readonly and self.tool != "select":
+            self.set_tool("select")
         self._update_banner()
         keep = self.photo.id if self.photo else None
         self._fill_list(keep)
@@ -342,13 +351,15 @@ class AnonymizeWorkspace(WorkspaceJobs, QWidget):
                                           "background: #d4edda;")
         else:
             self.canvas.set_image(self.rgb, keep_view=not fit)
-            self.canvas.set_regions(labels, editable=True)
+            self.canvas.set_regions(labels, editable=not self.project.readonly)
             quad = geom.quad or [(0.0, 0.0), (float(self.rgb.shape[1]), 0.0),
                                  (float(self.rgb.shape[1]), float(self.rgb.shape[0])),
                                  (0.0, float(self.rgb.shape[0]))]
             self.canvas.set_quad(quad, self.tool == "corners" or geom.quad is not None)
             self.canvas.select_region(self.selected_region)
             self.view_label.setText(
+                ("READ-ONLY project — nothing can be changed  ·  " if self.project.readonly
+                 else "") +
                 f"BEFORE — original {self.photo.file_name} ({self.photo.width}×"
                 f"{self.photo.height}), {_regions(len(self.regions))} to hide  ·  "
                 "B shows the release")
@@ -389,6 +400,9 @@ class AnonymizeWorkspace(WorkspaceJobs, QWidget):
     # -- editing ------------------------------------------------------------------------
     def _push(self, command: Any) -> bool:
         """Run ``command`` through the undo stack; a refused edit is reported, not kept."""
+        if not self._writable(command.text()):
+            self._refresh()
+            return False
         command.on_error = self._edit_failed
         self.undo.push(command)
         return command.error is None
