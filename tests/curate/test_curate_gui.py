@@ -419,3 +419,15 @@ def test_e_puts_the_caret_at_the_end_of_the_prompt(qtbot, h, curate_project) -> 
     qtbot.keyClick(edit, Qt.Key.Key_Escape)  # saves and hands the keys back to the list
     assert h.ws.table.hasFocus()
     assert load_sample(curate_project, "s3").prompt == "Design a soda can called ___ FIZZ"
+
+
+def test_a_long_sample_id_is_elided_not_widening_the_window(qtbot, h) -> None:
+    h.select("s1")
+    view = h.ws.view
+    short = h.ws.minimumSizeHint().width()
+    long_id = "x-post-1904765887182237123-sample-0004-" + "9" * 30
+    view.title.setText(long_id)
+    assert h.ws.minimumSizeHint().width() <= short
+    h.ws.resize(1000, 700)
+    qtbot.waitUntil(lambda: "…" in view.title.text())
+    assert view.title.toolTip() == long_id and view.title.full_text() == long_id

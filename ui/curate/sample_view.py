@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -43,6 +43,42 @@ class _NotesEdit(QPlainTextEdit):
         self._on_commit()
 
 
+class _ElidedLabel(QLabel):
+    """The sample id: elided with "…" when the bar is narrow (full id in the tooltip)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self._full = ""
+
+    def setText(self, text: str) -> None:  # noqa: N802
+        self._full = text
+        self.setToolTip(text)
+        self._elide()
+
+    def full_text(self) -> str:
+        """The whole id, whatever is shown."""
+        return self._full
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        hint = super().minimumSizeHint()
+        return QSize(min(hint.width(), 90), hint.height())
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        hint = super().sizeHint()
+        return QSize(self.fontMetrics().horizontalAdvance(self._full) + 4, hint.height())
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideMiddle,
+                                              max(self.width(), 90))
+        super().setText(shown)
+
+
 class SampleView(QWidget):
     """Shows a :class:`SampleDetail`; every change goes through ``run(command)``."""
 
@@ -53,9 +89,7 @@ class SampleView(QWidget):
         self.project: Any = None
         self.detail: SampleDetail | None = None
         # -- label bar
-        self.title = QLabel()
-        self.title.setTextFormat(Qt.TextFormat.PlainText)
-        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.title = _ElidedLabel()
         font = self.title.font()
         font.setBold(True)
         font.setPointSizeF(font.pointSizeF() * 1.15)
@@ -88,6 +122,10 @@ class SampleView(QWidget):
         self.split.addItem("text-to-image", "text-to-image")
         self.split.addItem("image-to-image", "image-to-image")
         self.split.setToolTip("Split")
+        # shrinks (elided) rather than forcing the window wider than 1100 px
+        self.split.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.split.setMinimumContentsLength(7)
         self.split.activated.connect(lambda _i: self._run_field("split", self.split.currentData()))
         bar.addWidget(self.split)
         self.read_only_note = QLabel("Read-only")
