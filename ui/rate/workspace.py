@@ -120,11 +120,16 @@ class RateWorkspace(QWidget):
         font.setBold(True)
         title.setFont(font)
         buttons = QHBoxLayout()
+        self.buttons: dict[QAction, QPushButton] = {}
         for action in (self.act_outputs, self.act_new, self.act_merge, self.act_export,
                        self.act_rate):
             button = QPushButton(action.text().replace("&", ""))
+            button.setToolTip(action.toolTip())
             button.clicked.connect(action.trigger)
+            button.setEnabled(action.isEnabled())
+            action.enabledChanged.connect(button.setEnabled)  # never a button that does nothing
             buttons.addWidget(button)
+            self.buttons[action] = button
         buttons.addStretch(1)
         self.info = QLabel()
         self.info.setTextFormat(Qt.TextFormat.PlainText)
