@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rating_helpers import build_project
+from rating_helpers import build_project, make_session, simple_answer
 
 pytest.importorskip("PySide6")
 pytestmark = pytest.mark.gui
@@ -13,6 +13,8 @@ pytestmark = pytest.mark.gui
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QPushButton  # noqa: E402
 
+from core.rating.merge import merge_files  # noqa: E402
+from core.rating.session_file import RatingSession  # noqa: E402
 from core.selection import SampleFilter  # noqa: E402
 
 
@@ -42,5 +44,29 @@ def test_new_session_button_is_off_while_its_action_is(main_window, qtbot,  # ty
     assert getattr(page, "dialog", None) is None
     main_window.context.set_selection(SampleFilter())
     assert button.isEnabled()
+    main_window.runner.shutdown()
+    main_window.close_project()
+
+
+def test_read_only_project_views_and_exports_but_does_not_write(main_window, qtbot,  # type: ignore[no-untyped-def]
+                                                                tmp_path: Path) -> None:
+    project = build_project(tmp_path / "w.winnow")
+    (first, *_rest) = make_session(project, tmp_path / "files", "likert", name="ro")
+    session = RatingSession.open(first)
+    session.set_rater("Ann")
+    task = session.next_task()
+    session.submit(task.task_id, simple_answer(task), time_ms=4000)
+    session.close()
+    merge_files(project, [first])
+    project.close()
+    assert main_window.open_project(tmp_path / "w.winnow", readonly=True)
+    page = _page(main_window)
+    assert "Read-only" in page.info.text() and "w.winnow" in page.info.text()
+    for action in (page.act_outputs, page.act_new, page.act_merge):
+        assert not action.isEnabled() and not _button(page, action).isEnabled(), action.text()
+    assert page.act_export.isEnabled() and page.act_rate.isEnabled()
+    assert page.sessions.rowCount() == 1
+    assert page.export("ro", tmp_path / "ro.csv") is not None
+    assert (tmp_path / "ro.csv").read_text(encoding="utf-8").startswith("rater,")
     main_window.runner.shutdown()
     main_window.close_project()

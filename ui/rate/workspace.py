@@ -158,8 +158,10 @@ class RateWorkspace(QWidget):
     def refresh(self) -> None:
         """Reload outputs, selection and sessions from the project."""
         project = self.context.project
-        for action in (self.act_outputs, self.act_new, self.act_merge, self.act_export):
-            action.setEnabled(project is not None)
+        writable = project is not None and not project.readonly
+        for action in (self.act_outputs, self.act_new, self.act_merge):
+            action.setEnabled(writable)
+        self.act_export.setEnabled(project is not None)
         if project is None:
             self.stack.setCurrentWidget(self.empty)
             return
@@ -170,8 +172,11 @@ class RateWorkspace(QWidget):
         outputs = ", ".join(f"{m} ({n})" for m, n in counts.items()) or \
             "none yet — import a folder laid out as <root>/<model>/<sample_id>.png"
         self.info.setText(f"Model outputs: {outputs}\nCurate selection: {selected:,} "
-                          "sample(s) — a new session takes these.")
-        self.act_new.setEnabled(bool(counts) and selected > 0)
+                          "sample(s) — a new session takes these." +
+                          (f"\nRead-only: {project.path.name} is open read-only, so "
+                           "sessions can be viewed and exported but not created or merged."
+                           if project.readonly else ""))
+        self.act_new.setEnabled(writable and bool(counts) and selected > 0)
         current = self.selected_session()
         rows = list_sessions(project)
         self.sessions.setRowCount(len(rows))
