@@ -282,5 +282,7 @@ def _release_lock(fh: Any | None) -> None:
     if fh is None:
         return
     with contextlib.suppress(OSError):
+        fh.truncate(0)  # no stale holder name; the file itself stays (see ADR 003)
+        fh.flush()
         fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
     fh.close()

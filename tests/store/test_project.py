@@ -101,7 +101,10 @@ def test_second_writer_refused_read_only_allowed(tmp_path: Path) -> None:
         holder.kill()
         holder.wait()
     # the lock dies with its process (even on SIGKILL)
-    Project.open(path).close()
+    lock_file = path.with_name(path.name + ".lock")
+    with Project.open(path):
+        assert "Winnow (pid" in lock_file.read_text()
+    assert lock_file.read_text() == ""  # closed: no stale holder name left behind
 
 
 def test_transaction_rolls_back_as_a_whole(project: Project) -> None:
