@@ -10,10 +10,12 @@ from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
+    QFrame,
     QHBoxLayout,
     QLabel,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -64,15 +66,28 @@ class JobRow(QWidget):
         self.cancel.setEnabled(not state.cancelled())
 
 
+#: finished jobs kept in the panel (older finished rows are dropped; running ones stay)
+MAX_FINISHED_ROWS = 50
+
+
 class JobsPanel(QWidget):
-    """All jobs of the session, newest on top."""
+    """The session's jobs, newest on top, in a scroll area (the dock never grows)."""
 
     job_added = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.rows: list[JobRow] = []
-        self._layout = QVBoxLayout(self)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        inner = QWidget()
+        self.scroll.setWidget(inner)
+        outer.addWidget(self.scroll)
+        self._layout = QVBoxLayout(inner)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self.placeholder = QLabel("No background jobs yet. Imports, detections and metric "
                                   "runs appear here with their progress.")
@@ -91,6 +106,12 @@ class JobsPanel(QWidget):
         row = JobRow(job, self)
         self.rows.insert(0, row)
         self._layout.insertWidget(0, row)
+        finished = [r for r in self.rows if r.job.outcome != "running"]
+        for old in finished[MAX_FINISHED_ROWS:]:
+            self.rows.remove(old)
+            self._layout.removeWidget(old)
+            old.deleteLater()
+        self.scroll.verticalScrollBar().setValue(0)
         self.job_added.emit()
         return row
 
