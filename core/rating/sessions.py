@@ -288,6 +288,60 @@ def _statements(sql: str) -> list[str]:
     return split_statements(sql)
 
 
+def create_and_write(project: Project, design: SessionDesign, out_dir: str | Path, *,
+                     state: JobState | None = None) -> list[Path]:
+    """:func:`create_session` then :func:`write_session_files`, as one step: files in the
+    way are refused before anything is recorded, and a session whose files could not be
+    written is removed again (so its name stays free for the next try)."""
+    clash = session_files_in_the_way(design.name, design.raters, out_dir)
+    if clash:
+        raise FileExistsError(f"{clash[0].parent} already holds "
+                              f"{', '.join(p.name for p in clash)}; choose another name "
+                              "or an empty folder")
+    create_session(project, design, state=state)
+    try:
+        return write_session_files(project, design.name, out_dir, state=state)
+    except BaseException:
+        if discard_unwritten(project, design.name):  # and the files of this attempt
+            for path in _session_paths(design.name, design.raters, out_dir):
+                with contextlib.suppress(OSError):
+                    path.unlink()
+        raise
+
+
+def discard_unwritten(project: Project, name: str) -> bool:
+    """Delete session ``name`` if none of its rater files was written and nothing was
+    merged into it (what a failed creation leaves behind); True when it was deleted."""
+    row = project.conn.execute("SELECT id FROM rating_sessions WHERE name = ?",
+                               (name,)).fetchone()
+    if row is None:
+        return False
+    sid = int(row[0])
+    with project.transaction() as conn:
+        written = conn.execute(
+            "SELECT count(*) FROM rating_files WHERE session_id = ? AND path IS NOT NULL",
+            (sid,)).fetchone()[0]
+        merged = conn.execute(
+            "SELECT (SELECT count(*) FROM rating_judgments WHERE session_id = ?) + "
+            "(SELECT count(*) FROM rating_merges WHERE session_id = ?)", (sid, sid)).fetchone()[0]
+        if written or merged:
+            return False
+        conn.execute("DELETE FROM rating_sessions WHERE id = ?", (sid,))  # cascades
+        project.audit("delete", "rating_session", str(sid), None,
+                      {"name": name, "reason": "rater files not written"}, None)
+    return True
+
+
+def session_files_in_the_way(name: str, raters: int, out_dir: str | Path) -> list[Path]:
+    """Files already at the paths :func:`write_session_files` would write for a new
+    session ``name`` with ``raters`` raters (it refuses to overwrite them)."""
+    return [p for p in _session_paths(name, raters, out_dir) if p.exists()]
+
+
+def _session_paths(name: str, raters: int, out_dir: str | Path) -> list[Path]:
+    return [Path(out_dir) / f"{_safe(name)}-{slot_name(k)}{sf.SUFFIX}" for k in range(raters)]
+
+
 def _safe(name: str) -> str:
     keep = "".join(c if c.isalnum() or c in "-_." else "-" for c in name.strip())
     return keep.strip("-.") or "session"

@@ -4,6 +4,8 @@ the workspace hands the resulting :class:`SessionDesign` to ``core``."""
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Collection
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -28,18 +30,22 @@ from PySide6.QtWidgets import (
 
 from core.rating.design import SessionDesign
 from core.rating.protocols import CRITERIA, PROTOCOL_TITLES, PROTOCOLS
+from core.rating.sessions import session_files_in_the_way
 
 
 class DesignDialog(QDialog):
     """Collects a :class:`SessionDesign` and the folder for the rater files."""
 
     def __init__(self, sample_ids: list[str], models: list[str], selection_text: str,
-                 default_dir: Path, parent: QWidget | None = None) -> None:
+                 default_dir: Path, parent: QWidget | None = None,
+                 taken: Collection[str] = ()) -> None:
         super().__init__(parent)
         self.setWindowTitle("New rating session")
         self.sample_ids = sample_ids
+        self.taken = set(taken)  # names of the project's sessions
         form = QFormLayout()
-        self.name = QLineEdit("session-1")
+        self.name = QLineEdit(next(f"session-{k}" for k in itertools.count(1)
+                                   if f"session-{k}" not in self.taken))
         self.protocol = QComboBox()
         for key in PROTOCOLS:
             self.protocol.addItem(PROTOCOL_TITLES[key], key)
@@ -160,6 +166,17 @@ class DesignDialog(QDialog):
             return
         if not self.out_dir.text().strip():
             self.error.setText("choose a folder for the rater files")
+            return
+        if design.name in self.taken:
+            self.error.setText(f"a session named {design.name!r} already exists; "
+                               "choose another name")
+            self.name.setFocus()
+            return
+        clash = session_files_in_the_way(design.name, design.raters, self.out_dir.text())
+        if clash:
+            self.error.setText(f"{clash[0].parent} already holds "
+                               f"{', '.join(p.name for p in clash)}; choose another name "
+                               "or folder")
             return
         self.result_design = design
         self.accept()

@@ -32,7 +32,7 @@ from core.rating.merge import merge_files
 from core.rating.protocols import PROTOCOL_TITLES
 from core.rating.results import export_results, rater_summaries
 from core.rating.session_file import SUFFIX, RatingSession
-from core.rating.sessions import create_session, list_sessions, write_session_files
+from core.rating.sessions import create_and_write, list_sessions
 from ui.empty_state import EmptyState
 from ui.rate.design_dialog import DesignDialog
 from ui.rate.rater import RaterWindow
@@ -275,7 +275,8 @@ class RateWorkspace(QWidget):
             return None
         ids = self.context.selection.sample_ids(project)
         dialog = DesignDialog(ids, output_models(project), "the current Curate selection",
-                              project.path.parent / f"{project.path.stem}-sessions", self)
+                              project.path.parent / f"{project.path.stem}-sessions", self,
+                              taken=[s.name for s in list_sessions(project)])
         dialog.accepted.connect(lambda: self.create_session(dialog.result_design,
                                                             Path(dialog.out_dir.text())))
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -291,9 +292,7 @@ class RateWorkspace(QWidget):
 
         def work(state: Any) -> list[str]:
             try:
-                create_session(view, design, state=state)
-                return [str(p) for p in write_session_files(view, design.name, out_dir,
-                                                            state=state)]
+                return [str(p) for p in create_and_write(view, design, out_dir, state=state)]
             finally:
                 view.close()
 

@@ -1,0 +1,109 @@
+"""Creating a session never leaves one without rater files behind (its name would be
+taken for good); the design dialog refuses a taken name or files in the way before it
+closes, so the designer does not lose the settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rating_helpers import MODELS, SAMPLES, build_project, make_session
+
+from core.rating import sessions
+from core.rating.design import SessionDesign
+from core.rating.sessions import (
+    create_and_write,
+    create_session,
+    discard_unwritten,
+    list_sessions,
+    session_files_in_the_way,
+)
+
+
+def _design(name: str = "s") -> SessionDesign:
+    return SessionDesign(name=name, protocol="likert", sample_ids=SAMPLES, models=MODELS,
+                         raters=2, seed=1)
+
+
+def _names(project) -> list[str]:  # type: ignore[no-untyped-def]
+    return [s.name for s in list_sessions(project)]
+
+
+def test_files_in_the_way_are_refused_before_anything_is_recorded(rproject,  # type: ignore[no-untyped-def]
+                                                                   tmp_path: Path) -> None:
+    out = tmp_path / "files"
+    out.mkdir()
+    (out / "s-R2.winnow-session").write_bytes(b"a rater's answers")
+    assert session_files_in_the_way("s", 2, out) == [out / "s-R2.winnow-session"]
+    with pytest.raises(FileExistsError, match="s-R2.winnow-session"):
+        create_and_write(rproject, _design(), out)
+    assert _names(rproject) == []
+    assert (out / "s-R2.winnow-session").read_bytes() == b"a rater's answers"
+    assert sorted(p.name for p in out.iterdir()) == ["s-R2.winnow-session"]
+
+
+def test_failed_write_leaves_no_session_and_no_files(rproject, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                     monkeypatch) -> None:
+    real = sessions._write_one
+    calls = []
+
+    def failing(*args, **kw):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        return real(*args, **kw)
+
+    monkeypatch.setattr(sessions, "_write_one", failing)
+    out = tmp_path / "files"
+    with pytest.raises(OSError, match="No space"):
+        create_and_write(rproject, _design(), out)
+    assert _names(rproject) == [] and list(out.iterdir()) == []
+    assert rproject.conn.execute("SELECT count(*) FROM audit_log WHERE action = 'delete' "
+                                 "AND entity = 'rating_session'").fetchone()[0] == 1
+    monkeypatch.setattr(sessions, "_write_one", real)
+    files = create_and_write(rproject, _design(), out)  # the name is free again
+    assert [f.name for f in files] == ["s-R1.winnow-session", "s-R2.winnow-session"]
+    assert _names(rproject) == ["s"]
+    assert not discard_unwritten(rproject, "s")  # written: kept
+    with pytest.raises(ValueError, match="already exists"):
+        create_and_write(rproject, _design(), tmp_path / "other")
+
+
+def test_written_session_keeps_its_name(tmp_path: Path) -> None:
+    project = build_project(tmp_path / "p.winnow")
+    make_session(project, tmp_path / "f", "ranking", name="r")
+    assert not discard_unwritten(project, "r")
+    with pytest.raises(ValueError, match="already exists"):
+        create_session(project, SessionDesign(name="r", protocol="ranking",
+                                              sample_ids=SAMPLES, models=MODELS))
+    project.close()
+
+
+@pytest.mark.gui
+def test_dialog_refuses_taken_name_and_files_in_the_way(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("PySide6")
+    from PySide6.QtCore import Qt
+
+    from ui.rate.design_dialog import DesignDialog
+
+    out = tmp_path / "files"
+    out.mkdir()
+    dialog = DesignDialog(list(SAMPLES), list(MODELS), "a test", out,
+                          taken=["session-1", "old"])
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert dialog.name.text() == "session-2"
+    dialog.name.selectAll()
+    qtbot.keyClicks(dialog.name, "old")
+    qtbot.keyClick(dialog.name, Qt.Key.Key_Return)
+    assert dialog.isVisible() and dialog.result_design is None
+    assert "'old' already exists" in dialog.error.text()
+    (out / "new-R1.winnow-session").write_bytes(b"x")
+    dialog.name.selectAll()
+    qtbot.keyClicks(dialog.name, "new")
+    qtbot.keyClick(dialog.name, Qt.Key.Key_Return)
+    assert dialog.isVisible() and "new-R1.winnow-session" in dialog.error.text()
+    dialog.name.selectAll()
+    qtbot.keyClicks(dialog.name, "fresh")
+    qtbot.keyClick(dialog.name, Qt.Key.Key_Return)
+    assert not dialog.isVisible() and dialog.result_design.name == "fresh"
