@@ -87,7 +87,7 @@ def cmd_create(args: argparse.Namespace) -> int:
     from core.ingest.outputs import output_models
     from core.rating.design import SessionDesign
     from core.rating.protocols import CHECKLIST_QUESTIONS
-    from core.rating.sessions import create_session, write_session_files
+    from core.rating.sessions import create_and_write
     from core.selection import SampleFilter
     from core.store import Project
 
@@ -122,8 +122,7 @@ def cmd_create(args: argparse.Namespace) -> int:
             allow_ties=args.ties, allow_tie=not args.no_tie,
             criteria=tuple(_split(args.criteria)), questions=questions,
             instructions=args.instructions, seed=args.seed)
-        create_session(project, design)
-        files = write_session_files(project, design.name, args.out)
+        files = create_and_write(project, design, args.out)
         tasks = project.conn.execute(
             "SELECT t.slot, count(*), count(t.gold) FROM rating_tasks t JOIN rating_sessions s "
             "ON s.id = t.session_id WHERE s.name = ? GROUP BY t.slot", (design.name,)).fetchall()

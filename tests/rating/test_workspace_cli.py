@@ -176,3 +176,18 @@ def test_cli_errors_are_one_clear_line(tmp_path: Path, capsys) -> None:  # type:
     assert "refused" in capsys.readouterr().err
     assert run_cli(["rate", str(junk)]) == 2
     assert "not a Winnow session file" in capsys.readouterr().err
+
+
+def test_cli_create_refuses_files_in_the_way_and_records_nothing(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    project_path = tmp_path / "c.winnow"
+    build_project(project_path).close()
+    out = tmp_path / "files"
+    out.mkdir()
+    (out / "again-R1.winnow-session").write_text("someone else's file")
+    args = ["session", "create", str(project_path), "--name", "again", "--protocol",
+            "ranking", "--out", str(out), "--raters", "2", "--seed", "1"]
+    assert run_cli(args) == 2
+    assert "again-R1.winnow-session" in capsys.readouterr().err
+    assert (out / "again-R1.winnow-session").read_text() == "someone else's file"
+    (out / "again-R1.winnow-session").unlink()
+    assert run_cli(args) == 0  # the name was not taken by the refused attempt
