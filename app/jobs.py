@@ -27,6 +27,19 @@ class Job:
     done_callbacks: list[Callable[[Job], None]] = field(default_factory=list)
 
 
+def describe_error(exc: BaseException) -> str:
+    """What a user reads about a failed job.
+
+    Winnow's own errors and I/O or value errors carry a message written for people
+    (it names the item), shown as is; anything else is unexpected and keeps its type,
+    which helps a bug report.
+    """
+    own = type(exc).__module__.split(".")[0] in ("core", "ui", "app")
+    if (own or isinstance(exc, (OSError, ValueError))) and str(exc):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"
+
+
 class JobRunner:
     """A small thread pool whose jobs are visible and cancellable."""
 
@@ -67,7 +80,7 @@ class JobRunner:
             job.outcome = "cancelled"
         else:
             job.outcome = "failed"
-            job.error = f"{type(exc).__name__}: {exc}"
+            job.error = describe_error(exc)
         for callback in list(job.done_callbacks):
             callback(job)
 

@@ -33,3 +33,15 @@ def test_many_jobs_scroll_and_old_finished_rows_are_dropped(qtbot) -> None:
     assert titles[0] == f"job {MAX_FINISHED_ROWS + 9}"
     assert sum(r.job.outcome == "done" for r in panel.rows) == MAX_FINISHED_ROWS
     assert running in panel.rows and "job 0" not in titles
+
+
+def test_failed_jobs_read_as_messages_and_unexpected_errors_keep_their_type() -> None:
+    from app.jobs import describe_error
+    from core.store.project import ReadOnlyProjectError
+
+    assert describe_error(ReadOnlyProjectError("demo.winnow is open read-only")) == \
+        "demo.winnow is open read-only"
+    assert describe_error(FileNotFoundError(2, "No such file", "a.jpg")) == \
+        "[Errno 2] No such file: 'a.jpg'"
+    assert describe_error(KeyError("sample")) == "KeyError: 'sample'"
+    assert describe_error(ValueError()) == "ValueError: "
