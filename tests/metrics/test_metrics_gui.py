@@ -67,6 +67,8 @@ def test_empty_state_then_run_results_histograms_drilldown(window, qtbot, tmp_pa
     page.hide_na.setChecked(False)
     assert page.model.rowCount() == 13
     assert page.hist.panels == {"colour_shift": {"same": 6, "tinted": 6}}
+    # the results summary is a long line: it wraps rather than widening the window
+    assert len(page.summary.text()) > 80 and page.minimumSizeHint().width() < 900
 
     page.hide_na.setChecked(True)
     row = next(k for k, r in enumerate(page.model.rows)

@@ -168,6 +168,7 @@ class MetricsWorkspace(QWidget):
         self.table.activated.connect(lambda _: self.tabs.setCurrentWidget(self.drill))
         self.summary = QLabel()
         self.summary.setTextFormat(Qt.TextFormat.PlainText)
+        self.summary.setWordWrap(True)  # a long summary wraps instead of widening the window
         self.hide_na = QCheckBox("Hide not applicable")
         self.hide_na.setChecked(True)
         self.hide_na.toggled.connect(self.refresh_results)
