@@ -9,6 +9,9 @@ from pathlib import Path
 
 from app.cli import CliError, print_json
 
+#: share of gold tasks when gold is asked for without a rate
+DEFAULT_GOLD_RATE = 0.1
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``session create|merge|results|summary|list`` and ``rate``."""
@@ -30,9 +33,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     create.add_argument("--raters", type=int, default=3)
     create.add_argument("--overlap", type=int, default=1, help="raters per task")
     create.add_argument("--tasks-per-rater", type=int)
-    create.add_argument("--gold", choices=["none", "auto", "marked"], default="auto")
-    create.add_argument("--gold-rate", type=float, default=0.0,
-                        help="fraction of each rater's tasks that are gold (0-0.5)")
+    create.add_argument("--gold", choices=["none", "auto", "marked"], default=None,
+                        help="gold (validation) tasks: auto = Winnow makes obvious ones, "
+                        "marked = known answers from --gold-file (default: auto when "
+                        "--gold-rate is given, else none)")
+    create.add_argument("--gold-rate", type=float, default=None,
+                        help="fraction of each rater's tasks that are gold (0-0.5; "
+                        f"default {DEFAULT_GOLD_RATE} when --gold auto/marked is given)")
     create.add_argument("--gold-file", type=Path,
                         help="JSON list of known answers, e.g. "
                              '[{"sample": "s1", "better": "m1", "worse": "m2"}]')
@@ -91,6 +98,9 @@ def cmd_create(args: argparse.Namespace) -> int:
     from core.selection import SampleFilter
     from core.store import Project
 
+    gold = args.gold or ("marked" if args.gold_file else "auto" if args.gold_rate else "none")
+    gold_rate = args.gold_rate if args.gold_rate is not None else (
+        DEFAULT_GOLD_RATE if gold != "none" else 0.0)
     with Project.open(args.project) as project:
         models = _split(args.models) or output_models(project)
         unknown = sorted(set(models) - set(output_models(project)))
@@ -116,8 +126,8 @@ def cmd_create(args: argparse.Namespace) -> int:
         design = SessionDesign(
             name=args.name, protocol=args.protocol, sample_ids=tuple(sample_ids),
             models=tuple(models), raters=args.raters, overlap=args.overlap,
-            tasks_per_rater=args.tasks_per_rater, gold_rate=args.gold_rate,
-            gold_mode="marked" if gold_items and args.gold == "auto" else args.gold,
+            tasks_per_rater=args.tasks_per_rater, gold_rate=gold_rate,
+            gold_mode="marked" if gold_items and gold == "auto" else gold,
             gold_items=gold_items, min_time_s=args.min_time, penalty_s=args.penalty,
             allow_ties=args.ties, allow_tie=not args.no_tie,
             criteria=tuple(_split(args.criteria)), questions=questions,

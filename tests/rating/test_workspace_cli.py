@@ -191,3 +191,17 @@ def test_cli_create_refuses_files_in_the_way_and_records_nothing(tmp_path: Path,
     assert (out / "again-R1.winnow-session").read_text() == "someone else's file"
     (out / "again-R1.winnow-session").unlink()
     assert run_cli(args) == 0  # the name was not taken by the refused attempt
+
+
+def test_cli_gold_auto_without_a_rate_gets_the_default_share(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    project_path = tmp_path / "c.winnow"
+    build_project(project_path).close()
+    base = ["session", "create", str(project_path), "--protocol", "side_by_side",
+            "--raters", "1", "--seed", "3", "--json"]
+    assert run_cli([*base, "--name", "plain", "--out", str(tmp_path / "a")]) == 0
+    plain = json.loads(capsys.readouterr().out)["raters"]["R1"]
+    assert plain["gold"] == 0  # nothing asked, no gold
+    assert run_cli([*base, "--name", "golden", "--gold", "auto",
+                    "--out", str(tmp_path / "b")]) == 0
+    golden = json.loads(capsys.readouterr().out)["raters"]["R1"]
+    assert golden["gold"] >= 1 and golden["gold"] <= 0.25 * golden["tasks"]
