@@ -79,6 +79,12 @@ class FaceFinder:
                          dlib.get_face_chips(img, shapes, size=size, padding=padding)])
 
 
+def chip_geometry(onnx: bool) -> tuple[int, float]:
+    """``(size, padding)`` of aligned chips: dlib's network (and its torch port) takes
+    150 px with padding 0.25; ArcFace-style ONNX models take 112 px without padding."""
+    return (112, 0.0) if onnx else (CHIP_SIZE, CHIP_PADDING)
+
+
 _FINDERS: queue.SimpleQueue[FaceFinder] = queue.SimpleQueue()
 
 
@@ -107,9 +113,7 @@ class FaceSetup:
     """
 
     def __init__(self, onnx: bool) -> None:
-        # dlib's network (and its torch port) takes 150 px chips with padding 0.25;
-        # ArcFace-style models take 112 px crops without padding
-        self.size, self.padding = (112, 0.0) if onnx else (CHIP_SIZE, CHIP_PADDING)
+        self.size, self.padding = chip_geometry(onnx)
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
 
@@ -170,7 +174,7 @@ class FaceEmbedder:
     @property
     def chip_size(self) -> tuple[int, float]:
         """``(size, padding)`` of the chips this embedder takes."""
-        return (112, 0.0) if self.onnx is not None else (CHIP_SIZE, CHIP_PADDING)
+        return chip_geometry(self.onnx is not None)
 
     def embed_chips(self, chips: np.ndarray) -> np.ndarray:
         """``(n, d)`` L2-normalised embeddings of ``(n, s, s, 3) uint8`` aligned chips."""
