@@ -32,11 +32,17 @@ class ResultsModel(QAbstractTableModel):
         super().__init__(parent)
         self.rows: list[ResultRow] = []
         self.titles: dict[str, str] = {}
+        #: the view's last sort request, re-applied when the rows are replaced
+        self._sort: tuple[int, Qt.SortOrder] | None = None
 
     def set_rows(self, rows: list[ResultRow], titles: dict[str, str]) -> None:
+        """Replace the rows, keeping the order the user last sorted by."""
         self.beginResetModel()
         self.rows = list(rows)
         self.titles = titles
+        if self._sort is not None:
+            self.rows.sort(key=self._key(self._sort[0]),
+                           reverse=self._sort[1] == Qt.SortOrder.DescendingOrder)
         self.endResetModel()
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
@@ -70,11 +76,24 @@ class ResultsModel(QAbstractTableModel):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
-    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
-        self.layoutAboutToBeChanged.emit()
+    def _key(self, column: int) -> Any:
         def key(r: ResultRow) -> Any:
             if column == 3:
                 return (r.value is None, r.value or 0.0)
-            return (r.sample_id, r.model, r.metric, 0, r.status, details_text(r))[column]
-        self.rows.sort(key=key, reverse=order == Qt.SortOrder.DescendingOrder)
+            if column == 2:  # the title the column shows, not the internal name
+                return self.titles.get(r.metric, r.metric)
+            return (r.sample_id, r.model, "", 0, r.status, details_text(r))[column]
+        return key
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Sort by ``column``; the selected row stays selected (persistent indexes move)."""
+        self._sort = (column, order)
+        self.layoutAboutToBeChanged.emit()
+        old = self.persistentIndexList()
+        before = [self.rows[i.row()] if i.isValid() else None for i in old]
+        self.rows.sort(key=self._key(column), reverse=order == Qt.SortOrder.DescendingOrder)
+        position = {id(r): k for k, r in enumerate(self.rows)}
+        new = [self.index(position[id(r)], i.column()) if r is not None else QModelIndex()
+               for r, i in zip(before, old, strict=True)]
+        self.changePersistentIndexList(old, new)
         self.layoutChanged.emit()
