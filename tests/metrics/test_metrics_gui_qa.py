@@ -42,6 +42,32 @@ def _run(page: MetricsWorkspace, qtbot) -> None:
     assert job.outcome == "done"
 
 
+def test_read_only_project_shows_results_but_cannot_run(main_window, qtbot, tmp_path) -> None:
+    path = _project(tmp_path)
+    page = _page(main_window, qtbot)
+    assert main_window.open_project(path)
+    _run(page, qtbot)
+    stored = page.model.rowCount()
+    assert stored > 0
+    main_window.close_project()
+
+    assert main_window.open_project(path, readonly=True)
+    assert page.model.rowCount() == stored  # stored results still show
+    assert not page.run_button.isEnabled() and not page.act_run.isEnabled()
+    assert page.act_export.isEnabled()
+    assert "Read-only" in page.selection_label.text()
+    page.table.setFocus()
+    qtbot.keyClick(page.table, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert page.job is None and not main_window.runner.jobs[1:]  # no failing job started
+    assert page.run() is None  # even a direct call is refused with a message
+    assert "read-only" in main_window._dialogs[-1].text()
+
+    main_window.close_project()  # reopened for writing, Run comes back
+    assert main_window.open_project(path)
+    assert page.run_button.isEnabled() and page.act_run.isEnabled()
+    assert "Read-only" not in page.selection_label.text()
+
+
 def test_sort_order_survives_refresh_and_keeps_the_selected_row(main_window, qtbot,
                                                                  tmp_path) -> None:
     page = _page(main_window, qtbot)
@@ -88,3 +114,29 @@ def test_metric_column_sorts_by_the_title_it_shows(qtbot) -> None:
     model.sort(2, Qt.SortOrder.AscendingOrder)
     shown = [model.data(model.index(k, 2)) for k in range(model.rowCount())]
     assert shown == ["Alpha", "Zeta"]
+
+
+def test_export_to_a_path_that_cannot_be_written_is_a_message(main_window, qtbot,
+                                                                tmp_path) -> None:
+    page = _page(main_window, qtbot)
+    assert main_window.open_project(_project(tmp_path, n=1))
+    blocker = tmp_path / "notes.txt"  # a file where the export wants a folder
+    blocker.write_text("keep me")
+    target = blocker / "out.csv"
+    assert page.export_to(str(target)) is None
+    text = main_window._dialogs[-1].text()
+    assert str(target) in text and main_window._dialogs[-1].windowTitle() == "Export failed"
+    assert blocker.read_text() == "keep me"
+    assert page.export_to(str(tmp_path / "ok.csv")) == 0  # header only, nothing computed
+    assert (tmp_path / "ok.csv").read_text().startswith("sample_id")
+
+
+def test_no_outputs_points_to_the_import_that_exists(main_window, qtbot, tmp_path) -> None:
+    page = _page(main_window, qtbot)
+    assert main_window.open_project(_project(tmp_path, outputs=False))
+    text = page.selection_label.text()
+    assert "No output images yet" in text
+    assert "Rate → Import Model Outputs…" in text
+    labels = [a.text().replace("&", "") for m in main_window.menuBar().actions()
+              if m.menu() is not None for a in m.menu().actions()]
+    assert "Import Model Outputs…" in labels

@@ -237,8 +237,11 @@ class MetricsWorkspace(QWidget):
         """Refresh models, selection count and results from the project."""
         project = self.project
         self.stack.setCurrentIndex(0 if project is None else 1)
-        for act in (self.act_run, self.act_export):
-            act.setEnabled(project is not None)
+        # results are stored in the project: a read-only one can show and export, not run
+        writable = project is not None and not project.readonly
+        self.act_run.setEnabled(writable and self.job is None)
+        self.run_button.setEnabled(writable and self.job is None)
+        self.act_export.setEnabled(project is not None)
         if project is None:
             return
         previous = set(self.checked(self.models))
@@ -284,9 +287,13 @@ class MetricsWorkspace(QWidget):
                 self.set_checked(self.models, models)
                 self.models.blockSignals(False)
         self.sample_ids = list(ids)
+        if self.project.readonly:
+            text += (f"\nRead-only: {self.project.path.name} is open read-only, so stored "
+                     "results show and export but Run is off.")
         self.selection_label.setText(
             text + ("" if self.models.count() else "\nNo output images yet: import model "
-                    "outputs (File → Import) or curate samples with outputs."))
+                    "outputs (Rate → Import Model Outputs…) or curate samples with "
+                    "outputs."))
         self.refresh_results()
 
     def refresh_results(self) -> None:
@@ -316,6 +323,11 @@ class MetricsWorkspace(QWidget):
     def run(self) -> Any:
         """Start a background run on the current selection; returns the job (or None)."""
         if self.project is None or self.job is not None:
+            return None
+        if self.project.readonly:
+            self.context.message("Project is read-only",
+                                 f"{self.project.path.name} is open read-only: metric results "
+                                 "cannot be stored. Reopen it for writing to run metrics.")
             return None
         metrics = [get(n) for n in self.checked(self.metrics)]
         models = self.checked(self.models)
@@ -364,7 +376,9 @@ class MetricsWorkspace(QWidget):
     def _finished(self, job: Any) -> None:
         job.metrics_handled = True
         self.job = None
-        self.run_button.setEnabled(True)
+        writable = self.project is not None and not self.project.readonly
+        self.run_button.setEnabled(writable)
+        self.act_run.setEnabled(writable)
         self.cancel_button.setEnabled(False)
         if job.outcome == "done":
             s = job.future.result()
@@ -396,11 +410,21 @@ class MetricsWorkspace(QWidget):
     def export(self) -> None:
         if self.project is None:
             return
-        path, _ = QFileDialog.getSaveFileName(self, "Export metric results",
+        path, _ = QFileDialog.getSaveFileName(self, "Export all stored metric results",
                                               "metric-results.csv", "CSV files (*.csv)")
         if path:
+            self.export_to(path)
+
+    def export_to(self, path: str) -> int | None:
+        """Write every stored result to ``path``; a file-system error becomes a message."""
+        try:
             n = export_csv(self.project, path)
-            self.context.status(f"Wrote {n:,} rows to {path}")
+        except OSError as exc:
+            self.context.message("Export failed", f"Could not write {path}: "
+                                 f"{exc.strerror or exc}")
+            return None
+        self.context.status(f"Wrote {n:,} rows to {path}")
+        return n
 
     def _row_changed(self, current: Any, _previous: Any) -> None:
         if not current.isValid():
