@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -161,6 +162,10 @@ class MainWindow(QMainWindow):
         if self.project is not None and self.project.path.resolve() == path.resolve() \
                 and self.project.readonly == readonly:
             return True
+        if path.is_dir():
+            self._message("Cannot open project", f"{path.name}: {path} is a folder, not a "
+                          "Winnow project file (*.winnow)")
+            return False
         try:
             project = Project.open(path, readonly=readonly)
         except ProjectLockedError as exc:
@@ -168,6 +173,10 @@ class MainWindow(QMainWindow):
             return False
         except (ProjectError, OSError) as exc:
             self._message("Cannot open project", f"{path.name}: {exc}")
+            return False
+        except sqlite3.Error as exc:  # e.g. a file this user may not read
+            self._message("Cannot open project", f"{path.name}: cannot open {path} "
+                          f"as a Winnow project ({exc})")
             return False
         self.close_project()
         self.project = project
