@@ -82,6 +82,10 @@ class MainWindow(QMainWindow):
         self.act_import = self._action("&Import Posts…", self.choose_import, "Ctrl+I",
                                        tip="Import a JSON Lines file of posts or samples")
         self.act_import.setEnabled(False)
+        self.act_close = self._action("&Close Project", self.close_project,
+                                      "Ctrl+W",
+                                      tip="Close the open project (the window stays open)")
+        self.act_close.setEnabled(False)
         self.act_quit = self._action("&Quit", self.close, QKeySequence.StandardKey.Quit)
         self.act_jobs = self._action("Show &Jobs", self.show_jobs, "Ctrl+J")
 
@@ -141,6 +145,7 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.act_open)
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
+        file_menu.addAction(self.act_close)
         file_menu.addSeparator()
         file_menu.addAction(self.act_import)
         file_menu.addSeparator()
@@ -183,6 +188,7 @@ class MainWindow(QMainWindow):
         self.context.project = project
         app_settings.add_recent_project(path)
         self.act_import.setEnabled(not readonly)
+        self.act_close.setEnabled(True)
         self.refresh_summary()
         self._update_title()
         self.statusBar().showMessage(f"Opened {path}" + (" (read-only)" if readonly else ""),
@@ -210,8 +216,10 @@ class MainWindow(QMainWindow):
             self.context.project = None
             self.context.project_changed.emit()
             self.act_import.setEnabled(False)
+            self.act_close.setEnabled(False)
             self.refresh_summary()
             self._update_title()
+            self.statusBar().showMessage("Project closed", 5000)
 
     def refresh_summary(self) -> None:
         """Update the project overview and status bar."""

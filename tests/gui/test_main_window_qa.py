@@ -9,8 +9,10 @@ import pytest
 pytest.importorskip("PySide6")
 pytestmark = pytest.mark.gui
 
+from PySide6.QtCore import Qt  # noqa: E402
 
 from app.main_window import MainWindow  # noqa: E402
+from core.store import Project  # noqa: E402
 
 
 def test_a_folder_is_refused_with_a_message_not_a_crash(main_window: MainWindow,
@@ -23,3 +25,21 @@ def test_a_folder_is_refused_with_a_message_not_a_crash(main_window: MainWindow,
     assert "photos" in messages[-1] and "is a folder" in messages[-1]
     assert main_window.project is None
     assert not list(folder.iterdir())  # nothing was created inside it
+
+
+def test_close_project_from_the_file_menu_with_ctrl_w(main_window: MainWindow, qtbot,
+                                                      tmp_path: Path) -> None:
+    file_menu = main_window.menuBar().actions()[0].menu()
+    labels = [a.text().replace("&", "") for a in file_menu.actions()]
+    assert "Close Project" in labels
+    assert not main_window.act_close.isEnabled()
+    path = tmp_path / "p.winnow"
+    Project.create(path).close()
+    assert main_window.open_project(path)
+    assert main_window.act_close.isEnabled()
+    qtbot.keyClick(main_window, Qt.Key.Key_W, Qt.KeyboardModifier.ControlModifier)
+    assert main_window.project is None
+    assert main_window.windowTitle() == "Winnow — no project"
+    assert not main_window.act_close.isEnabled() and not main_window.act_import.isEnabled()
+    with Project.open(path) as again:  # the lock was released: it opens for writing
+        assert not again.readonly
