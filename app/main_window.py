@@ -400,12 +400,17 @@ class MainWindow(QMainWindow):
                 self.restoreState(state)
         else:
             self.resize(1280, 800)
+        keys = [info.key for info in WORKSPACES]
+        last = app_settings.settings().value("main_window/workspace")
+        if last in keys:
+            self.nav.setCurrentRow(keys.index(last))
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         """Save geometry, stop jobs, close the project."""
         store = app_settings.settings()
         store.setValue("main_window/geometry", self.saveGeometry())
         store.setValue("main_window/state", self.saveState())
+        store.setValue("main_window/workspace", WORKSPACES[self.nav.currentRow()].key)
         self.runner.shutdown()
         self.close_project()
         if self._show_error in router.listeners:

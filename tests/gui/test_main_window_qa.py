@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 
 from app.main_window import MainWindow  # noqa: E402
 from core.store import Project  # noqa: E402
+from ui.workspaces import WORKSPACES  # noqa: E402
 
 
 def test_a_folder_is_refused_with_a_message_not_a_crash(main_window: MainWindow,
@@ -43,3 +44,16 @@ def test_close_project_from_the_file_menu_with_ctrl_w(main_window: MainWindow, q
     assert not main_window.act_close.isEnabled() and not main_window.act_import.isEnabled()
     with Project.open(path) as again:  # the lock was released: it opens for writing
         assert not again.readonly
+
+
+def test_last_workspace_comes_back(main_window: MainWindow, qtbot) -> None:
+    rate = [w.key for w in WORKSPACES].index("rate")
+    qtbot.keyClick(main_window, Qt.Key.Key_1 + rate, Qt.KeyboardModifier.ControlModifier)
+    main_window.close()
+
+    second = MainWindow()
+    qtbot.addWidget(second)
+    try:
+        assert second.nav.currentRow() == rate and second.stack.currentIndex() == rate
+    finally:
+        second.runner.shutdown()
