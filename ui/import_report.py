@@ -50,8 +50,12 @@ class ImportReportDialog(QDialog):
                    f"{len(errors) + report.get('errors_not_listed', 0)} line(s) could not be "
                    f"imported. Images: {images.get('fetched', 0)} stored, "
                    f"{images.get('failed', 0)} failed.")
+        stored = sum(report.get(k, 0) for k in ("imported", "updated", "unchanged"))
         if not errors and not image_errors:
             summary += "\nEverything in the file was imported."
+        elif stored == 0:
+            summary += (f"\nNothing in {file_name} could be imported. Is it a JSON Lines file "
+                        "of posts or samples (one JSON object per line, UTF-8)?")
         else:
             summary += ("\nEverything valid was imported; fix the lines below and import the "
                         "file again (unchanged lines are skipped).")

@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 
 from app.main_window import MainWindow  # noqa: E402
 from core.store import Project  # noqa: E402
+from ui.import_report import ImportReportDialog  # noqa: E402
 from ui.workspaces import WORKSPACES  # noqa: E402
 
 
@@ -57,3 +58,21 @@ def test_last_workspace_comes_back(main_window: MainWindow, qtbot) -> None:
         assert second.nav.currentRow() == rate and second.stack.currentIndex() == rate
     finally:
         second.runner.shutdown()
+
+
+def test_import_of_a_non_jsonl_file_says_nothing_was_imported(main_window: MainWindow, qtbot,
+                                                              tmp_path: Path) -> None:
+    path = tmp_path / "p.winnow"
+    Project.create(path).close()
+    assert main_window.open_project(path)
+    fake = tmp_path / "photo.jsonl"  # a PNG renamed .jsonl
+    fake.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4)
+    job = main_window.import_file(fake)
+    qtbot.waitUntil(lambda: job.outcome != "running", timeout=30_000)
+    qtbot.waitUntil(lambda: any(isinstance(w, ImportReportDialog)
+                                for w in main_window._dialogs), timeout=5_000)
+    dialog = next(w for w in main_window._dialogs if isinstance(w, ImportReportDialog))
+    text = dialog.summary.text()
+    assert "Nothing in photo.jsonl could be imported" in text
+    assert "Everything valid was imported" not in text
+    assert dialog.line_table.rowCount() >= 1
