@@ -58,6 +58,7 @@ class MainWindow(QMainWindow):
         # queued even when emitted on the GUI thread: on_done never runs inside start_job
         self._bridge.finished.connect(self._job_finished, Qt.ConnectionType.QueuedConnection)
         self._dialogs: list[QWidget] = []
+        self.quit_box: QMessageBox | None = None  # the "jobs still running" question, while open
         self.context = AppContext(self)
         self.context.bind(self.start_job, self._message,
                           lambda text, ms: self.statusBar().showMessage(text, ms))
@@ -405,8 +406,28 @@ class MainWindow(QMainWindow):
         if last in keys:
             self.nav.setCurrentRow(keys.index(last))
 
+    def _confirm_quit(self) -> bool:
+        """Ask before cancelling running jobs; True = quit anyway."""
+        titles = [job.state.title for job in self.runner.active]
+        shown = "\n".join(f"• {t}" for t in titles[:5]) + \
+            (f"\n… and {len(titles) - 5} more" if len(titles) > 5 else "")
+        box = QMessageBox(QMessageBox.Icon.Question, "Jobs are still running",
+                          f"{len(titles)} background job(s) still running:\n{shown}",
+                          QMessageBox.StandardButton.Cancel, self)
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setInformativeText("Quitting cancels them; what they already saved is kept.")
+        quit_button = box.addButton("Cancel Jobs and Quit", QMessageBox.ButtonRole.AcceptRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        self.quit_box = box
+        box.exec()
+        self.quit_box = None
+        return box.clickedButton() is quit_button
+
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
-        """Save geometry, stop jobs, close the project."""
+        """Save geometry, stop jobs (after asking, if any run), close the project."""
+        if self.runner.active and not self._confirm_quit():
+            event.ignore()
+            return
         store = app_settings.settings()
         store.setValue("main_window/geometry", self.saveGeometry())
         store.setValue("main_window/state", self.saveState())

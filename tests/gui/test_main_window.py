@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("PySide6")
 pytestmark = pytest.mark.gui
 
-from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtCore import Qt, QTimer  # noqa: E402
 
 from app.main_window import MainWindow  # noqa: E402
 from core.store import Project  # noqa: E402
@@ -104,9 +104,21 @@ def test_quit_cancels_running_jobs_without_hanging(window: MainWindow, qtbot) ->
 
     job = window.start_job("Endless", long_job)
     assert started.wait(5)
+
+    def answer(button: str) -> None:
+        box = window.quit_box
+        assert box is not None and "Endless" in box.text()
+        next(b for b in box.buttons() if b.text() == button).click()
+
+    QTimer.singleShot(100, lambda: answer("Cancel"))  # the user changes their mind
+    window.close()
+    assert window.isVisible() and job.outcome == "running" and not job.state.cancelled()
+
+    QTimer.singleShot(100, lambda: answer("Cancel Jobs and Quit"))
     t0 = time.monotonic()
     window.close()
     assert time.monotonic() - t0 < 5
+    assert not window.isVisible()
     assert job.outcome == "cancelled"
     assert not any(t.name.startswith("winnow-job") and t.is_alive()
                    for t in threading.enumerate())
