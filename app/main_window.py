@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QMainWindow,
     QMessageBox,
+    QSizePolicy,
     QStackedWidget,
     QWidget,
 )
@@ -117,8 +118,9 @@ class MainWindow(QMainWindow):
             switch.setShortcut(QKeySequence(f"Ctrl+{index}"))
             switch.triggered.connect(lambda _=False, i=index - 1: self.nav.setCurrentRow(i))
             self.addAction(switch)
-        self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
+        self.nav.currentRowChanged.connect(self._show_page)
         self.nav.setCurrentRow(0)
+        self._show_page(0)
         central = QWidget()
         row = QHBoxLayout(central)
         row.setContentsMargins(0, 0, 0, 0)
@@ -139,6 +141,15 @@ class MainWindow(QMainWindow):
         self.project_label.setTextFormat(Qt.TextFormat.PlainText)
         self.statusBar().addPermanentWidget(self.project_label)
         self.statusBar().showMessage("Open a project or create the demo (File menu).")
+
+    def _show_page(self, index: int) -> None:
+        """Show workspace ``index``; only the shown page sets the window's minimum size
+        (a hidden page's minimum no longer keeps the window from being made smaller)."""
+        self.stack.setCurrentIndex(index)
+        for k in range(self.stack.count()):
+            policy = QSizePolicy.Policy.Preferred if k == index else QSizePolicy.Policy.Ignored
+            self.stack.widget(k).setSizePolicy(policy, policy)
+        self.stack.updateGeometry()
 
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")

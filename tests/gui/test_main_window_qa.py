@@ -76,3 +76,23 @@ def test_import_of_a_non_jsonl_file_says_nothing_was_imported(main_window: MainW
     assert "Nothing in photo.jsonl could be imported" in text
     assert "Everything valid was imported" not in text
     assert dialog.line_table.rowCount() >= 1
+
+
+def test_a_hidden_workspace_does_not_hold_the_window_wide(main_window: MainWindow,
+                                                          qtbot, tmp_path: Path) -> None:
+    path = tmp_path / "p.winnow"
+    Project.create(path).close()
+    assert main_window.open_project(path)
+    main_window.show_jobs()  # as after any import or run
+    keys = [w.key for w in WORKSPACES]
+    metrics = keys.index("metrics")
+    qtbot.keyClick(main_window, Qt.Key.Key_1 + metrics, Qt.KeyboardModifier.ControlModifier)
+    qtbot.wait(50)
+    main_window.resize(1100, 700)  # the narrow window of a 1366×768 laptop
+    qtbot.wait(50)
+    assert (main_window.width(), main_window.height()) == (1100, 700)
+
+    curate = main_window.pages["curate"]
+    qtbot.keyClick(main_window, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: main_window.centralWidget().width()
+                    >= curate.minimumSizeHint().width())  # the shown page still fits
