@@ -140,3 +140,17 @@ def test_no_outputs_points_to_the_import_that_exists(main_window, qtbot, tmp_pat
     labels = [a.text().replace("&", "") for m in main_window.menuBar().actions()
               if m.menu() is not None for a in m.menu().actions()]
     assert "Import Model Outputs…" in labels
+
+
+def test_drilldown_forgets_the_pair_of_a_closed_project(main_window, qtbot, tmp_path) -> None:
+    page = _page(main_window, qtbot)
+    assert main_window.open_project(_project(tmp_path))
+    _run(page, qtbot)
+    rect = page.table.visualRect(page.model.index(0, 0))
+    qtbot.mouseDClick(page.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert page.drill.current is not None and page.drill.table.rowCount() > 0
+    other = tmp_path / "other"
+    other.mkdir()
+    assert main_window.open_project(_project(other, n=1, outputs=False))
+    assert page.drill.current is None
+    assert page.drill.table.rowCount() == 0 and "Select a result" in page.drill.title.text()

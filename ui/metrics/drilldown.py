@@ -123,6 +123,17 @@ class DrillDown(QWidget):
         layout.addWidget(split, 1)
         self.current: tuple[str, str] | None = None
 
+    def clear(self) -> None:
+        """Back to the empty prompt (e.g. another project was opened)."""
+        self.current = None
+        self.title.setText("Select a result to see the input and output side by side.")
+        self.prompt.setText("")
+        self.input_panel.caption.setText("Input")
+        self.output_panel.caption.setText("Output")
+        self.input_panel.show_array(None, "")
+        self.output_panel.show_array(None, "")
+        self.table.setRowCount(0)
+
     def show_pair(self, project: Any, sample_id: str, model: str, rows: list[ResultRow],
                   titles: dict[str, str]) -> None:
         """Load the pair's images (through core) and list ``rows`` (all its results)."""

@@ -80,7 +80,7 @@ class MetricsWorkspace(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.stack)
         self._build_actions()
-        context.project_changed.connect(self.reload)
+        context.project_changed.connect(self._project_changed)
         context.data_changed.connect(self.reload)
         context.selection_changed.connect(self.reload)
         self.reload()
@@ -231,6 +231,11 @@ class MetricsWorkspace(QWidget):
             item = widget.item(i)
             item.setCheckState(Qt.CheckState.Checked if item.data(Qt.ItemDataRole.UserRole)
                                in names else Qt.CheckState.Unchecked)
+
+    @Slot()
+    def _project_changed(self) -> None:
+        self.drill.clear()  # its pair belongs to the project that was closed
+        self.reload()
 
     @Slot()
     def reload(self) -> None:
