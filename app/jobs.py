@@ -48,6 +48,8 @@ class JobRunner:
                                                               thread_name_prefix="winnow-job")
         self.jobs: list[Job] = []
         self.listeners: list[Callable[[Job], None]] = []
+        #: after :meth:`shutdown`, new jobs are cancelled at once (never left "running")
+        self._closed = False
 
     def submit(self, title: str, fn: Callable[..., Any], *args: Any,
                on_finished: Callable[[Job], None] | None = None, **kwargs: Any) -> Job:
@@ -55,6 +57,7 @@ class JobRunner:
 
         ``on_finished(job)`` is attached before the work starts, so it is called exactly
         once (from the worker thread, or from this one if the work is already over).
+        After :meth:`shutdown` the job is cancelled at once instead of raising.
         """
         state = JobState(title=title)
         job = Job(state, concurrent.futures.Future())
@@ -63,6 +66,12 @@ class JobRunner:
         self.jobs.append(job)
         for listener in list(self.listeners):
             listener(job)
+        if self._closed:  # e.g. a debounce timer firing while the app quits
+            state.cancel()
+            job.future.cancel()
+            job.future.set_running_or_notify_cancel()
+            self._finished(job)
+            return job
         job.future = self.executor.submit(fn, state, *args, **kwargs)
         job.future.add_done_callback(lambda f, job=job: self._finished(job))
         return job
@@ -91,6 +100,7 @@ class JobRunner:
 
     def shutdown(self, timeout: float = 10.0) -> None:
         """Cancel everything, then wait for the workers to stop (no hanging threads)."""
+        self._closed = True
         for job in self.active:
             job.state.cancel()
         self.executor.shutdown(wait=True, cancel_futures=True)

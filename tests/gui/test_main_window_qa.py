@@ -96,3 +96,18 @@ def test_a_hidden_workspace_does_not_hold_the_window_wide(main_window: MainWindo
     qtbot.keyClick(main_window, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: main_window.centralWidget().width()
                     >= curate.minimumSizeHint().width())  # the shown page still fits
+
+
+def test_a_job_started_after_shutdown_is_cancelled_and_quit_does_not_ask(
+        main_window: MainWindow, qtbot) -> None:
+    main_window.runner.shutdown()  # as in closeEvent, before the project closes
+    ran: list[bool] = []
+    done: list[str] = []
+    # e.g. a workspace's debounce timer firing while the app quits
+    job = main_window.start_job("Late", lambda state: ran.append(True),
+                                lambda j: done.append(j.outcome))
+    assert job.outcome == "cancelled" and not main_window.runner.active
+    qtbot.waitUntil(lambda: done == ["cancelled"], timeout=5_000)
+    main_window.close()  # nothing runs: no "jobs still running" question blocks it
+    assert main_window.quit_box is None and not main_window.isVisible()
+    assert ran == []
