@@ -60,6 +60,7 @@ class MainWindow(QMainWindow):
         self._bridge.finished.connect(self._job_finished, Qt.ConnectionType.QueuedConnection)
         self._dialogs: list[QWidget] = []
         self.quit_box: QMessageBox | None = None  # the "jobs still running" question, while open
+        self._quit_confirmed = False
         self.context = AppContext(self)
         self.context.bind(self.start_job, self._message,
                           lambda text, ms: self.statusBar().showMessage(text, ms))
@@ -417,8 +418,12 @@ class MainWindow(QMainWindow):
         if last in keys:
             self.nav.setCurrentRow(keys.index(last))
 
-    def _confirm_quit(self) -> bool:
-        """Ask before cancelling running jobs; True = quit anyway."""
+    def _ask_before_quitting(self) -> None:
+        """Non-modal question (no nested event loop under qasync): quit and cancel the
+        running jobs, or keep working. Quitting closes the window again, confirmed."""
+        if self.quit_box is not None:
+            self.quit_box.raise_()
+            return
         titles = [job.state.title for job in self.runner.active]
         shown = "\n".join(f"• {t}" for t in titles[:5]) + \
             (f"\n… and {len(titles) - 5} more" if len(titles) > 5 else "")
@@ -429,15 +434,23 @@ class MainWindow(QMainWindow):
         box.setInformativeText("Quitting cancels them; what they already saved is kept.")
         quit_button = box.addButton("Cancel Jobs and Quit", QMessageBox.ButtonRole.AcceptRole)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+
+        def answered(*_: Any) -> None:
+            self.quit_box = None
+            if box.clickedButton() is quit_button:
+                self._quit_confirmed = True
+                self.close()
+
+        box.finished.connect(answered)
         self.quit_box = box
-        box.exec()
-        self.quit_box = None
-        return box.clickedButton() is quit_button
+        self._keep(box)
+        box.open()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         """Save geometry, stop jobs (after asking, if any run), close the project."""
-        if self.runner.active and not self._confirm_quit():
+        if self.runner.active and not self._quit_confirmed:
             event.ignore()
+            self._ask_before_quitting()
             return
         store = app_settings.settings()
         store.setValue("main_window/geometry", self.saveGeometry())

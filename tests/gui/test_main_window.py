@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("PySide6")
 pytestmark = pytest.mark.gui
 
-from PySide6.QtCore import Qt, QTimer  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
 
 from app.main_window import MainWindow  # noqa: E402
 from core.store import Project  # noqa: E402
@@ -107,16 +107,16 @@ def test_quit_cancels_running_jobs_without_hanging(window: MainWindow, qtbot) ->
 
     def answer(button: str) -> None:
         box = window.quit_box
-        assert box is not None and "Endless" in box.text()
+        assert box is not None and box.isVisible() and "Endless" in box.text()
         next(b for b in box.buttons() if b.text() == button).click()
 
-    QTimer.singleShot(100, lambda: answer("Cancel"))  # the user changes their mind
-    window.close()
+    window.close()  # asks first (non-modal), the window stays
+    answer("Cancel")  # the user changes their mind
     assert window.isVisible() and job.outcome == "running" and not job.state.cancelled()
 
-    QTimer.singleShot(100, lambda: answer("Cancel Jobs and Quit"))
-    t0 = time.monotonic()
     window.close()
+    t0 = time.monotonic()
+    answer("Cancel Jobs and Quit")
     assert time.monotonic() - t0 < 5
     assert not window.isVisible()
     assert job.outcome == "cancelled"
