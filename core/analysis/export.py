@@ -16,7 +16,6 @@ import html
 import io
 import os
 import re
-import secrets
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import Any
 
 from core import __version__
 from core.analysis.results import Analysis, Table
+from core.export_dirs import new_temp_dir
 
 REPORT_NAME = "report.html"
 
@@ -140,22 +140,6 @@ def _write(path: Path, data: str) -> None:
         os.fsync(fh.fileno())
 
 
-def _temp_dir(parent: Path, prefix: str) -> Path:
-    """A new empty folder in ``parent`` with the permissions of any folder the user makes.
-
-    ``tempfile.mkdtemp`` creates it private (0700), and the rename would carry that onto
-    the export, so collaborators could not open it; ``os.mkdir`` honours the umask.
-    """
-    for _ in range(100):
-        path = parent / f"{prefix}{secrets.token_hex(4)}"
-        try:
-            path.mkdir()
-        except FileExistsError:
-            continue
-        return path
-    raise FileExistsError(f"cannot create a temporary folder in {parent}")
-
-
 def export_html(analysis: Analysis, out_dir: str | Path, state: Any = None) -> Path:
     """Write ``out_dir/report.html`` plus one CSV per table; returns the report's path."""
     target = Path(out_dir)
@@ -168,7 +152,7 @@ def export_html(analysis: Analysis, out_dir: str | Path, state: Any = None) -> P
     images = render_images(analysis, state)
     doc, files = render_html(analysis, images)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _temp_dir(target.parent, f".{target.name}.")
+    tmp = new_temp_dir(target.parent, f".{target.name}.")
     try:
         _write(tmp / REPORT_NAME, doc)
         for name, text in files.items():

@@ -15,13 +15,13 @@ import io
 import json
 import os
 import re
-import secrets
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from core.curate.detail import ImageUnavailable, image_bytes, load_sample
+from core.export_dirs import new_temp_dir
 from core.jobs import JobState
 from core.selection import SampleFilter
 from core.store.project import Project
@@ -82,7 +82,7 @@ def export_benchmark(project: Project, out_dir: str | Path, *,
     splits = normalise_splits(splits)
     ids = export_ids(project, qualities, splits, selection)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _temp_dir(out.parent, f".{out.name}.tmp-")
+    tmp = new_temp_dir(out.parent, f".{out.name}.tmp-")
     report = ExportReport(out=str(out))
     try:
         (tmp / "images").mkdir()
@@ -108,22 +108,6 @@ def export_benchmark(project: Project, out_dir: str | Path, *,
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return report
-
-
-def _temp_dir(parent: Path, prefix: str) -> Path:
-    """A new empty folder in ``parent`` with the permissions of any folder the user makes.
-
-    ``tempfile.mkdtemp`` creates it private (0700), and the rename would carry that onto
-    the export, so collaborators could not open it; ``os.mkdir`` honours the umask.
-    """
-    for _ in range(100):
-        path = parent / f"{prefix}{secrets.token_hex(4)}"
-        try:
-            path.mkdir()
-        except FileExistsError:
-            continue
-        return path
-    raise FileExistsError(f"cannot create a temporary folder in {parent}")
 
 
 def _check_target(out: Path, overwrite: bool) -> None:
