@@ -125,8 +125,8 @@ def encode_clean(rgb: np.ndarray, fmt: str = "jpg") -> bytes:
     return data
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temp file in the same folder + rename."""
+def _finished_temp(path: Path, data: bytes) -> str:
+    """``data`` written and synced to a readable temp file beside ``path``; its name."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
     try:
@@ -135,6 +135,16 @@ def write_atomic(path: Path, data: bytes) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o644)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return tmp
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temp file in the same folder + rename."""
+    tmp = _finished_temp(path, data)
+    try:
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -148,14 +158,8 @@ def write_new(path: Path, data: bytes) -> None:
     an existing file); on a file system without hard links (FAT, some network shares)
     an existence check before the rename stands in.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    tmp = _finished_temp(path, data)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
         try:
             os.link(tmp, path)
         except FileExistsError:
