@@ -170,11 +170,31 @@ def test_in_the_main_window_with_real_background_jobs(qtbot, tmp_path, main_wind
     try:
         page = win.pages["analyze"]
         assert isinstance(page, AnalyzeWorkspace)
+        win.nav.setCurrentRow(4)  # the user is on Analyze (a hidden page defers its work)
         page.open_csv_file(data.write_csv(tmp_path / "s.csv", data.scores(20)))
         qtbot.waitUntil(lambda: page.analysis is not None and not page.busy.text(),
                         timeout=30_000)
         assert page.analysis.kind == "scores"
         assert page.views["leaderboard"].charts
+    finally:
+        win.runner.shutdown()
+        win.close_project()
+
+
+def test_a_hidden_analyze_page_waits_until_shown(qtbot, tmp_path, main_window) -> None:  # type: ignore[no-untyped-def]
+    """Opening a project does not run statistics on a page nobody is looking at."""
+    win = main_window
+    try:
+        page = win.pages["analyze"]
+        win.nav.setCurrentRow(0)
+        page.open_csv_file(data.write_csv(tmp_path / "s.csv", data.scores(20)))
+        qtbot.waitUntil(lambda: bool(page.datasets), timeout=30_000)
+        qtbot.wait(400)  # longer than the debounce: nothing may start while hidden
+        assert page.analysis is None and not any(
+            j.state.title.startswith("Analyze") for j in win.runner.jobs)
+        win.nav.setCurrentRow(4)
+        qtbot.waitUntil(lambda: page.analysis is not None, timeout=30_000)
+        assert page.analysis.kind == "scores"
     finally:
         win.runner.shutdown()
         win.close_project()

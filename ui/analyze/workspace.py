@@ -206,8 +206,21 @@ class AnalyzeWorkspace(QWidget):
         return replace(opt, higher_is_better=ds.higher_is_better) if ds else opt
 
     def schedule(self) -> None:
-        """Recompute shortly (controls changing quickly make one job)."""
+        """Recompute shortly (controls changing quickly make one job).
+
+        While the page is hidden nothing runs: the analysis waits until it is shown, so
+        opening a project does not bootstrap statistics nobody is looking at.
+        """
+        if not self.isVisible():
+            self._pending = True
+            return
         self._timer.start()
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if getattr(self, "_pending", False):
+            self._pending = False
+            self._timer.start()
 
     def recompute(self) -> Any:
         """Analyse the current data set with the current options in the background."""
