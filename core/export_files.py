@@ -1,0 +1,541 @@
+"""Exports Winnow can prove it wrote: the ownership marker, single files, whole folders.
+
+Winnow replaces or deletes only what it can prove it wrote itself (SPEC §8, ADR 005).
+The proof is a marker file in the folder, :data:`MARKER_NAME`: JSON Lines, a header line
+and then one line per file Winnow wrote there (relative path, size, SHA-256). A file is
+Winnow's when the marker lists it with its current size and hash; a file the user
+changed, a symbolic link, or anything unlisted is not.
+
+- :func:`export_writer` / :func:`export_text` / :func:`export_bytes`: one export file
+  (a CSV, a JSON report), written atomically through :mod:`core.files`; an existing file
+  is replaced only when it is Winnow's.
+- :class:`ExportFolder`: a folder export built under a hidden temporary name and renamed
+  into place whole, with its marker inside; an existing non-empty folder is replaced only
+  when asked *and* everything in it is Winnow's (a project, a lock or a single foreign
+  file in it refuses the whole replacement, naming them).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from core.files import (
+    WriteError,
+    clean_stale_temps,
+    digest,
+    finished_temp,
+    fsync_dir,
+    move_into_place,
+    new_temp_dir,
+    stale_temps,
+    temp_name,
+    write_bytes,
+)
+
+#: The ownership marker: JSON Lines in a folder, one line per file Winnow wrote there.
+MARKER_NAME = ".winnow-files.jsonl"
+_MARKER_HEAD = {"winnow_files": 1, "about": "files Winnow wrote in this folder, with their "
+                "size and SHA-256; Winnow replaces or deletes only files listed here, "
+                "unchanged (docs/adr/005)"}
+
+
+class NotOwnedError(FileExistsError):
+    """Winnow will not replace or delete something it cannot prove it wrote.
+
+    ``paths`` are the offending entries (the message names the first few).
+    """
+
+    def __init__(self, message: str, paths: list[str] | None = None) -> None:
+        super().__init__(errno.EEXIST, message)
+        self.message = message
+        self.paths = list(paths or [])
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class Marker:
+    """The parsed ownership marker of one folder (empty when there is none)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = Path(folder)
+        self.files: dict[str, set[tuple[int, str]]] = {}
+        self.records: dict[str, list[dict[str, Any]]] = {}  # every line of a file, in order
+        self.dirs: set[str] = set()
+        self.export: dict[str, Any] | None = None  # set for a folder Winnow created whole
+        self.exists = False
+        path = self.folder / MARKER_NAME
+        if not os.path.lexists(path):
+            return
+        _check_marker_head(path)
+        with open(path, "rb") as fh:
+            lines = fh.read().splitlines()
+        self.exists = True
+        for raw in lines[1:]:
+            rec = _json_line(raw)  # a torn last line (a killed run) reads as {}
+            if isinstance(rec.get("file"), str) and isinstance(rec.get("sha256"), str) \
+                    and isinstance(rec.get("size"), int):
+                self.files.setdefault(rec["file"], set()).add((rec["size"], rec["sha256"]))
+                self.records.setdefault(rec["file"], []).append(rec)
+            elif isinstance(rec.get("dir"), str):
+                self.dirs.add(rec["dir"])
+            elif isinstance(rec.get("export"), str):
+                self.export = rec
+
+    def lists(self, rel: str, path: Path) -> bool:
+        """Whether the regular file ``path`` is listed as ``rel`` with its current bytes."""
+        known = self.files.get(rel)
+        if not known or path.is_symlink() or not path.is_file():
+            return False
+        size = path.stat().st_size
+        if not any(s == size for s, _ in known):
+            return False
+        return (size, digest(path)[1]) in known
+
+
+def _json_line(raw: bytes) -> dict[str, Any]:
+    import json
+
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _marker_line(record: dict[str, Any]) -> bytes:
+    import json
+
+    return json.dumps(record, ensure_ascii=False, sort_keys=True).encode("utf-8") + b"\n"
+
+
+def file_record(rel: str, size: int, sha256: str, **extra: Any) -> dict[str, Any]:
+    """A marker line for one written file (``extra``: what it was made from, say)."""
+    from datetime import UTC, datetime
+
+    return {**extra, "file": rel, "size": size, "sha256": sha256,
+            "at": datetime.now(UTC).isoformat(timespec="seconds")}
+
+
+def append_to_marker(folder: Path, records: list[dict[str, Any]]) -> None:
+    """Add ``records`` to ``folder``'s marker (created with its header line if needed).
+
+    The marker only grows: each line is appended and fsynced, and a line torn by a kill
+    is skipped when read, so a crash can only make Winnow refuse more, never less.
+    """
+    path = Path(folder) / MARKER_NAME
+    _check_marker_head(path)  # refuses a foreign file that happens to carry the name
+    data = b"".join(_marker_line(r) for r in records)
+    if not os.path.lexists(path):
+        try:
+            write_bytes(path, _marker_line(_MARKER_HEAD) + data)
+            return
+        except FileExistsError:
+            pass  # another run created it a moment ago: append below
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0))
+        try:
+            if os.fstat(fd).st_size and _last_byte(path) != b"\n":
+                data = b"\n" + data  # a killed run left a torn line: start a fresh one
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise WriteError(path, exc) from exc
+
+
+def _check_marker_head(path: Path) -> None:
+    if not os.path.lexists(path):
+        return
+    if path.is_symlink() or not path.is_file():
+        raise NotOwnedError(f"{path} is not Winnow's marker file", [str(path)])
+    with open(path, "rb") as fh:
+        head = fh.readline()
+    if _json_line(head).get("winnow_files") != 1:
+        raise NotOwnedError(f"{path} was not written by Winnow", [str(path)])
+
+
+def _last_byte(path: Path) -> bytes:
+    with open(path, "rb") as fh:
+        fh.seek(-1, os.SEEK_END)
+        return fh.read(1)
+
+
+def owned(path: str | os.PathLike[str], root: str | os.PathLike[str] | None = None) -> bool:
+    """Whether Winnow can prove it wrote the file ``path``: the marker of ``root`` (its
+    folder by default) lists it with its current size and SHA-256."""
+    path = Path(path)
+    root = Path(root) if root is not None else path.parent
+    try:
+        marker = Marker(root)
+    except NotOwnedError:
+        return False
+    return marker.lists(path.relative_to(root).as_posix(), path)
+
+
+def not_owned_message(target: Path) -> str:
+    """Why an existing file at ``target`` is not replaced."""
+    return (f"{target} already exists and Winnow cannot prove it wrote it (it is not in "
+            f"{MARKER_NAME}, or it was changed since); Winnow never replaces such a file: "
+            "choose another name, or move it away yourself")
+
+
+@contextlib.contextmanager
+def export_writer(path: str | os.PathLike[str], mode: str = "w", *,
+                  root: str | os.PathLike[str] | None = None, encoding: str | None = None,
+                  newline: str | None = None,
+                  record: dict[str, Any] | None = None) -> Iterator[IO[Any]]:
+    """Write a user-visible export file atomically and record it in the marker.
+
+    An existing file is replaced only if :func:`owned` proves Winnow wrote it (an earlier
+    export, unchanged); anything else raises :class:`NotOwnedError` before a byte is
+    written. ``root`` is the folder whose marker records the file (default: its folder);
+    ``record`` adds fields to its marker line. Stale temporary files of killed runs in
+    the folder are removed first.
+    """
+    target = Path(path)
+    root = Path(root) if root is not None else target.parent
+    rel = target.relative_to(root).as_posix()
+    replace = False
+    if os.path.lexists(target):
+        if not owned(target, root):
+            raise NotOwnedError(not_owned_message(target), [str(target)])
+        replace = True
+    if not target.parent.is_dir():
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise WriteError(target, exc) from exc
+    clean_stale_temps(target.parent)
+    with finished_temp(target, mode, encoding=encoding, newline=newline) as (fh, tmp):
+        yield fh
+    try:
+        size, sha = digest(tmp)
+        append_to_marker(root, [file_record(rel, size, sha, **(record or {}))])  # first
+        move_into_place(tmp, target, replace)
+    except BaseException as exc:
+        tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError) and not isinstance(exc, FileExistsError | WriteError):
+            raise WriteError(target, exc) from exc
+        raise
+    fsync_dir(target.parent)
+
+
+def export_bytes(path: str | os.PathLike[str], data: bytes, *,
+                 root: str | os.PathLike[str] | None = None,
+                 record: dict[str, Any] | None = None) -> Path:
+    """:func:`export_writer` for bytes; returns the path."""
+    with export_writer(path, "wb", root=root, record=record) as fh:
+        fh.write(data)
+    return Path(path)
+
+
+def export_text(path: str | os.PathLike[str], text: str, *,
+                root: str | os.PathLike[str] | None = None) -> Path:
+    """:func:`export_writer` for text (UTF-8, newlines as given); returns the path."""
+    with export_writer(path, "w", root=root, newline="") as fh:
+        fh.write(text)
+    return Path(path)
+
+
+# -- whole folders ---------------------------------------------------------------------------
+
+_PROJECT_SUFFIXES = (".winnow", ".winnow-wal", ".winnow-shm", ".winnow-journal")
+
+
+def foreign_entries(folder: Path, *, hashes: bool = True) -> list[str]:
+    """Entries under ``folder`` Winnow cannot prove it wrote (relative paths, sorted).
+
+    Its own listed files (unchanged; ``hashes=False`` checks names and sizes only),
+    listed folders and parents of listed files, the marker, and temporary files of
+    Winnow runs that have ended are Winnow's; everything else is foreign, symbolic links
+    included (Winnow never writes one).
+    """
+    marker = Marker(folder)
+    parents = {p for rel in marker.files for p in _parents(rel)} | marker.dirs
+    stale = {str(p) for p in stale_temps(folder)}
+    foreign: list[str] = []
+    for top, dirs, names in os.walk(folder):
+        base = Path(top)
+        for name in sorted(dirs + names):
+            path = base / name
+            rel = path.relative_to(folder).as_posix()
+            if rel == MARKER_NAME or str(path) in stale:
+                if name in dirs:
+                    dirs.remove(name)  # a dead run's temp folder: Winnow's as a whole
+                continue
+            if path.is_symlink():
+                foreign.append(rel)
+            elif name in dirs:
+                if rel not in parents:
+                    foreign.append(rel)
+                    dirs.remove(name)  # not ours: no need to look inside
+            elif rel not in marker.files or not _listed(marker, rel, path, hashes):
+                foreign.append(rel)
+    return sorted(foreign)
+
+
+def _parents(rel: str) -> list[str]:
+    parts = rel.split("/")[:-1]
+    return ["/".join(parts[:k]) for k in range(1, len(parts) + 1)]
+
+
+def _listed(marker: Marker, rel: str, path: Path, hashes: bool) -> bool:
+    if hashes:
+        return marker.lists(rel, path)
+    size = path.stat().st_size
+    return any(s == size for s, _ in marker.files.get(rel, ()))
+
+
+def folder_problem(folder: Path, *, hashes: bool = True, kind: str = "export") -> str | None:
+    """Why ``folder`` may not be replaced, or None when Winnow wrote all of it."""
+    try:
+        marker = Marker(folder)
+    except NotOwnedError as exc:
+        return f"{exc}; Winnow replaces only a folder it wrote itself"
+    if marker.export is None:
+        return (f"{folder} is not a {kind} Winnow wrote (there is no {MARKER_NAME} in it, "
+                "or it lists single files only); Winnow replaces only a folder it wrote "
+                "itself: choose another folder, or empty it yourself")
+    foreign = foreign_entries(folder, hashes=hashes)
+    if not foreign:
+        return None
+    return f"refusing to replace {folder}: it holds {describe_entries(foreign)}"
+
+
+def describe_entries(rels: list[str], limit: int = 4) -> str:
+    """Name foreign entries by kind: projects, locks, then everything else."""
+    def kind(rel: str) -> str:
+        name = rel.rsplit("/", 1)[-1].lower()
+        if name.endswith(_PROJECT_SUFFIXES) or ".assets" in rel.lower().split("/")[0]:
+            return "project"
+        return "lock" if name.endswith(".lock") else "other"
+
+    groups: dict[str, list[str]] = {"project": [], "lock": [], "other": []}
+    for rel in rels:
+        groups[kind(rel)].append(rel)
+    titles = {"project": "a Winnow project", "lock": "a lock file",
+              "other": "files Winnow did not write (or changed since)"}
+    parts = []
+    for key, items in groups.items():
+        if items:
+            more = f" and {len(items) - limit} more" if len(items) > limit else ""
+            parts.append(f"{titles[key]} ({', '.join(items[:limit])}{more})")
+    return "; ".join(parts) + "; Winnow replaces only a folder it wrote itself"
+
+
+def check_folder_target(target: Path, overwrite: bool, kind: str = "export") -> None:
+    """Refuse a target folder before any work: raises, or returns when it may be used."""
+    if target.is_symlink():
+        raise NotOwnedError(f"{target} is a symbolic link; choose a real folder", [str(target)])
+    if not target.exists():
+        return
+    if not target.is_dir():
+        raise FileExistsError(errno.EEXIST, "exists and is not a folder", str(target))
+    if not any(os.scandir(target)):
+        return
+    if not overwrite:
+        raise FileExistsError(errno.EEXIST, "already exists and is not empty (choose another "
+                              "folder, or overwrite an earlier export)", str(target))
+    problem = folder_problem(target, kind=kind)
+    if problem:
+        raise NotOwnedError(problem, [str(target)])
+
+
+class ExportFolder:
+    """A folder export built under a hidden temporary name, then published whole.
+
+    ``target`` is checked first (:func:`check_folder_target`): nothing is created for a
+    refused target. Files are written with :meth:`write_bytes`, :meth:`write_text` or
+    :meth:`open`; :meth:`publish` adds the marker, fsyncs everything and renames the
+    folder into place (replacing an earlier export of Winnow's when ``overwrite``).
+    Leaving the ``with`` block without publishing removes everything it made. A write
+    that fails raises :class:`WriteError` naming the file; the target is left as it was.
+    """
+
+    def __init__(self, target: str | os.PathLike[str], kind: str, *,
+                 overwrite: bool = False) -> None:
+        self.target = Path(target)
+        self.kind = kind
+        self.overwrite = overwrite
+        self.kept: Path | None = None  # an old folder that gained foreign files meanwhile
+        self.records: list[dict[str, Any]] = []
+        self._dirs: set[str] = set()
+        self._published = False
+        check_folder_target(self.target, overwrite, kind)
+        self._made = _make_parents(self.target.parent, self.target)
+        try:
+            clean_stale_temps(self.target.parent)
+            self.tmp = new_temp_dir(self.target.parent, self.target.name)
+        except OSError as exc:
+            self._remove_made()
+            raise WriteError(self.target, exc, self._note) from exc
+
+    @property
+    def _note(self) -> str:
+        return f"nothing was written to {self.target}"
+
+    def __enter__(self) -> ExportFolder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if not self._published:
+            self.discard()
+
+    def path(self, rel: str) -> Path:
+        """Where ``rel`` (a relative POSIX path) is built; its folders are made."""
+        parts = [p for p in rel.split("/") if p]
+        if not parts or any(p in (".", "..") for p in parts):
+            raise ValueError(f"not a relative path inside the export: {rel!r}")
+        for k in range(1, len(parts)):
+            sub = "/".join(parts[:k])
+            if sub not in self._dirs:
+                try:
+                    (self.tmp / sub).mkdir(exist_ok=True)
+                except OSError as exc:
+                    raise WriteError(self.target / sub, exc, self._note) from exc
+                self._dirs.add(sub)
+        return self.tmp.joinpath(*parts)
+
+    def mkdir(self, rel: str) -> None:
+        """An (empty) folder in the export."""
+        self.path(f"{rel}/x")
+        self._dirs.add(rel.strip("/"))
+
+    @contextlib.contextmanager
+    def open(self, rel: str, mode: str = "w", *, encoding: str | None = None,
+             newline: str | None = None) -> Iterator[IO[Any]]:
+        """Write one file of the export (fsynced, recorded in the marker)."""
+        path = self.path(rel)
+        try:
+            with finished_temp(path, mode, encoding=encoding, newline=newline) as (fh, tmp):
+                yield fh
+        except WriteError as exc:
+            raise WriteError(self.target / rel, exc, self._note) from exc
+        try:
+            move_into_place(tmp, path)
+            size, sha = digest(path)
+        except FileExistsError:
+            tmp.unlink(missing_ok=True)
+            raise ValueError(f"{rel} was written twice in one export") from None
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise WriteError(self.target / rel, exc, self._note) from exc
+        self.records.append(file_record(rel, size, sha))
+
+    def write_bytes(self, rel: str, data: bytes) -> Path:
+        """Write ``data`` as ``rel``; returns where it will be after publishing."""
+        with self.open(rel, "wb") as fh:
+            fh.write(data)
+        return self.target / rel
+
+    def write_text(self, rel: str, text: str) -> Path:
+        """Write ``text`` (UTF-8) as ``rel``; returns where it will be after publishing."""
+        with self.open(rel, "w", newline="") as fh:
+            fh.write(text)
+        return self.target / rel
+
+    def publish(self, summary: dict[str, Any] | None = None) -> Path:
+        """Add the marker and move the folder into place; returns the target."""
+        from datetime import UTC, datetime
+
+        from core import __version__
+
+        head = {"export": self.kind, "winnow": __version__,
+                "at": datetime.now(UTC).isoformat(timespec="seconds"), **(summary or {})}
+        lines = [_MARKER_HEAD, head, *({"dir": d} for d in sorted(self._dirs)), *self.records]
+        try:
+            write_bytes(self.tmp / MARKER_NAME, b"".join(_marker_line(r) for r in lines))
+            for top, _dirs, _names in os.walk(self.tmp, topdown=False):
+                fsync_dir(Path(top))
+        except OSError as exc:
+            raise WriteError(self.target / MARKER_NAME, exc, self._note) from exc
+        self._swap()
+        self._published = True
+        fsync_dir(self.target.parent)
+        return self.target
+
+    def _swap(self) -> None:
+        target = self.target
+        if not os.path.lexists(target):
+            _rename_dir(self.tmp, target)
+            return
+        if target.is_symlink() or not target.is_dir():
+            raise FileExistsError(errno.EEXIST, "appeared while exporting", str(target))
+        if not any(os.scandir(target)):
+            if os.name == "nt":
+                os.rmdir(target)
+            _rename_dir(self.tmp, target)  # POSIX renames over an empty folder
+            return
+        if not self.overwrite:
+            raise FileExistsError(errno.EEXIST, "was filled while exporting", str(target))
+        problem = folder_problem(target, kind=self.kind)  # again: the user may have added files meanwhile
+        if problem:
+            raise NotOwnedError(problem, [str(target)])
+        aside = target.with_name(temp_name(target.name))
+        os.rename(target, aside)
+        try:
+            os.rename(self.tmp, target)
+        except BaseException:
+            os.rename(aside, target)
+            raise
+        if folder_problem(aside, hashes=False) is None:
+            shutil.rmtree(aside, ignore_errors=True)
+        else:  # something arrived in the instant between the check and the rename
+            from datetime import datetime
+
+            self.kept = target.with_name(f"{target.name}.kept-"
+                                         f"{datetime.now():%Y%m%d-%H%M%S}")
+            os.rename(aside, self.kept)
+
+    def discard(self) -> None:
+        """Remove the unfinished folder (and any parent folders this export made)."""
+        if getattr(self, "tmp", None) is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+        self._remove_made()
+
+    def _remove_made(self) -> None:
+        for folder in reversed(self._made):
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only while empty
+        self._made = []
+
+
+def _rename_dir(src: Path, dst: Path) -> None:
+    try:
+        os.rename(src, dst)
+    except OSError as exc:
+        if exc.errno in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR):
+            raise FileExistsError(errno.EEXIST, "appeared while exporting", str(dst)) from exc
+        raise
+
+
+def _make_parents(parent: Path, target: Path) -> list[Path]:
+    """Create ``parent`` and its missing ancestors; returns those created (outermost first)."""
+    missing: list[Path] = []
+    folder = parent
+    while not folder.exists():
+        missing.append(folder)
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    made: list[Path] = []
+    for folder in reversed(missing):
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            for done in reversed(made):
+                with contextlib.suppress(OSError):
+                    done.rmdir()
+            raise WriteError(target, exc, f"nothing was written to {target}") from exc
+        made.append(folder)
+    return made
