@@ -35,7 +35,8 @@ def has_display() -> bool:
 
 
 def run_gui(args: list[str]) -> int:
-    """Open the main window (``--demo [PATH]`` opens a fresh demo project; a path opens it)."""
+    """Open the main window (``--demo [PATH]`` opens a fresh demo project, or the one
+    already at PATH; a path opens it)."""
     if not has_display():
         print("winnow: no display found (DISPLAY/WAYLAND_DISPLAY unset). Run the app on a "
               "desktop, under `xvfb-run -a winnow ...`, or set QT_QPA_PLATFORM=offscreen; "
@@ -68,7 +69,12 @@ def run_gui(args: list[str]) -> int:
         window.closed.connect(closed.set)
         window.statusBar().showMessage(f"Log file: {log_path}", 5000)
         window.show()
-        if demo_path is not None:
+        if demo_path is not None and demo_path.exists():  # never replaced: open it
+            window.open_path(demo_path)
+            window.statusBar().showMessage(
+                f"{demo_path} already exists, so it was opened (Winnow never replaces a "
+                "project; delete it yourself for a fresh demo)", 15000)
+        elif demo_path is not None:
             demo_path.parent.mkdir(parents=True, exist_ok=True)
             window.create_demo(demo_path)
         elif project_path is not None:
