@@ -301,9 +301,9 @@ def folder_problem(folder: Path, *, hashes: bool = True, kind: str = "export") -
     except NotOwnedError as exc:
         return f"{exc}; Winnow replaces only a folder it wrote itself"
     if marker.export is None:
-        return (f"{folder} is not a {kind} Winnow wrote (there is no {MARKER_NAME} in it, "
-                "or it lists single files only); Winnow replaces only a folder it wrote "
-                "itself: choose another folder, or empty it yourself")
+        what = describe_entries(foreign_entries(folder, hashes=False))
+        return (f"{folder} is not a {kind} Winnow wrote (there is no {MARKER_NAME} listing "
+                f"it): it holds {what}; choose another folder, or empty it yourself")
     foreign = foreign_entries(folder, hashes=hashes)
     if not foreign:
         return None
@@ -322,12 +322,12 @@ def describe_entries(rels: list[str], limit: int = 4) -> str:
     for rel in rels:
         groups[kind(rel)].append(rel)
     titles = {"project": "a Winnow project", "lock": "a lock file",
-              "other": "files Winnow did not write (or changed since)"}
+              "other": "files Winnow did not write (or that changed since)"}
     parts = []
     for key, items in groups.items():
         if items:
             more = f" and {len(items) - limit} more" if len(items) > limit else ""
-            parts.append(f"{titles[key]} ({', '.join(items[:limit])}{more})")
+            parts.append(f"{titles[key]}: {', '.join(items[:limit])}{more}")
     return "; ".join(parts) + "; Winnow replaces only a folder it wrote itself"
 
 

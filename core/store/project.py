@@ -62,8 +62,9 @@ class Project:
         self.readonly = readonly
         self.assets = AssetStore(assets_dir_for(path))
         self._lock = lock
-        #: opened read-only from read-only media, without SQLite's shared-memory file
-        self.immutable = False
+        #: how a read-only project reads: "query_only", "ro" or "immutable" (read-only
+        #: media, without SQLite's shared-memory file); see _read_only_connection
+        self.read_only_mode = "query_only"
         self._depth = 0
         self.actor = os.environ.get("WINNOW_USER") or _default_actor()
 
@@ -114,7 +115,7 @@ class Project:
         _probe(real, given.name)
         if readonly:
             try:
-                conn, immutable = _connect_read_only(real, given.name)
+                conn, how = _connect_read_only(real, given.name)
             except sqlite3.Error as exc:
                 raise as_project_error(exc, given.name) or exc from exc
             try:
@@ -123,7 +124,7 @@ class Project:
                 conn.close()
                 raise
             project = cls(real, conn, True, None)
-            project.immutable = immutable
+            project.read_only_mode = how
             return project
         lock = _lock_for_writing(real, given.name)
         try:
@@ -153,15 +154,14 @@ class Project:
         SQLite itself serialises the two connections' transactions.
         """
         if self.readonly:
-            conn = sqlite3.connect(_uri(self.path, immutable=self.immutable), uri=True,
-                                   isolation_level=None, check_same_thread=False)
+            conn = _read_only_connection(self.path, self.read_only_mode)
         else:
             conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
                                    timeout=30)
-        _configure(conn, self.readonly)
+            _configure(conn, False)
         view = Project(self.path, conn, self.readonly, None)
         view.actor = self.actor
-        view.immutable = self.immutable
+        view.read_only_mode = self.read_only_mode
         return view
 
     def close(self) -> None:
@@ -398,15 +398,14 @@ def _lock_for_writing(real: Path, name: str) -> ProjectLock:
     return lock
 
 
-def _connect_read_only(real: Path, name: str) -> tuple[sqlite3.Connection, bool]:
-    """A read-only connection; ``immutable`` on read-only media, where SQLite cannot make
-    the shared-memory file a WAL database needs (True as the second value then)."""
-    conn = sqlite3.connect(_uri(real), uri=True, isolation_level=None,
-                           check_same_thread=False)
+def _connect_read_only(real: Path, name: str) -> tuple[sqlite3.Connection, str]:
+    """A read-only connection and how it was made (see :func:`_read_only_connection`)."""
+    if os.access(real, os.W_OK) and os.access(real.parent, os.W_OK):
+        return _read_only_connection(real, "query_only"), "query_only"
     try:
-        _configure(conn, True)
+        conn = _read_only_connection(real, "ro")
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        return conn, False
+        return conn, "ro"
     except sqlite3.OperationalError as exc:
         conn.close()
         if getattr(exc, "sqlite_errorname", "") != "SQLITE_CANTOPEN":
@@ -417,7 +416,24 @@ def _connect_read_only(real: Path, name: str) -> tuple[sqlite3.Connection, bool]
             f"{name} is on read-only media and its last changes are still in "
             f"{wal.name}, which cannot be read there; copy both files to a folder you "
             "can write to and open the copy")
-    conn = sqlite3.connect(_uri(real, immutable=True), uri=True, isolation_level=None,
-                           check_same_thread=False)
+    return _read_only_connection(real, "immutable"), "immutable"
+
+
+def _read_only_connection(real: Path, how: str) -> sqlite3.Connection:
+    """A connection that cannot write the project.
+
+    ``query_only``: an ordinary connection with ``PRAGMA query_only`` (SQLite refuses
+    every write); where the folder is writable it is the better choice, because closing
+    it removes the ``-wal``/``-shm`` files it needed, so reading leaves no trace.
+    ``ro``: a read-only URI (a folder Winnow cannot write to). ``immutable``: read-only
+    media, where SQLite cannot create the shared-memory file a WAL database needs.
+    """
+    if how == "query_only":
+        conn = sqlite3.connect(real, isolation_level=None, check_same_thread=False,
+                               timeout=10)
+        conn.execute("PRAGMA query_only = ON")
+    else:
+        conn = sqlite3.connect(_uri(real, immutable=how == "immutable"), uri=True,
+                               isolation_level=None, check_same_thread=False)
     _configure(conn, True)
-    return conn, True
+    return conn
