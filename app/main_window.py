@@ -192,7 +192,9 @@ class MainWindow(QMainWindow):
             self._offer_read_only(path, str(exc), "Project cannot be written")
             return False
         except (ProjectError, OSError) as exc:  # core turns database errors into these
-            self._message("Cannot open project", f"{path.name}: {exc}")
+            text = str(exc)
+            self._message("Cannot open project",
+                          text if text.startswith(path.name) else f"{path.name}: {text}")
             return False
         self.close_project()
         self.project = project

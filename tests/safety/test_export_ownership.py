@@ -31,6 +31,8 @@ def test_overwrite_never_replaces_the_folder_that_holds_the_project(project_path
     everything gone. Now: refused, naming the project, and not one byte changes."""
     work = project_path.parent
     (work / "notes.txt").write_text("my notes")
+    (work / "samples.jsonl").write_text('{"id": "s1"}\n')  # what the old check looked for
+    (work / "report.html").write_text("<p>my report</p>")  # ... and the old report check
     lock = work / "other.winnow.lock"
     lock.write_text("")
     before = snapshot(work)
@@ -40,6 +42,21 @@ def test_overwrite_never_replaces_the_folder_that_holds_the_project(project_path
     assert "a lock file: other.winnow.lock;" in err and "notes.txt" in err
     assert snapshot(work) == before
     assert sorted(os.listdir(work.parent)) == ["work"]  # no temp folder beside it either
+    # the Analyze report export obeys the same rule
+    from core.analysis.export import export_html
+
+    with pytest.raises(FileExistsError, match="a Winnow project: p.assets, p.winnow"):
+        export_html(_tiny_analysis(), work)
+    assert snapshot(work) == before
+
+
+def _tiny_analysis():  # type: ignore[no-untyped-def]
+    from core.analysis.report import AnalysisOptions
+    from core.analysis.results import Analysis, Section, Table
+
+    table = Table(key="t", title="T", columns=["a"], rows=[[1]])
+    return Analysis(dataset="d", kind="rankings", n_rows=1, options=AnalysisOptions(),
+                    sections={"s": Section(key="s", title="S", tables=[table])})
 
 
 def test_overwrite_replaces_an_earlier_export_and_nothing_else(project_path: Path,
