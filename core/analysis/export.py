@@ -21,7 +21,7 @@ from typing import Any
 
 from core import __version__
 from core.analysis.results import Analysis, Table
-from core.export_files import ExportFolder, check_folder_target
+from core.export_folder import ExportFolder, check_folder_target
 
 REPORT_NAME = "report.html"
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from core.curate.detail import ImageUnavailable, image_bytes, load_sample
-from core.export_files import ExportFolder
+from core.export_folder import ExportFolder
 from core.jobs import JobState
 from core.selection import SampleFilter
 from core.store.project import Project

@@ -109,9 +109,9 @@ class Project:
         :class:`FileNotFoundError`.
         """
         given = Path(path)
-        if not os.path.lexists(given):
-            raise FileNotFoundError(errno.ENOENT, "No project at this path", str(given))
         real = given.resolve()
+        if not real.exists():  # nothing there, or a symbolic link to nothing
+            raise FileNotFoundError(errno.ENOENT, "No project at this path", str(given))
         _probe(real, given.name)
         if readonly:
             try:

@@ -74,7 +74,7 @@ def test_existing_report_is_replaced_but_other_folders_are_refused(tmp_path: Pat
 def test_failed_export_leaves_nothing_behind(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import errno
 
-    from core.export_files import ExportFolder
+    from core.export_folder import ExportFolder
 
     real = ExportFolder.write_text
     calls = []

@@ -27,7 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from safety_helpers import MODELS, build_project, png, write_sources  # noqa: E402
 
-from core.export_files import MARKER_NAME, Marker, foreign_entries  # noqa: E402
+from core.export_files import MARKER_NAME, Marker  # noqa: E402
+from core.export_folder import foreign_entries  # noqa: E402
 from core.files import TEMP_MARK  # noqa: E402
 
 

@@ -17,7 +17,8 @@ from safety_helpers import snapshot, winnow
 
 from app.cli import run_cli
 from core import files
-from core.export_files import MARKER_NAME, Marker, export_text, foreign_entries
+from core.export_files import MARKER_NAME, Marker, export_text
+from core.export_folder import foreign_entries
 
 
 def _export(project: Path, out: Path, *extra: str) -> tuple[int, str, str]:
