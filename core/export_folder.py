@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from core import files
 from core.export_files import (
     MARKER_HEAD,
     MARKER_NAME,
@@ -28,13 +29,10 @@ from core.files import (
     WriteError,
     clean_stale_temps,
     digest,
-    finished_temp,
     fsync_dir,
-    move_into_place,
     new_temp_dir,
     stale_temps,
     temp_name,
-    write_bytes,
 )
 
 _PROJECT_SUFFIXES = (".winnow", ".winnow-wal", ".winnow-shm", ".winnow-journal")
@@ -202,21 +200,25 @@ class ExportFolder:
     @contextlib.contextmanager
     def open(self, rel: str, mode: str = "w", *, encoding: str | None = None,
              newline: str | None = None) -> Iterator[IO[Any]]:
-        """Write one file of the export (fsynced, recorded in the marker)."""
+        """Write one file of the export (recorded in the marker).
+
+        Written straight into the private temporary folder; :meth:`publish` makes every
+        file durable at once before the folder is renamed into place.
+        """
         path = self.path(rel)
         try:
-            with finished_temp(path, mode, encoding=encoding, newline=newline) as (fh, tmp):
-                yield fh
-        except WriteError as exc:
-            raise WriteError(self.target / rel, exc, self._note) from exc
-        try:
-            move_into_place(tmp, path)
-            size, sha = digest(path)
+            fh = files.open_new(path, mode, encoding, newline, files.file_mode())
         except FileExistsError:
-            tmp.unlink(missing_ok=True)
             raise ValueError(f"{rel} was written twice in one export") from None
         except OSError as exc:
-            tmp.unlink(missing_ok=True)
+            raise WriteError(self.target / rel, exc, self._note) from exc
+        try:
+            with fh:
+                yield fh
+            size, sha = digest(path)
+        except OSError as exc:  # the caller's own errors pass, unless writing failed
+            if isinstance(exc, WriteError) or exc.errno not in files.WRITE_ERRNOS:
+                raise
             raise WriteError(self.target / rel, exc, self._note) from exc
         self.records.append(file_record(rel, size, sha))
 
@@ -242,9 +244,10 @@ class ExportFolder:
                 "at": datetime.now(UTC).isoformat(timespec="seconds"), **(summary or {})}
         lines = [MARKER_HEAD, head, *({"dir": d} for d in sorted(self._dirs)), *self.records]
         try:
-            write_bytes(self.tmp / MARKER_NAME, b"".join(marker_line(r) for r in lines))
-            for top, _dirs, _names in os.walk(self.tmp, topdown=False):
-                fsync_dir(Path(top))
+            with files.open_new(self.tmp / MARKER_NAME, "wb", None, None,
+                                files.file_mode()) as fh:
+                fh.write(b"".join(marker_line(r) for r in lines))
+            files.sync_tree(self.tmp)
         except OSError as exc:
             raise WriteError(self.target / MARKER_NAME, exc, self._note) from exc
         self._swap()

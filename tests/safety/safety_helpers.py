@@ -118,13 +118,13 @@ class FullDisk:
         from core import files
 
         self.left = budget
-        real = files._open_new
+        real = files.open_new
 
         def opener(path: Path, mode: str, encoding: str | None, newline: str | None,
                    perms: int) -> Any:
             return _Budgeted(real(path, mode, encoding, newline, perms), self)
 
-        monkeypatch.setattr(files, "_open_new", opener)
+        monkeypatch.setattr(files, "open_new", opener)
 
 
 class _Budgeted:
