@@ -51,7 +51,8 @@ def run_gui(args: list[str]) -> int:
 
     log_path = setup_logging()
     router.install()
-    # --quit-when-ready: close once the project is open and no job runs (scripted checks)
+    # --quit-when-ready: close once the project is open and no job runs, or at once with
+    # status 1 when it could not be opened (scripted checks)
     quit_when_ready = "--quit-when-ready" in args
     args = [a for a in args if a != "--quit-when-ready"]
     demo_path: Path | None = None
@@ -60,6 +61,7 @@ def run_gui(args: list[str]) -> int:
         demo_path = Path(args[1]) if len(args) > 1 else Path("demo") / "demo.winnow"
     elif args:
         project_path = Path(args[0])
+    failed: list[Path] = []
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
@@ -77,9 +79,12 @@ def run_gui(args: list[str]) -> int:
         elif demo_path is not None:
             demo_path.parent.mkdir(parents=True, exist_ok=True)
             window.create_demo(demo_path)
-        elif project_path is not None:
-            window.open_path(project_path)
-        if quit_when_ready:
+        elif project_path is not None and not window.open_path(project_path) \
+                and quit_when_ready:  # refused: nothing to wait for (scripted checks)
+            print(f"not opened: {project_path.name}", flush=True)
+            failed.append(project_path)
+            window.close()
+        if quit_when_ready and not failed:
             while window.project is None or window.runner.active:
                 await asyncio.sleep(0.1)
             await asyncio.sleep(0.2)
@@ -91,4 +96,4 @@ def run_gui(args: list[str]) -> int:
         qasync.run(main())
     finally:
         router.uninstall()
-    return 0
+    return 1 if failed else 0

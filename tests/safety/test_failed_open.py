@@ -120,15 +120,12 @@ def test_the_reported_cases_through_the_real_entry_points(tmp_path: Path) -> Non
     _newer(newer)
     _foreign(foreign)
     before = snapshot(folder)
-    app = subprocess.Popen([sys.executable, "-m", "app", str(one)], cwd=tmp_path,
-                           env={"PYTHONPATH": str(REPO), "QT_QPA_PLATFORM": "offscreen",
-                                "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    try:
-        app.wait(timeout=12)  # the window stays open with its message: stop it
-    except subprocess.TimeoutExpired:
-        app.kill()
-        app.wait()
+    app = subprocess.run([sys.executable, "-m", "app", str(one), "--quit-when-ready"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                         env={"PYTHONPATH": str(REPO), "QT_QPA_PLATFORM": "offscreen",
+                              "HOME": str(tmp_path), "PATH": "/usr/bin:/bin",
+                              "WINNOW_LOG_DIR": str(tmp_path / "logs")})
+    assert app.returncode == 1 and "not opened: one.winnow" in app.stdout, app.stderr
     assert one.read_bytes() == b"x"
     for path, message in ((newer, "newer version of Winnow"), (foreign, "not a Winnow")):
         done = winnow("info", path)
