@@ -67,3 +67,12 @@ def run_cli(argv: list[str]) -> int:
     except KeyboardInterrupt:
         print("winnow: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # a database error met mid-command: a damaged page, a full disk
+        from core.store.errors import as_project_error
+
+        project = getattr(args, "project", None)
+        error = as_project_error(exc, str(project) if project else "the project")
+        if error is None:
+            raise
+        print(f"winnow {args.command}: error: {error}", file=sys.stderr)
+        return 2

@@ -15,8 +15,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "anonymize", help="hide faces and licence plates in a folder of photos",
         description="Detect faces and licence plates in every photo under IN_DIR, hide "
         "them, and write metadata-free copies to OUT_DIR (originals are never changed). "
-        "Each output is checked by running the face detector again. For release with "
-        "human review use the Anonymize workspace.")
+        "Each output is checked by running the face detector again. Every input gets its "
+        "own output name (x.jpg and x.JPG become x-jpg.jpg and x-JPG.jpg); files that are "
+        "not JPEG/PNG/HEIC photos are listed as skipped. Run it again after an "
+        "interruption: finished outputs are kept. For release with human review use the "
+        "Anonymize workspace.")
     parser.add_argument("in_dir", metavar="IN_DIR", type=Path)
     parser.add_argument("--out", required=True, type=Path, metavar="OUT_DIR")
     parser.add_argument("--method", choices=("blur", "pixelate", "fill"), default="blur")
@@ -29,12 +32,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="face score threshold (CenterFace, default 0.2)")
     parser.add_argument("--no-plates", action="store_true", help="do not look for plates")
     parser.add_argument("--overwrite", action="store_true",
-                        help="replace files already in OUT_DIR (default: refuse, naming them)")
+                        help="replace Winnow's own earlier outputs in OUT_DIR (files it did "
+                        "not write, or that were changed since, are never replaced)")
     parser.set_defaults(handler=run_anonymize)
 
 
 def run_anonymize(args: argparse.Namespace) -> int:
-    """Handler: exit 0 when every photo passed verification, 1 when some did not."""
+    """Handler: exit 0 when every photo was written and passed verification; 1 when any
+    file under IN_DIR was not written (skipped, unreadable, disk full) or failed."""
     from app.cli import CliError, print_json
     from core.imaging import faces
     from core.imaging.batch import anonymize_folder
@@ -55,6 +60,11 @@ def run_anonymize(args: argparse.Namespace) -> int:
     if args.threshold is not None:
         settings.face_threshold = args.threshold
     settings.plates = not args.no_plates
+    if args.report and args.report.exists():
+        from core.export_files import not_owned_message, owned
+
+        if not owned(args.report):  # refuse now, not after the whole folder is done
+            raise CliError(not_owned_message(args.report))
     state = JobState("anonymize")
     if sys.stderr.isatty():
         state.subscribe(_progress_printer())
@@ -64,18 +74,23 @@ def run_anonymize(args: argparse.Namespace) -> int:
     except FileExistsError as exc:
         raise CliError(str(exc)) from None
     if args.report:
-        from core.imaging.release import write_atomic
+        from core.export_files import export_text
 
-        write_atomic(args.report, json.dumps(report, indent=2).encode())
+        export_text(args.report, json.dumps(report, indent=2))
     print_json({
         "photos": len(report["photos"]),
         "regions": sum(len(p["regions"]) for p in report["photos"]),
+        "written": [{"file": p["file"], "output": p["output"]} for p in report["photos"]],
+        "kept": report["kept"],
         "failed": [f["file"] for f in report["failed"]],
         "errors": report["errors"],
+        "skipped": report["skipped"],
+        "not_written": report["not_written"],
         "out": str(args.out),
         "report": str(args.report) if args.report else None,
     })
-    return 1 if report["failed"] or report["errors"] else 0
+    incomplete = any(report[k] for k in ("failed", "errors", "skipped", "not_written"))
+    return 1 if incomplete else 0
 
 
 def _progress_printer() -> Any:

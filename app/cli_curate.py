@@ -32,7 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "benchmark", help="the curated benchmark as JSON Lines plus an images folder",
         description="Write DIR/samples.jsonl (one sample a line, ECHO Table D.1 field names, "
                     "with the original and the edited prompt) and DIR/images/ (screenshot "
-                    "boxes applied as crops). The folder appears complete or not at all.")
+                    "boxes applied as crops). The folder appears complete or not at all. "
+                    "Exit status 1: some samples were left out (listed in 'skipped').")
     bench.add_argument("project", help="the .winnow project file")
     bench.add_argument("--out", required=True, help="the folder to write")
     bench.add_argument("--quality", action="append", choices=QUALITY_CHOICES,
@@ -41,7 +42,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="text-to-image (t2i) or image-to-image (i2i); repeatable; "
                             "default both")
     bench.add_argument("--overwrite", action="store_true",
-                       help="replace DIR if it holds an earlier export")
+                       help="replace DIR if it holds an earlier export and nothing else "
+                            "(Winnow's marker must list every file in it, unchanged)")
     bench.set_defaults(handler=_export_benchmark)
 
 
@@ -73,4 +75,4 @@ def _export_benchmark(args: argparse.Namespace) -> int:
     finally:
         project.close()
     print_json(report.to_json())
-    return 0
+    return 1 if report.skipped else 0  # a sample asked for was not written: say so

@@ -34,7 +34,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     outs.add_argument("--json", action="store_true", help="print the report as JSON")
     outs.set_defaults(handler=cmd_import_outputs)
 
-    demo = subparsers.add_parser("demo", help="write a demo project")
+    demo = subparsers.add_parser("demo", help="write a demo project (never replaces an "
+                                 "existing one)")
     demo.add_argument("project", type=Path)
     demo.add_argument("--seed", type=int, default=0)
     demo.add_argument("--json", action="store_true")

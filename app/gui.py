@@ -35,7 +35,8 @@ def has_display() -> bool:
 
 
 def run_gui(args: list[str]) -> int:
-    """Open the main window (``--demo [PATH]`` opens a fresh demo project; a path opens it)."""
+    """Open the main window (``--demo [PATH]`` opens a fresh demo project, or the one
+    already at PATH; a path opens it)."""
     if not has_display():
         print("winnow: no display found (DISPLAY/WAYLAND_DISPLAY unset). Run the app on a "
               "desktop, under `xvfb-run -a winnow ...`, or set QT_QPA_PLATFORM=offscreen; "
@@ -50,7 +51,8 @@ def run_gui(args: list[str]) -> int:
 
     log_path = setup_logging()
     router.install()
-    # --quit-when-ready: close once the project is open and no job runs (scripted checks)
+    # --quit-when-ready: close once the project is open and no job runs, or at once with
+    # status 1 when it could not be opened (scripted checks)
     quit_when_ready = "--quit-when-ready" in args
     args = [a for a in args if a != "--quit-when-ready"]
     demo_path: Path | None = None
@@ -59,6 +61,7 @@ def run_gui(args: list[str]) -> int:
         demo_path = Path(args[1]) if len(args) > 1 else Path("demo") / "demo.winnow"
     elif args:
         project_path = Path(args[0])
+    failed: list[Path] = []
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
@@ -68,12 +71,20 @@ def run_gui(args: list[str]) -> int:
         window.closed.connect(closed.set)
         window.statusBar().showMessage(f"Log file: {log_path}", 5000)
         window.show()
-        if demo_path is not None:
+        if demo_path is not None and demo_path.exists():  # never replaced: open it
+            window.open_path(demo_path)
+            window.statusBar().showMessage(
+                f"{demo_path} already exists, so it was opened (Winnow never replaces a "
+                "project; delete it yourself for a fresh demo)", 15000)
+        elif demo_path is not None:
             demo_path.parent.mkdir(parents=True, exist_ok=True)
             window.create_demo(demo_path)
-        elif project_path is not None:
-            window.open_path(project_path)
-        if quit_when_ready:
+        elif project_path is not None and not window.open_path(project_path) \
+                and quit_when_ready:  # refused: nothing to wait for (scripted checks)
+            print(f"not opened: {project_path.name}", flush=True)
+            failed.append(project_path)
+            window.close()
+        if quit_when_ready and not failed:
             while window.project is None or window.runner.active:
                 await asyncio.sleep(0.1)
             await asyncio.sleep(0.2)
@@ -85,4 +96,4 @@ def run_gui(args: list[str]) -> int:
         qasync.run(main())
     finally:
         router.uninstall()
-    return 0
+    return 1 if failed else 0

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,7 @@ from PySide6.QtWidgets import (
 from app import settings as app_settings
 from app.errors import router
 from app.jobs import Job, JobRunner
-from core.store import Project, ProjectError, ProjectLockedError
+from core.store import Project, ProjectError, ProjectLockedError, ReadOnlyLocationError
 from core.store.summary import project_summary
 from ui.context import AppContext
 from ui.empty_state import EmptyState
@@ -189,12 +188,13 @@ class MainWindow(QMainWindow):
         except ProjectLockedError as exc:
             self._offer_read_only(path, str(exc))
             return False
-        except (ProjectError, OSError) as exc:
-            self._message("Cannot open project", f"{path.name}: {exc}")
+        except ReadOnlyLocationError as exc:  # read-only media, a second hard link
+            self._offer_read_only(path, str(exc), "Project cannot be written")
             return False
-        except sqlite3.Error as exc:  # e.g. a file this user may not read
-            self._message("Cannot open project", f"{path.name}: cannot open {path} "
-                          f"as a Winnow project ({exc})")
+        except (ProjectError, OSError) as exc:  # core turns database errors into these
+            text = str(exc)
+            self._message("Cannot open project",
+                          text if text.startswith(path.name) else f"{path.name}: {text}")
             return False
         self.close_project()
         self.project = project
@@ -210,8 +210,8 @@ class MainWindow(QMainWindow):
         self.context.project_changed.emit()
         return True
 
-    def _offer_read_only(self, path: Path, reason: str) -> None:
-        box = QMessageBox(QMessageBox.Icon.Warning, "Project is in use", reason,
+    def _offer_read_only(self, path: Path, reason: str, title: str = "Project is in use") -> None:
+        box = QMessageBox(QMessageBox.Icon.Warning, title, reason,
                           QMessageBox.StandardButton.Cancel, self)
         box.setTextFormat(Qt.TextFormat.PlainText)
         read_only = box.addButton("Open Read-Only", QMessageBox.ButtonRole.AcceptRole)
@@ -331,13 +331,19 @@ class MainWindow(QMainWindow):
         if path:
             self.create_demo(path)
 
-    def create_demo(self, path: str | Path) -> Job:
-        """Generate a demo project at ``path`` in the background, then open it."""
+    def create_demo(self, path: str | Path) -> Job | None:
+        """Generate a demo project at ``path`` in the background, then open it.
+
+        An existing project there is never replaced (nor closed): a message says so.
+        """
         from core.demo import create_demo_project
+        from core.store.project import project_files
 
         path = Path(path).with_suffix(".winnow")
-        if self.project is not None and self.project.path.resolve() == path.resolve():
-            self.close_project()
+        if any(p.exists() or p.is_symlink() for p in project_files(path)):
+            self._message("Demo project not created", f"{path} already exists. Winnow never "
+                          "replaces a project: open it, or choose another name for the demo.")
+            return None
 
         def work(state: Any) -> None:
             project, _report = create_demo_project(path, state=state)

@@ -59,7 +59,7 @@ def generate(path: Path, seed: int = 0) -> None:
     from core.store import Project, now_iso
 
     r = random.Random(seed)
-    project = Project.create(path, overwrite=True)
+    project = Project.create(path)  # only called when there is none yet
     stamp = now_iso()
     shas = []
     with project.transaction() as conn:

@@ -3,13 +3,13 @@ real importer, so the demo exercises the same code paths as a user's data."""
 
 from __future__ import annotations
 
-import shutil
+import os
 from pathlib import Path
 
 from core.ingest.importer import ImportReport, import_jsonl
 from core.ingest.outputs import import_outputs
 from core.jobs import JobState
-from core.store.project import Project, assets_dir_for
+from core.store.project import Project, project_files
 
 
 def demo_sources_dir(path: Path) -> Path:
@@ -17,27 +17,28 @@ def demo_sources_dir(path: Path) -> Path:
     return path.with_name(path.stem + ".demo-sources")
 
 
-def create_demo_project(path: str | Path, *, seed: int = 0, overwrite: bool = True,
-                        state: JobState | None = None, ratings: bool = True
-                        ) -> tuple[Project, ImportReport]:
+def create_demo_project(path: str | Path, *, seed: int = 0, state: JobState | None = None,
+                        ratings: bool = True) -> tuple[Project, ImportReport]:
     """Write a fresh demo project at ``path`` and return it open, with the import report.
 
-    ``ratings`` adds three finished rating sessions answered by simulated raters
-    (core.demo_ratings), so Rate and Analyze show a study.
+    Never replaces anything: an existing project at ``path`` (or its ``-wal``/``-shm``
+    file) raises :class:`FileExistsError` before anything is written, and an asset
+    folder already beside it is only added to. ``ratings`` adds three finished rating
+    sessions answered by simulated raters (core.demo_ratings), so Rate and Analyze show
+    a study.
     """
     from core.demo_sources import generate_demo_sources
 
     path = Path(path)
     state = state or JobState(title="Create demo project")
-    if path.exists() and not overwrite:
-        raise FileExistsError(f"{path} already exists")
+    in_the_way = [p for p in project_files(path) if os.path.lexists(p)]
+    if in_the_way:
+        raise FileExistsError(f"{in_the_way[0]} already exists; Winnow never replaces a "
+                              "project (open it, or choose another name)")
     sources_dir = demo_sources_dir(path)
-    for folder in (sources_dir, assets_dir_for(path)):
-        if folder.exists():
-            _rmtree_readonly(folder)
     state.set_status("Drawing demo images")
     sources = generate_demo_sources(sources_dir, seed=seed)
-    project = Project.create(path, overwrite=True)
+    project = Project.create(path)
     try:
         with project.transaction() as conn:
             conn.execute("INSERT OR REPLACE INTO project_meta(key, value) VALUES "
@@ -74,8 +75,3 @@ def _demo_metrics(project: Project, state: JobState) -> None:
     ids = [row[0] for row in project.conn.execute("SELECT id FROM samples ORDER BY id")]
     items = collect_items(project, ids, available_models(project))
     run_metrics(state, project, parse_names("colour_shift"), items, MetricSettings(device="cpu"))
-
-
-def _rmtree_readonly(folder: Path) -> None:
-    """Remove a folder of read-only assets (on POSIX the folder's own mode decides)."""
-    shutil.rmtree(folder)

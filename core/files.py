@@ -1,6 +1,6 @@
 """Every file Winnow writes goes through here.
 
-The rules (ADR 004):
+The rules (ADR 004, ADR 005):
 
 - **Atomic**: data goes to a temporary file beside the target, is flushed and fsynced,
   then moved into place, and the folder is fsynced; a crash leaves either the old state
@@ -8,7 +8,9 @@ The rules (ADR 004):
 - **Never replaces what it did not write**: by default the move fails with
   :class:`FileExistsError` when the target exists (a hard link, or an exclusive rename
   where links are not supported). Callers pass ``replace=True`` only for a file they can
-  prove they wrote themselves.
+  prove they wrote themselves. User-visible exports prove it with the ownership
+  marker of :mod:`core.export_files` (built on this module): ``export_writer`` for one
+  file, ``ExportFolder`` for a whole folder published at once.
 - **Normal permissions**: files get ``0o666 & ~umask`` (``tempfile.mkstemp`` would make
   them 0600), folders ``0o777 & ~umask``, like any file the user creates.
 - **Recognisable leftovers**: temporary names carry :data:`TEMP_MARK`, the process id
@@ -20,9 +22,11 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import os
 import secrets
 import socket
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,8 +35,28 @@ from typing import IO, Any
 #: Part of every temporary file or folder name Winnow creates.
 TEMP_MARK = ".winnow-tmp-"
 
+#: Error numbers that only writing produces (disk full, quota, file too big).
+WRITE_ERRNOS = frozenset(e for e in (getattr(errno, n, None) for n in
+                                     ("ENOSPC", "EDQUOT", "EFBIG")) if e is not None)
+
 _umask_lock = threading.Lock()
 _umask_cache: int | None = None
+
+
+class WriteError(OSError):
+    """A file could not be written (disk full, no permission...); the message names it.
+
+    ``errno`` is the underlying error number (``errno.ENOSPC`` for a full disk), so
+    callers can tell "cannot write" apart from "cannot decode".
+    """
+
+    def __init__(self, path: str | os.PathLike[str], cause: OSError, note: str = "") -> None:
+        reason = cause.strerror or str(cause)
+        super().__init__(cause.errno, reason, str(path))
+        self.message = f"cannot write {path}: {reason}" + (f"; {note}" if note else "")
+
+    def __str__(self) -> str:
+        return self.message
 
 
 def current_umask() -> int:
@@ -77,7 +101,13 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def _move_into_place(tmp: Path, target: Path, replace: bool) -> None:
+def move_into_place(tmp: Path, target: Path, replace: bool = False) -> None:
+    """Move the finished file ``tmp`` to ``target`` (same folder).
+
+    Without ``replace`` this fails with :class:`FileExistsError` when ``target`` exists,
+    whatever the file system: a hard link where there are links, an exclusive rename on
+    Windows, else the name is first claimed with ``O_EXCL``.
+    """
     if replace:
         os.replace(tmp, target)
         return
@@ -101,6 +131,60 @@ def _move_into_place(tmp: Path, target: Path, replace: bool) -> None:
     tmp.unlink()
 
 
+def open_new(path: Path, mode: str, encoding: str | None, newline: str | None,
+             perms: int) -> IO[Any]:
+    """``path`` created exclusively (never follows or replaces anything) and opened."""
+    if mode not in ("wb", "w"):
+        raise ValueError(f"write mode must be 'wb' or 'w', not {mode!r}")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
+                 perms)
+    try:
+        if mode == "w":
+            return open(fd, "w", encoding=encoding or "utf-8", newline=newline)  # noqa: SIM115
+        return open(fd, "wb")  # noqa: SIM115
+    except BaseException:
+        os.close(fd)
+        path.unlink(missing_ok=True)
+        raise
+
+
+@contextlib.contextmanager
+def finished_temp(target: Path, mode: str = "wb", *, encoding: str | None = None,
+                  newline: str | None = None) -> Iterator[tuple[IO[Any], Path]]:
+    """``(file, temp path)``: write to the file; on a clean exit it is fsynced, closed and
+    given normal permissions, and the caller moves it (:func:`move_into_place`).
+
+    The temporary file is removed if the block (or the caller's move) raises.
+    """
+    tmp = target.with_name(temp_name(target.name))
+    try:
+        fh = open_new(tmp, mode, encoding, newline, 0o600)
+    except OSError as exc:
+        raise WriteError(target, exc) from exc
+    try:
+        with fh:
+            try:
+                yield fh, tmp
+            except OSError as exc:  # the caller's own errors pass, unless writing failed
+                if exc.errno in WRITE_ERRNOS and not isinstance(exc, WriteError):
+                    raise WriteError(target, exc) from exc
+                raise
+            try:
+                fh.flush()
+                os.fsync(fh.fileno())
+            except OSError as exc:
+                raise WriteError(target, exc) from exc
+        os.chmod(tmp, file_mode())
+    except OSError as exc:  # closing flushes the last buffer: a full disk shows here too
+        tmp.unlink(missing_ok=True)
+        if exc.errno in WRITE_ERRNOS and not isinstance(exc, WriteError):
+            raise WriteError(target, exc) from exc
+        raise
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
 @contextlib.contextmanager
 def atomic_writer(path: str | os.PathLike[str], mode: str = "wb", *, replace: bool = False,
                   encoding: str | None = None, newline: str | None = None) -> Iterator[IO[Any]]:
@@ -110,33 +194,17 @@ def atomic_writer(path: str | os.PathLike[str], mode: str = "wb", *, replace: bo
     temporary file is removed and ``path`` is untouched. ``replace=False`` (the default)
     raises :class:`FileExistsError` instead of replacing an existing file.
     """
-    if mode not in ("wb", "w"):
-        raise ValueError(f"atomic_writer mode must be 'wb' or 'w', not {mode!r}")
     target = Path(path)
     if not replace and os.path.lexists(target):
         raise FileExistsError(errno.EEXIST, "File exists (not replaced)", str(target))
-    tmp = target.with_name(temp_name(target.name))
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
-                 0o600)
+    with finished_temp(target, mode, encoding=encoding, newline=newline) as (fh, tmp):
+        yield fh
     try:
-        if mode == "w":
-            fh: IO[Any] = open(fd, "w", encoding=encoding or "utf-8",  # noqa: SIM115
-                               newline=newline)
-        else:
-            fh = open(fd, "wb")  # noqa: SIM115
-    except BaseException:
-        os.close(fd)
+        move_into_place(tmp, target, replace)
+    except BaseException as exc:
         tmp.unlink(missing_ok=True)
-        raise
-    try:
-        with fh:
-            yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, file_mode())
-        _move_into_place(tmp, target, replace)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError) and not isinstance(exc, FileExistsError):
+            raise WriteError(target, exc) from exc
         raise
     fsync_dir(target.parent)
 
@@ -154,6 +222,50 @@ def write_text(path: str | os.PathLike[str], text: str, *, replace: bool = False
     with atomic_writer(path, "w", replace=replace, encoding=encoding, newline="") as fh:
         fh.write(text)
     return Path(path)
+
+
+def digest(path: str | os.PathLike[str]) -> tuple[int, str]:
+    """``(size, SHA-256 hex)`` of a file's bytes."""
+    h = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            h.update(chunk)
+            size += len(chunk)
+    return size, h.hexdigest()
+
+
+def sync_tree(folder: Path) -> None:
+    """Make everything written under ``folder`` durable before it is renamed into place.
+
+    One ``syncfs`` of its file system on Linux (a folder export of thousands of files
+    would otherwise wait for thousands of fsyncs), ``os.sync`` on other POSIX systems,
+    else (Windows) an fsync of every file.
+    """
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.syncfs(fd) == 0:
+                return
+            err = ctypes.get_errno()
+            raise OSError(err, os.strerror(err), str(folder))
+        except AttributeError:  # a C library without syncfs
+            pass
+        finally:
+            os.close(fd)
+    if hasattr(os, "sync"):
+        os.sync()
+        return
+    for top, _dirs, names in os.walk(folder):  # pragma: no cover - Windows
+        for name in names:
+            fd = os.open(Path(top) / name, os.O_RDWR | getattr(os, "O_BINARY", 0))
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
 
 
 def new_temp_dir(parent: Path, final_name: str) -> Path:
@@ -239,3 +351,4 @@ def clean_stale_temps(folder: str | os.PathLike[str]) -> list[Path]:
             continue
         removed.append(path)
     return removed
+

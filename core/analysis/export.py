@@ -1,29 +1,27 @@
 """HTML report of an analysis: plots embedded as PNG data URIs, every table as CSV beside it.
 
-The folder is written atomically: everything goes to a temporary folder next to the
-target, which is renamed into place at the end.  An existing earlier report at the
-target (a folder holding ``report.html``) is replaced; any other existing non-empty
-folder is refused, so nothing of the user's is overwritten.  Every piece of text is
-escaped with :func:`html.escape`.
+The folder is written atomically (:class:`core.export_files.ExportFolder`): everything
+goes to a temporary folder next to the target, which is renamed into place at the end.
+An earlier report Winnow wrote at the target is replaced (its marker lists every file in
+it, unchanged); any other existing non-empty folder is refused, naming what is in it, so
+nothing of the user's is overwritten.  Every piece of text is escaped with
+:func:`html.escape`.
 """
 
 from __future__ import annotations
 
 import base64
-import contextlib
 import csv
 import html
 import io
-import os
 import re
-import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from core import __version__
 from core.analysis.results import Analysis, Table
-from core.export_dirs import new_temp_dir
+from core.export_folder import ExportFolder, check_folder_target
 
 REPORT_NAME = "report.html"
 
@@ -133,43 +131,15 @@ def render_images(analysis: Analysis, state: Any = None) -> dict[int, bytes]:
     return out
 
 
-def _write(path: Path, data: str) -> None:
-    with open(path, "w", encoding="utf-8", newline="") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-
-
 def export_html(analysis: Analysis, out_dir: str | Path, state: Any = None) -> Path:
     """Write ``out_dir/report.html`` plus one CSV per table; returns the report's path."""
     target = Path(out_dir)
-    if target.exists():
-        if not target.is_dir():
-            raise ValueError(f"{target} exists and is not a folder")
-        if any(target.iterdir()) and not (target / REPORT_NAME).is_file():
-            raise ValueError(f"{target} is a folder with other files in it: choose a new or "
-                             "empty folder (an earlier report there would be replaced)")
+    check_folder_target(target, True, "analysis report")  # before the (slow) charts are drawn
     images = render_images(analysis, state)
     doc, files = render_html(analysis, images)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = new_temp_dir(target.parent, f".{target.name}.")
-    try:
-        _write(tmp / REPORT_NAME, doc)
+    with ExportFolder(target, "analysis report", overwrite=True) as folder:
+        folder.write_text(REPORT_NAME, doc)
         for name, text in files.items():
-            _write(tmp / name, text)
-        if target.exists():
-            old = target.with_name(f".{target.name}.old-{os.getpid()}")
-            os.rename(target, old)
-            try:
-                os.rename(tmp, target)
-            except OSError:
-                os.rename(old, target)
-                raise
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.rename(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            shutil.rmtree(tmp)
-        raise
+            folder.write_text(name, text)
+        folder.publish({"dataset": analysis.dataset})
     return target / REPORT_NAME

@@ -4,8 +4,11 @@ One JSON object per line with ECHO's Table D.1 field names (raw post fields and
 post-processed sample fields), ``prompt`` being the curated prompt and
 ``original_prompt`` the extracted one.  Image paths are relative to ``DIR``; screenshot
 boxes are applied as crops.  The folder is built in a temporary sibling and renamed
-into place, so ``DIR`` is either the complete old export or the complete new one.
-A sample whose images cannot be read is left out and named in the report.
+into place (:class:`core.export_files.ExportFolder`), so ``DIR`` is either the complete
+old export or the complete new one; ``overwrite`` replaces only a folder Winnow wrote
+(its marker lists everything in it).  A sample whose images cannot be read or decoded is
+left out and named in the report; a file that cannot be *written* (a full disk) stops
+the export with :class:`core.files.WriteError` and nothing is published.
 """
 
 from __future__ import annotations
@@ -13,15 +16,13 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import re
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from core.curate.detail import ImageUnavailable, image_bytes, load_sample
-from core.export_dirs import new_temp_dir
+from core.export_folder import ExportFolder
 from core.jobs import JobState
 from core.selection import SampleFilter
 from core.store.project import Project
@@ -78,59 +79,34 @@ def export_benchmark(project: Project, out_dir: str | Path, *,
     """Write the benchmark to ``out_dir`` atomically; see the module docstring."""
     out = Path(out_dir)
     state = state or JobState(title="Export benchmark")
-    _check_target(out, overwrite)
     splits = normalise_splits(splits)
     ids = export_ids(project, qualities, splits, selection)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = new_temp_dir(out.parent, f".{out.name}.tmp-")
     report = ExportReport(out=str(out))
-    try:
-        (tmp / "images").mkdir()
+    with ExportFolder(out, "benchmark export", overwrite=overwrite) as folder:
+        folder.mkdir("images")
         state.set_total(max(1, len(ids)))
         state.set_status(f"Exporting {len(ids)} sample(s)")
-        with open(tmp / "samples.jsonl", "w", encoding="utf-8") as fh:
+        used: set[str] = set()
+        with folder.open("samples.jsonl", "w", encoding="utf-8") as fh:
             for k, sid in enumerate(ids):
                 state.check()
                 try:
-                    line, n_images = _export_one(project, sid, tmp)
+                    line, images = _export_one(project, sid, used)
                 except ImageUnavailable as exc:
                     report.skipped.append({"sample": sid, "reason": str(exc)})
-                    shutil.rmtree(tmp / "images" / _safe(sid), ignore_errors=True)
                 else:
+                    for rel, data in images:
+                        _write_image(folder, rel, data)
                     fh.write(json.dumps(line, ensure_ascii=False) + "\n")
                     report.exported += 1
-                    report.images += n_images
+                    report.images += len(images)
                 state.set_progress(k + 1)
-            fh.flush()
-            os.fsync(fh.fileno())
-        _swap_into_place(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+        folder.publish(report.to_json())
     return report
 
 
-def _check_target(out: Path, overwrite: bool) -> None:
-    if not out.exists():
-        return
-    if not out.is_dir():
-        raise FileExistsError(f"{out} exists and is not a folder")
-    if not overwrite:
-        raise FileExistsError(f"{out} already exists (choose another folder, or overwrite)")
-    if any(out.iterdir()) and not (out / "samples.jsonl").exists():
-        raise FileExistsError(f"{out} is not empty and is not a benchmark export; "
-                              "refusing to replace it")
-
-
-def _swap_into_place(tmp: Path, out: Path) -> None:
-    old = None
-    if out.exists():
-        old = out.with_name(f".{out.name}.old-{os.getpid()}")
-        shutil.rmtree(old, ignore_errors=True)
-        os.replace(out, old)
-    os.replace(tmp, out)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+def _write_image(folder: ExportFolder, rel: str, data: bytes) -> None:
+    folder.write_bytes(rel, data)
 
 
 def _safe(sample_id: str) -> str:
@@ -138,26 +114,39 @@ def _safe(sample_id: str) -> str:
     return name[:120]
 
 
-def _export_one(project: Project, sid: str, root: Path) -> tuple[dict[str, Any], int]:
+def _folder_name(sid: str, used: set[str]) -> str:
+    """A folder name for sample ``sid``, distinct from ``used`` even where case is not."""
+    name = _safe(sid)
+    if name.casefold() in used:  # two ids that sanitise alike (or differ only in case)
+        name = f"{name}-{hashlib.sha1(sid.encode('utf-8')).hexdigest()[:10]}"
+    used.add(name.casefold())
+    return name
+
+
+def _export_one(project: Project, sid: str, used: set[str]
+                ) -> tuple[dict[str, Any], list[tuple[str, bytes]]]:
+    """The sample's JSON line and its image files ``(relative path, bytes)``, all decoded
+    before anything is written (ImageUnavailable leaves nothing behind)."""
     d = load_sample(project, sid)
-    folder = root / "images" / _safe(sid)
-    if folder.exists():  # two ids that sanitise alike
-        digest = hashlib.sha1(sid.encode("utf-8")).hexdigest()[:10]
-        folder = root / "images" / f"{_safe(sid)}-{digest}"
     rows = project.conn.execute(
         "SELECT role, position, ref, sha256, bbox_x, bbox_y, bbox_w, bbox_h, error "
         "FROM sample_images WHERE sample_id = ? AND role IN ('input', 'output') "
         "ORDER BY role, position, id", (sid,)).fetchall()
     paths: dict[str, list[str]] = {"input": [], "output": []}
     boxes: dict[str, list[Any]] = {"input": [], "output": []}
+    images: list[tuple[str, bytes]] = []
+    folder: str | None = None
     for role, _pos, ref, sha, bx, by, bw, bh, err in rows:
         if not sha:
             raise ImageUnavailable(f"{role} image {ref or '?'} was never fetched"
                                    + (f" ({err})" if err else ""))
         k = len(paths[role])
         box = None if bx is None else (int(bx), int(by), int(bw), int(bh))
-        rel = _write_image(project, sha, box, folder, f"{role}_{k}", ref)
-        paths[role].append(rel.relative_to(root).as_posix())
+        ext, data = _image_file(project, sha, box, ref)
+        folder = folder or _folder_name(sid, used)
+        rel = f"images/{folder}/{role}_{k}.{ext}"
+        images.append((rel, data))
+        paths[role].append(rel)
         boxes[role].append(None if box is None else list(box))
     post = d.post
     line: dict[str, Any] = {
@@ -190,15 +179,16 @@ def _export_one(project: Project, sid: str, root: Path) -> tuple[dict[str, Any],
         "replies_below": [{**_brief(p), "depth": depth} for depth, p in d.replies],
         "derived_from": d.derived_from,
     }
-    return line, len(paths["input"]) + len(paths["output"])
+    return line, images
 
 
 def _brief(p: Any) -> dict[str, Any]:
     return {"post_id": p.id, "author": p.author, "timestamp": p.timestamp, "text": p.text}
 
 
-def _write_image(project: Project, sha: str, box: tuple[int, int, int, int] | None,
-                 folder: Path, stem: str, ref: str | None) -> Path:
+def _image_file(project: Project, sha: str, box: tuple[int, int, int, int] | None,
+                ref: str | None) -> tuple[str, bytes]:
+    """``(extension, bytes)`` of one exported image: the stored bytes, or the PNG crop."""
     from PIL import Image, UnidentifiedImageError
 
     data = image_bytes(project, sha)
@@ -207,16 +197,11 @@ def _write_image(project: Project, sha: str, box: tuple[int, int, int, int] | No
         with Image.open(io.BytesIO(data)) as img:
             if box is None:
                 img.verify()
-                ext = (img.format or "png").lower().replace("jpeg", "jpg")
-                folder.mkdir(parents=True, exist_ok=True)
-                target = folder / f"{stem}.{ext}"
-                target.write_bytes(data)
-                return target
+                return (img.format or "png").lower().replace("jpeg", "jpg"), data
             crop = crop_box(img, box, name)
-            folder.mkdir(parents=True, exist_ok=True)
-            target = folder / f"{stem}.png"
-            crop.save(target, "PNG")
-            return target
+            out = io.BytesIO()
+            crop.save(out, "PNG")
+            return "png", out.getvalue()
     except (UnidentifiedImageError, Image.DecompressionBombError, OSError, SyntaxError) as exc:
         raise ImageUnavailable(f"image {name} cannot be decoded ({exc})") from exc
 

@@ -3,86 +3,231 @@
 For trusted bulk use without review: every detected region is hidden with one
 method, the output carries no metadata, and the report lists every region with
 its detector and score and every photo whose verification failed.
+
+Every input gets its own output name, also where names differ only in case or
+extension (``x.jpg``, ``x.JPG``, ``x.jpeg`` and ``x.heic`` would all become ``x.jpg``):
+see :func:`output_names`. Files that are not photos Winnow reads are listed as skipped
+with the reason. Outputs are recorded in the folder's ownership marker
+(:mod:`core.export_files`) with the photo and settings they came from, so a run that was
+interrupted resumes: outputs of the same photo with the same settings are kept, Winnow's
+other earlier outputs are replaced only with ``overwrite``, and a file Winnow did not
+write (or that was changed since) is never replaced.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import time
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from core.export_files import Marker, export_bytes
+from core.files import WRITE_ERRNOS, WriteError
 from core.imaging.anonymize import HideSpec
 from core.imaging.detect import DetectSettings, detect_all
 from core.imaging.geometry import Geometry
-from core.imaging.loading import PhotoDecodeError, load_rgb
-from core.imaging.photos import photo_files
-from core.imaging.release import RenderJob, output_format, render_verified, write_atomic
+from core.imaging.loading import (
+    HEIF_SUFFIXES,
+    PhotoDecodeError,
+    accepted_suffixes,
+    decode_rgb,
+)
+from core.imaging.release import RenderJob, output_format, render_verified
+
+#: Image formats people keep photos in that the anonymizer does not read.
+OTHER_IMAGE_SUFFIXES = (".webp", ".tif", ".tiff", ".gif", ".bmp", ".avif", ".jxl", ".jp2",
+                        ".dng", ".raw", ".cr2", ".nef", ".arw", ".psd")
+
+
+def scan(in_dir: Path, out_dir: Path) -> tuple[list[Path], list[dict[str, str]]]:
+    """``(photos, skipped)`` under ``in_dir``: relative paths of the photos to anonymize,
+    and every other (non-hidden) file with the reason it is left out. ``out_dir`` is not
+    searched when it lies inside ``in_dir``."""
+    accepted = accepted_suffixes()
+    photos: list[Path] = []
+    skipped: list[dict[str, str]] = []
+    out_real = out_dir.resolve()
+    for top, dirs, names in os.walk(in_dir):
+        base = Path(top)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".")
+                         and (base / d).resolve() != out_real)
+        for name in sorted(names):
+            if name.startswith("."):
+                continue
+            rel = (base / name).relative_to(in_dir)
+            suffix = rel.suffix.lower()
+            if suffix in accepted:
+                photos.append(rel)
+            else:
+                skipped.append({"file": rel.as_posix(), "reason": _why_skipped(suffix)})
+    return photos, skipped
+
+
+def _why_skipped(suffix: str) -> str:
+    readable = "JPEG, PNG" + (", HEIC" if ".heic" in accepted_suffixes() else "")
+    if suffix in HEIF_SUFFIXES:
+        return ("HEIC/HEIF photos need the optional pillow-heif package "
+                "(pip install pillow-heif); nothing was written")
+    if suffix in OTHER_IMAGE_SUFFIXES:
+        return (f"{suffix} images are not supported (Winnow anonymizes {readable}); "
+                "convert it first; nothing was written")
+    return f"not a photo Winnow reads ({readable}); nothing was written"
+
+
+def output_names(photos: list[Path]) -> dict[Path, Path]:
+    """A distinct output path for every input (relative), the same for the same inputs.
+
+    The natural name is the input's with the output format's extension. Where two
+    inputs would share one (ignoring case, as Windows and macOS do), each of them gets
+    its original extension in the name instead: ``x.jpg`` → ``x-jpg.jpg``, ``x.heic`` →
+    ``x-heic.jpg``, then ``-2``, ``-3`` … if that is still taken.
+    """
+    natural = {rel: rel.with_suffix(f".{output_format(rel.name)}") for rel in photos}
+    groups: dict[str, list[Path]] = defaultdict(list)
+    for rel, out in natural.items():
+        groups[out.as_posix().casefold()].append(rel)
+    names = {members[0]: natural[members[0]] for members in groups.values()
+             if len(members) == 1}
+    taken = {out.as_posix().casefold() for out in names.values()}
+    for key in sorted(groups):
+        for rel in sorted(groups[key], key=lambda p: p.as_posix()) if len(groups[key]) > 1 \
+                else ():
+            out = natural[rel]
+            stem = f"{rel.stem}-{rel.suffix.lstrip('.') or 'file'}"
+            candidate, n = out.with_name(f"{stem}{out.suffix}"), 2
+            while candidate.as_posix().casefold() in taken:
+                candidate, n = out.with_name(f"{stem}-{n}{out.suffix}"), n + 1
+            taken.add(candidate.as_posix().casefold())
+            names[rel] = candidate
+    return names
+
+
+def _settings_key(method: str, settings: DetectSettings) -> str:
+    text = json.dumps({"method": method, **settings.to_json()}, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _sha256(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _check_outputs(in_dir: Path, out_dir: Path, names: dict[Path, Path], key: str,
+                   overwrite: bool) -> set[Path]:
+    """Inputs whose existing output can be kept (same photo, same settings); raises
+    before anything is written when an output is in the way."""
+    marker = Marker(out_dir) if out_dir.is_dir() else None
+    keep: set[Path] = set()
+    foreign: list[str] = []
+    earlier: list[str] = []
+    for rel, out in names.items():
+        target = out_dir / out
+        if not os.path.lexists(target):
+            continue
+        if marker is None or not marker.lists(out.as_posix(), target):
+            foreign.append(out.as_posix())
+            continue
+        record = marker.records.get(out.as_posix(), [{}])[-1]
+        if record.get("settings") == key and record.get("source_sha256") == _sha256(
+                in_dir / rel):
+            keep.add(rel)
+        else:
+            earlier.append(out.as_posix())
+    if foreign or (earlier and not overwrite):
+        parts = []
+        if foreign:
+            parts.append(f"{', '.join(foreign[:5])} (not written by Winnow, or changed "
+                         "since: never replaced; move them away or choose another folder)")
+        if earlier and not overwrite:
+            parts.append(f"{', '.join(earlier[:5])} (earlier Winnow outputs of other "
+                         "settings or another photo: pass --overwrite to replace them)")
+        count = len(foreign) + (0 if overwrite else len(earlier))
+        raise FileExistsError(f"{count} output file(s) already exist in {out_dir}: "
+                              + "; ".join(parts))
+    return keep
 
 
 def anonymize_folder(in_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str],
                      method: str = "blur", settings: DetectSettings | None = None,
                      state: Any = None, overwrite: bool = False) -> dict[str, Any]:
-    """Anonymize every photo under ``in_dir`` into ``out_dir`` (same relative paths).
+    """Anonymize every photo under ``in_dir`` into ``out_dir`` (same relative folders).
 
-    Files already in ``out_dir`` at those paths are never replaced unless
-    ``overwrite``: :class:`FileExistsError` names them before anything is written.
-
-    Returns the report: ``photos`` (file, output, regions, verification, ms),
-    ``failed`` (files whose verification still found a face) and ``errors``
-    (files that could not be read).
+    Outputs in the way are refused before anything is written (see the module
+    docstring). Returns the report: ``photos`` (file, output, regions, verification,
+    ms), ``kept`` (outputs of an earlier run, unchanged and still valid), ``failed``
+    (files whose verification still found a face), ``errors`` (files that could not be
+    read or written), ``skipped`` (files that are not photos Winnow reads) and
+    ``not_written`` (photos not reached because the disk filled up).
     """
     settings = settings or DetectSettings()
     in_dir, out_dir = Path(in_dir), Path(out_dir)
     if out_dir.resolve() == in_dir.resolve():
         raise ValueError("the output folder must differ from the input folder "
                          "(originals are never overwritten)")
-    files = photo_files(in_dir)
-    if not overwrite:
-        taken = [t for t in (out_dir / p.relative_to(in_dir).with_suffix(
-            f".{output_format(p.name)}") for p in files) if t.exists()]
-        if taken:
-            names = ", ".join(str(t) for t in taken[:3]) + (
-                f" and {len(taken) - 3} more" if len(taken) > 3 else "")
-            raise FileExistsError(f"{len(taken)} output file(s) already exist: {names} "
-                                  "(choose another folder, or pass --overwrite)")
+    photos, skipped = scan(in_dir, out_dir)
+    names = output_names(photos)
+    key = _settings_key(method, settings)
+    keep = _check_outputs(in_dir, out_dir, names, key, overwrite)
     report: dict[str, Any] = {"method": method, "settings": settings.to_json(),
-                              "photos": [], "failed": [], "errors": []}
+                              "photos": [], "kept": [], "failed": [], "errors": [],
+                              "skipped": skipped, "not_written": []}
     if state is not None:
-        state.set_total(len(files))
-    for path in files:
-        rel = path.relative_to(in_dir)
+        state.set_total(len(photos))
+    for i, rel in enumerate(photos):
+        target = out_dir / names[rel]
         if state is not None:
             state.check()
             state.set_status(str(rel))
-        started = time.perf_counter()
-        try:
-            rgb = load_rgb(path)
-        except PhotoDecodeError as exc:
-            report["errors"].append({"file": str(rel), "error": str(exc)})
-            if state is not None:
-                state.advance()
-            continue
-        found = detect_all(rgb, settings)
-        specs = [HideSpec(d.x, d.y, d.w, d.h, "rect", method) for d in found]
-        labels = [f"#{i + 1} ({d.kind})" for i, d in enumerate(found)]
-        fmt = output_format(path.name)
-        data, result = render_verified(RenderJob(rgb, specs, labels, Geometry()), settings,
-                                       fmt)
-        target = out_dir / rel.with_suffix(f".{fmt}")
-        write_atomic(target, data)
-        entry = {
-            "file": str(rel), "output": str(target),
-            "regions": [{"region": labels[i], "kind": d.kind, "detector": d.detector,
-                         "score": round(d.score, 4),
-                         "box": [round(v, 1) for v in d.box]} for i, d in enumerate(found)],
-            "verification": result.to_json(),
-            "ms": round(1000 * (time.perf_counter() - started), 1),
-        }
-        report["photos"].append(entry)
-        if not result.ok:
-            report["failed"].append({"file": str(rel), "inside": result.inside,
-                                     "outside": result.outside})
+        if rel in keep:
+            report["kept"].append({"file": rel.as_posix(), "output": str(target)})
+        else:
+            try:
+                _one(in_dir, rel, target, out_dir, method, settings, key, report)
+            except WriteError as exc:
+                report["errors"].append({"file": rel.as_posix(), "error": str(exc)})
+                if exc.errno in WRITE_ERRNOS:  # a full disk: every further write fails
+                    report["not_written"] = [p.as_posix() for p in photos[i + 1:]]
+                    break
         if state is not None:
             state.advance()
     return report
+
+
+def _one(in_dir: Path, rel: Path, target: Path, out_dir: Path, method: str,
+         settings: DetectSettings, key: str, report: dict[str, Any]) -> None:
+    started = time.perf_counter()
+    try:
+        data = (in_dir / rel).read_bytes()
+    except OSError as exc:
+        report["errors"].append({"file": rel.as_posix(),
+                                 "error": f"cannot read ({exc.strerror or exc})"})
+        return
+    try:
+        rgb = decode_rgb(data, rel.name)
+    except PhotoDecodeError as exc:
+        report["errors"].append({"file": rel.as_posix(), "error": str(exc)})
+        return
+    found = detect_all(rgb, settings)
+    specs = [HideSpec(d.x, d.y, d.w, d.h, "rect", method) for d in found]
+    labels = [f"#{i + 1} ({d.kind})" for i, d in enumerate(found)]
+    fmt = output_format(rel.name)
+    out, result = render_verified(RenderJob(rgb, specs, labels, Geometry()), settings, fmt)
+    export_bytes(target, out, root=out_dir,
+                 record={"source": rel.as_posix(), "settings": key,
+                         "source_sha256": hashlib.sha256(data).hexdigest()})
+    report["photos"].append({
+        "file": rel.as_posix(), "output": str(target),
+        "regions": [{"region": labels[i], "kind": d.kind, "detector": d.detector,
+                     "score": round(d.score, 4),
+                     "box": [round(v, 1) for v in d.box]} for i, d in enumerate(found)],
+        "verification": result.to_json(),
+        "ms": round(1000 * (time.perf_counter() - started), 1),
+    })
+    if not result.ok:
+        report["failed"].append({"file": rel.as_posix(), "inside": result.inside,
+                                 "outside": result.outside})

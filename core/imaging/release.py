@@ -5,15 +5,15 @@ thumbnail, XMP, IPTC, ICC profile, comments or PNG text), checked byte by byte
 for any metadata, then decoded again and searched for faces.  A face found inside
 a hidden region makes the release stronger automatically (blur → stronger blur →
 fill, pixelation → coarser → fill, the region grown to cover the face) or refuses
-it; a face outside every region refuses the release unless the user accepts it.  Files are written atomically; originals are never
-touched.
+it; a face outside every region refuses the release unless the user accepts it.  Files
+are written through :mod:`core.files` (atomic, never replacing a file Winnow did not
+write); originals are never touched.
 """
 
 from __future__ import annotations
 
 import io
 import os
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from core.files import digest, write_bytes
 from core.imaging.anonymize import HideSpec, hide_regions, stronger
 from core.imaging.boxes import Box, Detection, intersection, union_box
 from core.imaging.detect import DetectSettings
@@ -125,53 +126,6 @@ def encode_clean(rgb: np.ndarray, fmt: str = "jpg") -> bytes:
     return data
 
 
-def _finished_temp(path: Path, data: bytes) -> str:
-    """``data`` written and synced to a readable temp file beside ``path``; its name."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return tmp
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temp file in the same folder + rename."""
-    tmp = _finished_temp(path, data)
-    try:
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def write_new(path: Path, data: bytes) -> None:
-    """Write ``data`` atomically to ``path``; FileExistsError if ``path`` already exists.
-
-    The finished temp file is hard-linked to its name (which fails rather than replace
-    an existing file); on a file system without hard links (FAT, some network shares)
-    an existence check before the rename stands in.
-    """
-    tmp = _finished_temp(path, data)
-    try:
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            raise
-        except OSError:  # no hard links here
-            if path.exists():
-                raise FileExistsError(f"{path} already exists") from None
-            os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
-
-
 def release_names(out_dir: Path, stem: str, fmt: str, photo_id: int) -> Iterator[Path]:
     """Candidate file names: ``stem.fmt``, then ``stem-<id>.fmt``, ``stem-<id>-2.fmt``…"""
     yield out_dir / f"{stem}.{fmt}"
@@ -180,17 +134,20 @@ def release_names(out_dir: Path, stem: str, fmt: str, photo_id: int) -> Iterator
         yield out_dir / f"{stem}-{photo_id}-{n}.{fmt}"
 
 
-def write_release(out_dir: Path, photo: Any, fmt: str, data: bytes) -> Path:
+def write_release(out_dir: Path, photo: Any, fmt: str, data: bytes,
+                  own_sha256: str | None = None) -> Path:
     """Write a released file under the first free name; returns the path.
 
-    Never replaces a file, except this photo's own earlier release at the same path.
+    Never replaces a file, except this photo's own earlier release at the same path,
+    unchanged (its SHA-256 is ``own_sha256``, as recorded when it was released).
     """
     for target in release_names(out_dir, Path(photo.file_name).stem, fmt, photo.id):
-        if photo.released_path == str(target) and target.exists():
-            write_atomic(target, data)
+        if photo.released_path == str(target) and own_sha256 and target.is_file() \
+                and not target.is_symlink() and digest(target)[1] == own_sha256:
+            write_bytes(target, data, replace=True)
             return target
         try:
-            write_new(target, data)
+            write_bytes(target, data)
         except FileExistsError:
             continue
         return target
@@ -344,7 +301,10 @@ def release_photo(project: Any, photo_id: int, out_dir: str | os.PathLike[str],
                           for o in result.outside)
         raise ReleaseRefused(f"{photo.file_name}: the released image still shows a face "
                              f"outside every region: {where}", result.to_json())
-    target = write_release(Path(out_dir), photo, fmt, data)
+    own = project.conn.execute("SELECT released_sha256 FROM photos WHERE id = ?",
+                               (photo_id,)).fetchone()
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    target = write_release(Path(out_dir), photo, fmt, data, own[0] if own else None)
     sha, _ = project.assets.put(data, fmt)
     repo.mark_released(project, photo_id, sha, str(target), result.to_json())
     return target, result

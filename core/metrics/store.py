@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.export_files import export_writer
 from core.metrics.base import MetricResult
 from core.store.project import Project, now_iso
 
@@ -125,32 +124,27 @@ EXPORT_COLUMNS = ("sample_id", "model", "metric", "value", "status", "error", "v
 def export_csv(project: Project, out: str | Path, *, metrics: Sequence[str] = ()) -> int:
     """Write every stored result as CSV (long format), atomically; returns the row count.
 
+    An existing file is replaced only if Winnow wrote it (:func:`export_writer`).
+
     Secondary values (e.g. ``colour_shift/b_shift``, ``judge_tecci/IF``) get rows of
     their own with the metric name ``<metric>/<name>``.
     """
     out = Path(out)
     rows = load_results(project, metrics=metrics)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
     count = 0
-    try:
-        with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
-            writer = csv.writer(fh)
-            writer.writerow(EXPORT_COLUMNS)
-            for r in rows:
-                params = json.dumps(r.params, sort_keys=True, ensure_ascii=False)
-                details = json.dumps(r.details, sort_keys=True, ensure_ascii=False)
-                writer.writerow([r.sample_id, r.model, r.metric, _num(r.value), r.status,
-                                 r.error or "", r.version, params, r.computed_at, details])
+    with export_writer(out, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(EXPORT_COLUMNS)
+        for r in rows:
+            params = json.dumps(r.params, sort_keys=True, ensure_ascii=False)
+            details = json.dumps(r.details, sort_keys=True, ensure_ascii=False)
+            writer.writerow([r.sample_id, r.model, r.metric, _num(r.value), r.status,
+                             r.error or "", r.version, params, r.computed_at, details])
+            count += 1
+            for name, v in sub_values(r).items():
+                writer.writerow([r.sample_id, r.model, f"{r.metric}/{name}", _num(v),
+                                 r.status, "", r.version, params, r.computed_at, ""])
                 count += 1
-                for name, v in sub_values(r).items():
-                    writer.writerow([r.sample_id, r.model, f"{r.metric}/{name}", _num(v),
-                                     r.status, "", r.version, params, r.computed_at, ""])
-                    count += 1
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
     return count
 
 

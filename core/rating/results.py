@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import statistics
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.export_files import export_writer
 from core.rating.design import gold_correct
 from core.rating.protocols import LIKERT_CRITERIA
 from core.rating.sessions import SessionRow, get_session
@@ -190,23 +189,16 @@ def result_rows(project: Project, name: str,
 
 def export_results(project: Project, name: str, out: str | Path,
                    criterion: str | None = None) -> int:
-    """Write the results CSV atomically; returns the number of data rows."""
+    """Write the results CSV atomically; returns the number of data rows.
+
+    An existing file is replaced only if Winnow wrote it (:func:`export_writer`).
+    """
     header, rows = result_rows(project, name, criterion)
     if not rows:
         raise ValueError(f"session {name!r} has no merged judgments to export yet "
                          "(merge the raters' files first)")
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            writer = csv.writer(fh)
-            writer.writerow(header)
-            writer.writerows(rows)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with export_writer(Path(out), "w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(header)
+        writer.writerows(rows)
     return len(rows)

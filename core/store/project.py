@@ -1,12 +1,16 @@
-"""Open, create and lock a ``.winnow`` project: one SQLite file plus an asset folder."""
+"""Open, create and lock a ``.winnow`` project: one SQLite file plus an asset folder.
+
+Opening probes the file read-only first, so a failed or refused open creates and
+changes nothing (ADR 006); the write lock is per file identity (ADR 003).
+"""
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
+import errno
 import json
 import os
-import socket
+import shutil
 import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -16,13 +20,18 @@ from typing import Any
 import sqlite_utils
 
 from core import __version__
+from core.files import clean_stale_temps, fsync_dir, move_into_place, new_temp_dir
 from core.store.assets import AssetStore
 from core.store.errors import (
     NewerProjectError,
     NotAProjectError,
+    ProjectError,
     ProjectLockedError,
+    ReadOnlyLocationError,
     ReadOnlyProjectError,
+    as_project_error,
 )
+from core.store.lock import LockBusy, ProjectLock
 from core.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 APPLICATION_ID = 0x57494E4E  # "WINN": marks a file as a Winnow project
@@ -46,72 +55,95 @@ class Project:
     """
 
     def __init__(self, path: Path, conn: sqlite3.Connection, readonly: bool,
-                 lock_fh: Any | None) -> None:
-        self.path = path
+                 lock: ProjectLock | None) -> None:
+        self.path = path  # resolved: a symbolic link opens (and locks) the real file
         self.conn = conn
         self.db = sqlite_utils.Database(conn)
         self.readonly = readonly
         self.assets = AssetStore(assets_dir_for(path))
-        self._lock_fh = lock_fh
+        self._lock = lock
+        #: how a read-only project reads: "query_only", "ro" or "immutable" (read-only
+        #: media, without SQLite's shared-memory file); see _read_only_connection
+        self.read_only_mode = "query_only"
         self._depth = 0
         self.actor = os.environ.get("WINNOW_USER") or _default_actor()
 
     # -- opening -----------------------------------------------------------------
     @classmethod
-    def create(cls, path: str | os.PathLike[str], *, overwrite: bool = False) -> Project:
-        """Create a new empty project at ``path`` (refuses to clobber unless asked)."""
-        path = Path(path)
-        if path.exists():
-            if not overwrite:
-                raise FileExistsError(f"{path} already exists")
-            for suffix in ("", "-wal", "-shm"):
-                Path(str(path) + suffix).unlink(missing_ok=True)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        project = cls.open(path, create=True)
-        with project.transaction():
-            project.conn.execute(
-                "INSERT OR REPLACE INTO project_meta(key, value) VALUES "
-                "('created_at', ?), ('created_by_version', ?)",
-                (now_iso(), __version__),
-            )
-        return project
+    def create(cls, path: str | os.PathLike[str]) -> Project:
+        """Create a new empty project at ``path`` and open it; never replaces anything.
 
-    @classmethod
-    def open(cls, path: str | os.PathLike[str], *, readonly: bool = False,
-             create: bool = False) -> Project:
-        """Open an existing project, migrating it forward if it is older.
-
-        Raises :class:`NewerProjectError` for a file from a newer Winnow,
-        :class:`ProjectLockedError` when another process has it open for writing,
-        :class:`NotAProjectError` for anything that is not a project.
+        The database is built in a hidden temporary folder beside ``path`` and linked into
+        place only when complete, so a crash leaves no half-made project, and an existing
+        file (or a leftover ``-wal``/``-shm``) at ``path`` raises :class:`FileExistsError`.
         """
         path = Path(path)
-        if not create and not path.exists():
-            raise FileNotFoundError(f"No project at {path}")
-        lock_fh = None if readonly else _acquire_lock(path)
+        parent = path.parent.resolve()
+        target = parent / path.name
+        for name in project_files(target):
+            if os.path.lexists(name):
+                raise FileExistsError(f"{name} already exists; Winnow never replaces a "
+                                      "project (choose another name)")
+        parent.mkdir(parents=True, exist_ok=True)
+        clean_stale_temps(parent)
+        build = new_temp_dir(parent, target.name)
         try:
-            if readonly:
-                uri = f"file:{path.resolve()}?mode=ro"
-                conn = sqlite3.connect(uri, uri=True, isolation_level=None,
-                                       check_same_thread=False)
-            else:
-                conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
-                                       timeout=10)
+            _build_new(build / target.name)
+            move_into_place(build / target.name, target)
+        except sqlite3.Error as exc:
+            raise as_project_error(exc, target.name) or exc from exc
+        finally:
+            shutil.rmtree(build, ignore_errors=True)
+        fsync_dir(parent)
+        return cls.open(target)
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], *, readonly: bool = False) -> Project:
+        """Open an existing project, migrating it forward if it is older.
+
+        The file is first probed without creating or changing anything: a file that is
+        not a project, a newer project or one that cannot be written is refused and left
+        exactly as it was. Raises :class:`NotAProjectError`, :class:`NewerProjectError`,
+        :class:`ProjectLockedError` (another process has it open for writing),
+        :class:`ReadOnlyLocationError` (it can only be opened read-only there), or
+        :class:`FileNotFoundError`.
+        """
+        given = Path(path)
+        real = given.resolve()
+        if not real.exists():  # nothing there, or a symbolic link to nothing
+            raise FileNotFoundError(errno.ENOENT, "No project at this path", str(given))
+        _probe(real, given.name)
+        if readonly:
             try:
-                try:
-                    _configure(conn, readonly)
-                except sqlite3.DatabaseError as exc:
-                    raise NotAProjectError(
-                        f"{path.name} is not a Winnow project ({exc})") from exc
-                version = _check_version(conn, path, readonly, create)
-                project = cls(path, conn, readonly, lock_fh)
-                if not readonly and version < SCHEMA_VERSION:
+                conn, how = _connect_read_only(real, given.name)
+            except sqlite3.Error as exc:
+                raise as_project_error(exc, given.name) or exc from exc
+            try:
+                _check_version(conn, given.name)
+            except BaseException:
+                conn.close()
+                raise
+            project = cls(real, conn, True, None)
+            project.read_only_mode = how
+            return project
+        lock = _lock_for_writing(real, given.name)
+        try:
+            conn = sqlite3.connect(real, isolation_level=None, check_same_thread=False,
+                                   timeout=10)
+            try:
+                _configure(conn, False)
+                version = _check_version(conn, given.name)
+                project = cls(real, conn, False, lock)
+                if version < SCHEMA_VERSION:
                     project._migrate(version)
             except BaseException:
                 conn.close()
                 raise
+        except sqlite3.Error as exc:
+            lock.release()
+            raise as_project_error(exc, given.name) or exc from exc
         except BaseException:
-            _release_lock(lock_fh)
+            lock.release()
             raise
         return project
 
@@ -122,15 +154,14 @@ class Project:
         SQLite itself serialises the two connections' transactions.
         """
         if self.readonly:
-            uri = f"file:{self.path.resolve()}?mode=ro"
-            conn = sqlite3.connect(uri, uri=True, isolation_level=None,
-                                   check_same_thread=False)
+            conn = _read_only_connection(self.path, self.read_only_mode)
         else:
             conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
                                    timeout=30)
-        _configure(conn, self.readonly)
+            _configure(conn, False)
         view = Project(self.path, conn, self.readonly, None)
         view.actor = self.actor
+        view.read_only_mode = self.read_only_mode
         return view
 
     def close(self) -> None:
@@ -139,8 +170,9 @@ class Project:
             if not self.readonly:
                 self.conn.execute("PRAGMA optimize")
         self.conn.close()
-        _release_lock(self._lock_fh)
-        self._lock_fh = None
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     def __enter__(self) -> Project:
         return self
@@ -228,61 +260,180 @@ def _configure(conn: sqlite3.Connection, readonly: bool) -> None:
         conn.execute("PRAGMA synchronous = NORMAL")
 
 
-def _check_version(conn: sqlite3.Connection, path: Path, readonly: bool, create: bool) -> int:
+def project_files(path: Path) -> list[Path]:
+    """The project file and the SQLite journal files that belong to it."""
+    return [path, *(path.with_name(path.name + s) for s in ("-wal", "-shm", "-journal"))]
+
+
+def _build_new(db: Path) -> None:
+    """A complete empty project at ``db`` (a fresh file), closed again."""
+    conn = sqlite3.connect(db, isolation_level=None)
+    try:
+        _configure(conn, False)
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        for version in range(SCHEMA_VERSION):
+            conn.execute("BEGIN IMMEDIATE")
+            MIGRATIONS[version](conn)
+            conn.execute(f"PRAGMA user_version = {version + 1}")
+            conn.execute("COMMIT")
+        conn.execute("INSERT OR REPLACE INTO project_meta(key, value) VALUES "
+                     "('created_at', ?), ('created_by_version', ?)", (now_iso(), __version__))
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+
+
+def _uri(path: Path, *, immutable: bool = False) -> str:
+    """A read-only SQLite URI for ``path`` (percent-encoded, so ``#``/``?`` are safe)."""
+    return path.as_uri() + "?mode=ro" + ("&immutable=1" if immutable else "")
+
+
+def _probe(real: Path, name: str) -> int:
+    """Check, creating and changing nothing, that ``real`` is a project this Winnow can
+    open; returns its schema version.
+
+    The header is read as bytes first (a 1-byte file or a text file never reaches
+    SQLite). SQLite then reads it through a read-only URI, ``immutable`` when there is
+    no ``-wal`` file: a plain read-only connection to a WAL database would leave new
+    ``-wal``/``-shm`` files behind.
+    """
+    if real.is_dir():
+        raise NotAProjectError(f"{name} is a folder, not a Winnow project file (*.winnow)")
+    if not real.is_file():
+        raise NotAProjectError(f"{name} is not a regular file, not a Winnow project")
+    try:
+        with open(real, "rb") as fh:
+            head = fh.read(100)
+    except OSError as exc:
+        raise ProjectError(f"cannot read {name} ({exc.strerror or exc})") from exc
+    if not head:
+        raise NotAProjectError(f"{name} is empty, not a Winnow project")
+    if not head.startswith(b"SQLite format 3\x00"):
+        raise NotAProjectError(f"{name} is not a Winnow project (not an SQLite database)")
+    wal = real.with_name(real.name + "-wal")
+    attempts = [False, True] if wal.exists() else [True]
+    for immutable in attempts:
+        try:
+            conn = sqlite3.connect(_uri(real, immutable=immutable), uri=True,
+                                   isolation_level=None)
+        except sqlite3.Error as exc:
+            raise ProjectError(f"cannot open {name} ({exc})") from exc
+        try:
+            return _check_version(conn, name)
+        except sqlite3.OperationalError as exc:
+            if getattr(exc, "sqlite_errorname", "") != "SQLITE_CANTOPEN" or immutable:
+                raise ProjectError(f"cannot read {name} ({exc})") from exc
+        finally:
+            conn.close()
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _check_version(conn: sqlite3.Connection, name: str) -> int:
     try:
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         has_tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    except sqlite3.OperationalError as exc:
+        if getattr(exc, "sqlite_errorname", "") == "SQLITE_CANTOPEN":
+            raise
+        raise NotAProjectError(f"{name} is not a Winnow project ({exc})") from exc
     except sqlite3.DatabaseError as exc:
-        raise NotAProjectError(f"{path.name} is not a Winnow project ({exc})") from exc
-    if has_tables and app_id != APPLICATION_ID:
-        raise NotAProjectError(f"{path.name} is an SQLite file but not a Winnow project")
+        raise NotAProjectError(f"{name} is not a Winnow project ({exc})") from exc
     if not has_tables:
-        if not create:
-            raise NotAProjectError(f"{path.name} is empty, not a Winnow project")
-        if readonly:
-            raise ReadOnlyProjectError("cannot create a project read-only")
-        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-        return 0
+        raise NotAProjectError(f"{name} is an empty SQLite database, not a Winnow project")
+    if app_id != APPLICATION_ID:
+        raise NotAProjectError(f"{name} is an SQLite file but not a Winnow project")
     if version > SCHEMA_VERSION:
         raise NewerProjectError(
-            f"{path.name} was saved by a newer version of Winnow (schema {version}; this "
+            f"{name} was saved by a newer version of Winnow (schema {version}; this "
             f"Winnow {__version__} understands up to {SCHEMA_VERSION}). Update Winnow to "
             "open it; the file was not changed."
         )
     return int(version)
 
 
-def _lock_path(path: Path) -> Path:
-    return path.with_name(path.name + ".lock")
-
-
-def _acquire_lock(path: Path) -> Any:
-    lock_path = _lock_path(path)
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    fh = open(lock_path, "a+")  # noqa: SIM115 - held open for the project's lifetime
+def _read_only_medium(path: Path) -> bool:
+    statvfs = getattr(os, "statvfs", None)
+    if statvfs is None:  # pragma: no cover - Windows
+        return False
     try:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        fh.seek(0)
-        holder = fh.read().strip() or "another process"
-        fh.close()
+        return bool(statvfs(path).f_flag & getattr(os, "ST_RDONLY", 1))
+    except OSError:
+        return False
+
+
+def _not_writable(real: Path, name: str, why: str) -> ReadOnlyLocationError:
+    where = ("is on a read-only medium" if _read_only_medium(real.parent) else why)
+    return ReadOnlyLocationError(
+        f"{name} {where}, so Winnow cannot open it for writing; open it read-only to look "
+        "at it, or copy it to a folder you can write to")
+
+
+def _lock_for_writing(real: Path, name: str) -> ProjectLock:
+    """The project's write lock, after checking that it can be written at all."""
+    st = real.stat()
+    if st.st_nlink > 1:
+        raise ReadOnlyLocationError(
+            f"{name} has {st.st_nlink} hard links (the same file under other names). "
+            "Winnow opens a project for writing under one name only: each name would get "
+            "its own lock and journal, and two writers would damage it. Open it "
+            "read-only, or copy it and work on the copy")
+    if not os.access(real, os.W_OK):
+        raise _not_writable(real, name, "is a file you may not write to")
+    if not os.access(real.parent, os.W_OK):
+        raise _not_writable(real, name, f"is in a folder you may not write to "
+                                        f"({real.parent})")
+    lock = ProjectLock(real, (st.st_dev, st.st_ino))
+    try:
+        lock.acquire()
+    except LockBusy as exc:
         raise ProjectLockedError(
-            f"{path.name} is already open for writing by {holder}. Close it there first, "
-            "or open it read-only."
-        ) from None
-    fh.seek(0)
-    fh.truncate()
-    fh.write(f"Winnow (pid {os.getpid()} on {socket.gethostname()})")
-    fh.flush()
-    return fh
+            f"{name} is already open for writing by {exc.holder}. Close it there first, "
+            "or open it read-only.") from None
+    except OSError as exc:
+        if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise _not_writable(real, name, "is in a folder Winnow cannot write its lock "
+                                            f"file to ({exc.strerror})") from exc
+        raise ProjectError(f"cannot lock {name} for writing ({exc.strerror or exc})") from exc
+    return lock
 
 
-def _release_lock(fh: Any | None) -> None:
-    if fh is None:
-        return
-    with contextlib.suppress(OSError):
-        fh.truncate(0)  # no stale holder name; the file itself stays (see ADR 003)
-        fh.flush()
-        fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
-    fh.close()
+def _connect_read_only(real: Path, name: str) -> tuple[sqlite3.Connection, str]:
+    """A read-only connection and how it was made (see :func:`_read_only_connection`)."""
+    if os.access(real, os.W_OK) and os.access(real.parent, os.W_OK):
+        return _read_only_connection(real, "query_only"), "query_only"
+    try:
+        conn = _read_only_connection(real, "ro")
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return conn, "ro"
+    except sqlite3.OperationalError as exc:
+        conn.close()
+        if getattr(exc, "sqlite_errorname", "") != "SQLITE_CANTOPEN":
+            raise NotAProjectError(f"{name} is not a Winnow project ({exc})") from exc
+    wal = real.with_name(real.name + "-wal")
+    if wal.exists() and wal.stat().st_size:
+        raise ReadOnlyLocationError(
+            f"{name} is on read-only media and its last changes are still in "
+            f"{wal.name}, which cannot be read there; copy both files to a folder you "
+            "can write to and open the copy")
+    return _read_only_connection(real, "immutable"), "immutable"
+
+
+def _read_only_connection(real: Path, how: str) -> sqlite3.Connection:
+    """A connection that cannot write the project.
+
+    ``query_only``: an ordinary connection with ``PRAGMA query_only`` (SQLite refuses
+    every write); where the folder is writable it is the better choice, because closing
+    it removes the ``-wal``/``-shm`` files it needed, so reading leaves no trace.
+    ``ro``: a read-only URI (a folder Winnow cannot write to). ``immutable``: read-only
+    media, where SQLite cannot create the shared-memory file a WAL database needs.
+    """
+    if how == "query_only":
+        conn = sqlite3.connect(real, isolation_level=None, check_same_thread=False,
+                               timeout=10)
+        conn.execute("PRAGMA query_only = ON")
+    else:
+        conn = sqlite3.connect(_uri(real, immutable=how == "immutable"), uri=True,
+                               isolation_level=None, check_same_thread=False)
+    _configure(conn, True)
+    return conn

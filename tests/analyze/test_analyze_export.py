@@ -55,32 +55,38 @@ def test_existing_report_is_replaced_but_other_folders_are_refused(tmp_path: Pat
     analysis = _analysis("m1")
     target = tmp_path / "out"
     export_html(analysis, target)
-    (target / "stale.csv").write_text("old")
-    export_html(analysis, target)
-    assert not (target / "stale.csv").exists() and (target / "report.html").is_file()
+    first = (target / "report.html").read_bytes()
+    export_html(_analysis("m2"), target)  # Winnow's own earlier report: replaced
+    assert (target / "report.html").read_bytes() != first
+    (target / "notes.txt").write_text("mine now")  # the user adds a file: no longer ours
+    with pytest.raises(FileExistsError, match="notes.txt"):
+        export_html(analysis, target)
+    assert (target / "notes.txt").read_text() == "mine now"
     other = tmp_path / "mine"
     other.mkdir()
     (other / "thesis.docx").write_text("precious")
-    with pytest.raises(ValueError, match="other files in it"):
+    with pytest.raises(FileExistsError, match="replaces only a folder it wrote itself"):
         export_html(analysis, other)
     assert (other / "thesis.docx").read_text() == "precious"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine", "out"]
 
 
 def test_failed_export_leaves_nothing_behind(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import core.analysis.export as export
+    import errno
 
-    real = export._write
+    from core.export_folder import ExportFolder
+
+    real = ExportFolder.write_text
     calls = []
 
-    def boom(path, text):  # type: ignore[no-untyped-def]
-        calls.append(path)
+    def boom(self, rel, text):  # type: ignore[no-untyped-def]
+        calls.append(rel)
         if len(calls) == 2:  # the report is written, the first CSV fails
-            raise OSError("disk full")
-        real(path, text)
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, rel, text)
 
-    monkeypatch.setattr(export, "_write", boom)
-    with pytest.raises(OSError, match="disk full"):
+    monkeypatch.setattr(ExportFolder, "write_text", boom)
+    with pytest.raises(OSError, match="No space left"):
         export_html(_analysis("m"), tmp_path / "r")
     assert list(tmp_path.iterdir()) == []
 

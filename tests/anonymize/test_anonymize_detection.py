@@ -171,7 +171,8 @@ def test_cli_anonymize_writes_clean_files_and_a_report(tmp_path: Path, capsys) -
                     assert _overlap(face.box, fill["box"]) >= 0.95
     assert report["failed"] == []
     assert run_cli(["anonymize", str(tmp_path / "nope"), "--out", str(tmp_path / "o2")]) == 2
-    # a second run into the same folder refuses to replace what the first wrote
+    # a second run with other settings refuses to replace what the first wrote, and a
+    # file the user changed is never replaced, not even with --overwrite
     first = (tmp_path / "out" / "sub" / "eu1.jpg").read_bytes()
     (tmp_path / "out" / "sub" / "eu1.jpg").write_bytes(b"kept")
     capsys.readouterr()
@@ -179,6 +180,11 @@ def test_cli_anonymize_writes_clean_files_and_a_report(tmp_path: Path, capsys) -
     err = capsys.readouterr().err
     assert "2 output file(s) already exist" in err and "eu1.jpg" in err and "--overwrite" in err
     assert (tmp_path / "out" / "sub" / "eu1.jpg").read_bytes() == b"kept"
+    assert run_cli(["anonymize", str(folder), "--out", str(tmp_path / "out"), "--no-plates",
+                    "--overwrite"]) == 2
+    assert "eu1.jpg (not written by Winnow" in capsys.readouterr().err
+    assert (tmp_path / "out" / "sub" / "eu1.jpg").read_bytes() == b"kept"
+    (tmp_path / "out" / "sub" / "eu1.jpg").unlink()  # the user moves their file away
     assert run_cli(["anonymize", str(folder), "--out", str(tmp_path / "out"), "--no-plates",
                     "--overwrite"]) == 1  # the broken file is still reported
     assert (tmp_path / "out" / "sub" / "eu1.jpg").read_bytes()[:2] == first[:2] == b"\xff\xd8"

@@ -12,7 +12,7 @@ from PIL import Image
 from core.imaging import photos as repo
 from core.imaging.detect import DetectSettings
 from core.imaging.loading import load_rgb
-from core.imaging.release import metadata_found, write_new
+from core.imaging.release import metadata_found, write_release
 from core.imaging.release_all import BulkRelease, release_all
 from core.jobs import Cancelled, JobState
 
@@ -94,13 +94,16 @@ def test_existing_files_are_never_overwritten(project, tmp_path: Path) -> None:
     assert sorted(out.iterdir()) == before
 
 
-def test_write_new_refuses_an_existing_file(tmp_path: Path) -> None:
-    target = tmp_path / "x.jpg"
-    write_new(target, b"one")
-    with pytest.raises(FileExistsError):
-        write_new(target, b"two")
-    assert target.read_bytes() == b"one"
-    assert [p.name for p in tmp_path.iterdir()] == ["x.jpg"]
+def test_a_release_never_replaces_a_file_it_did_not_write(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    (tmp_path / "x.jpg").write_bytes(b"someone else's")
+    photo = SimpleNamespace(file_name="x.heic", id=7, released_path=str(tmp_path / "x.jpg"))
+    # even the photo's recorded release path is kept when its bytes are not the release's
+    target = write_release(tmp_path, photo, "jpg", b"one", own_sha256="0" * 64)
+    assert target.name == "x-7.jpg" and target.read_bytes() == b"one"
+    assert (tmp_path / "x.jpg").read_bytes() == b"someone else's"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x-7.jpg", "x.jpg"]
 
 
 def test_a_failing_photo_is_named_and_the_rest_go_on(project, tmp_path: Path) -> None:
