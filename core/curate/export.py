@@ -199,24 +199,29 @@ def _brief(p: Any) -> dict[str, Any]:
 
 def _write_image(project: Project, sha: str, box: tuple[int, int, int, int] | None,
                  folder: Path, stem: str, ref: str | None) -> Path:
+    data, ext = exported_image(project, sha, box, ref or sha[:12])
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{stem}.{ext}"
+    target.write_bytes(data)
+    return target
+
+
+def exported_image(project: Project, sha: str, box: tuple[int, int, int, int] | None,
+                   name: str) -> tuple[bytes, str]:
+    """(bytes, extension) an export writes for a stored image: the file byte for byte, or
+    its crop by ``box`` as PNG.  :class:`ImageUnavailable` names ``name`` when it cannot be
+    read or decoded (a write error is not a decode error: it propagates)."""
     from PIL import Image, UnidentifiedImageError
 
     data = image_bytes(project, sha)
-    name = ref or sha[:12]
     try:
         with Image.open(io.BytesIO(data)) as img:
             if box is None:
                 img.verify()
-                ext = (img.format or "png").lower().replace("jpeg", "jpg")
-                folder.mkdir(parents=True, exist_ok=True)
-                target = folder / f"{stem}.{ext}"
-                target.write_bytes(data)
-                return target
-            crop = crop_box(img, box, name)
-            folder.mkdir(parents=True, exist_ok=True)
-            target = folder / f"{stem}.png"
-            crop.save(target, "PNG")
-            return target
+                return data, (img.format or "png").lower().replace("jpeg", "jpg")
+            buffer = io.BytesIO()
+            crop_box(img, box, name).save(buffer, "PNG")
+            return buffer.getvalue(), "png"
     except (UnidentifiedImageError, Image.DecompressionBombError, OSError, SyntaxError) as exc:
         raise ImageUnavailable(f"image {name} cannot be decoded ({exc})") from exc
 
