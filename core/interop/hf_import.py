@@ -234,14 +234,17 @@ def _external(path: str | None, where: str, source: Path) -> bytes:
     return data
 
 
-def _boxes(row: dict[str, Any], cols: _Columns, role: str, n: int) -> list[Any]:
+def _boxes(row: dict[str, Any], cols: _Columns, role: str, n: int, per_image: bool
+           ) -> list[Any]:
+    """ADR 001 boxes; ``per_image`` (Winnow's layout, or any null entry) means entry k
+    belongs to image k and null marks a whole image."""
     column = cols.names.get(f"{role}_bboxs")
     value = row.get(column) if column else None
     if not value:
         return []
     if not isinstance(value, list):
         raise RowError(f"'{column}' must be a list of [x, y, w, h] boxes")
-    if any(b is None for b in value):  # Winnow's layout: one entry per image, null = whole
+    if per_image or any(b is None for b in value):
         if len(value) != n:
             raise RowError(f"'{column}' has {len(value)} entries for {n} images")
         return [{"image": k, "box": b} for k, b in enumerate(value) if b is not None]
@@ -278,10 +281,11 @@ def _sample(row: dict[str, Any], cols: _Columns, data: hf_read.DataFile, dataset
     refs: dict[str, list[bytes]] = {}
     for role in ("input", "output"):
         own = images[f"{role}_images"]
-        boxes = _boxes(row, cols, role, len(own))
-        picks = row.get(n.get(f"{role}_bbox_screenshot") or "") or []
+        winnow_layout = f"{role}_bbox_screenshot" in n  # images are already crops
+        boxes = _boxes(row, cols, role, len(own), winnow_layout)
         sources = list(own)
-        if n.get(f"{role}_bbox_screenshot"):  # Winnow's layout: images are already crops
+        if winnow_layout:
+            picks = row.get(n[f"{role}_bbox_screenshot"]) or []
             boxes = _onto_screenshots(boxes, picks, shots, sources, role)
         refs[f"{role}_images"] = sources
         if sources:

@@ -124,6 +124,12 @@ class ShardWriter:
         current = self._open.pop(split)
         try:
             self._flush(current)
+        except BaseException as exc:
+            with contextlib.suppress(Exception):
+                current.writer.close()
+            current.context.__exit__(type(exc), exc, exc.__traceback__)
+            raise
+        try:
             current.writer.close()
         except BaseException as exc:
             current.context.__exit__(type(exc), exc, exc.__traceback__)
