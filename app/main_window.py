@@ -85,6 +85,11 @@ class MainWindow(QMainWindow):
         self.act_import = self._action("&Import Posts…", self.choose_import, "Ctrl+I",
                                        tip="Import a JSON Lines file of posts or samples")
         self.act_import.setEnabled(False)
+        self.act_import_hf = self._action(
+            "Import &Hugging Face Dataset…", self.choose_import_hf,
+            tip="Import the samples of a Hugging Face dataset folder (parquet or "
+                "save_to_disk) to re-curate them")
+        self.act_import_hf.setEnabled(False)
         self.act_close = self._action("&Close Project", self.close_project,
                                       "Ctrl+W",
                                       tip="Close the open project (the window stays open)")
@@ -161,6 +166,7 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.act_close)
         file_menu.addSeparator()
         file_menu.addAction(self.act_import)
+        file_menu.addAction(self.act_import_hf)
         file_menu.addSeparator()
         file_menu.addAction(self.act_quit)
         for menu in self._page_menus:
@@ -201,6 +207,7 @@ class MainWindow(QMainWindow):
         self.context.project = project
         app_settings.add_recent_project(path)
         self.act_import.setEnabled(not readonly)
+        self.act_import_hf.setEnabled(not readonly)
         self.act_close.setEnabled(True)
         self.refresh_summary()
         self._update_title()
@@ -229,6 +236,7 @@ class MainWindow(QMainWindow):
             self.context.project = None
             self.context.project_changed.emit()
             self.act_import.setEnabled(False)
+            self.act_import_hf.setEnabled(False)
             self.act_close.setEnabled(False)
             self.refresh_summary()
             self._update_title()
@@ -288,6 +296,17 @@ class MainWindow(QMainWindow):
                                               "JSON Lines (*.jsonl *.json *.ndjson);;All (*)")
         if path:
             self.import_file(path)
+
+    @Slot()
+    def choose_import_hf(self) -> None:
+        """Ask for a Hugging Face dataset folder and import it in the background."""
+        if self.project is None:
+            return
+        folder = QFileDialog.getExistingDirectory(self, "Import a Hugging Face dataset folder")
+        if folder:
+            from app.interop_actions import start_hf_import
+
+            start_hf_import(self, folder)
 
     def import_file(self, path: str | Path, fetch_settings: Any = None) -> Job | None:
         """Start importing ``path`` into the open project; the report opens when done."""
