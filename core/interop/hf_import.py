@@ -29,7 +29,7 @@ from core.jobs import JobState
 from core.store.project import Project
 
 CHUNK_ROWS = 256
-CHUNK_BYTES = 128 * 2**20
+CHUNK_BYTES = 32 * 2**20
 MAX_REPORTED = 10_000
 #: canonical field -> column names tried in order (``columns=`` overrides)
 ALIASES: dict[str, tuple[str, ...]] = {

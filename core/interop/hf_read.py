@@ -123,7 +123,10 @@ def iter_rows(data: DataFile) -> Iterator[dict[str, Any]]:
     pa, pq = require_pyarrow("Reading a Hugging Face dataset")
     try:
         if data.kind == "parquet":
-            for batch in pq.ParquetFile(data.path).iter_batches(batch_size=READ_BATCH):
+            # pre_buffer=False: with it, pyarrow keeps every range it read cached until
+            # the file is closed, so memory grew with the file (benchmarks/bench_interop.py)
+            parquet = pq.ParquetFile(data.path, pre_buffer=False)
+            for batch in parquet.iter_batches(batch_size=READ_BATCH):
                 yield from batch.to_pylist()
             return
         with pa.memory_map(str(data.path)) as source:

@@ -21,7 +21,7 @@ from core.interop.deps import require_pyarrow
 
 SHARD_ROWS = 1000
 GROUP_ROWS = 64
-GROUP_BYTES = 64 * 2**20
+GROUP_BYTES = 32 * 2**20
 
 
 @dataclass
