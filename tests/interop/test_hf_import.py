@@ -291,3 +291,30 @@ def test_single_parquet_file(project, tmp_path: Path) -> None:
     assert report.imported == 1
     assert project.conn.execute("SELECT id, split FROM samples").fetchall() == [
         ("one/train/0", "text-to-image")]
+
+
+def test_reading_rows_does_not_hold_the_file_in_memory(tmp_path: Path) -> None:
+    """With pyarrow's pre-buffering, every range read stayed cached until the file was
+    closed: memory grew with the file (found by benchmarks/bench_interop.py)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from core.interop import hf_read
+    from core.interop.features import arrow_schema
+
+    rng = __import__("random").Random(0)
+    schema = arrow_schema([("prompt", "string"), ("image", "image")])
+    with pq.ParquetWriter(tmp_path / "train.parquet", schema, compression="none") as writer:
+        for _group in range(20):
+            writer.write_table(pa.Table.from_pylist(
+                [{"prompt": str(k), "image": {"bytes": rng.randbytes(100_000), "path": None}}
+                 for k in range(10)], schema=schema))
+    size = (tmp_path / "train.parquet").stat().st_size
+    base = pa.total_allocated_bytes()
+    peak = 0
+    data = hf_read.discover(tmp_path)[0]
+    count = 0
+    for count, _row in enumerate(hf_read.iter_rows(data), 1):  # noqa: B007
+        peak = max(peak, pa.total_allocated_bytes() - base)
+    assert count == 200 and size > 19_000_000
+    assert peak < size / 4  # a row group or two, not the file
