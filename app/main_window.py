@@ -304,12 +304,16 @@ class MainWindow(QMainWindow):
             return
         folder = QFileDialog.getExistingDirectory(self, "Import a Hugging Face dataset folder")
         if folder:
-            from app.interop_actions import start_hf_import
+            from core.interop.hf_import import import_hf
 
-            start_hf_import(self, folder)
+            self.import_file(folder, importer=import_hf)
 
-    def import_file(self, path: str | Path, fetch_settings: Any = None) -> Job | None:
-        """Start importing ``path`` into the open project; the report opens when done."""
+    def import_file(self, path: str | Path, fetch_settings: Any = None,
+                    importer: Callable[..., Any] | None = None) -> Job | None:
+        """Start importing ``path`` into the open project; the report opens when done.
+
+        ``importer(view, path, state)`` replaces the JSON Lines import (a Hugging Face
+        dataset folder uses ``core.interop.hf_import.import_hf``)."""
         if self.project is None:
             return None
         from core.ingest.importer import import_jsonl
@@ -319,6 +323,8 @@ class MainWindow(QMainWindow):
 
         def work(state: Any) -> dict[str, Any]:
             try:
+                if importer is not None:
+                    return importer(view, path, state=state).to_json()
                 return import_jsonl(view, path, state=state,
                                     fetch_settings=fetch_settings).to_json()
             finally:

@@ -17,12 +17,13 @@ import hashlib
 import json
 import re
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
 from core.files import new_temp_dir, write_bytes, write_text
+from core.ingest.importer import MAX_REPORTED_ERRORS, ImportReport
 from core.interop import hf_read
 from core.interop.deps import require_pyarrow
 from core.jobs import JobState
@@ -30,7 +31,6 @@ from core.store.project import Project
 
 CHUNK_ROWS = 256
 CHUNK_BYTES = 32 * 2**20
-MAX_REPORTED = 10_000
 #: canonical field -> column names tried in order (``columns=`` overrides)
 ALIASES: dict[str, tuple[str, ...]] = {
     "id": ("id", "sample_id"),
@@ -53,38 +53,28 @@ class RowError(ValueError):
 
 
 @dataclass
-class HfImportReport:
-    """What an import did; ``to_json()`` has the JSON Lines report's keys plus rows."""
+class HfImportReport(ImportReport):
+    """The JSON Lines import's report, with rows (split, row, file) instead of lines."""
 
-    source: str = ""
     rows: int = 0
-    imported: int = 0
-    updated: int = 0
-    unchanged: int = 0
-    errors: list[dict[str, Any]] = field(default_factory=list)
-    notes: list[dict[str, Any]] = field(default_factory=list)
-    images_fetched: int = 0
-    images_failed: int = 0
-    image_errors: list[dict[str, Any]] = field(default_factory=list)
 
-    def error(self, where: dict[str, Any], message: str) -> None:
+    def row_error(self, where: dict[str, Any], message: str) -> None:
         """Record a failing row (or file, when ``row`` is None)."""
-        if len(self.errors) < MAX_REPORTED:
+        if len(self.errors) < MAX_REPORTED_ERRORS:
             self.errors.append({**where, "error": message})
+        else:
+            self.suppressed_errors += 1
 
     def to_json(self) -> dict[str, Any]:
         """Machine-readable report (the CLI prints it; the import dialog shows it)."""
-        return {"source": self.source, "rows": self.rows, "imported": self.imported,
-                "updated": self.updated, "unchanged": self.unchanged, "errors": self.errors,
-                "notes": self.notes,
-                "images": {"fetched": self.images_fetched, "failed": self.images_failed,
-                           "errors": self.image_errors}}
+        return {"source": self.source, "rows": self.rows, **super().to_json()}
 
     def summary(self) -> str:
         """One human line."""
         return (f"{self.rows} row(s) read: {self.imported} imported, {self.updated} updated, "
-                f"{self.unchanged} unchanged, {len(self.errors)} with errors; images: "
-                f"{self.images_fetched} stored, {self.images_failed} failed")
+                f"{self.unchanged} unchanged, {len(self.errors) + self.suppressed_errors} "
+                f"with errors; images: {self.images_fetched} stored, "
+                f"{self.images_failed} failed")
 
 
 @dataclass
@@ -109,7 +99,7 @@ def import_hf(project: Project, source: str | Path, *, columns: dict[str, str] |
         try:
             plans.append((data, _columns(data, columns or {}), hf_read.num_rows(data)))
         except ValueError as exc:
-            report.error({"split": data.split, "row": None, "file": data.rel}, str(exc))
+            report.row_error({"split": data.split, "row": None, "file": data.rel}, str(exc))
     if not plans:
         raise ValueError(f"{source}: nothing can be imported: " + "; ".join(
             f"{e['file']}: {e['error']}" for e in report.errors[:3]))
@@ -130,14 +120,14 @@ def import_hf(project: Project, source: str | Path, *, columns: dict[str, str] |
                     try:
                         obj, images = _sample(row, cols, data, name, where["row"], source)
                     except RowError as exc:
-                        report.error(where, str(exc))
+                        report.row_error(where, str(exc))
                     else:
                         chunk.add(where, obj, images)
                     if chunk.rows >= chunk_rows or chunk.bytes >= chunk_bytes:
                         chunk.flush()
                     state.set_progress(report.rows)
             except ValueError as exc:  # damaged part way: what was read stays imported
-                report.error({"split": data.split, "row": start + count, "file": data.rel},
+                report.row_error({"split": data.split, "row": start + count, "file": data.rel},
                              str(exc))
             row_base[data.split] = start + max(count, n_rows)
         chunk.flush()
@@ -393,7 +383,7 @@ class _Chunk:
         r.images_failed += result.images_failed
         for err in result.errors:
             where = self.where[err["line"] - 1]
-            r.error({k: where[k] for k in ("split", "row", "file")}, err["error"])
+            r.row_error({k: where[k] for k in ("split", "row", "file")}, err["error"])
         for note in result.notes:
             where = self.where[note["line"] - 1]
             r.notes.append({"split": where["split"], "row": where["row"],

@@ -96,8 +96,9 @@ def test_cancel_from_the_jobs_panel_leaves_no_folder(main_window, qtbot, bench_f
 
 
 def test_import_hugging_face_dataset_from_the_file_menu(main_window, qtbot, bench_file: Path,
-                                                        tmp_path: Path) -> None:
-    from app.interop_actions import start_hf_import
+                                                        tmp_path: Path, monkeypatch) -> None:
+    from PySide6.QtWidgets import QFileDialog
+
     from core.interop.hf_export import export_benchmark_hf
 
     with Project.open(bench_file, readonly=True) as project:
@@ -107,7 +108,10 @@ def test_import_hugging_face_dataset_from_the_file_menu(main_window, qtbot, benc
     assert main_window.open_project(target)
     assert main_window.act_import_hf.isEnabled()
     assert main_window.act_import_hf in main_window.menuBar().actions()[0].menu().actions()
-    job = start_hf_import(main_window, tmp_path / "hf")
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory",
+                        staticmethod(lambda *a, **k: str(tmp_path / "hf")))
+    main_window.act_import_hf.trigger()
+    job = main_window.jobs_panel.rows[-1].job
     qtbot.waitUntil(lambda: job.outcome != "running", timeout=60_000)
     qtbot.waitUntil(lambda: any(isinstance(w, ImportReportDialog)
                                 for w in main_window._dialogs), timeout=5_000)
