@@ -92,6 +92,15 @@ def bench(tmp_path: Path):  # type: ignore[no-untyped-def]
     project.close()
 
 
+@pytest.fixture
+def bench_file(tmp_path: Path) -> Path:
+    """The same project as a closed file (for the CLI and the main window)."""
+    project = Project.create(tmp_path / "bench.winnow")
+    import_jsonl(project, write_sources(tmp_path / "src"))
+    project.close()
+    return tmp_path / "bench.winnow"
+
+
 def release(project: Project, path: Path, **fields: str) -> int:
     """Import a photo, review it and record a release (the released file = a re-encode)."""
     from core.imaging import photos as repo

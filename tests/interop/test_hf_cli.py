@@ -12,9 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import pattern, release, write_sources
+from conftest import pattern, release
 
-from core.ingest.importer import import_jsonl
 from core.store import Project
 
 REPO = Path(__file__).resolve().parents[2]
@@ -25,14 +24,6 @@ def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     return subprocess.run([sys.executable, "-m", "app", *args], capture_output=True,
                           text=True, cwd=cwd, env=env, timeout=300)
-
-
-@pytest.fixture
-def bench_file(tmp_path: Path) -> Path:
-    project = Project.create(tmp_path / "bench.winnow")
-    import_jsonl(project, write_sources(tmp_path / "src"))
-    project.close()
-    return tmp_path / "bench.winnow"
 
 
 def test_export_hf_then_import_hf(bench_file: Path, tmp_path: Path) -> None:

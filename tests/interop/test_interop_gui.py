@@ -11,21 +11,12 @@ import pytest
 pytest.importorskip("PySide6")
 datasets = pytest.importorskip("datasets")
 
-from conftest import pattern, release, write_sources  # noqa: E402
+from conftest import pattern, release  # noqa: E402
 
-from core.ingest.importer import import_jsonl  # noqa: E402
 from core.store import Project  # noqa: E402
 from ui.import_report import ImportReportDialog  # noqa: E402
 
 pytestmark = pytest.mark.gui
-
-
-@pytest.fixture
-def bench_file(tmp_path: Path) -> Path:
-    project = Project.create(tmp_path / "bench.winnow")
-    import_jsonl(project, write_sources(tmp_path / "src"))
-    project.close()
-    return tmp_path / "bench.winnow"
 
 
 def _export_dialog(window, qtbot):  # type: ignore[no-untyped-def]
