@@ -109,6 +109,7 @@ def import_hf(project: Project, source: str | Path, *, columns: dict[str, str] |
     chunk = _Chunk(project, work, name or "dataset", report, state)
     try:
         row_base: dict[str, int] = {}
+        seen: dict[str, dict[str, Any]] = {}  # sample id -> the row that holds it
         for data, cols, n_rows in plans:
             start, count = row_base.get(data.split, 0), 0
             try:
@@ -119,6 +120,10 @@ def import_hf(project: Project, source: str | Path, *, columns: dict[str, str] |
                     report.rows += 1
                     try:
                         obj, images = _sample(row, cols, data, name, where["row"], source)
+                        first = seen.setdefault(obj["id"], where)
+                        if first is not where:  # a second row would silently replace it
+                            raise RowError(f"id {obj['id']!r} is already used by "
+                                           f"{first['split']} row {first['row']}")
                     except RowError as exc:
                         report.row_error(where, str(exc))
                     else:

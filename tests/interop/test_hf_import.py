@@ -318,3 +318,17 @@ def test_reading_rows_does_not_hold_the_file_in_memory(tmp_path: Path) -> None:
         peak = max(peak, pa.total_allocated_bytes() - base)
     assert count == 200 and size > 19_000_000
     assert peak < size / 4  # a row group or two, not the file
+
+
+def test_a_repeated_id_is_refused_not_silently_replaced(project, tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"id": ["a", "b", "a"], "prompt": ["first", "x", "second"]}),
+                   tmp_path / "train.parquet")
+    report = import_hf(project, tmp_path / "train.parquet")
+    assert report.imported == 2
+    assert report.errors == [{"split": "train", "row": 2, "file": "train.parquet",
+                              "error": "id 'a' is already used by train row 0"}]
+    assert project.conn.execute("SELECT prompt FROM samples WHERE id = 'a'").fetchone()[0] == \
+        "first"
