@@ -23,6 +23,7 @@ COMMAND_MODULES = [
     "app.cli_anonymize",
     "app.cli_rating",
     "app.cli_metrics",
+    "app.cli_interop",
 ]
 
 

@@ -44,6 +44,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     bench.add_argument("--overwrite", action="store_true",
                        help="replace DIR if it holds an earlier export and nothing else "
                             "(Winnow's marker must list every file in it, unchanged)")
+    bench.add_argument("--format", choices=("jsonl", "hf"), default="jsonl",
+                       help="jsonl: samples.jsonl + images/ (default); hf: a Hugging Face "
+                            "dataset folder (parquet shards + dataset card) that "
+                            "datasets.load_dataset(DIR) reads")
+    bench.add_argument("--license", default="unknown",
+                       help="--format hf: the licence named in the dataset card (Hub id, "
+                            "e.g. cc-by-4.0)")
     bench.set_defaults(handler=_export_benchmark)
 
 
@@ -70,6 +77,10 @@ def _export_benchmark(args: argparse.Namespace) -> int:
         project.close()
         project = Project.open(path)
     try:
+        if args.format == "hf":
+            from app.cli_interop import export_benchmark_hf_cli
+
+            return export_benchmark_hf_cli(project, args, qualities)
         report = export_benchmark(project, args.out, qualities=qualities,
                                   splits=tuple(args.split or ()), overwrite=args.overwrite)
     finally:

@@ -2,7 +2,7 @@
 
     winnow metrics run P --metric NAME[,NAME…] [--models A,B] [--device cpu|cuda]
     winnow metrics pair IMAGE_A IMAGE_B --metric NAME [--model PATH] [--text PROMPT] --json
-    winnow metrics export P --out FILE.csv
+    winnow metrics export P --out FILE.csv|FILE.parquet [--format csv|parquet]
     winnow metrics list | winrate P | calibrate P --human LIKERT.csv
 """
 
@@ -45,10 +45,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _model_options(pair)
     pair.set_defaults(handler=cmd_pair)
 
-    export = sub.add_parser("export", help="write all stored results as CSV")
+    export = sub.add_parser("export", help="write all stored results as CSV or parquet")
     export.add_argument("project", type=Path)
     export.add_argument("--out", "-o", type=Path, required=True)
     export.add_argument("--metric", default="", help="only these metrics (comma-separated)")
+    export.add_argument("--format", choices=("csv", "parquet"),
+                        help="default: parquet for a .parquet file name, else csv (ADR 103)")
     export.set_defaults(handler=cmd_export)
 
     lst = sub.add_parser("list", help="the available metrics and their definitions")
@@ -195,8 +197,13 @@ def cmd_export(args: argparse.Namespace) -> int:
     from core.store import Project
 
     names = [get(n).name for n in _split(args.metric)]
+    from core.interop.parquet import export_metrics_parquet, format_for
+
     with Project.open(args.project, readonly=True) as project:
-        n = export_csv(project, args.out, metrics=names)
+        if format_for(args.out, args.format) == "parquet":
+            n = export_metrics_parquet(project, args.out, metrics=names)
+        else:
+            n = export_csv(project, args.out, metrics=names)
     print(f"Wrote {n} rows to {args.out}")
     return 0
 

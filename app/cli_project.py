@@ -18,6 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     imp = subparsers.add_parser("import", help="import data into a project")
     kinds = imp.add_subparsers(dest="kind", metavar="KIND", required=True)
+    imp.winnow_kinds = kinds  # type: ignore[attr-defined]  # app.cli_interop adds "hf"
     posts = kinds.add_parser("posts", help="JSON Lines of posts and/or samples (ECHO Table D.1)")
     posts.add_argument("file", type=Path)
     posts.add_argument("--project", "-p", type=Path, required=True,

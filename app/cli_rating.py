@@ -69,6 +69,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     results.add_argument("--session", required=True)
     results.add_argument("--out", type=Path, required=True)
     results.add_argument("--criterion", help="side-by-side sessions with several questions")
+    results.add_argument("--format", choices=("csv", "parquet"),
+                         help="default: parquet for a .parquet file name, else csv (ADR 103)")
     results.set_defaults(handler=cmd_results)
 
     summary = cmds.add_parser("summary", help="per-rater progress, gold accuracy, time, flags")
@@ -168,11 +170,15 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 def cmd_results(args: argparse.Namespace) -> int:
     """``winnow session results P --session NAME --out FILE.csv``."""
+    from core.interop.parquet import export_results_parquet, format_for
     from core.rating.results import export_results
     from core.store import Project
 
     with Project.open(args.project, readonly=True) as project:
-        n = export_results(project, args.session, args.out, criterion=args.criterion)
+        if format_for(args.out, args.format) == "parquet":
+            n = export_results_parquet(project, args.session, args.out, args.criterion)
+        else:
+            n = export_results(project, args.session, args.out, criterion=args.criterion)
     print(f"{n} row(s) written to {args.out}")
     return 0
 

@@ -84,6 +84,11 @@ class MainWindow(QMainWindow):
         self.act_import = self._action("&Import Posts…", self.choose_import, "Ctrl+I",
                                        tip="Import a JSON Lines file of posts or samples")
         self.act_import.setEnabled(False)
+        self.act_import_hf = self._action(
+            "Import &Hugging Face Dataset…", self.choose_import_hf,
+            tip="Import the samples of a Hugging Face dataset folder (parquet or "
+                "save_to_disk) to re-curate them")
+        self.act_import_hf.setEnabled(False)
         self.act_close = self._action("&Close Project", self.close_project,
                                       "Ctrl+W",
                                       tip="Close the open project (the window stays open)")
@@ -160,6 +165,7 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.act_close)
         file_menu.addSeparator()
         file_menu.addAction(self.act_import)
+        file_menu.addAction(self.act_import_hf)
         file_menu.addSeparator()
         file_menu.addAction(self.act_quit)
         for menu in self._page_menus:
@@ -201,6 +207,7 @@ class MainWindow(QMainWindow):
         self.context.project = project
         app_settings.add_recent_project(path)
         self.act_import.setEnabled(not readonly)
+        self.act_import_hf.setEnabled(not readonly)
         self.act_close.setEnabled(True)
         self.refresh_summary()
         self._update_title()
@@ -229,6 +236,7 @@ class MainWindow(QMainWindow):
             self.context.project = None
             self.context.project_changed.emit()
             self.act_import.setEnabled(False)
+            self.act_import_hf.setEnabled(False)
             self.act_close.setEnabled(False)
             self.refresh_summary()
             self._update_title()
@@ -289,8 +297,23 @@ class MainWindow(QMainWindow):
         if path:
             self.import_file(path)
 
-    def import_file(self, path: str | Path, fetch_settings: Any = None) -> Job | None:
-        """Start importing ``path`` into the open project; the report opens when done."""
+    @Slot()
+    def choose_import_hf(self) -> None:
+        """Ask for a Hugging Face dataset folder and import it in the background."""
+        if self.project is None:
+            return
+        folder = QFileDialog.getExistingDirectory(self, "Import a Hugging Face dataset folder")
+        if folder:
+            from core.interop.hf_import import import_hf
+
+            self.import_file(folder, importer=import_hf)
+
+    def import_file(self, path: str | Path, fetch_settings: Any = None,
+                    importer: Callable[..., Any] | None = None) -> Job | None:
+        """Start importing ``path`` into the open project; the report opens when done.
+
+        ``importer(view, path, state)`` replaces the JSON Lines import (a Hugging Face
+        dataset folder uses ``core.interop.hf_import.import_hf``)."""
         if self.project is None:
             return None
         from core.ingest.importer import import_jsonl
@@ -300,6 +323,8 @@ class MainWindow(QMainWindow):
 
         def work(state: Any) -> dict[str, Any]:
             try:
+                if importer is not None:
+                    return importer(view, path, state=state).to_json()
                 return import_jsonl(view, path, state=state,
                                     fetch_settings=fetch_settings).to_json()
             finally:

@@ -222,6 +222,16 @@ class ExportFolder:
             raise WriteError(self.target / rel, exc, self._note) from exc
         self.records.append(file_record(rel, size, sha))
 
+    def adopt(self, rel: str) -> None:
+        """Record a file a writer of its own already made at :meth:`path` ``(rel)`` (for
+        writers that need a real path, e.g. parquet shards renamed once complete)."""
+        path = self.path(rel)
+        try:
+            size, sha = digest(path)
+        except OSError as exc:
+            raise WriteError(self.target / rel, exc, self._note) from exc
+        self.records.append(file_record(rel, size, sha))
+
     def write_bytes(self, rel: str, data: bytes) -> Path:
         """Write ``data`` as ``rel``; returns where it will be after publishing."""
         with self.open(rel, "wb") as fh:

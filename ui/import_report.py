@@ -34,6 +34,15 @@ def _table(headers: list[str], rows: list[list[str]]) -> QTableWidget:
     return table
 
 
+def _where(entry: dict[str, Any]) -> str:
+    """"12" for a JSON Lines line; "train row 3" (or the file) for a dataset row."""
+    if "line" in entry:
+        return str(entry["line"])
+    if entry.get("row") is None:
+        return str(entry.get("file", ""))
+    return f"{entry.get('split', '')} row {entry['row']}".strip()
+
+
 class ImportReportDialog(QDialog):
     """Summary line plus tabs for failing lines and failing images."""
 
@@ -45,35 +54,40 @@ class ImportReportDialog(QDialog):
         errors = report.get("errors", [])
         images = report.get("images", {})
         image_errors = images.get("errors", [])
+        rows = "rows" in report  # a dataset import names split and row, not lines
+        unit = "row" if rows else "line"
         summary = (f"{report.get('imported', 0)} imported, {report.get('updated', 0)} updated, "
                    f"{report.get('unchanged', 0)} unchanged. "
-                   f"{len(errors) + report.get('errors_not_listed', 0)} line(s) could not be "
+                   f"{len(errors) + report.get('errors_not_listed', 0)} {unit}(s) could not be "
                    f"imported. Images: {images.get('fetched', 0)} stored, "
                    f"{images.get('failed', 0)} failed.")
         stored = sum(report.get(k, 0) for k in ("imported", "updated", "unchanged"))
         if not errors and not image_errors:
             summary += "\nEverything in the file was imported."
         elif stored == 0:
-            summary += (f"\nNothing in {file_name} could be imported. Is it a JSON Lines file "
-                        "of posts or samples (one JSON object per line, UTF-8)?")
+            summary += (f"\nNothing in {file_name} could be imported. " + (
+                "Each problem below names the row and column." if rows else "Is it a JSON Lines file "
+                "of posts or samples (one JSON object per line, UTF-8)?"))
         else:
-            summary += ("\nEverything valid was imported; fix the lines below and import the "
-                        "file again (unchanged lines are skipped).")
+            summary += (f"\nEverything valid was imported; fix the {unit}s below and import "
+                        f"again (unchanged {unit}s are skipped).")
         self.summary = QLabel(summary)
         self.summary.setWordWrap(True)
         self.summary.setTextFormat(Qt.TextFormat.PlainText)
         self.tabs = QTabWidget()
-        self.line_table = _table(["Line", "Problem"],
-                                 [[str(e["line"]), e["error"]] for e in errors])
-        self.image_table = _table(["Image", "Lines", "Problem"],
-                                  [[e["url"], ", ".join(map(str, e.get("lines", []))),
+        self.line_table = _table(["Row" if rows else "Line", "Problem"],
+                                 [[_where(e), e["error"]] for e in errors])
+        self.image_table = _table(["Image", "Rows" if rows else "Lines", "Problem"],
+                                  [[e.get("column") or e["url"], _where(e)
+                                    if rows else ", ".join(map(str, e.get("lines", []))),
                                     e["error"]] for e in image_errors])
-        self.tabs.addTab(self.line_table, f"Lines with errors ({len(errors)})")
+        self.tabs.addTab(self.line_table, f"{'Rows' if rows else 'Lines'} with errors "
+                                          f"({len(errors)})")
         self.tabs.addTab(self.image_table, f"Images that failed ({len(image_errors)})")
         notes = report.get("notes", [])
         if notes:
-            self.tabs.addTab(_table(["Line", "Note"],
-                                    [[str(n["line"]), n["note"]] for n in notes]),
+            self.tabs.addTab(_table(["Row" if rows else "Line", "Note"],
+                                    [[_where(n), n["note"]] for n in notes]),
                              f"Notes ({len(notes)})")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)

@@ -142,7 +142,7 @@ def _export_one(project: Project, sid: str, used: set[str]
                                    + (f" ({err})" if err else ""))
         k = len(paths[role])
         box = None if bx is None else (int(bx), int(by), int(bw), int(bh))
-        ext, data = _image_file(project, sha, box, ref)
+        data, ext = exported_image(project, sha, box, ref or sha[:12])
         folder = folder or _folder_name(sid, used)
         rel = f"images/{folder}/{role}_{k}.{ext}"
         images.append((rel, data))
@@ -186,22 +186,22 @@ def _brief(p: Any) -> dict[str, Any]:
     return {"post_id": p.id, "author": p.author, "timestamp": p.timestamp, "text": p.text}
 
 
-def _image_file(project: Project, sha: str, box: tuple[int, int, int, int] | None,
-                ref: str | None) -> tuple[str, bytes]:
-    """``(extension, bytes)`` of one exported image: the stored bytes, or the PNG crop."""
+def exported_image(project: Project, sha: str, box: tuple[int, int, int, int] | None,
+                   name: str) -> tuple[bytes, str]:
+    """(bytes, extension) an export writes for a stored image: the file byte for byte, or
+    its crop by ``box`` as PNG.  :class:`ImageUnavailable` names ``name`` when it cannot be
+    read or decoded (a write error is not a decode error: it propagates)."""
     from PIL import Image, UnidentifiedImageError
 
     data = image_bytes(project, sha)
-    name = ref or sha[:12]
     try:
         with Image.open(io.BytesIO(data)) as img:
             if box is None:
                 img.verify()
-                return (img.format or "png").lower().replace("jpeg", "jpg"), data
-            crop = crop_box(img, box, name)
-            out = io.BytesIO()
-            crop.save(out, "PNG")
-            return "png", out.getvalue()
+                return data, (img.format or "png").lower().replace("jpeg", "jpg")
+            buffer = io.BytesIO()
+            crop_box(img, box, name).save(buffer, "PNG")
+            return buffer.getvalue(), "png"
     except (UnidentifiedImageError, Image.DecompressionBombError, OSError, SyntaxError) as exc:
         raise ImageUnavailable(f"image {name} cannot be decoded ({exc})") from exc
 

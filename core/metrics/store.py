@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -121,30 +121,35 @@ EXPORT_COLUMNS = ("sample_id", "model", "metric", "value", "status", "error", "v
                   "params", "computed_at", "details")
 
 
-def export_csv(project: Project, out: str | Path, *, metrics: Sequence[str] = ()) -> int:
-    """Write every stored result as CSV (long format), atomically; returns the row count.
-
-    An existing file is replaced only if Winnow wrote it (:func:`export_writer`).
+def export_rows(project: Project, *, metrics: Sequence[str] = ()) -> Iterator[tuple[Any, ...]]:
+    """Rows of :data:`EXPORT_COLUMNS` (long format) with Python values (None = missing).
 
     Secondary values (e.g. ``colour_shift/b_shift``, ``judge_tecci/IF``) get rows of
     their own with the metric name ``<metric>/<name>``.
     """
+    for r in load_results(project, metrics=metrics):
+        params = json.dumps(r.params, sort_keys=True, ensure_ascii=False)
+        details = json.dumps(r.details, sort_keys=True, ensure_ascii=False)
+        yield (r.sample_id, r.model, r.metric, r.value, r.status, r.error, r.version, params,
+               r.computed_at, details)
+        for name, v in sub_values(r).items():
+            yield (r.sample_id, r.model, f"{r.metric}/{name}", v, r.status, None, r.version,
+                   params, r.computed_at, None)
+
+
+def export_csv(project: Project, out: str | Path, *, metrics: Sequence[str] = ()) -> int:
+    """Write every stored result as CSV (long format, :func:`export_rows`), atomically;
+    returns the row count. An existing file is replaced only if Winnow wrote it
+    (:func:`export_writer`)."""
     out = Path(out)
-    rows = load_results(project, metrics=metrics)
     count = 0
     with export_writer(out, "w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
         writer.writerow(EXPORT_COLUMNS)
-        for r in rows:
-            params = json.dumps(r.params, sort_keys=True, ensure_ascii=False)
-            details = json.dumps(r.details, sort_keys=True, ensure_ascii=False)
-            writer.writerow([r.sample_id, r.model, r.metric, _num(r.value), r.status,
-                             r.error or "", r.version, params, r.computed_at, details])
+        for row in export_rows(project, metrics=metrics):
+            writer.writerow([*row[:3], _num(row[3]), row[4], row[5] or "", *row[6:9],
+                             row[9] or ""])
             count += 1
-            for name, v in sub_values(r).items():
-                writer.writerow([r.sample_id, r.model, f"{r.metric}/{name}", _num(v),
-                                 r.status, "", r.version, params, r.computed_at, ""])
-                count += 1
     return count
 
 

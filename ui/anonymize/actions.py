@@ -161,6 +161,10 @@ class WorkspaceJobs:
             "Release All Reviewed…", lambda: self.release_all(), "Ctrl+Shift+R",
             "Release every photo marked reviewed into one folder (a background job; "
             "photos not reviewed are skipped)")
+        self.act_export_dataset = self._act(
+            "Export Released as Dataset…", lambda: self.export_released_dataset(), None,
+            "Write the released photos, with caption, category, credit and licence, as a "
+            "Hugging Face dataset folder (a new or empty folder)")
 
     def release_current(self, out_dir: str | Path | None = None,
                         accept_unhidden: bool = False) -> Any:
@@ -221,6 +225,39 @@ class WorkspaceJobs:
         start = str(QSettings().value("anonymize/release_dir", "") or "")
         out_dir = QFileDialog.getExistingDirectory(self, title, start)  # type: ignore[arg-type]
         return out_dir or None
+
+    def export_released_dataset(self, out_dir: str | Path | None = None) -> Any:
+        """Export the released photos as a Hugging Face dataset folder (ADR 101), as a job."""
+        from core.interop.hf_export import export_photos_hf
+
+        if self.project is None:
+            return None
+        if out_dir is None:
+            out_dir = self._ask_out_dir("Export released photos into a new or empty folder")
+            if out_dir is None:
+                return None
+        view = self.project.worker_view()
+
+        def work(state: Any) -> Any:
+            try:
+                return export_photos_hf(view, out_dir, state=state)
+            finally:
+                view.close()
+
+        def done(job: Any) -> None:
+            if job.outcome == "done":
+                r = job.future.result()
+                text = f"Exported {r.exported} released photo(s) to {r.out}"
+                if r.skipped:
+                    text += f"; {len(r.skipped)} left out: " + "; ".join(
+                        f"{s['photo']}: {s['reason']}" for s in r.skipped[:5])
+                self._show_result("Export released photos", text, warning=bool(r.skipped))
+                self.context.status(text, 10000)
+            elif job.outcome == "failed":
+                self._show_result("Export released photos", f"{out_dir}: {job.error}", True)
+
+        return self.context.start_job(f"Export released photos to {Path(out_dir).name}",
+                                      work, done)
 
     def release_all(self, out_dir: str | Path | None = None) -> Any:
         """Release every reviewed photo into ``out_dir`` (asked when None) as one job."""

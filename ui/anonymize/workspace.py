@@ -209,7 +209,7 @@ class AnonymizeWorkspace(WorkspaceJobs, QWidget):
         """The Anonymize menu for the menu bar."""
         menu = QMenu("&Anonymize", self)
         for act in (self.act_import, self.act_detect, self.act_detect_all, None,
-                    self.act_release, self.act_release_all, None,
+                    self.act_release, self.act_release_all, self.act_export_dataset, None,
                     self.act_undo, self.act_redo, None, self.act_settings):
             menu.addSeparator() if act is None else menu.addAction(act)
         return menu

@@ -7,6 +7,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QFileDialog,
@@ -24,9 +25,23 @@ from PySide6.QtWidgets import (
 class ExportDialog(QDialog):
     """Where to export and which samples (quality labels, splits, current filter)."""
 
-    def __init__(self, default_dir: Path, filter_text: str, parent: QWidget | None = None) -> None:
+    NOTES = {"jsonl": "Writes samples.jsonl (one sample a line) and images/ with screenshot "
+                      "boxes applied as crops. The folder appears complete or not at all.",
+             "hf": "Writes a Hugging Face dataset: parquet shards with the images embedded "
+                   "(one split per task) and a dataset card, readable by "
+                   "datasets.load_dataset(folder). The folder appears complete or not "
+                   "at all."}
+
+    def __init__(self, default_dir: Path, filter_text: str, parent: QWidget | None = None,
+                 hf_missing: str = "") -> None:
         super().__init__(parent)
         self.setWindowTitle("Export benchmark")
+        self.format = QComboBox()
+        self.format.addItem("JSON Lines + images folder", "jsonl")
+        self.format.addItem("Hugging Face dataset (parquet)", "hf")
+        if hf_missing:  # pyarrow is not installed: say which extra brings it
+            self.format.model().item(1).setEnabled(False)
+            self.format.setItemData(1, hf_missing, Qt.ItemDataRole.ToolTipRole)
         self.folder = QLineEdit(str(default_dir))
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._browse)
@@ -46,15 +61,17 @@ class ExportDialog(QDialog):
         self.use_filter = QCheckBox(f"Only samples in the current list ({filter_text})")
         self.overwrite = QCheckBox("Replace the folder if it holds an earlier export")
         form = QFormLayout()
+        form.addRow("Format:", self.format)
         form.addRow("Folder:", row)
         form.addRow("Quality:", qrow)
         form.addRow("Splits:", srow)
         form.addRow("", self.use_filter)
         form.addRow("", self.overwrite)
-        note = QLabel("Writes samples.jsonl (one sample a line) and images/ with screenshot "
-                      "boxes applied as crops. The folder appears complete or not at all.")
+        self.note = note = QLabel(self.NOTES["jsonl"] + (f"\n{hf_missing}" if hf_missing
+                                                        else ""))
         note.setWordWrap(True)
         note.setTextFormat(Qt.TextFormat.PlainText)
+        self.format.currentIndexChanged.connect(self._format_changed)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                    | QDialogButtonBox.StandardButton.Cancel)
         buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Export")
@@ -64,6 +81,10 @@ class ExportDialog(QDialog):
         layout.addLayout(form)
         layout.addWidget(note)
         layout.addWidget(buttons)
+
+    def _format_changed(self) -> None:
+        fmt = self.format.currentData()
+        self.note.setText(self.NOTES[fmt])
 
     def _browse(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Export into folder", self.folder.text())
@@ -79,6 +100,7 @@ class ExportDialog(QDialog):
             if not all(b.isChecked() for b in self.splits.values()) else (),
             "use_filter": self.use_filter.isChecked(),
             "overwrite": self.overwrite.isChecked(),
+            "fmt": self.format.currentData(),
         }
 
 

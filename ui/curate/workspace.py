@@ -421,8 +421,12 @@ class CurateWorkspace(QWidget):
         """Open the export dialog (non-blocking); Export starts a background job."""
         if self.project is None:
             return None
+        from core.interop.deps import INSTALL_HINT, pyarrow_available
+
         default = self.project.path.with_name(self.project.path.stem + "-benchmark")
-        dialog = ExportDialog(default, self.filters.count.text(), self)
+        missing = "" if pyarrow_available() else (
+            f"The Hugging Face format needs pyarrow: {INSTALL_HINT}")
+        dialog = ExportDialog(default, self.filters.count.text(), self, hf_missing=missing)
         dialog.accepted.connect(lambda: self.start_export(**dialog.options()))
         self._keep(dialog)
         dialog.open()
@@ -430,9 +434,12 @@ class CurateWorkspace(QWidget):
 
     def start_export(self, out_dir: Path, qualities: tuple[str, ...] = ("Benchmark",),
                      splits: tuple[str, ...] = (), use_filter: bool = False,
-                     overwrite: bool = False) -> Any:
-        """Export in the background with progress; a report or the error comes after."""
+                     overwrite: bool = False, fmt: str = "jsonl") -> Any:
+        """Export in the background with progress; a report or the error comes after.
+
+        ``fmt`` "hf" writes a Hugging Face dataset folder (core.interop.hf_export)."""
         from core.curate.export import export_benchmark
+        from core.interop.hf_export import export_benchmark_hf
 
         if self.project is None:
             return None
@@ -442,6 +449,10 @@ class CurateWorkspace(QWidget):
 
         def work(state: Any) -> Any:
             try:
+                if fmt == "hf":
+                    return export_benchmark_hf(view, out_dir, qualities=qualities,
+                                               splits=splits, selection=selection, state=state,
+                                               overwrite=overwrite)
                 return export_benchmark(view, out_dir, qualities=qualities, splits=splits,
                                         selection=selection, overwrite=overwrite, state=state)
             finally:
@@ -458,6 +469,9 @@ class CurateWorkspace(QWidget):
                 self.context.status(text, 10000)
             elif job.outcome == "failed":
                 self.context.message("Export failed", f"{out_dir}: {job.error}")
+            elif job.outcome == "cancelled":
+                self.context.status(f"Export to {out_dir} cancelled; nothing was written",
+                                    10000)
 
         return self.context.start_job("Export benchmark", work, done)
 

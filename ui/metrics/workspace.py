@@ -415,15 +415,27 @@ class MetricsWorkspace(QWidget):
     def export(self) -> None:
         if self.project is None:
             return
-        path, _ = QFileDialog.getSaveFileName(self, "Export all stored metric results",
-                                              "metric-results.csv", "CSV files (*.csv)")
+        path, chosen = QFileDialog.getSaveFileName(self, "Export all stored metric results",
+                                                   "metric-results.csv",
+                                                   "CSV files (*.csv);;Parquet (*.parquet)")
         if path:
+            if chosen.startswith("Parquet") and not path.lower().endswith(".parquet"):
+                path += ".parquet"
             self.export_to(path)
 
     def export_to(self, path: str) -> int | None:
-        """Write every stored result to ``path``; a file-system error becomes a message."""
+        """Write every stored result to ``path`` (parquet for a ``.parquet`` name, ADR 103);
+        a file-system error or a missing optional package becomes a message."""
+        from core.interop.parquet import export_metrics_parquet, format_for
+
         try:
-            n = export_csv(self.project, path)
+            if format_for(path) == "parquet":  # the save dialog asked before replacing
+                n = export_metrics_parquet(self.project, path, replace=True)
+            else:
+                n = export_csv(self.project, path)
+        except ValueError as exc:
+            self.context.message("Export failed", str(exc))
+            return None
         except OSError as exc:
             self.context.message("Export failed", f"Could not write {path}: "
                                  f"{exc.strerror or exc}")

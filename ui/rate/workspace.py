@@ -358,15 +358,24 @@ class RateWorkspace(QWidget):
                                                  list(criteria), 0, False)
             if not ok:
                 return
-        path, _ = QFileDialog.getSaveFileName(self, "Export results", f"{name}.csv",
-                                              "CSV (*.csv)")
+        path, chosen = QFileDialog.getSaveFileName(self, "Export results", f"{name}.csv",
+                                                   "CSV (*.csv);;Parquet (*.parquet)")
         if path:
+            if chosen.startswith("Parquet") and not path.lower().endswith(".parquet"):
+                path += ".parquet"
             self.export(name, path, criterion)
 
     def export(self, name: str, path: str | Path, criterion: str | None = None) -> int | None:
-        """Write the results CSV (the input of ``winnow stats``)."""
+        """Write the results CSV (the input of ``winnow stats``), or parquet for a
+        ``.parquet`` name (ADR 103; the save dialog already asked before replacing)."""
+        from core.interop.parquet import export_results_parquet, format_for
+
         try:
-            n = export_results(self.context.project, name, path, criterion=criterion)
+            if format_for(path) == "parquet":
+                n = export_results_parquet(self.context.project, name, path, criterion,
+                                           replace=True)
+            else:
+                n = export_results(self.context.project, name, path, criterion=criterion)
         except (ValueError, OSError) as exc:
             self.context.message("Export failed", str(exc))
             return None

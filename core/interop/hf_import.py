@@ -1,0 +1,404 @@
+"""Import a Hugging Face–style dataset as samples, so a published benchmark can be
+re-curated (ADR 102).
+
+Rows are read a few at a time (:mod:`core.interop.hf_read`) and turned into sample
+objects of the JSON Lines format (ADR 001): their images are written to a hidden
+working folder beside the project and the chunk is handed to the project's own importer
+(:func:`core.ingest.importer.import_jsonl`), so the usual record validation, decode
+checks, asset store, upserts, curator-edit protection and audit rows apply unchanged.
+A chunk holds at most ``CHUNK_ROWS`` rows or ``CHUNK_BYTES`` of images, so memory and
+scratch space stay bounded.  A bad row is reported with its split and row number (as
+``datasets`` numbers it, from 0) and every valid row is imported.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+from core.files import new_temp_dir, write_bytes, write_text
+from core.ingest.importer import MAX_REPORTED_ERRORS, ImportReport
+from core.interop import hf_read
+from core.interop.deps import require_pyarrow
+from core.jobs import JobState
+from core.store.project import Project
+
+CHUNK_ROWS = 256
+CHUNK_BYTES = 32 * 2**20
+#: canonical field -> column names tried in order (``columns=`` overrides)
+ALIASES: dict[str, tuple[str, ...]] = {
+    "id": ("id", "sample_id"),
+    "prompt": ("prompt", "instruction", "edit_instruction", "caption", "text"),
+    "input_images": ("input_images", "input_image", "source_images", "source_image",
+                     "original_image", "reference_image"),
+    "output_images": ("output_images", "output_image", "edited_image", "target_image",
+                      "images", "image"),
+}
+PLAIN = ("original_prompt", "quality", "split", "tags", "notes", "is_screenshot",
+         "community_feedback", "post_id", "text", "author", "timestamp", "url", "keyword",
+         "engagement", "input_bboxs", "output_bboxs", "screenshots", "input_bbox_screenshot",
+         "output_bbox_screenshot")
+_SPLITS = {"text_to_image": "text-to-image", "image_to_image": "image-to-image",
+           "t2i": "text-to-image", "i2i": "image-to-image"}
+
+
+class RowError(ValueError):
+    """A row cannot become a sample; the message names the column."""
+
+
+@dataclass
+class HfImportReport(ImportReport):
+    """The JSON Lines import's report, with rows (split, row, file) instead of lines."""
+
+    rows: int = 0
+
+    def row_error(self, where: dict[str, Any], message: str) -> None:
+        """Record a failing row (or file, when ``row`` is None)."""
+        if len(self.errors) < MAX_REPORTED_ERRORS:
+            self.errors.append({**where, "error": message})
+        else:
+            self.suppressed_errors += 1
+
+    def to_json(self) -> dict[str, Any]:
+        """Machine-readable report (the CLI prints it; the import dialog shows it)."""
+        return {"source": self.source, "rows": self.rows, **super().to_json()}
+
+    def summary(self) -> str:
+        """One human line."""
+        return (f"{self.rows} row(s) read: {self.imported} imported, {self.updated} updated, "
+                f"{self.unchanged} unchanged, {len(self.errors) + self.suppressed_errors} "
+                f"with errors; images: {self.images_fetched} stored, "
+                f"{self.images_failed} failed")
+
+
+@dataclass
+class _Columns:
+    """Which column feeds which field, for one data file."""
+
+    names: dict[str, str]          # field -> column
+    images: dict[str, str]         # column -> "one" | "list"
+
+
+def import_hf(project: Project, source: str | Path, *, columns: dict[str, str] | None = None,
+              state: JobState | None = None, chunk_rows: int = CHUNK_ROWS,
+              chunk_bytes: int = CHUNK_BYTES) -> HfImportReport:
+    """Import the dataset at ``source`` (folder or file) into ``project``."""
+    require_pyarrow("Importing a Hugging Face dataset")
+    source = Path(source)
+    state = state or JobState(title=f"Import {source.name}")
+    files = hf_read.discover(source)
+    report = HfImportReport(source=str(source))
+    plans = []
+    for data in files:  # a file that cannot be read or mapped is reported, not fatal
+        try:
+            plans.append((data, _columns(data, columns or {}), hf_read.num_rows(data)))
+        except ValueError as exc:
+            report.row_error({"split": data.split, "row": None, "file": data.rel}, str(exc))
+    if not plans:
+        raise ValueError(f"{source}: nothing can be imported: " + "; ".join(
+            f"{e['file']}: {e['error']}" for e in report.errors[:3]))
+    state.set_total(max(1, sum(n for _, _, n in plans)))
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", source.stem if source.is_file() else source.name)
+    work = new_temp_dir(project.path.parent, f"{project.path.name}.hf-import")
+    chunk = _Chunk(project, work, name or "dataset", report, state)
+    try:
+        row_base: dict[str, int] = {}
+        seen: dict[str, dict[str, Any]] = {}  # sample id -> the row that holds it
+        for data, cols, n_rows in plans:
+            start, count = row_base.get(data.split, 0), 0
+            try:
+                for row in hf_read.iter_rows(data):
+                    state.check()
+                    where = {"split": data.split, "row": start + count, "file": data.rel}
+                    count += 1
+                    report.rows += 1
+                    try:
+                        obj, images = _sample(row, cols, data, name, where["row"], source)
+                        first = seen.setdefault(obj["id"], where)
+                        if first is not where:  # a second row would silently replace it
+                            raise RowError(f"id {obj['id']!r} is already used by "
+                                           f"{first['split']} row {first['row']}")
+                    except RowError as exc:
+                        report.row_error(where, str(exc))
+                    else:
+                        chunk.add(where, obj, images)
+                    if chunk.rows >= chunk_rows or chunk.bytes >= chunk_bytes:
+                        chunk.flush()
+                    state.set_progress(report.rows)
+            except ValueError as exc:  # damaged part way: what was read stays imported
+                report.row_error({"split": data.split, "row": start + count, "file": data.rel},
+                             str(exc))
+            row_base[data.split] = start + max(count, n_rows)
+        chunk.flush()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return report
+
+
+def _columns(data: hf_read.DataFile, overrides: dict[str, str]) -> _Columns:
+    schema = hf_read.schema(data)
+    present = {f.name: f.type for f in schema}
+    names: dict[str, str] = {}
+    for key, column in overrides.items():
+        if key not in ALIASES and key not in PLAIN:
+            raise ValueError(f"unknown field {key!r} in a column mapping (fields: "
+                             f"{', '.join([*ALIASES, *PLAIN])})")
+        if column not in present:
+            raise ValueError(f"{data.rel}: no column {column!r} (columns: "
+                             f"{', '.join(present)})")
+        names[key] = column
+    for key, candidates in ALIASES.items():
+        used = set(names.values())
+        found = next((c for c in candidates if c in present and c not in used), None)
+        if key not in names and found is not None:
+            names[key] = found
+    for key in PLAIN:
+        if key not in names and key in present and key not in names.values():
+            names[key] = key
+    if "prompt" not in names:
+        raise ValueError(f"{data.rel}: no prompt column (looked for "
+                         f"{', '.join(ALIASES['prompt'])}; columns: {', '.join(present)}); "
+                         "name one with --column prompt=NAME")
+    images: dict[str, str] = {}
+    for key in ("input_images", "output_images", "screenshots"):
+        column = names.get(key)
+        if column is None:
+            continue
+        kind = hf_read.image_kind(present[column])
+        if kind is None:
+            raise ValueError(f"{data.rel}: column {column!r} is not an image column "
+                             f"(its type is {present[column]})")
+        images[column] = kind
+    return _Columns(names, images)
+
+
+def _text(row: dict[str, Any], column: str | None, label: str) -> str | None:
+    if column is None:
+        return None
+    value = row.get(column)
+    if value is None:
+        return None
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    raise RowError(f"'{column}' ({label}) must be text, got {type(value).__name__}")
+
+
+def _image_list(row: dict[str, Any], column: str | None, cols: _Columns,
+                source: Path) -> list[bytes]:
+    if column is None or row.get(column) is None:
+        return []
+    cells = row[column] if cols.images[column] == "list" else [row[column]]
+    out = []
+    for k, cell in enumerate(cells):
+        where = f"'{column}[{k}]'" if cols.images[column] == "list" else f"'{column}'"
+        if not cell:
+            raise RowError(f"{where} holds no image")
+        if cell.get("bytes"):
+            out.append(cell["bytes"])
+            continue
+        out.append(_external(cell.get("path"), where, source))
+    return out
+
+
+def _external(path: str | None, where: str, source: Path) -> bytes:
+    """An image stored as a path only: read it if it lies inside the dataset folder."""
+    root = (source if source.is_dir() else source.parent).resolve()
+    if not path:
+        raise RowError(f"{where} holds no image")
+    target = (root / path).resolve()
+    if root not in target.parents or not target.is_file():
+        raise RowError(f"{where} is not embedded and {path!r} is not a file inside "
+                       f"{root.name}")
+    from core.ingest.fetch import FetchSettings
+    from core.ingest.images import ImageError, read_local_image
+
+    try:
+        data, _info = read_local_image(target, max_bytes=FetchSettings().max_bytes)
+    except ImageError as exc:
+        raise RowError(f"{where}: {exc}") from exc
+    return data
+
+
+def _boxes(row: dict[str, Any], cols: _Columns, role: str, n: int, per_image: bool
+           ) -> list[Any]:
+    """ADR 001 boxes; ``per_image`` (Winnow's layout, or any null entry) means entry k
+    belongs to image k and null marks a whole image."""
+    column = cols.names.get(f"{role}_bboxs")
+    value = row.get(column) if column else None
+    if not value:
+        return []
+    if not isinstance(value, list):
+        raise RowError(f"'{column}' must be a list of [x, y, w, h] boxes")
+    if per_image or any(b is None for b in value):
+        if len(value) != n:
+            raise RowError(f"'{column}' has {len(value)} entries for {n} images")
+        return [{"image": k, "box": b} for k, b in enumerate(value) if b is not None]
+    return value
+
+
+def _sample(row: dict[str, Any], cols: _Columns, data: hf_read.DataFile, dataset: str,
+            index: int, source: Path) -> tuple[dict[str, Any], dict[str, list[bytes]]]:
+    """The ADR 001 sample object of a row, and the image bytes its references name."""
+    n = cols.names
+    sid = _text(row, n.get("id"), "id") or f"{dataset}/{data.split}/{index}"
+    prompt = _text(row, n["prompt"], "prompt")
+    if prompt is None:
+        raise RowError(f"'{n['prompt']}' (the prompt) is empty")
+    obj: dict[str, Any] = {"id": sid, "prompt": prompt}
+    original = _text(row, n.get("original_prompt"), "original prompt")
+    if original is not None:
+        obj["original_prompt"] = original
+    for key in ("quality", "notes"):
+        value = _text(row, n.get(key), key)
+        if value is not None:
+            obj[key] = value
+    split = _text(row, n.get("split"), "split") or _SPLITS.get(data.split)
+    if split is not None:
+        obj["split"] = _SPLITS.get(split, split)
+    for key in ("tags", "community_feedback"):
+        if n.get(key) and row.get(n[key]) is not None:
+            obj[key] = row[n[key]]
+    if n.get("is_screenshot") and row.get(n["is_screenshot"]) is not None:
+        obj["is_screenshot"] = row[n["is_screenshot"]]
+    images = {role: _image_list(row, n.get(role), cols, source)
+              for role in ("input_images", "output_images", "screenshots")}
+    shots = images.pop("screenshots")
+    refs: dict[str, list[bytes]] = {}
+    for role in ("input", "output"):
+        own = images[f"{role}_images"]
+        winnow_layout = f"{role}_bbox_screenshot" in n  # images are already crops
+        boxes = _boxes(row, cols, role, len(own), winnow_layout)
+        sources = list(own)
+        if winnow_layout:
+            picks = row.get(n[f"{role}_bbox_screenshot"]) or []
+            boxes = _onto_screenshots(boxes, picks, shots, sources, role)
+        refs[f"{role}_images"] = sources
+        if sources:
+            obj[f"{role}_images"] = sources
+        if boxes:
+            obj[f"{role}_bboxs"] = boxes
+    post = {key: _text(row, n.get(key), key) for key in
+            ("post_id", "author", "timestamp", "url", "keyword")}
+    post_text = None if n["prompt"] == n.get("text") else _text(row, n.get("text"), "text")
+    if any(post.values()) or post_text:
+        record: dict[str, Any] = {"text": post_text or ""}
+        record.update({("id" if k == "post_id" else k): v for k, v in post.items() if v})
+        engagement = _text(row, n.get("engagement"), "engagement")
+        if engagement:
+            try:
+                record["engagement"] = json.loads(engagement)
+            except json.JSONDecodeError as exc:
+                raise RowError(f"'{n['engagement']}' is not a JSON object ({exc.msg})") from exc
+        obj["post"] = record
+    return obj, refs
+
+
+def _onto_screenshots(boxes: list[Any], picks: list[Any], shots: list[bytes],
+                      sources: list[bytes], role: str) -> list[Any]:
+    """Point each cropped image back at its screenshot (so the box crops the screenshot,
+    not the crop); a box without its screenshot only documents where a crop came from."""
+    kept = []
+    for b in boxes:
+        k = b["image"] if isinstance(b, dict) else None
+        pick = picks[k] if k is not None and k < len(picks) else None
+        if pick is None:
+            continue
+        if not isinstance(pick, int) or not 0 <= pick < len(shots):
+            raise RowError(f"'{role}_bbox_screenshot[{k}]' does not name one of the "
+                           f"{len(shots)} screenshot(s)")
+        sources[k] = shots[pick]
+        kept.append(b)
+    return kept
+
+
+class _Chunk:
+    """Rows waiting to be handed to the importer, with their images on disk."""
+
+    def __init__(self, project: Project, work: Path, dataset: str, report: HfImportReport,
+                 state: JobState) -> None:
+        self.project, self.work, self.dataset = project, work, dataset
+        self.report, self.state = report, state
+        self.inner = JobState(title=state.title)
+        state.subscribe(lambda s: self.inner.cancel()
+                        if s.cancelled() and not self.inner.cancelled() else None)
+        self.count = 0
+        self._reset()
+
+    def _reset(self) -> None:
+        self.count += 1
+        self.folder = self.work / f"chunk{self.count}"
+        self.folder.mkdir()
+        self.lines: list[str] = []
+        self.where: list[dict[str, Any]] = []
+        self.image_rows: dict[str, list[tuple[int, str]]] = {}
+        self.rows = self.bytes = 0
+
+    def add(self, where: dict[str, Any], obj: dict[str, Any],
+            images: dict[str, list[bytes]]) -> None:
+        line = len(self.lines) + 1
+        for role, blobs in images.items():
+            paths = []
+            for k, data in enumerate(blobs):
+                digest = hashlib.sha256(data).hexdigest()
+                ref = f"{self.dataset}/{digest[:32]}"
+                target = self.folder / ref
+                if not target.exists():
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    write_bytes(target, data)
+                    self.bytes += len(data)
+                paths.append(ref)
+                self.image_rows.setdefault(ref, []).append((line, f"{role}[{k}]"))
+            if paths:
+                obj[role] = paths
+        self.lines.append(json.dumps(obj, ensure_ascii=False))
+        self.where.append(where)
+        self.rows += 1
+
+    def flush(self) -> None:
+        if not self.lines:
+            return
+        from core.ingest.importer import import_jsonl
+
+        first = self.where[0]
+        path = self.folder / f"{self.dataset}-{first['split']}-from-row-{first['row']}.jsonl"
+        write_text(path, "\n".join(self.lines) + "\n")
+        self.state.set_status(f"Importing {first['split']} rows {first['row']}–"
+                              f"{self.where[-1]['row']}")
+        result = import_jsonl(self.project, path, state=self.inner)
+        self._merge(result)
+        shutil.rmtree(self.folder, ignore_errors=True)
+        self._reset()
+
+    def _merge(self, result: Any) -> None:
+        r = self.report
+        r.imported += result.imported
+        r.updated += result.updated
+        r.unchanged += result.unchanged
+        r.images_fetched += result.images_fetched
+        r.images_failed += result.images_failed
+        for err in result.errors:
+            where = self.where[err["line"] - 1]
+            r.row_error({k: where[k] for k in ("split", "row", "file")}, err["error"])
+        for note in result.notes:
+            where = self.where[note["line"] - 1]
+            r.notes.append({"split": where["split"], "row": where["row"],
+                            "note": note["note"]})
+        prefix = str(self.folder)
+        for err in result.image_errors:
+            message = err["error"]
+            if message.startswith(prefix):
+                message = message.split(": ", 1)[-1]
+            for line, column in self.image_rows.get(err["url"], []):
+                where = self.where[line - 1]
+                r.image_errors.append({"split": where["split"], "row": where["row"],
+                                       "column": column, "error": message})

@@ -1,0 +1,156 @@
+"""Find and stream the rows of a Hugging Face–style dataset on disk (ADR 102).
+
+Accepted: a folder of parquet shards (``data/<split>-00000-of-00001.parquet``, the Hub
+layout Winnow exports), a single parquet file or a folder of them (``to_parquet``), and
+a ``save_to_disk`` folder (Arrow stream files listed by ``state.json``, splits by
+``dataset_dict.json``).  Rows are read a few at a time, so memory stays bounded by one
+row group however large the dataset is.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.interop.deps import require_pyarrow
+
+READ_BATCH = 16
+_SHARD = re.compile(r"^(?P<split>[A-Za-z0-9_.]+?)-\d{5}-of-\d{5}$")
+_SPLIT_WORDS = {"train", "test", "validation", "valid", "dev", "text_to_image",
+                "image_to_image"}
+
+
+@dataclass(frozen=True)
+class DataFile:
+    """One data file and the split its rows belong to."""
+
+    path: Path
+    rel: str     # as shown in reports
+    split: str
+    kind: str    # "parquet" or "arrow"
+
+
+def discover(source: str | Path) -> list[DataFile]:
+    """The data files of ``source`` in the order ``datasets`` reads them."""
+    source = Path(source)
+    if not source.exists():
+        raise FileNotFoundError(f"{source} does not exist")
+    if source.is_file():
+        if source.suffix not in (".parquet", ".arrow"):
+            raise ValueError(f"{source} is not a parquet or arrow file")
+        kind = source.suffix[1:]
+        return [DataFile(source, source.name, _split_of(source), kind)]
+    if (source / "dataset_dict.json").is_file():
+        splits = _json(source / "dataset_dict.json").get("splits") or []
+        return [f for s in splits for f in _saved(source / str(s), source, str(s))]
+    if (source / "state.json").is_file():
+        return _saved(source, source, "train")
+    files = sorted(p for p in source.rglob("*.parquet") if p.is_file()
+                   and not any(part.startswith(".") for part in p.relative_to(source).parts))
+    if not files:
+        raise ValueError(f"{source}: no dataset files found (expected data/<split>-*.parquet "
+                         "shards, parquet files written by to_parquet, or a save_to_disk "
+                         "folder)")
+    found = [DataFile(p, p.relative_to(source).as_posix(), _split_of(p), "parquet")
+             for p in files]
+    order = list(dict.fromkeys(f.split for f in found))
+    return sorted(found, key=lambda f: (order.index(f.split), f.rel))
+
+
+def _json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path}: cannot read it ({exc})") from exc
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a JSON object")
+    return data
+
+
+def _saved(folder: Path, root: Path, split: str) -> list[DataFile]:
+    state = _json(folder / "state.json")
+    out = []
+    for entry in state.get("_data_files") or []:
+        name = entry.get("filename") if isinstance(entry, dict) else None
+        path = (folder / str(name)).resolve() if name else None
+        if path is None or folder.resolve() not in path.parents or not path.is_file():
+            raise ValueError(f"{folder / 'state.json'}: data file {name!r} is missing")
+        out.append(DataFile(path, path.relative_to(root.resolve()).as_posix(), split, "arrow"))
+    return out
+
+
+def _split_of(path: Path) -> str:
+    stem = path.stem
+    match = _SHARD.match(stem)
+    if match:
+        return match["split"]
+    if stem in _SPLIT_WORDS:
+        return stem
+    parent = path.parent.name
+    return parent if parent in _SPLIT_WORDS else "train"
+
+
+def schema(data: DataFile) -> Any:
+    """The Arrow schema of a data file."""
+    pa, pq = require_pyarrow("Reading a Hugging Face dataset")
+    try:
+        if data.kind == "parquet":
+            return pq.read_schema(data.path)
+        with pa.memory_map(str(data.path)) as source:
+            return pa.ipc.open_stream(source).schema
+    except (OSError, pa.ArrowException) as exc:
+        raise ValueError(f"{data.rel}: not a readable {data.kind} file ({exc})") from exc
+
+
+def num_rows(data: DataFile) -> int:
+    """How many rows a data file holds (from metadata; nothing is decoded)."""
+    pa, pq = require_pyarrow("Reading a Hugging Face dataset")
+    try:
+        if data.kind == "parquet":
+            return int(pq.ParquetFile(data.path).metadata.num_rows)
+        with pa.memory_map(str(data.path)) as source:
+            return sum(b.num_rows for b in pa.ipc.open_stream(source))
+    except (OSError, pa.ArrowException) as exc:
+        raise ValueError(f"{data.rel}: not a readable {data.kind} file ({exc})") from exc
+
+
+def iter_rows(data: DataFile) -> Iterator[dict[str, Any]]:
+    """The rows of a data file as plain Python values, ``READ_BATCH`` at a time."""
+    pa, pq = require_pyarrow("Reading a Hugging Face dataset")
+    try:
+        if data.kind == "parquet":
+            # pre_buffer=False: with it, pyarrow keeps every range it read cached until
+            # the file is closed, so memory grew with the file (benchmarks/bench_interop.py)
+            parquet = pq.ParquetFile(data.path, pre_buffer=False)
+            for batch in parquet.iter_batches(batch_size=READ_BATCH):
+                yield from batch.to_pylist()
+            return
+        with pa.memory_map(str(data.path)) as source:
+            for batch in pa.ipc.open_stream(source):
+                for start in range(0, batch.num_rows, READ_BATCH):
+                    yield from batch.slice(start, READ_BATCH).to_pylist()
+    except (OSError, pa.ArrowException) as exc:
+        raise ValueError(f"{data.rel}: cannot read it ({exc})") from exc
+
+
+def is_image_type(arrow_type: Any) -> bool:
+    """An ``Image`` feature's storage: ``struct<bytes: binary, path: string>``."""
+    pa, _ = require_pyarrow()
+    return (pa.types.is_struct(arrow_type)
+            and {arrow_type.field(i).name for i in range(arrow_type.num_fields)}
+            == {"bytes", "path"})
+
+
+def image_kind(arrow_type: Any) -> str | None:
+    """"one" for an image column, "list" for a list of images, else None."""
+    pa, _ = require_pyarrow()
+    if is_image_type(arrow_type):
+        return "one"
+    if (pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type)) and \
+            is_image_type(arrow_type.value_type):
+        return "list"
+    return None
