@@ -75,9 +75,10 @@ def run_gui(args: list[str]) -> int:
             window.open_path(project_path)
         if quit_when_ready:
             while window.project is None or window.runner.active:
-                await asyncio.sleep(0.1)
-            await asyncio.sleep(0.2)
+                await asyncio.sleep(0.02)
+            await asyncio.sleep(0)  # let the queued "project opened" work run first
             print(f"ready: {window.project.path.name}", flush=True)
+            await asyncio.sleep(0.2)
             window.close()
         await closed.wait()
 

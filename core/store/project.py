@@ -13,8 +13,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
-
 from core import __version__
 from core.store.assets import AssetStore
 from core.store.errors import (
@@ -49,7 +47,6 @@ class Project:
                  lock_fh: Any | None) -> None:
         self.path = path
         self.conn = conn
-        self.db = sqlite_utils.Database(conn)
         self.readonly = readonly
         self.assets = AssetStore(assets_dir_for(path))
         self._lock_fh = lock_fh
