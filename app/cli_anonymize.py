@@ -36,6 +36,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_anonymize(args: argparse.Namespace) -> int:
     """Handler: exit 0 when every photo passed verification, 1 when some did not."""
     from app.cli import CliError, print_json
+    from core import extras
+
+    extras.require("anonymize", "winnow anonymize (face and plate detection)")
     from core.imaging import faces
     from core.imaging.batch import anonymize_folder
     from core.imaging.detect import DetectSettings
