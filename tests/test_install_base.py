@@ -54,7 +54,7 @@ def python(env: dict[str, str], code: str) -> subprocess.CompletedProcess[str]:
 def test_the_blocker_really_blocks(base_env: dict[str, str]) -> None:
     out = python(base_env, "import importlib.util, json\n"
                  "from core import extras\n"
-                 f"print(json.dumps([extras.missing_modules(n) for n in ('anonymize', 'metrics')]))\n"
+                 "print(json.dumps([extras.missing_modules(n) for n in ('anonymize', 'metrics')]))\n"
                  "import torch\n")
     assert "ModuleNotFoundError" in out.stderr and out.returncode == 1
     anonymize, metrics = json.loads(out.stdout)
