@@ -196,6 +196,9 @@ def test_anonymize_workspace_names_the_missing_extra(main_window, qtbot, tmp_pat
     shown: list[str] = []
     main_window.error_shown.connect(shown.append)
     page.reload()
+    assert page.banner.isVisibleTo(page) and not page.banner_button.isVisibleTo(page)
+    assert "optional 'anonymize' part" in page.banner_text.text()
+    assert "[anonymize]" in page.banner_text.text()
     assert page.detect_current() is None
     assert page.release_current(out_dir=tmp_path / "out") is None
     assert page.release_all(out_dir=tmp_path / "out") is None

@@ -55,13 +55,14 @@ class WorkspaceJobs:
         return False
 
     def _update_banner(self) -> None:
+        if not extras.available("anonymize"):
+            self.banner.setVisible(True)
+            self.banner_text.setText(extras.missing_message("anonymize"))
+            self.banner_button.hide()
+            return
         missing = not faces.centerface_available()
         self.banner.setVisible(missing)
         if not missing:
-            return
-        if not extras.available("anonymize"):
-            self.banner_text.setText(extras.missing_message("anonymize"))
-            self.banner_button.hide()
             return
         if self.settings.face_detector == "hog":
             self.banner_text.setText(
