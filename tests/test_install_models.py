@@ -128,3 +128,21 @@ def test_nothing_loads_the_non_commercial_68_point_model() -> None:
     assert hits == []
     spec = (REPO / "packaging" / "winnow.spec").read_text()
     assert "shape_predictor_68_face_landmarks" in spec  # filtered out of the bundle
+
+
+@pytest.mark.parametrize("content", [b"", b"not an onnx model", "truncated"])
+def test_a_damaged_model_file_is_named_not_a_traceback(monkeypatch: pytest.MonkeyPatch,
+                                                       tmp_path: Path, content) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("onnxruntime")
+    from core.imaging import faces
+
+    bad = tmp_path / "centerface.onnx"
+    if content == "truncated":
+        content = faces.shipped_centerface().read_bytes()[:100_000]
+    bad.write_bytes(content)
+    monkeypatch.setenv("WINNOW_CENTERFACE_MODEL", str(bad))
+    with pytest.raises(faces.ModelMissingError, match="cannot be loaded") as caught:
+        faces._centerface_session()
+    assert str(bad) in str(caught.value) and "reinstall Winnow" in str(caught.value)
+    monkeypatch.delenv("WINNOW_CENTERFACE_MODEL")
+    assert faces._centerface_session() is not None  # the shipped file still loads after

@@ -69,8 +69,13 @@ def _centerface_session() -> Any:
             options = ort.SessionOptions()
             options.log_severity_level = 3
             options.intra_op_num_threads = max(1, min(4, os.cpu_count() or 1))
-            _session = ort.InferenceSession(path.read_bytes(), options,
-                                            providers=["CPUExecutionProvider"])
+            try:
+                _session = ort.InferenceSession(path.read_bytes(), options,
+                                                providers=["CPUExecutionProvider"])
+            except Exception as exc:  # truncated or damaged file: name it, say the fix
+                raise ModelMissingError(f"The CenterFace face model {path} cannot be loaded "
+                                        f"({type(exc).__name__}: {str(exc)[:200]}). "
+                                        + SETUP_HINT) from None
             _session_path = path
         return _session
 
