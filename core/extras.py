@@ -69,8 +69,8 @@ def _quote(args: list[str]) -> str:
     return subprocess.list2cmdline(args) if os.name == "nt" else shlex.join(args)
 
 
-def _source_checkout() -> Path | None:
-    """The folder Winnow was installed from when it came from a local checkout."""
+def _installed_from() -> tuple[Path, bool] | None:
+    """``(source, editable)`` when Winnow was installed from a local folder or wheel."""
     import json
     from importlib import metadata
     from urllib.parse import unquote, urlparse
@@ -81,21 +81,25 @@ def _source_checkout() -> Path | None:
         info = {}
     url = urlparse(info.get("url", ""))
     if url.scheme == "file":
-        return Path(unquote(url.path.lstrip("/") if os.name == "nt" else url.path))
+        path = Path(unquote(url.path.lstrip("/") if os.name == "nt" else url.path))
+        return path, bool(info.get("dir_info", {}).get("editable"))
     root = Path(__file__).resolve().parent.parent  # running from a checkout (PYTHONPATH)
-    return root if (root / "pyproject.toml").is_file() else None
+    return (root, True) if (root / "pyproject.toml").is_file() else None
 
 
 def install_command(name: str) -> str:
     """The one command that installs extra ``name`` into the Python running Winnow."""
     pip = [sys.executable, "-m", "pip", "install"]
-    root = _source_checkout()
-    if root is None:
+    source = _installed_from()
+    if source is None:
         return _quote([*pip, f"winnow[{name}]"])
-    constraints = root / "packaging" / "constraints.txt"
+    path, editable = source
+    constraints = path / "packaging" / "constraints.txt"
     if constraints.is_file():
         pip += ["-c", str(constraints)]
-    return _quote([*pip, "-e", f"{root}[{name}]"])
+    if editable and path.is_dir():
+        pip.append("-e")
+    return _quote([*pip, f"{path}[{name}]"])  # a folder or a wheel file, with the extra
 
 
 def missing_message(name: str, feature: str | None = None) -> str:

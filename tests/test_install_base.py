@@ -173,12 +173,41 @@ def test_install_command_from_a_checkout_uses_the_constraints(monkeypatch: pytes
     checkout = tmp_path / "my winnow"
     (checkout / "packaging").mkdir(parents=True)
     (checkout / "packaging" / "constraints.txt").write_text("numpy==2.4.6\n")
-    monkeypatch.setattr(extras, "_source_checkout", lambda: checkout)
+    monkeypatch.setattr(extras, "_installed_from", lambda: (checkout, True))
     command = extras.install_command("metrics")
     assert f"-c '{checkout / 'packaging' / 'constraints.txt'}'" in command
     assert command.endswith(f"-e '{checkout}[metrics]'")
-    monkeypatch.setattr(extras, "_source_checkout", lambda: None)
+    monkeypatch.setattr(extras, "_installed_from", lambda: (checkout, False))  # pip install DIR
+    assert extras.install_command("metrics").endswith(f"txt' '{checkout}[metrics]'")
+    wheel = tmp_path / "winnow-0.1.0-py3-none-any.whl"
+    wheel.write_bytes(b"")
+    monkeypatch.setattr(extras, "_installed_from", lambda: (wheel, False))
+    assert extras.install_command("anonymize").endswith(f"install '{wheel}[anonymize]'")
+    monkeypatch.setattr(extras, "_installed_from", lambda: None)
     assert extras.install_command("metrics").endswith("install 'winnow[metrics]'")
+
+
+def test_installed_from_reads_pips_record(monkeypatch: pytest.MonkeyPatch,
+                                          tmp_path: Path) -> None:
+    from importlib import metadata
+
+    class Dist:
+        def __init__(self, text: str | None) -> None:
+            self.text = text
+
+        def read_text(self, name: str) -> str | None:
+            assert name == "direct_url.json"
+            return self.text
+
+    for text, expected in [
+            (json.dumps({"url": f"file://{tmp_path}/src", "dir_info": {"editable": True}}),
+             (tmp_path / "src", True)),
+            (json.dumps({"url": f"file://{tmp_path}/my%20src", "dir_info": {}}),
+             (tmp_path / "my src", False)),
+            ("{not json", (REPO, True)),       # unreadable: the checkout running this
+            (None, (REPO, True))]:
+        monkeypatch.setattr(metadata, "distribution", lambda name, t=text: Dist(t))
+        assert extras._installed_from() == expected
 
 
 @pytest.mark.gui
