@@ -13,7 +13,9 @@ mkdir "$tmp/src"
 git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$tmp/src"
 "${PYTHON:-python3}" -m venv "$tmp/venv"
 py=$tmp/venv/bin/python
-"$py" -m pip install -q --disable-pip-version-check -c packaging/constraints.txt "$tmp/src"
+quiet() { grep -v "is ignored: it is neither a file nor a directory" >&2 || true; }
+"$py" -m pip install -q --disable-pip-version-check -c packaging/constraints.txt "$tmp/src" \
+  2> >(quiet)
 
 cd "$tmp"  # away from the checkout: only the installed package is importable
 export PATH="$tmp/venv/bin:$PATH" QT_QPA_PLATFORM=offscreen WINNOW_USER=ci-base
