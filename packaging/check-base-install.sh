@@ -29,6 +29,13 @@ for module in torch transformers onnxruntime rapidocr dlib cv2 face_recognition_
   fi
 done
 step "no torch, transformers, onnxruntime, rapidocr, dlib, OpenCV"
+"$py" -c "
+from importlib.resources import files
+from core.imaging.faces import shipped_centerface
+assert shipped_centerface().stat().st_size > 7_000_000, shipped_centerface()
+assert 'CenterFace' in files('resources').joinpath('THIRD_PARTY_NOTICES.md').read_text()
+"
+step "the wheel carries resources/models/centerface.onnx and THIRD_PARTY_NOTICES.md"
 
 winnow demo demo.winnow > /dev/null
 winnow session create demo.winnow --name base --protocol side_by_side --raters 1 \
@@ -69,4 +76,4 @@ if [[ $status != 2 ]] || ! grep -q "optional 'anonymize' part" anonymize.err \
   cat anonymize.err >&2; exit 1
 fi
 step "winnow anonymize names the missing extra and its install command"
-echo "base install: 5 passed, 0 failed"
+echo "base install: 6 passed, 0 failed"
