@@ -8,6 +8,11 @@ import sys
 def main(argv: list[str] | None = None) -> int:
     """Run Winnow; returns the process exit status."""
     args = sys.argv[1:] if argv is None else argv
+    if args == ["--version"]:  # answered before any subcommand module is imported
+        from core import __version__
+
+        print(f"winnow {__version__}")
+        return 0
     if not args or args[0] == "--demo" or args[0].endswith((".winnow", ".winnow-session")):
         from app.gui import run_gui
 

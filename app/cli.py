@@ -58,11 +58,12 @@ def run_cli(argv: list[str]) -> int:
     if handler is None:
         parser.print_help()
         return 2
+    from core.extras import ExtraMissingError
     from core.store.errors import ProjectError
 
     try:
         return int(handler(args) or 0)
-    except (CliError, ProjectError, OSError, ValueError) as exc:
+    except (CliError, ProjectError, ExtraMissingError, OSError, ValueError) as exc:
         print(f"winnow {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -41,6 +41,9 @@ def run_anonymize(args: argparse.Namespace) -> int:
     """Handler: exit 0 when every photo was written and passed verification; 1 when any
     file under IN_DIR was not written (skipped, unreadable, disk full) or failed."""
     from app.cli import CliError, print_json
+    from core import extras
+
+    extras.require("anonymize", "winnow anonymize (face and plate detection)")
     from core.imaging import faces
     from core.imaging.batch import anonymize_folder
     from core.imaging.detect import DetectSettings

@@ -42,7 +42,23 @@ def run_gui(args: list[str]) -> int:
               "desktop, under `xvfb-run -a winnow ...`, or set QT_QPA_PLATFORM=offscreen; "
               "headless commands are listed by `winnow --help`.", file=sys.stderr)
         return 2
+    keys = None
+    if "--keys" in args:  # --keys TEXT: type TEXT once ready, then quit (app/scripted.py)
+        at = args.index("--keys")
+        if at + 1 >= len(args):
+            print("winnow: --keys needs the keys to type", file=sys.stderr)
+            return 2
+        from app.scripted import parse_keys
+
+        try:
+            keys = parse_keys(args[at + 1])
+        except ValueError as exc:
+            print(f"winnow: {exc}", file=sys.stderr)
+            return 2
+        args = args[:at] + args[at + 2:]
     app = create_application()
+    from PySide6.QtWidgets import QApplication
+
     app.setQuitOnLastWindowClosed(False)  # main() ends when the main window closes
     import qasync  # after PySide6 so qasync binds to it
 
@@ -80,15 +96,29 @@ def run_gui(args: list[str]) -> int:
             demo_path.parent.mkdir(parents=True, exist_ok=True)
             window.create_demo(demo_path)
         elif project_path is not None and not window.open_path(project_path) \
-                and quit_when_ready:  # refused: nothing to wait for (scripted checks)
+                and (quit_when_ready or keys is not None):  # refused: nothing to wait for
             print(f"not opened: {project_path.name}", flush=True)
             failed.append(project_path)
             window.close()
-        if quit_when_ready and not failed:
+        if failed:
+            pass
+        elif keys is not None:
+            from app.scripted import type_keys, wait_for_other_window
+
+            if project_path is not None and project_path.suffix != ".winnow":
+                await wait_for_other_window(window)  # a file a workspace opens in a window
+            else:
+                while window.project is None or window.runner.active:
+                    await asyncio.sleep(0.02)
+            await type_keys(window, keys)
+            print("keys typed", flush=True)
+            QApplication.closeAllWindows()
+        elif quit_when_ready:
             while window.project is None or window.runner.active:
-                await asyncio.sleep(0.1)
-            await asyncio.sleep(0.2)
+                await asyncio.sleep(0.02)
+            await asyncio.sleep(0)  # let the queued "project opened" work run first
             print(f"ready: {window.project.path.name}", flush=True)
+            await asyncio.sleep(0.2)
             window.close()
         await closed.wait()
 

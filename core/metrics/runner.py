@@ -22,6 +22,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from core import extras
 from core.jobs import Cancelled, JobState
 from core.metrics import store
 from core.metrics.base import Metric, MetricResult, PairItem, inputs_hash, params_hash
@@ -61,8 +62,8 @@ class RunSummary:
 
 def resolve_device(metrics: Sequence[Metric], settings: MetricSettings) -> str:
     """The device a run uses (imports torch only when a torch metric is among them)."""
-    if not any(m.uses_torch for m in metrics):
-        return "cpu"
+    if not any(m.uses_torch for m in metrics) or not extras.available("metrics"):
+        return "cpu"  # without torch its metrics fail one by one, naming the extra
     from core.metrics.models import select_device
 
     return select_device(settings.device)
@@ -215,6 +216,9 @@ def run_metrics(state: JobState, project: Project, metrics: Sequence[Metric],
                 _run_one(state, project, metric, params, ph, todo, settings, summary, worker)
             except Cancelled:
                 raise
+            except extras.ExtraMissingError as exc:  # its message names the install command
+                summary.failed_metrics[metric.name] = str(exc)
+                state.advance(len(todo))
             except Exception as exc:  # e.g. model not available: report, go on
                 summary.failed_metrics[metric.name] = f"{type(exc).__name__}: {exc}"
                 state.advance(len(todo))

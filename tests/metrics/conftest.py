@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 from metrics_helpers import add_sample, gradient_image, yellow_tint
+from shared_data import need_testdata
 
 from core.metrics.worker import ModelWorker
 
 REPO = Path(__file__).resolve().parents[2]
-FACES = REPO.parent / "shared" / "testdata" / "faces"
 LETTERS = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 
@@ -72,9 +72,7 @@ def tiny_dino(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def faces() -> Path:
-    if not FACES.is_dir():
-        pytest.skip(f"real face photos not found at {FACES} (shared test data is absent)")
-    return FACES
+    return need_testdata("faces")
 
 
 @pytest.fixture

@@ -9,9 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PIL import Image
+from shared_data import need_module, need_testdata  # noqa: E402
 
-pytest.importorskip("dlib")
-torch = pytest.importorskip("torch")
+need_module("dlib", "metrics")
+need_module("torch", "metrics")
 
 import dlib  # noqa: E402
 
@@ -27,7 +28,6 @@ from core.metrics.face_identity import RESNET_FILE, FaceEmbedder, FaceFinder, dl
 
 #: 16 faces in 4 photos: one portrait and groups (small, turned, partly hidden faces)
 PHOTOS = ("Tom_Cruise_avp_2014_4.jpg", "2008_001009.jpg", "2008_002079.jpg", "2007_007763.jpg")
-FACES = Path(__file__).resolve().parents[3] / "shared" / "testdata" / "faces"
 
 
 @pytest.fixture(scope="module")
@@ -43,9 +43,7 @@ def net(model_path: str):
 @pytest.fixture(scope="module")
 def detected() -> list[tuple[np.ndarray, object]]:
     """(RGB pixels, dlib 5-point shapes) per photo, found as face_identity finds them."""
-    if not FACES.is_dir():
-        pytest.skip(f"real face photos not found at {FACES} (shared test data is absent)")
-    faces = FACES
+    faces = need_testdata("faces")
     emb = FaceFinder()
     out = []
     for name in PHOTOS:

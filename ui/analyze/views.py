@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -81,14 +80,20 @@ class TableView(QTableWidget):
                 for i in range(self.rowCount())]
 
 
-class ChartView(FigureCanvasQTAgg):
+class ChartView(QWidget):
     """A matplotlib figure in a Qt canvas, at least as tall as the figure was designed."""
 
     def __init__(self, chart: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        # imported on first chart, not at start-up (~0.3 s; issue 15)
+        from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
+
         self.chart = chart
         self.figure_obj = figure_for(chart)
-        super().__init__(self.figure_obj)
-        self.setParent(parent)
+        self.canvas = FigureCanvasQTAgg(self.figure_obj)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.canvas)
         width, height = self.figure_obj.get_size_inches() * self.figure_obj.dpi
         self.setMinimumSize(int(min(width, 320)), int(height))
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)

@@ -12,6 +12,7 @@ from typing import Any
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
+from core import extras
 from core.imaging import faces
 from core.imaging import photos as repo
 from ui.anonymize.jobs import detect_job, import_job, release_all_job, release_job
@@ -45,7 +46,20 @@ class WorkspaceJobs:
         return True
 
     # -- detection ------------------------------------------------------------------------
+    def _extra_ready(self, what: str) -> bool:
+        """False (and the install command) when the ``anonymize`` extra is missing."""
+        if extras.available("anonymize"):
+            return True
+        self.context.message("Anonymization is not installed",
+                             extras.missing_message("anonymize", what))
+        return False
+
     def _update_banner(self) -> None:
+        if not extras.available("anonymize"):
+            self.banner.setVisible(True)
+            self.banner_text.setText(extras.missing_message("anonymize"))
+            self.banner_button.hide()
+            return
         missing = not faces.centerface_available()
         self.banner.setVisible(missing)
         if not missing:
@@ -82,6 +96,8 @@ class WorkspaceJobs:
             self._update_banner()
 
     def _detector_ready(self) -> bool:
+        if not self._extra_ready("Face and plate detection"):
+            return False
         if "centerface" in self.settings.face_detector and not faces.centerface_available():
             self.context.message("Face model missing", self.banner_text.text())
             return False
@@ -169,7 +185,8 @@ class WorkspaceJobs:
     def release_current(self, out_dir: str | Path | None = None,
                         accept_unhidden: bool = False) -> Any:
         """Release the current (reviewed) photo into ``out_dir`` (asked when None)."""
-        if self.photo is None or not self._writable(f"Release {self.photo.file_name}"):
+        if self.photo is None or not self._writable(f"Release {self.photo.file_name}") \
+                or not self._extra_ready("Releasing an anonymized photo"):
             return None
         if self.photo.status not in ("reviewed", "released"):
             self.context.message("Not reviewed", f"{self.photo.file_name}: only a reviewed "
@@ -263,7 +280,8 @@ class WorkspaceJobs:
         """Release every reviewed photo into ``out_dir`` (asked when None) as one job."""
         from core.imaging.release_all import BulkRelease
 
-        if self.project is None or not self._writable("Release all reviewed"):
+        if self.project is None or not self._writable("Release all reviewed") \
+                or not self._extra_ready("Releasing anonymized photos"):
             return None
         photos = repo.list_photos(self.project)
         if not any(p.status == "reviewed" for p in photos):

@@ -2,32 +2,66 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
-from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
-from matplotlib.figure import Figure
-from PySide6.QtWidgets import QSizePolicy
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
 from core.metrics.store import ResultRow
 
 
-class HistogramCanvas(FigureCanvasQTAgg):
-    """A matplotlib canvas that redraws from result rows."""
+class HistogramCanvas(QWidget):
+    """A matplotlib canvas that redraws from result rows.
+
+    matplotlib is imported, and the figure drawn, only once the widget is shown: the
+    Metrics page is built at start-up but seldom looked at first (issue 15, start-up).
+    """
 
     def __init__(self) -> None:
-        self.figure = Figure(figsize=(6, 4), layout="constrained")
-        super().__init__(self.figure)
+        super().__init__()
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._canvas: Any = None
+        self._pending: tuple[list[ResultRow], dict[str, str]] | None = ([], {})
         self.panels: dict[str, dict[str, int]] = {}  # metric -> {model: n values}
-        self.show_rows([], {})
+
+    @property
+    def figure(self) -> Any:
+        """The matplotlib figure (created, with its canvas, on first use)."""
+        if self._canvas is None:
+            from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
+            from matplotlib.figure import Figure
+
+            self._canvas = FigureCanvasQTAgg(Figure(figsize=(6, 4), layout="constrained"))
+            self._canvas.setSizePolicy(QSizePolicy.Policy.Expanding,
+                                       QSizePolicy.Policy.Expanding)
+            self._layout.addWidget(self._canvas)
+        return self._canvas.figure
+
+    def draw_idle(self) -> None:
+        """Repaint the figure when Qt next gets to it."""
+        if self._canvas is not None:
+            self._canvas.draw_idle()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if self._pending is not None:
+            self._draw(*self._pending)
 
     def show_rows(self, rows: list[ResultRow], titles: dict[str, str]) -> None:
-        """Redraw: values with status ok, grouped by metric then model."""
-        self.figure.clear()
-        grouped: dict[str, dict[str, list[float]]] = {}
-        for r in rows:
-            if r.status == "ok" and r.value is not None:
-                grouped.setdefault(r.metric, {}).setdefault(r.model, []).append(r.value)
+        """Redraw: values with status ok, grouped by metric then model (when shown)."""
+        grouped = _grouped(rows)
         self.panels = {m: {k: len(v) for k, v in by.items()} for m, by in grouped.items()}
+        self._pending = (rows, titles)
+        if self.isVisible():
+            self._draw(rows, titles)
+
+    def _draw(self, rows: list[ResultRow], titles: dict[str, str]) -> None:
+        self._pending = None
+        grouped = _grouped(rows)
+        self.figure.clear()
         if not grouped:
             ax = self.figure.add_subplot(1, 1, 1)
             ax.axis("off")
@@ -61,3 +95,11 @@ class HistogramCanvas(FigureCanvasQTAgg):
                 ax.set_xlabel("value", fontsize=7)
                 ax.tick_params(labelsize=7)
         self.draw_idle()
+
+
+def _grouped(rows: list[ResultRow]) -> dict[str, dict[str, list[float]]]:
+    grouped: dict[str, dict[str, list[float]]] = {}
+    for r in rows:
+        if r.status == "ok" and r.value is not None:
+            grouped.setdefault(r.metric, {}).setdefault(r.model, []).append(r.value)
+    return grouped

