@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections import OrderedDict
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
-from core.curate.queries import COLUMNS, SampleRow, fetch_rows, ordered_ids
+from core.curate.queries import COLUMNS, SampleLister, SampleRow, fetch_rows
 from core.selection import SampleFilter
+from core.store.errors import ProjectError
 
 PAGE = 200
 MAX_PAGES = 40
@@ -24,6 +24,7 @@ class SampleListModel(QAbstractTableModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.project: Any = None
+        self.lister: SampleLister | None = None
         self.selection = SampleFilter()
         self.sort_key = "id"
         self.descending = False
@@ -35,6 +36,7 @@ class SampleListModel(QAbstractTableModel):
     def set_project(self, project: Any) -> None:
         """Show ``project`` (None = empty list)."""
         self.project = project
+        self.lister = SampleLister(project) if project is not None else None
         self.reload()
 
     def set_filter(self, selection: SampleFilter) -> None:
@@ -45,14 +47,20 @@ class SampleListModel(QAbstractTableModel):
     def reload(self) -> None:
         """Re-run the query (after a filter/sort change or new samples)."""
         self.beginResetModel()
-        self.ids = (ordered_ids(self.project, self.selection, self.sort_key, self.descending)
-                    if self.project is not None else [])
+        self.ids = (self.lister.ordered_ids(self.selection, self.sort_key, self.descending)
+                    if self.lister is not None else [])
         self._rows_of = None
         self._pages.clear()
         self.endResetModel()
 
     def refresh_ids(self, ids: tuple[str, ...] | list[str]) -> None:
         """Re-read the rows of ``ids`` (after an edit) without re-filtering."""
+        if len(ids) > PAGE:  # a bulk edit: forget every page, one signal for the lot
+            self._pages.clear()
+            if self.ids:
+                self.dataChanged.emit(self.index(0, 0),
+                                      self.index(len(self.ids) - 1, len(COLUMNS) - 1))
+            return
         rows = [self.row_of(i) for i in ids]
         for page in {r // PAGE for r in rows if r is not None}:
             self._pages.pop(page, None)
@@ -117,7 +125,7 @@ class SampleListModel(QAbstractTableModel):
             return None
         try:
             row = self.row_data(index.row())
-        except sqlite3.Error:  # the project was closed under us: show nothing, never raise
+        except ProjectError:  # the project was closed under us: show nothing, never raise
             return None
         if row is None:
             return None
