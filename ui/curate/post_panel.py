@@ -127,6 +127,16 @@ class PostPanel(QWidget):
             self.tree.expandAll()
         self._update_fill()
 
+    def clear_sample(self) -> None:
+        """Show no post at all (no sample is shown)."""
+        self._template = False
+        self._post_id = None
+        self.header.setText("")
+        self.text.setPlainText("")
+        self.url.setText("")
+        self.tree.clear()
+        self._update_fill()
+
     def _item(self, p: PostInfo, kind: str) -> QTreeWidgetItem:
         first_line = " ".join(p.text.split())
         item = QTreeWidgetItem([p.author, first_line, _when(p.timestamp)])

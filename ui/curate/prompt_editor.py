@@ -10,8 +10,8 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
-    QPushButton,
     QTextBrowser,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -83,8 +83,8 @@ class PromptEditor(QWidget):
         self.edit.setMinimumHeight(48)
         self.edit.setMaximumHeight(120)
         self.badge = QLabel()
-        self.reset = QPushButton("Reset to original")
-        self.reset.setToolTip("Put the extracted prompt back (undoable)")
+        self.reset = QToolButton(text="Reset")
+        self.reset.setToolTip("Reset to the original extracted prompt (Ctrl+Shift+R; undoable)")
         self.reset.clicked.connect(self.reset_requested)
         head = QHBoxLayout()
         head.addWidget(QLabel("<b>Prompt</b>"))
@@ -97,6 +97,7 @@ class PromptEditor(QWidget):
         layout.addLayout(head)
         layout.addWidget(self.edit, 2)
         self.original_caption = QLabel("Original extracted prompt:")
+        self.original_caption.setWordWrap(True)
         layout.addWidget(self.original_caption)
         layout.addWidget(self.original)
         self.diff_caption = QLabel("Changes:")
