@@ -117,8 +117,9 @@ class CurateActions:
     def update_undo(self) -> None:
         """Undo/Redo texts name the edit they would revert/apply."""
         stack = self.ws.undo_stack
-        can_undo = bool(stack and stack.can_undo())
-        can_redo = bool(stack and stack.can_redo())
+        idle = not self.ws.editor.busy  # a bulk edit being saved: undo/redo wait for it
+        can_undo = bool(stack and stack.can_undo()) and idle
+        can_redo = bool(stack and stack.can_redo()) and idle
         self.undo.setEnabled(can_undo)
         self.redo.setEnabled(can_redo)
         self.undo.setText("&Undo " + stack.undo_label() if can_undo else "&Undo")

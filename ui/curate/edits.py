@@ -31,15 +31,18 @@ class Editor:
     """Does, undoes and redoes commands for one workspace.
 
     ``context`` is the app context (messages, status, jobs); ``changed(command, what)``
-    is called after every booked step, ``refused()`` after a refusal.
+    is called after every booked step, ``refused()`` after a refusal, ``busy_changed()``
+    when a background edit starts or ends.
     """
 
     def __init__(self, context: Any, changed: Callable[[Command, str], None],
-                 refused: Callable[[], None]) -> None:
+                 refused: Callable[[], None],
+                 busy_changed: Callable[[], None] = lambda: None) -> None:
         self.context = context
         self.stack: UndoStack | None = None
         self._changed = changed
         self._refused = refused
+        self._busy_changed = busy_changed
         self.job: Any = None  # the background step running now
         self._waiting: list[Command] = []
 
@@ -120,8 +123,12 @@ class Editor:
                                         + command.label, 3000)
             else:
                 head = "Edit not saved" if what == "do" else "Cannot " + what
-                self.context.message(head, f"{command.label}: {job.error or job.outcome}")
+                exc = job.future.exception() if job.outcome == "failed" else None
+                why = refusal_text(exc) if isinstance(exc, _REFUSALS) else (job.error
+                                                                         or job.outcome)
+                self.context.message(head, f"{command.label}: {why}")
                 self._refused()
+            self._busy_changed()
             waiting, self._waiting = self._waiting, []
             for queued in waiting:
                 self.run(queued)
@@ -129,3 +136,4 @@ class Editor:
         self.job = self.context.start_job(title, work, done)
         if self.job is not None and getattr(self.job, "outcome", "running") != "running":
             self.job = None  # finished already (a synchronous runner in tests)
+        self._busy_changed()

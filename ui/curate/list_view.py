@@ -125,10 +125,12 @@ class SampleTable(QTableView):
         widths["id"] = max(widths["id"], fm.horizontalAdvance("s000000") + 14)
         return widths
 
-    def width_needed(self) -> int:
-        """Width the view needs for ID, Quality, Rev. and a Prompt of :data:`MIN_PROMPT`."""
+    def width_needed(self, every_column: bool = False) -> int:
+        """Width the view needs for ID, Quality, Rev. (or ``every_column``) and a Prompt
+        of :data:`MIN_PROMPT`."""
         widths = self.natural_widths()
-        kept = [k for k in COLUMN_KEYS if k not in HIDE_ORDER and k != "prompt"]
+        kept = [k for k in COLUMN_KEYS
+                if k != "prompt" and (every_column or k not in HIDE_ORDER)]
         return (sum(widths[k] for k in kept) + MIN_PROMPT + 2 * self.frameWidth()
                 + self.verticalScrollBar().sizeHint().width())
 

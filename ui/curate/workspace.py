@@ -48,7 +48,8 @@ class CurateWorkspace(QWidget):
         super().__init__(parent)
         self.context = context
         self.project: Any = None
-        self.editor = Editor(context, self._after_command, lambda: self.view.refresh_labels())
+        self.editor = Editor(context, self._after_command, lambda: self.view.refresh_labels(),
+                             lambda: self.actions.update_undo())
         self._kept: str | None = None  # the sample to return to after an empty result
         self.store = ImageStore()
         self._dialogs: list[QWidget] = []
@@ -80,6 +81,8 @@ class CurateWorkspace(QWidget):
         ll.setContentsMargins(4, 4, 0, 4)
         ll.addWidget(self.filters)
         ll.addWidget(self.table, 1)
+        # never narrower than a usable Prompt column needs (dragging past it hides the list)
+        left.setMinimumWidth(self.table.width_needed() + 4)
         self.main = QSplitter(Qt.Orientation.Horizontal)
         self.main.addWidget(left)
         self.main.addWidget(self.view)
@@ -125,8 +128,9 @@ class CurateWorkspace(QWidget):
         self._balance()
 
     def _balance(self) -> None:
-        """Once Curate shows a project at its real width, give the list 40 % of it, and
-        at least what its Prompt column needs while the sample view keeps its minimum."""
+        """Once Curate shows a project at its real width, give the list 40 % of it, or
+        what all its columns need next to a usable Prompt column, as long as the sample
+        view keeps half the width (or its minimum)."""
         if self._balanced or not self.isVisible() or self.pages.currentWidget() is not self.main:
             return
         self._balanced = True
@@ -134,9 +138,10 @@ class CurateWorkspace(QWidget):
         left = self.main.widget(0)
         margins = left.layout().contentsMargins()
         wanted = max(left.minimumSizeHint().width(), round(width * 0.4),
-                     self.table.width_needed() + margins.left() + margins.right())
-        share = min(wanted, max(620, round(width * 0.4)),
-                    width - self.main.widget(1).minimumSizeHint().width())
+                     self.table.width_needed(every_column=True) + margins.left()
+                     + margins.right())
+        share = min(wanted, width - max(self.main.widget(1).minimumSizeHint().width(),
+                                        width // 2))
         self.main.setSizes([share, width - share])
 
     # -- panes -------------------------------------------------------------------------------
