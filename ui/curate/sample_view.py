@@ -179,6 +179,7 @@ class SampleView(QWidget):
             self.notes.setPlainText(d.notes)
         if not self.tags.hasFocus():
             self.tags.setText(", ".join(d.tags))
+            self.tags.setCursorPosition(0)  # show the first tags, not the end
         self.post.show_sample(d, has_blank(d.prompt) or has_blank(d.original_prompt))
         self.feedback.show_feedback(d.feedback)
         self.tabs.setTabText(1, f"Feedback ({len(d.feedback)})")

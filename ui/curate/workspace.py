@@ -140,8 +140,12 @@ class CurateWorkspace(QWidget):
         wanted = max(left.minimumSizeHint().width(), round(width * 0.4),
                      self.table.width_needed(every_column=True) + margins.left()
                      + margins.right())
-        share = min(wanted, width - max(self.main.widget(1).minimumSizeHint().width(),
-                                        width // 2))
+        title = self.view.title  # room for the whole sample id, not only the minimum
+        comfortable = (self.main.widget(1).minimumSizeHint().width()
+                       + max(0, title.sizeHint().width() - title.minimumSizeHint().width()))
+        share = min(wanted, width - max(comfortable, width // 2))
+        share = max(share, min(self.table.width_needed() + margins.left() + margins.right(),
+                               width - self.main.widget(1).minimumSizeHint().width()))
         self.main.setSizes([share, width - share])
 
     # -- panes -------------------------------------------------------------------------------
