@@ -161,3 +161,69 @@ def test_bulk_fields_are_a_closed_list() -> None:
     with pytest.raises(ValueError, match="not an editable sample field"):
         bulk.current_values(None, "id; DROP TABLE samples", [])  # type: ignore[arg-type]
     assert "quality" in bulk.FIELDS and sqlite3.sqlite_version_info >= (3, 38)
+
+
+KILL_CHILD = r"""
+import os, signal, sys
+from core.curate import bulk
+from core.curate.commands import SetField
+from core.store import Project
+
+project = Project.open(sys.argv[1])
+ids = [r[0] for r in project.conn.execute("SELECT id FROM samples ORDER BY id")]
+where = sys.argv[2]
+if where == "between":  # audit rows written, the UPDATE not yet: die
+    original = bulk.write_field
+
+    def dying(project, field, ids, value):
+        project.conn.execute("INSERT INTO audit_log(at, actor, action, entity, entity_id) "
+                             "VALUES ('x', 'x', 'edit', 'sample', 'marker')")
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    bulk.write_field = dying
+else:  # inside the audit INSERT…SELECT or the UPDATE (~250 steps of 1000 opcodes)
+    calls, active = [0], [False]
+    original = bulk.write_field
+
+    def watched(*args):
+        active[0] = True
+        return original(*args)
+
+    def progress():
+        calls[0] += active[0]
+        if calls[0] > int(where):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return 0
+
+    bulk.write_field = watched
+    project.conn.set_progress_handler(progress, 1000)
+SetField(ids, "quality", "Trash").do(project)
+print("not killed", flush=True)
+"""
+
+
+@pytest.mark.parametrize("where", ["between", "20", "120", "240"])
+def test_sigkill_in_the_middle_of_a_bulk_label_changes_nothing(tmp_path, where: str) -> None:  # type: ignore[no-untyped-def]
+    import signal
+    import subprocess
+    import sys
+
+    path = tmp_path / "kill.winnow"
+    with Project.create(path) as project:
+        _fill(project, 3000)
+        before = dict(project.conn.execute("SELECT id, quality FROM samples"))
+        audit = project.counts()["audit_entries"]
+    child = subprocess.run([sys.executable, "-c", KILL_CHILD, str(path), where],
+                           capture_output=True, text=True, timeout=120)
+    assert child.returncode == -signal.SIGKILL, child.stdout + child.stderr
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert dict(conn.execute("SELECT id, quality FROM samples")) == before
+        assert conn.execute("SELECT count(*) FROM audit_log").fetchone()[0] == audit
+    finally:
+        conn.close()
+    with Project.open(path) as project:  # and it simply works again
+        UndoStack(project).push(SetField(list(before), "quality", "Trash"))
+        assert project.conn.execute("SELECT count(DISTINCT quality) FROM samples"
+                                    ).fetchone()[0] == 1
