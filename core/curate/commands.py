@@ -42,21 +42,20 @@ class Command:
 
     def do(self, project: Project) -> None:
         """Apply the edit (one transaction with its audit rows)."""
-        try:
-            with project.transaction():
-                self._do(project)
-        except sqlite3.Error as exc:
-            raise EditFailed(f"{self.label}: the project could not be saved ({exc}); "
-                             "nothing of this edit was written") from exc
+        self._transaction(project, self._do, self.label)
 
     def undo(self, project: Project) -> None:
         """Revert the edit (one transaction with its audit rows)."""
+        self._transaction(project, self._undo, f"undo {self.label}")
+
+    @staticmethod
+    def _transaction(project: Project, step: Callable[[Project], None], what: str) -> None:
         try:
             with project.transaction():
-                self._undo(project)
+                step(project)
         except sqlite3.Error as exc:
-            raise EditFailed(f"undo {self.label}: the project could not be saved ({exc}); "
-                             "nothing was changed") from exc
+            raise EditFailed(f"{what}: the project could not be saved ({exc}); nothing of "
+                             "it was written") from exc
 
     @property
     def changed(self) -> bool:
