@@ -123,3 +123,17 @@ def test_design_dialog_takes_samples_from_any_source(page, qtbot) -> None:  # ty
     dialog.gold_rate.setValue(0)
     dialog._accept()
     assert not dialog.isVisible() and dialog.result_design.sample_ids == ("s005", "s000")
+
+
+def test_a_hidden_rate_page_does_not_recount_on_every_search_keystroke(page, qtbot,  # type: ignore[no-untyped-def]
+                                                                       monkeypatch) -> None:
+    window = page.window()
+    window.nav.setCurrentRow(0)  # Curate on screen, Rate hidden
+    calls: list[int] = []
+    original = page.refresh
+    monkeypatch.setattr(page, "refresh", lambda: (calls.append(1), original()))
+    for text in ("m", "ma", "mak", "make"):
+        page.context.set_selection(SampleFilter(text=text))
+    assert calls == []
+    window.nav.setCurrentRow(list(window.pages).index("rate"))
+    assert calls == [1] and "6 sample(s)" in page.info.text()

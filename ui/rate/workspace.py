@@ -105,8 +105,23 @@ class RateWorkspace(SessionHousekeeping, QWidget):
         context.register_file_handler(SUFFIX, self.open_session_file)
         context.project_changed.connect(self.refresh)
         context.data_changed.connect(self.refresh)
-        context.selection_changed.connect(self.refresh)
+        # every Curate search keystroke changes the selection: count it when Rate is shown
+        self._selection_stale = False
+        context.selection_changed.connect(self._selection_changed)
         self.refresh()
+
+    def _selection_changed(self) -> None:
+        if self.isVisible():
+            self.refresh()
+        else:
+            self._selection_stale = True
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802
+        """Catch up with Curate filter changes made while the page was hidden."""
+        super().showEvent(event)
+        if self._selection_stale:
+            self._selection_stale = False
+            self.refresh()
 
     # -- construction ------------------------------------------------------------
     def _action(self, text: str, slot: Any, shortcut: str | None = None) -> QAction:
