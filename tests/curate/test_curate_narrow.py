@@ -132,10 +132,10 @@ def test_columns_give_way_to_the_prompt_and_the_users_choice_sticks(qtbot, curat
     from PySide6.QtWidgets import QStyleOptionViewItem
 
     option = QStyleOptionViewItem()
-    table.itemDelegate().initStyleOption(option, model.index(0, 0))
+    table.itemDelegateForColumn(0).initStyleOption(option, model.index(0, 0))
     assert option.textElideMode == Qt.TextElideMode.ElideMiddle
-    table.itemDelegate().initStyleOption(option, model.index(0, 1))
-    assert option.textElideMode == Qt.TextElideMode.ElideRight
+    assert table.itemDelegateForColumn(1) is None
+    assert table.textElideMode() == Qt.TextElideMode.ElideRight
 
 
 def test_panes_collapse_from_the_keyboard_and_come_back(opened, qtbot) -> None:  # type: ignore[no-untyped-def]
