@@ -15,8 +15,9 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
-#: the document's columns, for substring matches
-COLUMNS = ("prompt", "post_text", "feedback", "meta")
+#: the document's columns searched for symbols (not ``meta``: ids and handles hold none,
+#: and a project from before m009 opened read-only has no such column)
+COLUMNS = ("prompt", "post_text", "feedback")
 _JOINERS = {"\u200d", "\u20e3"}  # zero-width joiner, combining keycap: part of an emoji
 _VARIATION = {"\ufe0e", "\ufe0f"}  # text/emoji presentation selectors: dropped
 _SKIN = range(0x1F3FB, 0x1F400)

@@ -123,6 +123,9 @@ def test_a_version_7_project_is_migrated_and_searchable(tmp_path: Path) -> None:
     assert conn.execute("SELECT count(*) FROM sample_search WHERE sample_search MATCH 'user42'"
                         ).fetchone()[0] == 0  # the old document has no authors
     conn.close()
+    with Project.open(path, readonly=True) as p:  # not migrated: searching still works
+        assert found(p, "🔥 cat") == ["s00042"] and found(p, "yellowish") == ["s00042"]
+        assert SampleLister(p).ordered_ids(SampleFilter(text="❤")) == ["s00420"]
     with Project.open(path) as p:
         assert p.schema_version == SCHEMA_VERSION
         assert found(p, "@user42") == ["s00042", "s00420"]
