@@ -175,6 +175,7 @@ class ImagePanel(QWidget):
         for button, _full, short in self._texts:  # never narrower than the short text
             button.setMinimumWidth(button.fontMetrics().horizontalAdvance(short) + 16)
         self._compact = False
+        self._empty_text = ""
 
         self.canvas.box_drawn.connect(lambda r, role: self._emit_item(self.box_drawn, r, role))
         self.canvas.box_changed.connect(
@@ -208,9 +209,12 @@ class ImagePanel(QWidget):
                 button.setText(short if compact else text)
 
     def set_items(self, project: Any, items: list[ImageItem], screenshot: bool,
-                  keep_key: str | None = None) -> None:
-        """Show a sample's images; re-select ``keep_key`` when it is still there."""
+                  keep_key: str | None = None,
+                  empty_text: str = "This post has no images.") -> None:
+        """Show a sample's images; re-select ``keep_key`` when it is still there;
+        ``empty_text`` is what the viewer says when there is none."""
         self.project, self.items = project, items
+        self._empty_text = empty_text
         self._screenshot = screenshot
         self.strip.blockSignals(True)
         self.strip.clear()
@@ -251,7 +255,7 @@ class ImagePanel(QWidget):
         item = self.items[row] if 0 <= row < len(self.items) else None
         self._shown = item.key if item is not None else None
         if item is None:
-            self.canvas.set_image(None, "This post has no images." if not self.items else "")
+            self.canvas.set_image(None, self._empty_text if not self.items else "")
             self.caption.setText("")
             self.preview.show_crops(None, [])
             return

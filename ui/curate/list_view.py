@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QRect, Qt
-from PySide6.QtGui import QPainter
+from PySide6.QtGui import QPainter, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -105,6 +105,8 @@ class SampleTable(QTableView):
         header.customContextMenuRequested.connect(self._header_menu)
         #: columns the user showed (True) or hid (False) from the header menu
         self.user_choice: dict[str, bool] = {}
+        #: what the empty list says (e.g. that the search found nothing)
+        self.placeholder = ""
 
     def setModel(self, model: Any) -> None:  # noqa: N802
         super().setModel(model)
@@ -163,6 +165,18 @@ class SampleTable(QTableView):
     def resizeEvent(self, event: Any) -> None:  # noqa: N802
         super().resizeEvent(event)
         self.fit_columns()
+
+    def paintEvent(self, event: Any) -> None:  # noqa: N802
+        """The rows, or the placeholder when there are none."""
+        super().paintEvent(event)
+        model = self.model()
+        if self.placeholder and model is not None and model.rowCount() == 0:
+            painter = QPainter(self.viewport())
+            painter.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
+            painter.drawText(self.viewport().rect().adjusted(12, 12, -12, -12),
+                             int(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop
+                                 | Qt.TextFlag.TextWordWrap), self.placeholder)
+            painter.end()
 
     def _header_menu(self, pos: QPoint) -> QMenu:
         menu = QMenu(self)

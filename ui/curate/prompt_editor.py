@@ -119,7 +119,7 @@ class PromptEditor(QWidget):
         self.edit.blockSignals(True)
         self.edit.setPlainText(prompt)
         self.edit.blockSignals(False)
-        self.original.setText(original or "(empty)")
+        self.original.setText(original or ("(empty)" if prompt else ""))
         self._update_diff()
 
     def text(self) -> str:
@@ -142,7 +142,8 @@ class PromptEditor(QWidget):
     def _update_diff(self) -> None:
         modified = self.text() != self._original
         self.badge.setText("<span style='color:#9a6a00'>● edited</span>" if modified else
-                           "<span style='color:#1b7f3b'>original</span>")
+                           "<span style='color:#1b7f3b'>original</span>" if self._original
+                           else "")
         self.reset.setEnabled(modified and not self.read_only)
         self.diff.setVisible(modified)
         self.diff_caption.setVisible(modified)

@@ -126,7 +126,7 @@ class SampleView(QWidget):
     # -- showing -----------------------------------------------------------------------------
     def show_sample(self, project: Any, sample_id: str | None,
                     empty_text: str = "No sample selected") -> None:
-        """Load and show ``sample_id`` (None: nothing, with ``empty_text`` as the title)."""
+        """Load and show ``sample_id`` (None: nothing, ``empty_text`` as the title)."""
         self.project = project
         self.empty_text = empty_text
         self.detail = load_sample(project, sample_id) if sample_id and project else None
@@ -160,7 +160,7 @@ class SampleView(QWidget):
             self.feedback.clear()
             self.history.clear()
             self.tabs.setTabText(1, "Feedback")
-            self.images.set_items(self.project, [], False)
+            self.images.set_items(self.project, [], False, empty_text="")
             return
         self.title.setText(d.id)
         link = ""

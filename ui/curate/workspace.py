@@ -128,7 +128,7 @@ class CurateWorkspace(QWidget):
         self._balance()
 
     def _balance(self) -> None:
-        """Once Curate shows a project at its real width, give the list 40 % of it, or
+        """Once Curate shows a project at its real width, give the list 45 % of it, or
         what all its columns need next to a usable Prompt column, as long as the sample
         view keeps half the width (or its minimum)."""
         if self._balanced or not self.isVisible() or self.pages.currentWidget() is not self.main:
@@ -137,7 +137,7 @@ class CurateWorkspace(QWidget):
         width = self.width() - self.main.handleWidth()
         left = self.main.widget(0)
         margins = left.layout().contentsMargins()
-        wanted = max(left.minimumSizeHint().width(), round(width * 0.4),
+        wanted = max(left.minimumSizeHint().width(), round(width * 0.45),
                      self.table.width_needed(every_column=True) + margins.left()
                      + margins.right())
         title = self.view.title  # room for the whole sample id, not only the minimum
@@ -244,9 +244,11 @@ class CurateWorkspace(QWidget):
             self.filters.count.setText(f"{n:,} of {total:,} samples")
         if n == 0:
             self._kept = keep  # to come back to when the search is cleared
-            empty = ("No sample matches the search" if self.model.selection.text.strip()
-                     else "No sample matches the filters" if total else "No sample selected")
-            self.view.show_sample(self.project, None, empty)
+            self.table.placeholder = (
+                ("No sample matches the search.\nChange or clear it to see samples again."
+                 if self.model.selection.text.strip() else
+                 "No sample matches these filters.") if total else "")
+            self.view.show_sample(self.project, None, "No sample")
             return
         self._kept = None
         row = self.model.row_of(keep) if keep else None
