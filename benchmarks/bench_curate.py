@@ -167,7 +167,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--keep", help="folder to keep the generated project in")
     parser.add_argument("--hogs", type=int, default=1,
-                        help="CPU-spinning processes during the 'under load' search runs (issue 18: a second process hammering the CPU)")
+                        help="CPU-spinning processes during the 'under load' search runs "
+                             "(issue 18: a second process hammering the CPU)")
     parser.add_argument("--skip-scale", action="store_true",
                         help="leave out the before/after search and 30,500-row labelling runs")
     args = parser.parse_args()
