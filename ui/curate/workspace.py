@@ -128,18 +128,19 @@ class CurateWorkspace(QWidget):
         self._balance()
 
     def _balance(self) -> None:
-        """Once Curate shows a project at its real width, give the list 45 % of it, or
-        what all its columns need next to a usable Prompt column, as long as the sample
-        view keeps half the width (or its minimum)."""
+        """Once Curate shows a project at its real width, give the list what all its
+        columns need next to a usable Prompt column (40 % of the width when that is more,
+        up to 40 px more), as long as the sample view keeps half the width and room for
+        the whole sample id (or at least its minimum)."""
         if self._balanced or not self.isVisible() or self.pages.currentWidget() is not self.main:
             return
         self._balanced = True
         width = self.width() - self.main.handleWidth()
         left = self.main.widget(0)
         margins = left.layout().contentsMargins()
-        wanted = max(left.minimumSizeHint().width(), round(width * 0.45),
-                     self.table.width_needed(every_column=True) + margins.left()
-                     + margins.right())
+        all_columns = self.table.width_needed(every_column=True) + margins.left() + margins.right()
+        wanted = max(left.minimumSizeHint().width(),
+                     min(max(round(width * 0.4), all_columns), all_columns + 40))
         title = self.view.title  # room for the whole sample id, not only the minimum
         comfortable = (self.main.widget(1).minimumSizeHint().width()
                        + max(0, title.sizeHint().width() - title.minimumSizeHint().width()))
