@@ -146,18 +146,18 @@ def test_panes_collapse_from_the_keyboard_and_come_back(opened, qtbot) -> None: 
     ws.table.setFocus()
     qtbot.keyClick(ws.table, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
     _settle(qtbot)
-    assert not ws.pane_shown("list") and not ws.actions.show_list.isChecked()
+    assert not ws.panes.shown("list") and not ws.actions.show_list.isChecked()
     assert ws.view.width() > 900 - 170
     qtbot.keyClick(ws.view, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
     _settle(qtbot)
-    assert ws.pane_shown("list") and ws.actions.show_list.isChecked()
+    assert ws.panes.shown("list") and ws.actions.show_list.isChecked()
     qtbot.keyClick(ws.table, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)
     _settle(qtbot)
-    assert not ws.pane_shown("images")
+    assert not ws.panes.shown("images")
     ws.view.splitter.setSizes([800, 0])  # dragged shut instead: Ctrl+G opens it again
-    ws.show_pane("images", True)
+    ws.panes.show("images", True)
     _settle(qtbot)
-    assert ws.pane_shown("images") and ws.view.images.width() > 100
+    assert ws.panes.shown("images") and ws.view.images.width() > 100
 
 
 def _mean(widget: QWidget) -> QColor:

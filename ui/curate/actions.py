@@ -62,9 +62,9 @@ class CurateActions:
         self.edits += self.all[first_edit:]
         self._add(m, "&Search", self._focus_search, QKeySequence.StandardKey.Find)
         self._add(m, "Show &History", self._show_history, "H")
-        self.show_list = self._add(m, "Show Sample &List", lambda: ws.toggle_pane("list"),
+        self.show_list = self._add(m, "Show Sample &List", lambda: ws.panes.toggle("list"),
                                    "Ctrl+L", "Show or hide the sample list (or drag its edge)")
-        self.show_images = self._add(m, "Show &Images", lambda: ws.toggle_pane("images"),
+        self.show_images = self._add(m, "Show &Images", lambda: ws.panes.toggle("images"),
                                      "Ctrl+G", "Show or hide the images (or drag their edge)")
         for action in (self.show_list, self.show_images):
             action.setCheckable(True)
@@ -128,7 +128,7 @@ class CurateActions:
     def update_panes(self) -> None:
         """Tick Show Sample List / Show Images as the panes are."""
         for action, pane in ((self.show_list, "list"), (self.show_images, "images")):
-            action.setChecked(self.ws.pane_shown(pane))
+            action.setChecked(self.ws.panes.shown(pane))
 
     # -- small helpers ---------------------------------------------------------------------------
     def _focus_prompt(self) -> None:

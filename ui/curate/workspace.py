@@ -32,6 +32,7 @@ from ui.curate.filter_bar import FilterBar
 from ui.curate.images import ImageStore
 from ui.curate.list_model import SampleListModel
 from ui.curate.list_view import SampleTable
+from ui.curate.panes import Panes
 from ui.curate.sample_view import SampleView
 from ui.empty_state import EmptyState
 from ui.workspaces import WORKSPACES
@@ -89,7 +90,7 @@ class CurateWorkspace(QWidget):
         self.main.setStretchFactor(0, 2)
         self.main.setStretchFactor(1, 3)
         self.main.setChildrenCollapsible(True)  # drag to the edge, or Ctrl+L, hides the list
-        self._balanced = False
+        self.panes = Panes(self)
         self.pages = QStackedWidget()
         self.pages.addWidget(self.start)
         self.pages.addWidget(self.main)
@@ -106,7 +107,7 @@ class CurateWorkspace(QWidget):
     def showEvent(self, event: Any) -> None:  # noqa: N802
         """Offer the window's New Demo / Open / Import actions as buttons on the start page."""
         super().showEvent(event)
-        self._balance()
+        self.panes.balance()
         if self._start_buttons:
             return
         self._start_buttons = True
@@ -125,58 +126,7 @@ class CurateWorkspace(QWidget):
 
     def resizeEvent(self, event: Any) -> None:  # noqa: N802
         super().resizeEvent(event)
-        self._balance()
-
-    def _balance(self) -> None:
-        """Once Curate shows a project at its real width, give the list what all its
-        columns need next to a usable Prompt column (40 % of the width when that is more,
-        up to 40 px more), as long as the sample view keeps half the width and room for
-        the whole sample id (or at least its minimum)."""
-        if self._balanced or not self.isVisible() or self.pages.currentWidget() is not self.main:
-            return
-        self._balanced = True
-        width = self.width() - self.main.handleWidth()
-        left = self.main.widget(0)
-        margins = left.layout().contentsMargins()
-        all_columns = self.table.width_needed(every_column=True) + margins.left() + margins.right()
-        wanted = max(left.minimumSizeHint().width(),
-                     min(max(round(width * 0.4), all_columns), all_columns + 40))
-        title = self.view.title  # room for the whole sample id, not only the minimum
-        comfortable = (self.main.widget(1).minimumSizeHint().width()
-                       + max(0, title.sizeHint().width() - title.minimumSizeHint().width()))
-        share = min(wanted, width - max(comfortable, width // 2))
-        share = max(share, min(self.table.width_needed() + margins.left() + margins.right(),
-                               width - self.main.widget(1).minimumSizeHint().width()))
-        self.main.setSizes([share, width - share])
-
-    # -- panes -------------------------------------------------------------------------------
-    def pane_shown(self, pane: str) -> bool:
-        """Whether the sample list ("list") or the images ("images") are on screen."""
-        splitter, index = self._pane(pane)
-        return splitter.widget(index).isVisibleTo(self) and splitter.sizes()[index] > 0
-
-    def show_pane(self, pane: str, on: bool) -> None:
-        """Show or hide the sample list or the images (to give the rest the room)."""
-        splitter, index = self._pane(pane)
-        widget = splitter.widget(index)
-        if pane == "list" and not on and self.table.hasFocus():
-            self.view.setFocus()
-        widget.setVisible(on)
-        if on and splitter.sizes()[index] == 0:  # collapsed by dragging: open it again
-            sizes = splitter.sizes()
-            want = max(widget.minimumSizeHint().width(), sum(sizes) * 2 // 5)
-            sizes[index], sizes[1 - index] = want, sum(sizes) - want
-            splitter.setSizes(sizes)
-        if on and pane == "list":
-            self.table.setFocus()
-        self.actions.update_panes()
-
-    def toggle_pane(self, pane: str) -> None:
-        """Hide the pane when it is shown, show it when it is not."""
-        self.show_pane(pane, not self.pane_shown(pane))
-
-    def _pane(self, pane: str) -> tuple[QSplitter, int]:
-        return (self.main, 0) if pane == "list" else (self.view.splitter, 1)
+        self.panes.balance()
 
     def sizeHint(self) -> QSize:  # noqa: N802
         """A moderate preferred size, so the main window's splitter keeps the nav narrow."""
@@ -199,7 +149,7 @@ class CurateWorkspace(QWidget):
         self.editor.bind(self.project)
         self.actions.update_undo()
         self.pages.setCurrentWidget(self.main if self.project is not None else self.start)
-        self._balance()
+        self.panes.balance()
         read_only = bool(self.project is not None and self.project.readonly)
         self.actions.set_read_only(read_only)
         self.actions.set_enabled(self.project is not None)
