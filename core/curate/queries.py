@@ -101,7 +101,10 @@ class SampleLister:
         if not found or not len(rowids):
             return []
         hits = np.array(found.split(","), dtype=np.int64)
-        flag = np.zeros(int(max(rowids.max(), hits.max())) + 1, dtype=bool)
+        top = int(max(rowids.max(), hits.max()))
+        if top > 64 * len(rowids) + 1_000_000:  # sparse rowids (set by hand): no bitmap
+            return ids[np.isin(rowids, hits)].tolist()
+        flag = np.zeros(top + 1, dtype=bool)
         flag[hits] = True
         return ids[flag[rowids]].tolist()
 

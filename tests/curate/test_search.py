@@ -187,3 +187,15 @@ def test_cached_lister_sees_edits_here_and_from_another_connection(project: Proj
         view.close()
     assert some[0] not in lister.ordered_ids(trash)
     assert lister.ordered_ids(trash) == ordered_ids(project, trash)
+
+
+def test_a_sample_with_a_huge_rowid_set_by_hand_is_still_found(project: Project) -> None:
+    _random_project(project, 20)
+    with project.transaction() as conn:  # as someone might with the sqlite3 shell
+        conn.execute("INSERT INTO samples(rowid, id, prompt, original_prompt, created_at, "
+                     "modified_at) VALUES (9000000000000000000, 'far', 'quokka', 'quokka', "
+                     "'now', 'now')")
+    lister = SampleLister(project)
+    assert lister.ordered_ids(SampleFilter(text="quokka")) == ["far"]
+    assert lister.ordered_ids(SampleFilter(text="cat")) == ordered_ids(
+        project, SampleFilter(text="cat"))
