@@ -4,14 +4,18 @@ Measures, offscreen:
 - first paint of the sample list (model + QTableView) and of the whole workspace;
 - filter and full-text search latency (re-query + model reset), median and p95;
 - next-sample latency with images in the cache (select next row + repaint);
-- memory (RSS) after browsing 1,000 samples, and the image caches' bounded totals.
+- memory (RSS) after browsing 1,000 samples, and the image caches' bounded totals;
+- search as typed and labelling 30,500 selected samples, before/after, quiet and with
+  CPU hogs running (benchmarks/curate_scale.py).
 
 Usage:  QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_curate.py [--keep DIR]
+        [--hogs N] [--skip-scale]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -23,6 +27,15 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from curate_scale import (  # noqa: E402  (benchmarks/ is on the path when run as a script)
+    Hogs,
+    background_jobs,
+    measure_labelling,
+    measure_search,
+    search_queries,
+    stats,
+)
 
 N_SAMPLES = 31_000
 N_POSTS = 68_000
@@ -87,9 +100,12 @@ def generate(path: Path, seed: int = 0) -> None:
             parent = f"p{r.randrange(N_SAMPLES)}"
             posts.append((f"p{k}", parent, sentence(r, r.randint(3, 25)), "2025-03-30T00:00:00Z",
                           None, None, f"@user{k % 5000}", None, stamp))
+        # ``raw`` as the importer keeps it (the line's canonical JSON), so rows have their
+        # real size: a bulk UPDATE rewrites whole records
+        posts = [(*row, *_raw(dict(zip(_POST_KEYS, row[:8], strict=True)))) for row in posts]
         conn.executemany("INSERT INTO posts(id, parent_id, text, timestamp, keyword, url, "
-                         "author, engagement, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                         posts)
+                         "author, engagement, imported_at, raw, raw_hash) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", posts)
         conn.executemany("INSERT INTO post_images(post_id, position, url, sha256) "
                          "VALUES (?, ?, ?, ?)",
                          [(f"p{k}", j, f"img/{k}_{j}.png", r.choice(shas))
@@ -119,9 +135,11 @@ def generate(path: Path, seed: int = 0) -> None:
             if r.random() < 0.3:
                 tags.append((f"s{k:06d}", r.choice(["colour", "text-rendering", "identity",
                                                     "style", "template"])))
+        samples = [(*row, *_raw(dict(zip(_SAMPLE_KEYS, row[:8], strict=True))))
+                   for row in samples]
         conn.executemany("INSERT INTO samples(id, post_id, prompt, original_prompt, quality, "
-                         "split, is_screenshot, review_status, created_at, modified_at) "
-                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", samples)
+                         "split, is_screenshot, review_status, created_at, modified_at, raw, "
+                         "raw_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", samples)
         conn.executemany("INSERT INTO sample_images(sample_id, role, position, ref, sha256, "
                          "bbox_x, bbox_y, bbox_w, bbox_h) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                          images)
@@ -132,16 +150,27 @@ def generate(path: Path, seed: int = 0) -> None:
     project.close()
 
 
-def stats(times: list[float]) -> dict[str, float]:
-    ms = sorted(t * 1000 for t in times)
-    p95 = ms[min(len(ms) - 1, int(round(0.95 * (len(ms) - 1))))]
-    return {"median_ms": round(statistics.median(ms), 2), "p95_ms": round(p95, 2),
-            "max_ms": round(ms[-1], 2), "n": len(ms)}
+_POST_KEYS = ("id", "parent_id", "text", "timestamp", "keyword", "url", "author", "engagement")
+_SAMPLE_KEYS = ("id", "post_id", "prompt", "original_prompt", "quality", "split",
+                "is_screenshot", "review_status")
+
+
+def _raw(obj: dict[str, object]) -> tuple[str, str]:
+    """(raw, raw_hash) of a record as the importer stores them."""
+    from core.ingest.records import canonical_json
+
+    text = canonical_json(obj)
+    return text, hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--keep", help="folder to keep the generated project in")
+    parser.add_argument("--hogs", type=int, default=1,
+                        help="CPU-spinning processes during the 'under load' search runs "
+                             "(issue 18: a second process hammering the CPU)")
+    parser.add_argument("--skip-scale", action="store_true",
+                        help="leave out the before/after search and 30,500-row labelling runs")
     args = parser.parse_args()
     folder = Path(args.keep or tempfile.mkdtemp(prefix="bench-curate-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -210,13 +239,18 @@ def main() -> int:
 
     results["filter"] = stats([timed(f) for _ in range(5) for f in filters])
     r = random.Random(1)
-    queries = [r.choice(WORDS) for _ in range(30)] + [w[:3] for w in r.sample(WORDS, 10)] + \
-        [f"{r.choice(WORDS)} {r.choice(WORDS)}" for _ in range(20)] + ["zzzqx"]
-    search_times = [timed(SampleFilter(text=q)) for q in queries]
-    results["search"] = stats(search_times)
+    queries = search_queries(WORDS, r)
+    results["search"] = stats([timed(SampleFilter(text=q)) for q in queries])
     results["search_hits_median"] = statistics.median(
         len(SampleFilter(text=q).sample_ids(project)) for q in queries[:10])
     ws.model.set_filter(SampleFilter())
+
+    # 2b. search as the curator types it, before/after, quiet and under load (issue 18)
+    if not args.skip_scale:
+        results["search_quiet"] = measure_search(app, ws, queries)
+        with Hogs(args.hogs):
+            results["search_under_load"] = measure_search(app, ws, queries)
+        results["search_under_load"]["cpu_hogs"] = args.hogs
 
     # 3. next sample with images cached: warm 200 samples, then step through them again
     ws.select_row(0)
@@ -250,6 +284,12 @@ def main() -> int:
     results["image_cache_budget_mb"] = round(ws.store.full.budget / 2**20, 1)
     results["thumb_cache_mb"] = round(ws.store.thumbs.total / 2**20, 2)
     results["list_pages_cached"] = len(ws.model._pages)
+
+    # 5. label 30,500 selected samples (and undo), the real job runner behind the workspace
+    if not args.skip_scale:
+        stop = background_jobs(context)
+        results["label_30500"] = measure_labelling(app, ws)
+        stop()
 
     targets = {"list_first_paint": 300, "filter": 50, "search": 50, "next_sample_cached": 50}
     results["ratio_p95_to_target"] = {

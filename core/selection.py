@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.curate.search import text_clause
 from core.store.project import Project
 
 
@@ -14,8 +15,8 @@ class SampleFilter:
 
     ``ids`` (when given) restricts to an explicit list, e.g. a multi-selection.
     ``text`` is a full-text query (each word prefix-matched, all words required) over
-    one document per sample: its prompts (edited and original), its post's text and
-    its community feedback.
+    one document per sample: its prompts (edited and original), its post's text, its
+    community feedback, its id, post id and author (:mod:`core.curate.search`).
     """
 
     quality: tuple[str | None, ...] = ()
@@ -55,10 +56,10 @@ class SampleFilter:
             clauses.append("EXISTS (SELECT 1 FROM sample_tags t WHERE t.sample_id = s.id "
                            "AND t.tag = ?)")
             params.append(self.tag)
-        if self.text.strip():
-            clauses.append(
-                "s.rowid IN (SELECT rowid FROM sample_search WHERE sample_search MATCH ?)")
-            params.append(fts_query(self.text))
+        text = text_clause(self.text)
+        if text is not None:
+            clauses.append(text[0])
+            params.extend(text[1])
         if self.ids:
             clauses.append(f"s.id IN ({','.join('?' * len(self.ids))})")
             params.extend(self.ids)
@@ -69,9 +70,3 @@ class SampleFilter:
         where, params = self.where()
         return [row[0] for row in project.conn.execute(
             f"SELECT s.id FROM samples s WHERE {where} ORDER BY s.id", params)]
-
-
-def fts_query(text: str) -> str:
-    """Turn what a user typed into a safe FTS5 query: each word quoted, prefix-matched."""
-    words = [w.replace('"', '""') for w in text.split() if w.strip()]
-    return " ".join(f'"{w}"*' for w in words)

@@ -8,9 +8,12 @@ changed by something else since, instead of silently overwriting that change.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from core.curate import bulk
+from core.store.errors import ProjectError
 from core.store.project import Project, now_iso
 
 QUALITIES = ("Benchmark", "Analysis", "Trash")
@@ -20,6 +23,11 @@ SPLITS = ("text-to-image", "image-to-image")
 
 class EditConflict(Exception):
     """The data changed since the command ran, so it cannot be undone/redone safely."""
+
+
+class EditFailed(ProjectError):
+    """The project could not be written (disk full, locked by another program…); the
+    transaction was rolled back, so nothing of the edit was saved."""
 
 
 class Command:
@@ -34,13 +42,20 @@ class Command:
 
     def do(self, project: Project) -> None:
         """Apply the edit (one transaction with its audit rows)."""
-        with project.transaction():
-            self._do(project)
+        self._transaction(project, self._do, self.label)
 
     def undo(self, project: Project) -> None:
         """Revert the edit (one transaction with its audit rows)."""
-        with project.transaction():
-            self._undo(project)
+        self._transaction(project, self._undo, f"undo {self.label}")
+
+    @staticmethod
+    def _transaction(project: Project, step: Callable[[Project], None], what: str) -> None:
+        try:
+            with project.transaction():
+                step(project)
+        except sqlite3.Error as exc:
+            raise EditFailed(f"{what}: the project could not be saved ({exc}); nothing of "
+                             "it was written") from exc
 
     @property
     def changed(self) -> bool:
@@ -106,40 +121,22 @@ class SetField(Command):
     def changed(self) -> bool:
         return bool(self.old)
 
-    def _current(self, project: Project) -> dict[str, Any]:
-        values: dict[str, Any] = {}
-        for start in range(0, len(self.sample_ids), 900):
-            chunk = self.sample_ids[start:start + 900]
-            marks = ",".join("?" * len(chunk))
-            values.update(project.conn.execute(
-                f"SELECT id, {self.field} FROM samples WHERE id IN ({marks})", chunk).fetchall())
-        missing = [s for s in self.sample_ids if s not in values]
-        if missing:
-            raise KeyError(f"no sample {missing[0]!r}")
-        return values
-
-    def _write(self, project: Project, sid: str, old: Any, new: Any) -> None:
-        project.conn.execute(f"UPDATE samples SET {self.field} = ? WHERE id = ?", (new, sid))
-        touch(project, sid)
-        project.audit("edit", "sample", sid, self.field, old, new)
-
     def _do(self, project: Project) -> None:
-        current = self._current(project)
         if not self.old:  # first run: remember what each sample had
+            current = bulk.current_values(project, self.field, self.sample_ids)
             self.old = {sid: v for sid, v in current.items() if v != self.value}
-        elif any(current[sid] != old for sid, old in self.old.items()):
-            raise EditConflict(f"{self.label}: a sample changed since; redo refused")
-        for sid, old in self.old.items():
-            self._write(project, sid, old, self.value)
+        else:
+            for old, ids in bulk.group_by_value(self.old).items():
+                if bulk.first_differing(project, self.field, ids, old) is not None:
+                    raise EditConflict(f"{self.label}: a sample changed since; redo refused")
+        bulk.write_field(project, self.field, list(self.old), self.value)
 
     def _undo(self, project: Project) -> None:
-        current = self._current(project)
-        for sid in self.old:
-            if current[sid] != self.value:
-                raise EditConflict(f"sample {sid!r}: {self.field} was changed elsewhere since "
-                                   f"'{self.label}'; undo refused to keep that change")
-        for sid, old in self.old.items():
-            self._write(project, sid, self.value, old)
+        sid = bulk.first_differing(project, self.field, list(self.old), self.value)
+        if sid is not None:
+            raise EditConflict(f"sample {sid!r}: {self.field} was changed elsewhere since "
+                               f"'{self.label}'; undo refused to keep that change")
+        bulk.write_values(project, self.field, self.old)
 
 
 def set_prompt(sample_id: str, prompt: str) -> SetField:
@@ -251,37 +248,55 @@ class UndoStack:
     def push(self, command: Command) -> bool:
         """Do ``command`` and record it; False (and nothing recorded) when it changed nothing."""
         command.do(self.project)
-        if not command.changed:
-            return False
-        top = self._done[-1] if self._done else None
-        merged = (top is not None and not self._undone and command.merge_key is not None
-                  and top.merge_key == command.merge_key and top.merge(command))
-        if not merged:
-            self._done.append(command)
-            del self._done[:-self.limit]
-        self._undone.clear()
-        self._notify(command, "do")
-        return True
+        return self.record(command, "do")
 
     def undo(self) -> Command | None:
         """Undo the last command (None when there is nothing to undo)."""
-        if not self._done:
-            return None
-        command = self._done[-1]
-        command.undo(self.project)
-        self._undone.append(self._done.pop())
-        self._notify(command, "undo")
+        command = self.next_undo()
+        if command is not None:
+            command.undo(self.project)
+            self.record(command, "undo")
         return command
 
     def redo(self) -> Command | None:
         """Redo the last undone command (None when there is nothing to redo)."""
-        if not self._undone:
-            return None
-        command = self._undone[-1]
-        command.do(self.project)
-        self._done.append(self._undone.pop())
-        self._notify(command, "redo")
+        command = self.next_redo()
+        if command is not None:
+            command.do(self.project)
+            self.record(command, "redo")
         return command
+
+    def next_undo(self) -> Command | None:
+        """The command :meth:`undo` would revert (None if none)."""
+        return self._done[-1] if self._done else None
+
+    def next_redo(self) -> Command | None:
+        """The command :meth:`redo` would apply (None if none)."""
+        return self._undone[-1] if self._undone else None
+
+    def record(self, command: Command, what: str) -> bool:
+        """Book ``command`` after its ``do`` ("do", "redo") or ``undo`` ran, here or on
+        another connection to the same project (a big edit runs off the GUI thread; see
+        ADR 036).  For "undo"/"redo" it must be :meth:`next_undo`/:meth:`next_redo`.
+        Returns False (nothing booked) for a "do" that changed nothing."""
+        if what == "do":
+            if not command.changed:
+                return False
+            top = self._done[-1] if self._done else None
+            merged = (top is not None and not self._undone and command.merge_key is not None
+                      and top.merge_key == command.merge_key and top.merge(command))
+            if not merged:
+                self._done.append(command)
+                del self._done[:-self.limit]
+            self._undone.clear()
+        else:
+            source, target = ((self._done, self._undone) if what == "undo"
+                              else (self._undone, self._done))
+            if not source or source[-1] is not command:
+                raise ValueError(f"{command.label!r} is not the next command to {what}")
+            target.append(source.pop())
+        self._notify(command, what)
+        return True
 
     def can_undo(self) -> bool:
         """Whether there is something to undo."""

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QPushButton  # noqa: E402
 from core.rating.merge import merge_files  # noqa: E402
 from core.rating.session_file import RatingSession  # noqa: E402
 from core.selection import SampleFilter  # noqa: E402
+from core.store import Project  # noqa: E402
 
 
 def _button(page, action):  # type: ignore[no-untyped-def]
@@ -37,13 +38,20 @@ def test_new_session_button_is_off_while_its_action_is(main_window, qtbot,  # ty
     page = _page(main_window)
     button = _button(page, page.act_new)
     assert page.act_new.isEnabled() and button.isEnabled()
+    # an empty Curate filter no longer stops a session: the dialog offers other samples
     main_window.context.set_selection(SampleFilter(ids=("no-such-sample",)))
+    assert page.act_new.isEnabled() and button.isEnabled()
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert page.dialog.source.currentData() == "benchmark" and page.dialog.sample_ids
+    page.dialog.reject()
+    page.dialog = None
+    # with no model outputs there is nothing to rate: the action and its button are off
+    Project.create(tmp_path / "empty.winnow").close()
+    assert main_window.open_project(tmp_path / "empty.winnow")
     assert not page.act_new.isEnabled()
     assert not button.isEnabled()  # it used to look clickable and do nothing
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
-    assert getattr(page, "dialog", None) is None
-    main_window.context.set_selection(SampleFilter())
-    assert button.isEnabled()
+    assert page.dialog is None
     main_window.runner.shutdown()
     main_window.close_project()
 

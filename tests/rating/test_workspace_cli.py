@@ -37,6 +37,7 @@ def test_design_merge_summary_and_file_open(window, qtbot, tmp_path: Path) -> No
     assert page.stack.currentWidget() is page.main
     assert "aurora-xl (6)" in page.info.text()
     window.context.set_selection(SampleFilter(ids=("s000", "s001", "s002")))
+    window.nav.setCurrentRow(list(window.pages).index("rate"))  # counted once shown
     assert "3 sample(s)" in page.info.text()
     dialog = page.new_session()
     assert dialog.samples.text().startswith("3 samples")

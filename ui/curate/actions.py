@@ -14,7 +14,7 @@ SHORTCUTS_HELP = (
     "B / A / T label · Shift+B/A/T label, mark reviewed and move on · X clear label · "
     "R reviewed · Ctrl+Return mark and advance · N next unreviewed · J / K next / previous · "
     "E edit prompt · I / O / U image role · 1–9 pick image · D draw boxes · "
-    "Ctrl+Z / Ctrl+Shift+Z undo / redo")
+    "Ctrl+L / Ctrl+G hide or show the list / the images · Ctrl+Z / Ctrl+Shift+Z undo / redo")
 
 
 class CurateActions:
@@ -62,6 +62,13 @@ class CurateActions:
         self.edits += self.all[first_edit:]
         self._add(m, "&Search", self._focus_search, QKeySequence.StandardKey.Find)
         self._add(m, "Show &History", self._show_history, "H")
+        self.show_list = self._add(m, "Show Sample &List", lambda: ws.panes.toggle("list"),
+                                   "Ctrl+L", "Show or hide the sample list (or drag its edge)")
+        self.show_images = self._add(m, "Show &Images", lambda: ws.panes.toggle("images"),
+                                     "Ctrl+G", "Show or hide the images (or drag their edge)")
+        for action in (self.show_list, self.show_images):
+            action.setCheckable(True)
+            action.setChecked(True)
         first_edit = len(self.all)
         self._add(m, "&Fill in the Blank from Selected Reply…", self._fill, "F")
         images = m.addMenu("&Images")
@@ -110,12 +117,18 @@ class CurateActions:
     def update_undo(self) -> None:
         """Undo/Redo texts name the edit they would revert/apply."""
         stack = self.ws.undo_stack
-        can_undo = bool(stack and stack.can_undo())
-        can_redo = bool(stack and stack.can_redo())
+        idle = not self.ws.editor.busy  # a bulk edit being saved: undo/redo wait for it
+        can_undo = bool(stack and stack.can_undo()) and idle
+        can_redo = bool(stack and stack.can_redo()) and idle
         self.undo.setEnabled(can_undo)
         self.redo.setEnabled(can_redo)
         self.undo.setText("&Undo " + stack.undo_label() if can_undo else "&Undo")
         self.redo.setText("&Redo " + stack.redo_label() if can_redo else "&Redo")
+
+    def update_panes(self) -> None:
+        """Tick Show Sample List / Show Images as the panes are."""
+        for action, pane in ((self.show_list, "list"), (self.show_images, "images")):
+            action.setChecked(self.ws.panes.shown(pane))
 
     # -- small helpers ---------------------------------------------------------------------------
     def _focus_prompt(self) -> None:

@@ -111,9 +111,12 @@ class ImagePanel(QWidget):
         bar = QHBoxLayout()
         bar.setSpacing(4)
         self.role_buttons: dict[str, QToolButton] = {}
+        #: (button, full text, compact text): the keys leave the texts when narrow
+        self._texts: list[tuple[QToolButton, str, str]] = []
         for role, key, short in (("input", "I", "In"), ("output", "O", "Out"),
                                  ("unused", "U", "Unused")):
             b = QToolButton(text=f"{short} ({key})")
+            self._texts.append((b, f"{short} ({key})", short))
             b.setToolTip(f"Use the selected image as {role} ({key})")
             b.clicked.connect(lambda _=False, r=role: self._request_role(r))
             bar.addWidget(b)
@@ -131,6 +134,7 @@ class ImagePanel(QWidget):
         bar2 = QHBoxLayout()
         bar2.setSpacing(4)
         self.draw_toggle = QToolButton(text="Boxes (D)")
+        self._texts.append((self.draw_toggle, "Boxes (D)", "Boxes"))
         self.draw_toggle.setCheckable(True)
         self.draw_toggle.setToolTip("Drag on the image to cut an input/output out of a "
                                     "screenshot. Arrows nudge, Alt+arrows resize, Del deletes")
@@ -151,6 +155,7 @@ class ImagePanel(QWidget):
         bar2.addWidget(self.draw_output)
         bar2.addStretch(1)
         fit = QToolButton(text="Fit (0)")
+        self._texts.append((fit, "Fit (0)", "Fit"))
         fit.setToolTip("Fit the image (0); Ctrl+wheel or +/- zoom, right-drag pans")
         fit.clicked.connect(self.canvas.fit)
         bar2.addWidget(fit)
@@ -166,6 +171,11 @@ class ImagePanel(QWidget):
         layout.addLayout(bar2)
         layout.addWidget(self.caption)
         layout.addWidget(preview_scroll)
+
+        for button, _full, short in self._texts:  # never narrower than the short text
+            button.setMinimumWidth(button.fontMetrics().horizontalAdvance(short) + 16)
+        self._compact = False
+        self._empty_text = ""
 
         self.canvas.box_drawn.connect(lambda r, role: self._emit_item(self.box_drawn, r, role))
         self.canvas.box_changed.connect(
@@ -187,10 +197,24 @@ class ImagePanel(QWidget):
                 self.draw_input, self.draw_output]
 
     # -- content ----------------------------------------------------------------------------
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802
+        """Leave the keys out of the button texts when the full texts do not fit."""
+        super().resizeEvent(event)
+        full = sum(b.fontMetrics().horizontalAdvance(text) + 20
+                   for b, text, _short in self._texts[:3]) + 2 * 31
+        compact = self.width() < full
+        if compact != self._compact:
+            self._compact = compact
+            for button, text, short in self._texts:
+                button.setText(short if compact else text)
+
     def set_items(self, project: Any, items: list[ImageItem], screenshot: bool,
-                  keep_key: str | None = None) -> None:
-        """Show a sample's images; re-select ``keep_key`` when it is still there."""
+                  keep_key: str | None = None,
+                  empty_text: str = "This post has no images.") -> None:
+        """Show a sample's images; re-select ``keep_key`` when it is still there;
+        ``empty_text`` is what the viewer says when there is none."""
         self.project, self.items = project, items
+        self._empty_text = empty_text
         self._screenshot = screenshot
         self.strip.blockSignals(True)
         self.strip.clear()
@@ -231,7 +255,7 @@ class ImagePanel(QWidget):
         item = self.items[row] if 0 <= row < len(self.items) else None
         self._shown = item.key if item is not None else None
         if item is None:
-            self.canvas.set_image(None, "This post has no images." if not self.items else "")
+            self.canvas.set_image(None, self._empty_text if not self.items else "")
             self.caption.setText("")
             self.preview.show_crops(None, [])
             return

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections import OrderedDict
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
-from core.curate.queries import COLUMNS, SampleRow, fetch_rows, ordered_ids
+from core.curate.queries import COLUMNS, SampleLister, SampleRow, fetch_rows
 from core.selection import SampleFilter
+from core.store.errors import ProjectError
 
 PAGE = 200
 MAX_PAGES = 40
@@ -24,6 +24,7 @@ class SampleListModel(QAbstractTableModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.project: Any = None
+        self.lister: SampleLister | None = None
         self.selection = SampleFilter()
         self.sort_key = "id"
         self.descending = False
@@ -35,6 +36,7 @@ class SampleListModel(QAbstractTableModel):
     def set_project(self, project: Any) -> None:
         """Show ``project`` (None = empty list)."""
         self.project = project
+        self.lister = SampleLister(project) if project is not None else None
         self.reload()
 
     def set_filter(self, selection: SampleFilter) -> None:
@@ -45,14 +47,20 @@ class SampleListModel(QAbstractTableModel):
     def reload(self) -> None:
         """Re-run the query (after a filter/sort change or new samples)."""
         self.beginResetModel()
-        self.ids = (ordered_ids(self.project, self.selection, self.sort_key, self.descending)
-                    if self.project is not None else [])
+        self.ids = (self.lister.ordered_ids(self.selection, self.sort_key, self.descending)
+                    if self.lister is not None else [])
         self._rows_of = None
         self._pages.clear()
         self.endResetModel()
 
     def refresh_ids(self, ids: tuple[str, ...] | list[str]) -> None:
         """Re-read the rows of ``ids`` (after an edit) without re-filtering."""
+        if len(ids) > PAGE:  # a bulk edit: forget every page, one signal for the lot
+            self._pages.clear()
+            if self.ids:
+                self.dataChanged.emit(self.index(0, 0),
+                                      self.index(len(self.ids) - 1, len(COLUMNS) - 1))
+            return
         rows = [self.row_of(i) for i in ids]
         for page in {r // PAGE for r in rows if r is not None}:
             self._pages.pop(page, None)
@@ -109,31 +117,54 @@ class SampleListModel(QAbstractTableModel):
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
-        key = COLUMNS[index.column()][0]
         if role == Qt.ItemDataRole.UserRole:
             return self.id_at(index.row())
-        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole,
-                        Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.TextAlignmentRole):
+        if role not in _ROLES:
             return None
+        row = self._row_or_none(index.row())
+        return None if row is None else _cell(row, COLUMNS[index.column()][0], role)
+
+    def multiData(self, index: _Index, roles: Any) -> None:  # noqa: N802
+        """Every role of a cell in one call (what the view's delegate asks for when it
+        paints): one Python call per cell instead of one per role."""
+        if not index.isValid():
+            return
+        row = self._row_or_none(index.row())
+        key = COLUMNS[index.column()][0]
+        for data in roles:
+            role = data.role()
+            if role == Qt.ItemDataRole.UserRole:
+                data.setData(self.id_at(index.row()))
+            elif row is not None and role in _ROLES:
+                data.setData(_cell(row, key, role))
+            else:
+                data.clearData()
+
+    def _row_or_none(self, row: int) -> SampleRow | None:
         try:
-            row = self.row_data(index.row())
-        except sqlite3.Error:  # the project was closed under us: show nothing, never raise
+            return self.row_data(row)
+        except ProjectError:  # the project was closed under us: show nothing, never raise
             return None
-        if row is None:
-            return None
-        value = row.value(key)
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            return (Qt.AlignmentFlag.AlignCenter if key in ("n_inputs", "n_outputs", "modified",
-                                                            "review_status", "split")
-                    else Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.ForegroundRole:
-            colour = QUALITY_COLOURS.get(row.quality or "") if key == "quality" else None
-            return QBrush(QColor(colour)) if colour else None
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return {"prompt": row.prompt, "review_status": row.review_status,
-                    "modified": "prompt edited" if row.modified else "original prompt",
-                    "split": row.split}.get(key)
-        return _display(key, value)
+
+
+_ROLES = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole,
+                    Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.TextAlignmentRole})
+_CENTRED = frozenset({"n_inputs", "n_outputs", "modified", "review_status", "split"})
+_BRUSHES = {quality: QBrush(QColor(colour)) for quality, colour in QUALITY_COLOURS.items()}
+
+
+def _cell(row: SampleRow, key: str, role: int) -> Any:
+    """What cell ``key`` of ``row`` shows for ``role``."""
+    if role == Qt.ItemDataRole.TextAlignmentRole:
+        return (Qt.AlignmentFlag.AlignCenter if key in _CENTRED
+                else Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+    if role == Qt.ItemDataRole.ForegroundRole:
+        return _BRUSHES.get(row.quality or "") if key == "quality" else None
+    if role == Qt.ItemDataRole.ToolTipRole:
+        return {"prompt": row.prompt, "review_status": row.review_status,
+                "modified": "prompt edited" if row.modified else "original prompt",
+                "split": row.split}.get(key)
+    return _display(key, row.value(key))
 
 
 def _display(key: str, value: Any) -> str:

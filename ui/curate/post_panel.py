@@ -71,9 +71,10 @@ class PostPanel(QWidget):
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.tree.customContextMenuRequested.connect(self._menu)
         self.tree.currentItemChanged.connect(lambda *_: self._update_fill())
-        self.fill = QPushButton("Fill the blank with the selected reply…")
+        self.fill = QPushButton("Fill in the Blank…")
         self.fill.setToolTip("The prompt is a template: make a fully specified sample from "
-                             "it and the selected reply (linked to both posts)")
+                             "it and the reply selected above (linked to both posts) (F)")
+        self.fill.hide()  # only for a template's thread
         self.fill.clicked.connect(self._fill_clicked)
         self._template = False
         self._post_id: str | None = None
@@ -125,6 +126,16 @@ class PostPanel(QWidget):
                 parents[depth] = item
             main.setExpanded(True)
             self.tree.expandAll()
+        self._update_fill()
+
+    def clear_sample(self) -> None:
+        """Show no post at all (no sample is shown)."""
+        self._template = False
+        self._post_id = None
+        self.header.setText("")
+        self.text.setPlainText("")
+        self.url.setText("")
+        self.tree.clear()
         self._update_fill()
 
     def _item(self, p: PostInfo, kind: str) -> QTreeWidgetItem:

@@ -10,8 +10,8 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
-    QPushButton,
     QTextBrowser,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -83,8 +83,8 @@ class PromptEditor(QWidget):
         self.edit.setMinimumHeight(48)
         self.edit.setMaximumHeight(120)
         self.badge = QLabel()
-        self.reset = QPushButton("Reset to original")
-        self.reset.setToolTip("Put the extracted prompt back (undoable)")
+        self.reset = QToolButton(text="Reset")
+        self.reset.setToolTip("Reset to the original extracted prompt (Ctrl+Shift+R; undoable)")
         self.reset.clicked.connect(self.reset_requested)
         head = QHBoxLayout()
         head.addWidget(QLabel("<b>Prompt</b>"))
@@ -97,6 +97,7 @@ class PromptEditor(QWidget):
         layout.addLayout(head)
         layout.addWidget(self.edit, 2)
         self.original_caption = QLabel("Original extracted prompt:")
+        self.original_caption.setWordWrap(True)
         layout.addWidget(self.original_caption)
         layout.addWidget(self.original)
         self.diff_caption = QLabel("Changes:")
@@ -118,7 +119,7 @@ class PromptEditor(QWidget):
         self.edit.blockSignals(True)
         self.edit.setPlainText(prompt)
         self.edit.blockSignals(False)
-        self.original.setText(original or "(empty)")
+        self.original.setText(original or ("(empty)" if prompt else ""))
         self._update_diff()
 
     def text(self) -> str:
@@ -141,7 +142,8 @@ class PromptEditor(QWidget):
     def _update_diff(self) -> None:
         modified = self.text() != self._original
         self.badge.setText("<span style='color:#9a6a00'>● edited</span>" if modified else
-                           "<span style='color:#1b7f3b'>original</span>")
+                           "<span style='color:#1b7f3b'>original</span>" if self._original
+                           else "")
         self.reset.setEnabled(modified and not self.read_only)
         self.diff.setVisible(modified)
         self.diff_caption.setVisible(modified)

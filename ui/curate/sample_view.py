@@ -5,17 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QButtonGroup,
-    QCheckBox,
     QComboBox,
     QFormLayout,
-    QHBoxLayout,
-    QLabel,
     QLineEdit,
     QPlainTextEdit,
-    QPushButton,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -27,10 +22,9 @@ from core.curate.derive import has_blank
 from core.curate.detail import SampleDetail, load_sample, sample_history
 from ui.curate.image_panel import ImagePanel
 from ui.curate.images import ImageStore
+from ui.curate.label_bar import LabelBar
 from ui.curate.post_panel import FeedbackList, HistoryList, PostPanel
 from ui.curate.prompt_editor import PromptEditor
-
-QUALITY_KEYS = (("Benchmark", "B"), ("Analysis", "A"), ("Trash", "T"))
 
 
 class _NotesEdit(QPlainTextEdit):
@@ -43,42 +37,6 @@ class _NotesEdit(QPlainTextEdit):
         self._on_commit()
 
 
-class _ElidedLabel(QLabel):
-    """The sample id: elided with "…" when the bar is narrow (full id in the tooltip)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.setTextFormat(Qt.TextFormat.PlainText)
-        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self._full = ""
-
-    def setText(self, text: str) -> None:  # noqa: N802
-        self._full = text
-        self.setToolTip(text)
-        self._elide()
-
-    def full_text(self) -> str:
-        """The whole id, whatever is shown."""
-        return self._full
-
-    def minimumSizeHint(self) -> QSize:  # noqa: N802
-        hint = super().minimumSizeHint()
-        return QSize(min(hint.width(), 90), hint.height())
-
-    def sizeHint(self) -> QSize:  # noqa: N802
-        hint = super().sizeHint()
-        return QSize(self.fontMetrics().horizontalAdvance(self._full) + 4, hint.height())
-
-    def resizeEvent(self, event: Any) -> None:  # noqa: N802
-        super().resizeEvent(event)
-        self._elide()
-
-    def _elide(self) -> None:
-        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideMiddle,
-                                              max(self.width(), 90))
-        super().setText(shown)
-
-
 class SampleView(QWidget):
     """Shows a :class:`SampleDetail`; every change goes through ``run(command)``."""
 
@@ -89,54 +47,26 @@ class SampleView(QWidget):
         self.project: Any = None
         self.detail: SampleDetail | None = None
         # -- label bar
-        self.title = _ElidedLabel()
-        font = self.title.font()
-        font.setBold(True)
-        font.setPointSizeF(font.pointSizeF() * 1.15)
-        self.title.setFont(font)
-        self.link = QLabel()
-        self.link.setTextFormat(Qt.TextFormat.PlainText)
-        self.link.setStyleSheet("color:#555")
-        self.link.setWordWrap(True)
-        self.quality_group = QButtonGroup(self)
-        self.quality_group.setExclusive(False)
-        self.quality_buttons: dict[str, QPushButton] = {}
-        bar = QHBoxLayout()
-        bar.addWidget(self.title)
-        bar.addWidget(self.link, 1)
-        for quality, key in QUALITY_KEYS:
-            b = QPushButton(f"{quality} ({key})")
-            b.setCheckable(True)
-            b.setToolTip(f"Label {quality} ({key}); Shift+{key} also marks reviewed and "
-                         "moves on")
-            b.clicked.connect(lambda _=False, q=quality: self.set_quality(q))
-            self.quality_group.addButton(b)
-            self.quality_buttons[quality] = b
-            bar.addWidget(b)
-        self.reviewed = QCheckBox("Reviewed (R)")
-        self.reviewed.clicked.connect(lambda on: self._run_field(
-            "review_status", "reviewed" if on else "unreviewed"))
-        bar.addWidget(self.reviewed)
+        self.bar = LabelBar()
+        self.title, self.link = self.bar.title, self.bar.link
+        self.quality_buttons = self.bar.quality_buttons
+        self.reviewed = self.bar.reviewed
         self.split = QComboBox()
         self.split.addItem("no split", None)
         self.split.addItem("text-to-image", "text-to-image")
         self.split.addItem("image-to-image", "image-to-image")
-        self.split.setToolTip("Split")
-        # shrinks (elided) rather than forcing the window wider than 1100 px
+        self.split.setToolTip("Split: text-to-image or image-to-image")
         self.split.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.split.setMinimumContentsLength(7)
+        self.split.setMinimumContentsLength(5)
+        self.read_only_note = self.bar.read_only_note
+        for quality, button in self.quality_buttons.items():
+            button.clicked.connect(lambda _=False, q=quality: self.set_quality(q))
+        self.reviewed.clicked.connect(lambda on: self._run_field(
+            "review_status", "reviewed" if on else "unreviewed"))
         self.split.activated.connect(lambda _i: self._run_field("split", self.split.currentData()))
-        bar.addWidget(self.split)
-        self.read_only_note = QLabel("Read-only")
-        self.read_only_note.setStyleSheet("color:#8a1f1f; font-weight:600")
-        self.read_only_note.setToolTip(
-            "The project is open read-only (another Winnow may be writing to it): labels, "
-            "prompts, notes, tags and images cannot be changed here. Reopen it for writing "
-            "to edit.")
-        self.read_only_note.hide()
-        bar.insertWidget(2, self.read_only_note)
         self.read_only = False
+        self.empty_text = "No sample selected"
         # -- text column
         self.prompt = PromptEditor()
         self.prompt.commit_requested.connect(self._commit_prompt)
@@ -152,6 +82,7 @@ class SampleView(QWidget):
         form.setContentsMargins(0, 0, 0, 0)
         form.addRow("Notes:", self.notes)
         form.addRow("Tags:", self.tags)
+        form.addRow("Split:", self.split)
         self.post = PostPanel()
         self.feedback = FeedbackList()
         self.history = HistoryList()
@@ -172,11 +103,11 @@ class SampleView(QWidget):
         split.addWidget(self.images)
         split.setStretchFactor(0, 5)
         split.setStretchFactor(1, 6)
-        split.setChildrenCollapsible(False)
+        split.setChildrenCollapsible(True)  # drag, or Ctrl+G, to hide the images
         self.splitter = split
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
-        layout.addLayout(bar)
+        layout.addWidget(self.bar)
         layout.addWidget(split, 1)
 
     def set_read_only(self, on: bool) -> None:
@@ -193,9 +124,11 @@ class SampleView(QWidget):
         self.tags.setPlaceholderText("" if on else "tags, comma separated")
 
     # -- showing -----------------------------------------------------------------------------
-    def show_sample(self, project: Any, sample_id: str | None) -> None:
-        """Load and show ``sample_id`` (None = nothing selected)."""
+    def show_sample(self, project: Any, sample_id: str | None,
+                    empty_text: str = "No sample selected") -> None:
+        """Load and show ``sample_id`` (None: nothing, ``empty_text`` as the title)."""
         self.project = project
+        self.empty_text = empty_text
         self.detail = load_sample(project, sample_id) if sample_id and project else None
         self.refresh(keep_image=False)
 
@@ -213,11 +146,21 @@ class SampleView(QWidget):
         """Put ``self.detail`` into the widgets."""
         d = self.detail
         self.setEnabled(d is not None)
-        if d is None:
-            self.title.setText("No sample selected")
-            self.link.setText("")
+        if d is None:  # nothing of the last sample may stay on screen
+            self.title.setText(self.empty_text)
+            self.bar.set_link("")
+            for button in self.quality_buttons.values():
+                button.setChecked(False)
+            self.reviewed.setChecked(False)
+            self.split.setCurrentIndex(0)
             self.prompt.set_prompt("", "")
-            self.images.set_items(self.project, [], False)
+            self.notes.setPlainText("")
+            self.tags.setText("")
+            self.post.clear_sample()
+            self.feedback.clear()
+            self.history.clear()
+            self.tabs.setTabText(1, "Feedback")
+            self.images.set_items(self.project, [], False, empty_text="")
             return
         self.title.setText(d.id)
         link = ""
@@ -226,7 +169,7 @@ class SampleView(QWidget):
                     f"(reply {d.derived_from['completion_post_id']})")
         elif d.derived:
             link = f"template of {len(d.derived)} derived sample(s)"
-        self.link.setText(link)
+        self.bar.set_link(link)
         for quality, button in self.quality_buttons.items():
             button.setChecked(d.quality == quality)
         self.reviewed.setChecked(d.review_status == "reviewed")
@@ -236,6 +179,7 @@ class SampleView(QWidget):
             self.notes.setPlainText(d.notes)
         if not self.tags.hasFocus():
             self.tags.setText(", ".join(d.tags))
+            self.tags.setCursorPosition(0)  # show the first tags, not the end
         self.post.show_sample(d, has_blank(d.prompt) or has_blank(d.original_prompt))
         self.feedback.show_feedback(d.feedback)
         self.tabs.setTabText(1, f"Feedback ({len(d.feedback)})")

@@ -6,35 +6,33 @@ transaction with audit rows.  Keyboard first: see :mod:`ui.curate.actions`.
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSize, Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QHeaderView,
     QLabel,
     QMenu,
     QPushButton,
     QSplitter,
     QStackedWidget,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
-from core.curate.commands import Command, EditConflict, UndoStack
+from core.curate.commands import Command, UndoStack
 from core.curate.derive import DeriveFromTemplate, fill_template
 from core.curate.image_edits import add_box, delete_box, move_image, set_box, set_image_role
 from core.curate.queries import count_samples, distinct_tags, next_unreviewed
 from core.selection import SampleFilter
-from core.store.errors import ProjectError
 from ui.curate.actions import SHORTCUTS_HELP, CurateActions
 from ui.curate.dialogs import ExportDialog, FillDialog
+from ui.curate.edits import Editor
 from ui.curate.filter_bar import FilterBar
 from ui.curate.images import ImageStore
 from ui.curate.list_model import SampleListModel
+from ui.curate.list_view import SampleTable
+from ui.curate.panes import Panes
 from ui.curate.sample_view import SampleView
 from ui.empty_state import EmptyState
 from ui.workspaces import WORKSPACES
@@ -51,7 +49,9 @@ class CurateWorkspace(QWidget):
         super().__init__(parent)
         self.context = context
         self.project: Any = None
-        self.undo_stack: UndoStack | None = None
+        self.editor = Editor(context, self._after_command, lambda: self.view.refresh_labels(),
+                             lambda: self.actions.update_undo())
+        self._kept: str | None = None  # the sample to return to after an empty result
         self.store = ImageStore()
         self._dialogs: list[QWidget] = []
         info = next(w for w in WORKSPACES if w.key == "curate")
@@ -68,20 +68,10 @@ class CurateWorkspace(QWidget):
         self.filters = FilterBar()
         self.filters.changed.connect(self.apply_filter)
         self.model = SampleListModel(self)
-        self.table = QTableView()
+        self.table = SampleTable()
         self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
-        self.table.verticalHeader().hide()
-        self.table.verticalHeader().setDefaultSectionSize(22)
-        self.table.setWordWrap(False)
-        self.table.setAlternatingRowColors(True)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        for col, width in ((0, 76), (2, 66), (3, 30), (4, 34), (5, 30), (6, 36), (7, 30)):
-            header.resizeSection(col, width)
         self.table.selectionModel().currentRowChanged.connect(self._current_changed)
         self.view = SampleView(self.store, self.run)
         self._wire_images()
@@ -92,13 +82,15 @@ class CurateWorkspace(QWidget):
         ll.setContentsMargins(4, 4, 0, 4)
         ll.addWidget(self.filters)
         ll.addWidget(self.table, 1)
+        # never narrower than a usable Prompt column needs (dragging past it hides the list)
+        left.setMinimumWidth(self.table.width_needed() + 4)
         self.main = QSplitter(Qt.Orientation.Horizontal)
         self.main.addWidget(left)
         self.main.addWidget(self.view)
         self.main.setStretchFactor(0, 2)
-        self.main.setStretchFactor(1, 5)
-        self.main.setSizes([430, 670])
-        self.main.setChildrenCollapsible(False)
+        self.main.setStretchFactor(1, 3)
+        self.main.setChildrenCollapsible(True)  # drag to the edge, or Ctrl+L, hides the list
+        self.panes = Panes(self)
         self.pages = QStackedWidget()
         self.pages.addWidget(self.start)
         self.pages.addWidget(self.main)
@@ -106,6 +98,8 @@ class CurateWorkspace(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.pages)
         self.actions = CurateActions(self)
+        self.main.splitterMoved.connect(lambda *_: self.actions.update_panes())
+        self.view.splitter.splitterMoved.connect(lambda *_: self.actions.update_panes())
         context.project_changed.connect(self.on_project_changed)
         context.data_changed.connect(self.on_data_changed)
         self.on_project_changed()
@@ -113,6 +107,7 @@ class CurateWorkspace(QWidget):
     def showEvent(self, event: Any) -> None:  # noqa: N802
         """Offer the window's New Demo / Open / Import actions as buttons on the start page."""
         super().showEvent(event)
+        self.panes.balance()
         if self._start_buttons:
             return
         self._start_buttons = True
@@ -129,6 +124,10 @@ class CurateWorkspace(QWidget):
             button.setEnabled(action.isEnabled())
             self.start.extra.insertWidget(0, button)
 
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self.panes.balance()
+
     def sizeHint(self) -> QSize:  # noqa: N802
         """A moderate preferred size, so the main window's splitter keeps the nav narrow."""
         return QSize(1100, 700)
@@ -141,16 +140,16 @@ class CurateWorkspace(QWidget):
     def on_project_changed(self) -> None:
         """Show the new project (or the start page when none is open)."""
         self.project = self.context.project
+        self._kept = None
         self.filters.reset()
         self.model.selection = SampleFilter()
         self.model.set_project(self.project)  # first: nothing may read the closed one
         self.view.show_sample(self.project, None)
         self.store.clear()
-        self.undo_stack = UndoStack(self.project) if self.project is not None else None
-        if self.undo_stack is not None:
-            self.undo_stack.listeners.append(self._after_command)
+        self.editor.bind(self.project)
         self.actions.update_undo()
         self.pages.setCurrentWidget(self.main if self.project is not None else self.start)
+        self.panes.balance()
         read_only = bool(self.project is not None and self.project.readonly)
         self.actions.set_read_only(read_only)
         self.actions.set_enabled(self.project is not None)
@@ -172,11 +171,19 @@ class CurateWorkspace(QWidget):
 
     # -- list ------------------------------------------------------------------------------------
     def apply_filter(self, selection: SampleFilter) -> None:
-        """Show the samples ``selection`` selects and publish it as the app's selection."""
-        current = self.current_id()
+        """Show the samples ``selection`` selects and publish it as the app's selection.
+
+        The sample shown stays shown when the new list holds it; a search that is exactly
+        a sample's id shows that sample; after a search that found nothing, the sample
+        shown before it comes back once the list holds it again.
+        """
+        keep = self.current_id() or self._kept
         self.model.set_filter(selection)
         self.context.set_selection(selection)
-        self._after_reload(current)
+        typed = selection.text.strip()
+        if typed and self.model.row_of(typed) is not None:
+            keep = typed
+        self._after_reload(keep)
 
     def _after_reload(self, keep: str | None) -> None:
         n = self.model.rowCount()
@@ -186,10 +193,17 @@ class CurateWorkspace(QWidget):
                                        "and samples (File → Import Posts…).")
         else:
             self.filters.count.setText(f"{n:,} of {total:,} samples")
+        if n == 0:
+            self._kept = keep  # to come back to when the search is cleared
+            self.table.placeholder = (
+                ("No sample matches the search.\nChange or clear it to see samples again."
+                 if self.model.selection.text.strip() else
+                 "No sample matches these filters.") if total else "")
+            self.view.show_sample(self.project, None, "No sample")
+            return
+        self._kept = None
         row = self.model.row_of(keep) if keep else None
         self.select_row(row if row is not None else 0)
-        if n == 0:
-            self.view.show_sample(self.project, None)
 
     def current_id(self) -> str | None:
         """Id of the sample shown."""
@@ -197,9 +211,9 @@ class CurateWorkspace(QWidget):
 
     def selected_ids(self) -> list[str]:
         """Ids of the selected rows (the current sample when only one)."""
-        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
-        ids = [self.model.id_at(r) for r in rows]
-        ids = [i for i in ids if i is not None]
+        ranges = sorted((r.top(), r.bottom()) for r in self.table.selectionModel().selection())
+        ids = list(dict.fromkeys(sid for top, bottom in ranges
+                                 for sid in self.model.ids[top:bottom + 1]))
         current = self.current_id()
         return ids if len(ids) > 1 else ([current] if current else [])
 
@@ -237,16 +251,15 @@ class CurateWorkspace(QWidget):
         return True
 
     # -- commands ----------------------------------------------------------------------------------
+    @property
+    def undo_stack(self) -> UndoStack | None:
+        """The project's edit history (None without a project)."""
+        return self.editor.stack
+
     def run(self, command: Command) -> bool:
-        """Do ``command`` on the undo stack; a refusal is shown, never raised."""
-        if self.undo_stack is None:
-            return False
-        try:
-            return self.undo_stack.push(command)
-        except (EditConflict, KeyError, ValueError, sqlite3.Error, ProjectError) as exc:
-            self.context.message("Edit not saved", f"{command.label}: {_msg(exc)}")
-            self.view.refresh_labels()
-            return False
+        """Do ``command`` on the undo stack (big ones in the background); a refusal is
+        shown, never raised."""
+        return self.editor.run(command)
 
     def undo(self) -> None:
         """Undo the last edit."""
@@ -257,14 +270,8 @@ class CurateWorkspace(QWidget):
         self._history_step(False)
 
     def _history_step(self, undo: bool) -> None:
-        if self.undo_stack is None:
-            return
         self.view.commit_pending()
-        try:
-            command = self.undo_stack.undo() if undo else self.undo_stack.redo()
-        except (EditConflict, KeyError, ValueError, sqlite3.Error, ProjectError) as exc:
-            self.context.message("Cannot " + ("undo" if undo else "redo"), _msg(exc))
-            return
+        command = self.editor.step(undo)
         if command is not None:
             self.context.status(("Undid: " if undo else "Redid: ") + command.label, 3000)
             self._goto_changed(command)
@@ -479,7 +486,3 @@ class CurateWorkspace(QWidget):
         self._dialogs.append(dialog)
         dialog.finished.connect(lambda *_: self._dialogs.remove(dialog)
                                 if dialog in self._dialogs else None)
-
-
-def _msg(exc: BaseException) -> str:
-    return str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)

@@ -1,12 +1,14 @@
-"""The session design dialog: protocol, samples (the Curate selection), models, raters,
-overlap, gold, minimum time, ties, seed, output folder.  It only collects choices;
-the workspace hands the resulting :class:`SessionDesign` to ``core``."""
+"""The session design dialog: protocol, samples (the Curate filter, all Benchmark
+samples, a tag, or ids typed in), models, raters, overlap, gold, minimum time, ties,
+seed, output folder.  It only collects choices; the workspace resolves the samples and
+hands the resulting :class:`SessionDesign` to ``core``."""
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -22,6 +24,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QPlainTextEdit,
     QPushButton,
     QSpinBox,
     QVBoxLayout,
@@ -38,10 +41,18 @@ class DesignDialog(QDialog):
 
     def __init__(self, sample_ids: list[str], models: list[str], selection_text: str,
                  default_dir: Path, parent: QWidget | None = None,
-                 taken: Collection[str] = ()) -> None:
+                 taken: Collection[str] = (),
+                 choose: Callable[[str, Any], Any] | None = None,
+                 tags: Collection[str] = (), source: str = "filter") -> None:
+        """``sample_ids`` are the Curate filter's; ``choose(source, value)`` (a
+        :class:`core.rating.session_admin.SampleChoice` maker) offers the other sources."""
         super().__init__(parent)
         self.setWindowTitle("New rating session")
-        self.sample_ids = sample_ids
+        self.filter_ids = list(sample_ids)
+        self.sample_ids = list(sample_ids)
+        self.problems: tuple[str, ...] = ()
+        self.selection_text = selection_text
+        self.choose = choose
         self.taken = set(taken)  # names of the project's sessions
         form = QFormLayout()
         self.name = QLineEdit(next(f"session-{k}" for k in itertools.count(1)
@@ -49,9 +60,28 @@ class DesignDialog(QDialog):
         self.protocol = QComboBox()
         for key in PROTOCOLS:
             self.protocol.addItem(PROTOCOL_TITLES[key], key)
-        self.samples = QLabel(f"{len(sample_ids):,} samples — {selection_text}")
+        self.source = QComboBox()
+        self.source.addItem("Current Curate filter", "filter")
+        if choose is not None:
+            self.source.addItem("All Benchmark samples", "benchmark")
+            self.source.addItem("Samples with a tag", "tag")
+            self.source.addItem("Samples picked by id", "ids")
+        self.source.setToolTip("Which samples the session rates")
+        self.tag = QComboBox()
+        self.tag.addItems(sorted(tags, key=str.casefold))
+        self.tag.setToolTip("A tag works as a saved list: tag samples in Curate (Ctrl+T)")
+        self.ids = QPlainTextEdit()
+        self.ids.setPlaceholderText("sample ids, separated by spaces, commas or new lines")
+        self.ids.setMaximumHeight(64)
+        self.ids.setTabChangesFocus(True)
+        self.samples = QLabel()
         self.samples.setTextFormat(Qt.TextFormat.PlainText)
         self.samples.setWordWrap(True)
+        source_box = QWidget()
+        sl = QVBoxLayout(source_box)
+        sl.setContentsMargins(0, 0, 0, 0)
+        for widget in (self.source, self.tag, self.ids, self.samples):
+            sl.addWidget(widget)
         self.models = QListWidget()
         self.models.setMaximumHeight(110)
         for m in models:
@@ -97,7 +127,7 @@ class DesignDialog(QDialog):
         out_row.addWidget(browse)
         form.addRow("Name:", self.name)
         form.addRow("Protocol:", self.protocol)
-        form.addRow("Samples:", self.samples)
+        form.addRow("Samples:", source_box)
         form.addRow("Models:", self.models)
         form.addRow("Side-by-side questions:", _wrap(crit_row))
         form.addRow("Raters:", self.raters)
@@ -127,6 +157,27 @@ class DesignDialog(QDialog):
         self.protocol.currentIndexChanged.connect(self._protocol_changed)
         self._protocol_changed()
         self.result_design: SessionDesign | None = None
+        self.source.setCurrentIndex(max(0, self.source.findData(source)))
+        self.source.currentIndexChanged.connect(lambda _i: self.resolve_samples())
+        self.tag.currentIndexChanged.connect(lambda _i: self.resolve_samples())
+        self.ids.textChanged.connect(self.resolve_samples)
+        self.resolve_samples()
+
+    def resolve_samples(self) -> None:
+        """Take the samples the chosen source gives (and say how many, and what is wrong)."""
+        source = self.source.currentData()
+        self.tag.setVisible(source == "tag")
+        self.ids.setVisible(source == "ids")
+        described = {"filter": self.selection_text, "benchmark": "every Benchmark sample",
+                     "tag": f"tagged {self.tag.currentText()!r}", "ids": "picked by id"}
+        if source == "filter" or self.choose is None:
+            self.sample_ids, self.problems = list(self.filter_ids), ()
+        else:
+            value = {"tag": self.tag.currentText(), "ids": self.ids.toPlainText()}.get(source)
+            choice = self.choose(source, value)
+            self.sample_ids, self.problems = list(choice.ids), tuple(choice.problems)
+        text = f"{len(self.sample_ids):,} samples — {described[source]}"
+        self.samples.setText(text + "".join(f"\n{p}" for p in self.problems))
 
     def _protocol_changed(self) -> None:
         proto = self.protocol.currentData()
@@ -158,6 +209,9 @@ class DesignDialog(QDialog):
             instructions=self.instructions.text().strip(), seed=self.seed.value())
 
     def _accept(self) -> None:
+        if self.problems:
+            self.error.setText("; ".join(self.problems))
+            return
         try:
             design = self.design()
             design.validate()

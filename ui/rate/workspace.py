@@ -1,5 +1,6 @@
-"""The Rate workspace: import model outputs, design sessions from the Curate selection,
-merge returned rater files, per-rater summaries, results export, and the rater view
+"""The Rate workspace: import model outputs, design sessions (from the Curate filter,
+the Benchmark samples, a tag or ids), merge returned rater files, per-rater summaries,
+results export, delete / archive a session and open its folder, and the rater view
 (File → Open on a ``.winnow-session`` file)."""
 
 from __future__ import annotations
@@ -8,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QDesktopServices, QKeySequence, QPalette
 from PySide6.QtWidgets import (
+    QCheckBox,
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
@@ -26,15 +28,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.curate.queries import count_samples, distinct_tags
 from core.ingest.outputs import import_outputs, output_models
 from core.rating.design import SessionDesign
 from core.rating.merge import merge_files
 from core.rating.protocols import PROTOCOL_TITLES
 from core.rating.results import export_results, rater_summaries
+from core.rating.session_admin import (
+    archived,
+    choose_samples,
+    model_output_counts,
+)
 from core.rating.session_file import SUFFIX, RatingSession
 from core.rating.sessions import create_and_write, list_sessions
 from ui.empty_state import EmptyState
 from ui.rate.design_dialog import DesignDialog
+from ui.rate.housekeeping import SessionHousekeeping, when
 from ui.rate.rater import RaterWindow
 from ui.widgets.actions import make_action
 
@@ -57,14 +66,20 @@ def _table(columns: list[str]) -> QTableWidget:
     return table
 
 
-def _set_row(table: QTableWidget, row: int, values: list[Any]) -> None:
+def _set_row(table: QTableWidget, row: int, values: list[Any], key: str | None = None,
+             dim: bool = False) -> None:
     for col, value in enumerate(values):
         item = QTableWidgetItem("" if value is None else str(value))
         item.setToolTip(item.text())
+        if col == 0 and key is not None:
+            item.setData(Qt.ItemDataRole.UserRole, key)
+        if dim:
+            item.setForeground(table.palette().brush(QPalette.ColorGroup.Disabled,
+                                                     QPalette.ColorRole.Text))
         table.setItem(row, col, item)
 
 
-class RateWorkspace(QWidget):
+class RateWorkspace(SessionHousekeeping, QWidget):
     """Workspace page, built as ``RateWorkspace(context)`` by the main window."""
 
     def __init__(self, context: Any, parent: QWidget | None = None) -> None:
@@ -90,8 +105,23 @@ class RateWorkspace(QWidget):
         context.register_file_handler(SUFFIX, self.open_session_file)
         context.project_changed.connect(self.refresh)
         context.data_changed.connect(self.refresh)
-        context.selection_changed.connect(self.refresh)
+        # every Curate search keystroke changes the selection: count it when Rate is shown
+        self._selection_stale = False
+        context.selection_changed.connect(self._selection_changed)
         self.refresh()
+
+    def _selection_changed(self) -> None:
+        if self.isVisible():
+            self.refresh()
+        else:
+            self._selection_stale = True
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802
+        """Catch up with Curate filter changes made while the page was hidden."""
+        super().showEvent(event)
+        if self._selection_stale:
+            self._selection_stale = False
+            self.refresh()
 
     # -- construction ------------------------------------------------------------
     def _action(self, text: str, slot: Any, shortcut: str | None = None) -> QAction:
@@ -103,11 +133,21 @@ class RateWorkspace(QWidget):
         self.act_merge = self._action("&Merge Returned Files…", self.choose_merge)
         self.act_export = self._action("&Export Results…", self.choose_export)
         self.act_rate = self._action("&Rate a Session File…", self.choose_session_file)
+        self.act_folder = self._action("Open Session &Folder", self.open_folder)
+        self.act_delete = self._action("&Delete Session…", self.ask_delete)
+        self.act_delete.setToolTip("Delete the session (archive it when judgments were "
+                                   "merged: they are never deleted)")
+        self.act_restore = self._action("Restore Archived Session", self.restore)
+        #: how a folder is shown (a test puts a recorder here)
+        self.open_url = QDesktopServices.openUrl
 
     def workspace_menu(self) -> QMenu:
         """The Rate menu of the menu bar."""
         menu = QMenu("&Rate", self)
         for action in (self.act_outputs, self.act_new, self.act_merge, self.act_export):
+            menu.addAction(action)
+        menu.addSeparator()
+        for action in (self.act_folder, self.act_delete, self.act_restore):
             menu.addAction(action)
         menu.addSeparator()
         menu.addAction(self.act_rate)
@@ -136,6 +176,28 @@ class RateWorkspace(QWidget):
         self.info.setWordWrap(True)
         self.sessions = _table(SESSION_COLUMNS)
         self.sessions.itemSelectionChanged.connect(self.show_summary)
+        self.sessions.itemSelectionChanged.connect(self._update_session_actions)
+        delete_key = make_action(self.sessions, "Delete", self.ask_delete,
+                                 QKeySequence.StandardKey.Delete, local=True)
+        self.sessions.addAction(delete_key)
+        session_row = QHBoxLayout()
+        for action in (self.act_folder, self.act_delete, self.act_restore):
+            button = QPushButton(action.text().replace("&", ""))
+            button.setToolTip(action.toolTip())
+            button.clicked.connect(action.trigger)
+            button.setEnabled(action.isEnabled())
+            action.enabledChanged.connect(button.setEnabled)
+            session_row.addWidget(button)
+            self.buttons[action] = button
+        self.show_archived = QCheckBox("Show archived sessions")
+        self.show_archived.toggled.connect(lambda _on: self.refresh())
+        session_row.addWidget(self.show_archived)
+        session_row.addStretch(1)
+        upper = QWidget()
+        ul = QVBoxLayout(upper)
+        ul.setContentsMargins(0, 0, 0, 0)
+        ul.addWidget(self.sessions)
+        ul.addLayout(session_row)
         self.summary_title = QLabel("Raters")
         self.summary_title.setTextFormat(Qt.TextFormat.PlainText)
         self.summary = _table(RATER_COLUMNS)
@@ -145,7 +207,7 @@ class RateWorkspace(QWidget):
         ll.addWidget(self.summary_title)
         ll.addWidget(self.summary)
         splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(self.sessions)
+        splitter.addWidget(upper)
         splitter.addWidget(lower)
         layout = QVBoxLayout(self.main)
         layout.setContentsMargins(24, 16, 24, 16)
@@ -166,23 +228,28 @@ class RateWorkspace(QWidget):
             self.stack.setCurrentWidget(self.empty)
             return
         self.stack.setCurrentWidget(self.main)
-        counts = dict(project.conn.execute(
-            "SELECT model, count(*) FROM model_outputs GROUP BY model ORDER BY model"))
+        counts = model_output_counts(project)
         selected = len(self.context.selection.sample_ids(project))
         outputs = ", ".join(f"{m} ({n})" for m, n in counts.items()) or \
             "none yet — import a folder laid out as <root>/<model>/<sample_id>.png"
-        self.info.setText(f"Model outputs: {outputs}\nCurate selection: {selected:,} "
-                          "sample(s) — a new session takes these." +
+        self.info.setText(f"Model outputs: {outputs}\nCurate filter: {selected:,} "
+                          "sample(s); a new session can also take all Benchmark samples, "
+                          "a tag or ids you pick." +
                           (f"\nRead-only: {project.path.name} is open read-only, so "
                            "sessions can be viewed and exported but not created or merged."
                            if project.readonly else ""))
-        self.act_new.setEnabled(writable and bool(counts) and selected > 0)
+        self.act_new.setEnabled(writable and bool(counts) and count_samples(project) > 0)
         current = self.selected_session()
-        rows = list_sessions(project)
+        hidden = archived(project)
+        rows = [s for s in list_sessions(project)
+                if self.show_archived.isChecked() or s.uid not in hidden]
+        self.archived_names = {s.name for s in rows if s.uid in hidden}
         self.sessions.setRowCount(len(rows))
         for r, s in enumerate(rows):
-            _set_row(self.sessions, r, [s.name, PROTOCOL_TITLES[s.protocol], s.raters, s.tasks,
-                                        s.judgments, s.design.seed, s.created_at[:16]])
+            name = s.name + ("  (archived)" if s.uid in hidden else "")
+            _set_row(self.sessions, r, [name, PROTOCOL_TITLES[s.protocol], s.raters, s.tasks,
+                                        s.judgments, s.design.seed, when(s.created_at)],
+                     key=s.name, dim=s.uid in hidden)
             if s.name == current:
                 self.sessions.selectRow(r)
         self.sessions.resizeColumnsToContents()
@@ -193,7 +260,9 @@ class RateWorkspace(QWidget):
     def selected_session(self) -> str | None:
         """Name of the session selected in the table."""
         items = self.sessions.selectedItems()
-        return self.sessions.item(items[0].row(), 0).text() if items else None
+        if not items:
+            return None
+        return self.sessions.item(items[0].row(), 0).data(Qt.ItemDataRole.UserRole)
 
     def show_summary(self) -> None:
         """Per-rater summary of the selected session."""
@@ -274,9 +343,13 @@ class RateWorkspace(QWidget):
         if project is None:
             return None
         ids = self.context.selection.sample_ids(project)
-        dialog = DesignDialog(ids, output_models(project), "the current Curate selection",
+        dialog = DesignDialog(ids, output_models(project), "the current Curate filter",
                               project.path.parent / f"{project.path.stem}-sessions", self,
-                              taken=[s.name for s in list_sessions(project)])
+                              taken=[s.name for s in list_sessions(project)],
+                              choose=lambda source, value: choose_samples(project, source,
+                                                                          value),
+                              tags=distinct_tags(project),
+                              source="filter" if ids else "benchmark")
         dialog.accepted.connect(lambda: self.create_session(dialog.result_design,
                                                             Path(dialog.out_dir.text())))
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

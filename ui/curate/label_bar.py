@@ -1,0 +1,182 @@
+"""The bar above a sample: its id, what it derives from, the quality buttons (B/A/T)
+and Reviewed.  Compact when narrow (the keys move to the tooltips), so Curate fits a
+1024-px window.
+
+The chosen quality button is drawn in the palette's Highlight colours (so it follows a
+dark palette), bold, and with a check mark, so it is told apart without relying on
+colour alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QFont, QFontMetrics, QPalette
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QCheckBox,
+    QHBoxLayout,
+    QLabel,
+    QToolButton,
+    QWidget,
+)
+
+QUALITY_KEYS = (("Benchmark", "B"), ("Analysis", "A"), ("Trash", "T"))
+CHECK = "✓ "
+#: the chosen quality button, in palette roles only (light and dark palettes alike)
+QUALITY_STYLE = ("QToolButton { padding: 3px 5px; } "
+                 "QToolButton:checked { background-color: palette(highlight); "
+                 "color: palette(highlighted-text); font-weight: bold; "
+                 "border: 1px solid palette(dark); border-radius: 4px; padding: 3px 5px; }")
+
+
+class ElidedLabel(QLabel):
+    """The sample id: elided in the middle when the bar is narrow (full id as tooltip)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self._full = ""
+
+    def setText(self, text: str) -> None:  # noqa: N802
+        self._full = text
+        self.setToolTip(text)
+        self._elide()
+
+    def full_text(self) -> str:
+        """The whole id, whatever is shown."""
+        return self._full
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        hint = super().minimumSizeHint()
+        return QSize(min(hint.width(), 70), hint.height())
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        hint = super().sizeHint()
+        return QSize(self.fontMetrics().horizontalAdvance(self._full) + 4, hint.height())
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideMiddle,
+                                              max(self.width(), 70))
+        super().setText(shown)
+
+
+class QualityButton(QToolButton):
+    """A checkable quality button whose text names its key when there is room and
+    carries a check mark while chosen; its width does not change on checking."""
+
+    def __init__(self, quality: str, key: str) -> None:
+        super().__init__()
+        self.quality, self.key = quality, key
+        self.compact = False
+        self.setCheckable(True)
+        self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.setStyleSheet(QUALITY_STYLE)
+        self.setToolTip(f"Label {quality} ({key}); Shift+{key} also marks reviewed and "
+                        "moves on. Click the chosen label again to clear it.")
+        self.toggled.connect(lambda _on: self._update_text())
+        self._update_text()
+
+    def set_compact(self, compact: bool) -> None:
+        """Leave the key out of the text (it stays in the tooltip)."""
+        self.compact = compact
+        self._update_text()
+
+    def _text(self, checked: bool) -> str:
+        base = self.quality if self.compact else f"{self.quality} ({self.key})"
+        return (CHECK if checked else "") + base
+
+    def _update_text(self) -> None:
+        self.setText(self._text(self.isChecked()))
+        self.updateGeometry()
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        hint = super().sizeHint()
+        bold = QFont(self.font())
+        bold.setBold(True)
+        wide = QFontMetrics(bold).horizontalAdvance(self._text(True))
+        return QSize(max(hint.width(), wide + 14), hint.height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        return self.sizeHint()
+
+
+class LabelBar(QWidget):
+    """Id, link, quality buttons and Reviewed; compact texts when the full ones do not
+    fit."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title = ElidedLabel()
+        font = self.title.font()
+        font.setBold(True)
+        font.setPointSizeF(font.pointSizeF() * 1.15)
+        self.title.setFont(font)
+        self.link = QLabel()
+        self.link.setTextFormat(Qt.TextFormat.PlainText)
+        self.link.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.link.setWordWrap(True)
+        self.read_only_note = QLabel("Read-only")
+        self.read_only_note.setStyleSheet("font-weight:600")
+        self.read_only_note.setToolTip(
+            "The project is open read-only (another Winnow may be writing to it): labels, "
+            "prompts, notes, tags and images cannot be changed here. Reopen it for writing "
+            "to edit.")
+        self.read_only_note.hide()
+        self.quality_group = QButtonGroup(self)
+        self.quality_group.setExclusive(False)
+        self.quality_buttons: dict[str, QualityButton] = {}
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
+        layout.addWidget(self.read_only_note)
+        layout.addWidget(self.link, 1)
+        self.link.hide()  # shown only when there is a link to show
+        for quality, key in QUALITY_KEYS:
+            button = QualityButton(quality, key)
+            self.quality_group.addButton(button)
+            self.quality_buttons[quality] = button
+            layout.addWidget(button)
+        self.reviewed = QCheckBox("Reviewed (R)")
+        self.reviewed.setToolTip("Mark the sample reviewed (R)")
+        layout.addWidget(self.reviewed)
+        self.compact = False
+
+    def set_link(self, text: str) -> None:
+        """What the sample derives from (hidden when nothing)."""
+        self.link.setText(text)
+        self.link.setVisible(bool(text))
+
+    def set_compact(self, compact: bool) -> None:
+        """Short texts (keys in the tooltips only) or full ones."""
+        if compact == self.compact:
+            return
+        self.compact = compact
+        for button in self.quality_buttons.values():
+            button.set_compact(compact)
+        self.reviewed.setText("Reviewed" if compact else "Reviewed (R)")
+
+    def _needed(self, compact: bool) -> int:
+        """Width the bar needs with full or compact texts (the title may elide)."""
+        was = self.compact
+        self.set_compact(compact)
+        layout = self.layout()
+        widgets = [layout.itemAt(k).widget() for k in range(layout.count())]
+        width = sum(w.sizeHint().width() for w in widgets
+                    if w not in (self.title, self.link) and not w.isHidden())
+        width += self.title.minimumSizeHint().width() + layout.spacing() * len(widgets)
+        self.set_compact(was)
+        return width
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        return QSize(self._needed(True), super().minimumSizeHint().height())
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self.set_compact(self.width() < self._needed(False))
