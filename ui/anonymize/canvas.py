@@ -44,13 +44,23 @@ class RegionItem(QGraphicsRectItem):
         self.setAcceptHoverEvents(True)
         self._resize_corner: int | None = None
         self._press_rect = QRectF()
+        #: the view scale the handles and label are sized for; boundingRect() depends on
+        #: it, so it changes only in set_view_scale(), after prepareGeometryChange()
+        self._scale = max(1e-6, canvas.transform().m11())
+
+    def set_view_scale(self, scale: float) -> None:
+        """Size the handles and label for a new zoom (keeps the scene index right)."""
+        scale = max(1e-6, scale)
+        if scale != self._scale:
+            self.prepareGeometryChange()
+            self._scale = scale
 
     def scene_rect(self) -> QRectF:
         """The region's rectangle in photo pixels."""
         return self.rect().translated(self.pos())
 
     def _handle_size(self) -> float:
-        return HANDLE / max(1e-6, self.canvas.transform().m11())
+        return HANDLE / self._scale
 
     def _corners(self) -> list[QPointF]:
         r = self.rect()
@@ -71,7 +81,7 @@ class RegionItem(QGraphicsRectItem):
             painter.drawEllipse(self.rect())
         else:
             painter.drawRect(self.rect())
-        scale = self.canvas.transform().m11() or 1.0
+        scale = self._scale
         font = QFont()
         font.setPointSizeF(max(1.0, 8.5 / scale))
         painter.setFont(font)
@@ -92,7 +102,7 @@ class RegionItem(QGraphicsRectItem):
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
         size = self._handle_size()
-        scale = self.canvas.transform().m11() or 1.0
+        scale = self._scale
         return self.rect().adjusted(-size, -size - 16 / scale, size + 200 / scale, size)
 
     def mousePressEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
@@ -287,11 +297,18 @@ class PhotoCanvas(QGraphicsView):
         """Fit the whole image in the view."""
         self.fitInView(self.scene().sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
         self._fitted = True
+        self._scale_changed()
 
     def zoom(self, factor: float) -> None:
         """Zoom by ``factor`` around the mouse."""
         self.scale(factor, factor)
         self._fitted = False
+        self._scale_changed()
+
+    def _scale_changed(self) -> None:
+        scale = self.transform().m11()
+        for item in self.region_items.values():
+            item.set_view_scale(scale)
 
     def wheelEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         self.zoom(1.25 if event.angleDelta().y() > 0 else 0.8)
