@@ -52,7 +52,7 @@ CRASH_SCRIPT = textwrap.dedent("""
         QApplication.sendEvent(viewport, wheel)
         QTest.qWait(50)
     for _ in range(4):
-        page.act_after.trigger()
+        page.page_actions.act_after.trigger()
         QTest.qWait(100)
         window.grab()
     print("survived", flush=True)
@@ -70,20 +70,22 @@ def test_zoom_then_before_after_does_not_crash(tmp_path: Path) -> None:
 
 def _regions(n: int) -> list[SimpleNamespace]:
     return [SimpleNamespace(id=i, kind="face", shape="rect", x=20 + 60 * i, y=30 + 40 * i,
-                            w=40, h=40, label=f"#{i} face") for i in range(n)]
+                            w=40, h=40) for i in range(n)]
 
 
 def test_region_bounds_change_only_after_prepare_geometry_change(qtbot, monkeypatch) -> None:
     """A region's bounding rect may depend on the zoom (handles are drawn in screen
     pixels), but then it must change only through prepareGeometryChange(): otherwise the
     scene's BSP index keeps stale entries, and Qt paints freed items after removal."""
+    from core.imaging.pyramid import pyramid_of
     from ui.anonymize.canvas import PhotoCanvas, RegionItem
 
     canvas = PhotoCanvas()
     qtbot.addWidget(canvas)
     canvas.resize(800, 600)
     canvas.show()
-    canvas.set_image(np.zeros((427, 640, 3), np.uint8))
+    canvas.show_image(640, 427)
+    canvas.set_pyramid(pyramid_of(np.zeros((427, 640, 3), np.uint8)))
     canvas.set_regions(_regions(8))
     canvas.grab()  # the scene indexes the items
     announced: dict[int, object] = {}
@@ -107,13 +109,17 @@ def test_region_bounds_change_only_after_prepare_geometry_change(qtbot, monkeypa
 
 
 def test_every_custom_graphics_item_is_audited() -> None:
-    """Audit of issue 14 item 1: the only QGraphicsItem in the code base whose bounding
-    rect depends on the view is RegionItem (tested above). Curate's canvas paints in a
-    QWidget, Rate's ZoomView uses a stock QGraphicsPixmapItem. A new item class that
-    overrides boundingRect() must be added here with a test of the same kind."""
+    """Audit of issue 14 item 1: every QGraphicsItem in the code base with its own
+    boundingRect(). RegionItem's depends on the zoom (tested above); PyramidItem's
+    changes only in set_size/set_pyramid, after prepareGeometryChange(); LabelItem's
+    is fixed (it ignores the view transform). Curate's canvas paints in a QWidget, Rate's
+    ZoomView uses a stock QGraphicsPixmapItem (setPixmap announces its changes). A new
+    class that overrides boundingRect() must be added here with a test of its own."""
     import ast
 
-    audited = {("ui/anonymize/canvas.py", "RegionItem")}
+    audited = {("ui/anonymize/region_items.py", "RegionItem"),
+               ("ui/anonymize/region_items.py", "LabelItem"),
+               ("ui/anonymize/image_item.py", "PyramidItem")}
     found = set()
     for package in ("ui", "app"):
         for path in sorted((REPO / package).rglob("*.py")):

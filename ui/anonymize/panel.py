@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.imaging.photos import CATEGORIES, DEFAULT_LICENCE
+from core.imaging.photos import CATEGORIES, DEFAULT_LICENCE, Photo, Region
 
 METHOD_LABELS = {"blur": "Gaussian blur", "pixelate": "Pixelate", "fill": "Solid fill"}
 LICENCES = (DEFAULT_LICENCE, "CC-BY-SA-4.0", "CC0-1.0")
@@ -36,6 +36,18 @@ def _label(text: str = "") -> QLabel:
     label.setTextFormat(Qt.TextFormat.PlainText)
     label.setWordWrap(True)
     return label
+
+
+class _WheelGuard(QObject):
+    """Lets a wheel over an unfocused combo box or spin box scroll the panel instead of
+    changing the value: scrolling must never edit a photo."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if event.type() == QEvent.Type.Wheel and isinstance(watched, QWidget) \
+                and not watched.hasFocus():
+            event.ignore()
+            return True
+        return False
 
 
 class _TextEdit(QPlainTextEdit):
@@ -65,7 +77,7 @@ class PhotoPanel(QScrollArea):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWidgetResizable(True)
-        self.setMinimumWidth(360)
+        self.setMinimumWidth(300)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         body = QWidget()
         layout = QVBoxLayout(body)
@@ -124,7 +136,10 @@ class PhotoPanel(QScrollArea):
         region_box = QGroupBox("Regions")
         rl = QVBoxLayout(region_box)
         self.region_list = QListWidget()
-        self.region_list.setMinimumHeight(120)
+        self.region_list.setMinimumHeight(90)
+        self.region_list.setMaximumHeight(170)
+        self.region_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.region_list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.region_list.currentRowChanged.connect(self._row_changed)
         rl.addWidget(self.region_list)
         rf = QFormLayout()
@@ -234,10 +249,16 @@ class PhotoPanel(QScrollArea):
         layout.addWidget(meta_box)
         layout.addStretch(1)
         self.setWidget(body)
-        self.current: Any = None
+        self.current: Photo | None = None
+        self.regions: list[Region] = []
+        self._wheel_guard = _WheelGuard(self)
+        for widget in [*body.findChildren(QComboBox), *body.findChildren(QDoubleSpinBox)]:
+            widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+            widget.installEventFilter(self._wheel_guard)
 
     # -- showing -------------------------------------------------------------------------
-    def show_photo(self, photo: Any, regions: list[Any], selected: int | None) -> None:
+    def show_photo(self, photo: Photo | None, regions: list[Region], selected: int | None
+                   ) -> None:
         """Fill every control from ``photo`` and its ``regions``."""
         self._loading = True
         try:
@@ -245,6 +266,8 @@ class PhotoPanel(QScrollArea):
             self.setEnabled(photo is not None)
             if photo is None:
                 self.region_list.clear()
+                self.region_ids, self.regions = [], []
+                self._show_region_fields(-1)
                 self.status_label.setText("No photo selected")
                 return
             self.status_label.setText(STATUS_TEXT.get(photo.status, photo.status))
@@ -274,7 +297,7 @@ class PhotoPanel(QScrollArea):
             self.caption.setPlainText(photo.caption)
             self.notes.setPlainText(photo.notes)
             self.region_list.clear()
-            self.region_ids = []
+            self.region_ids, self.regions = [], list(regions)
             for r in regions:
                 how = METHOD_LABELS[r.method] if r.method else "as photo"
                 source = "drawn by hand" if r.source == "manual" else \
@@ -282,6 +305,7 @@ class PhotoPanel(QScrollArea):
                 item = QListWidgetItem(f"#{r.id}  {r.kind} · {source} · "
                                        f"{'ellipse' if r.shape == 'ellipse' else 'rect'} · "
                                        f"{how}")
+                item.setToolTip(item.text())
                 self.region_list.addItem(item)
                 self.region_ids.append(r.id)
             self.select_region(selected)
@@ -300,20 +324,18 @@ class PhotoPanel(QScrollArea):
             self._loading = was
 
     def _show_region_fields(self, row: int) -> None:
-        enabled = row >= 0
+        """The selected region's kind, shape and method; empty and disabled with none."""
+        region = self.regions[row] if 0 <= row < len(self.regions) else None
         for widget in (self.kind, self.shape, self.region_method, self.delete_button):
-            widget.setEnabled(enabled)
-        if not enabled or self.current is None:
+            widget.setEnabled(region is not None)
+        if region is None:
+            for combo in (self.kind, self.shape, self.region_method):
+                combo.setCurrentIndex(-1)
             return
-        text = self.region_list.item(row).text()
-        kind = text.split()[1]
-        self.kind.setCurrentText(kind)
-        self.shape.setCurrentIndex(1 if "· ellipse ·" in text else 0)
-        for i in range(self.region_method.count()):
-            data = self.region_method.itemData(i)
-            label = "as photo" if data is None else METHOD_LABELS[data]
-            if text.endswith(label):
-                self.region_method.setCurrentIndex(i)
+        self.kind.setCurrentText(region.kind)
+        self.shape.setCurrentIndex(max(0, self.shape.findData(region.shape)))
+        self.region_method.setCurrentIndex(
+            0 if region.method is None else max(0, self.region_method.findData(region.method)))
 
     # -- intents -------------------------------------------------------------------------
     def _emit_photo(self, key: str, value: Any) -> None:
@@ -340,7 +362,7 @@ class PhotoPanel(QScrollArea):
             self.mark_reviewed.emit(checked)
 
 
-def _release_text(photo: Any) -> str:
+def _release_text(photo: Photo) -> str:
     if not photo.released_path:
         return "Not released yet. Releasing writes a new file with every region hidden, " \
                "the geometry applied and no metadata; the original stays untouched."
