@@ -87,7 +87,9 @@ def open_job(path: Path, name: str, size: tuple[int, int],
         report = _stage(state, 0, name)
         report(0.0, "reading")
         data = path.read_bytes()
-        return open_photo(data, name, size, preview, state.check, report)
+        pyramid = open_photo(data, name, size, preview, state.check, report)
+        report(1.0, "done")
+        return pyramid
     return work
 
 
@@ -120,7 +122,9 @@ def render_job(path: Path, before: Pyramid | None, name: str, specs: Sequence[Hi
 
         full = render_after(rgb, specs, geometry, size, state.check, rendering)
         report(0.9, "pyramid")
-        return pyramid_of(full, out_size, check=state.check)
+        pyramid = pyramid_of(full, out_size, check=state.check)
+        report(1.0, "done")
+        return pyramid
     return work
 
 
