@@ -76,16 +76,24 @@ class AddRegion(PhotoCommand):
     def _do(self, project: Project) -> None:
         if self._saved is None:
             self.region_id = repo.add_region(project, self.photo_id, **self.fields)
+            self._saved = repo.get_region(project, self.region_id)
         else:
-            repo.restore_region(project, self._saved)
+            try:
+                repo.restore_region(project, self._saved)
+            except ValueError as exc:
+                raise EditConflict(f"{exc}; redo refused") from exc
 
     def _undo(self, project: Project) -> None:
-        assert self.region_id is not None
+        assert self.region_id is not None and self._saved is not None
         try:
-            self._saved = repo.delete_region(project, self.region_id)
+            current = repo.get_region(project, self.region_id)
         except KeyError as exc:
             raise EditConflict(f"region {self.region_id} is gone already; undo refused"
                                ) from exc
+        if current != self._saved:
+            raise EditConflict(f"region {self.region_id} was changed elsewhere since "
+                               f"'{self.label}'; undo refused to keep that change")
+        repo.delete_region(project, self.region_id)
 
 
 class DeleteRegions(PhotoCommand):
@@ -113,74 +121,73 @@ class DeleteRegions(PhotoCommand):
                 raise EditConflict(f"{exc}; undo refused") from exc
 
 
-class EditRegion(PhotoCommand):
-    """Change fields of one region (move/resize, kind, shape, method, strength)."""
+class _FieldEdit(PhotoCommand):
+    """Set some fields; remembers the old values at the first ``do`` (only those that
+    change), refuses to undo or redo over a change made elsewhere."""
 
-    def __init__(self, photo_id: int, region_id: int, new: dict[str, Any],
-                 label: str = "Edit region") -> None:
+    what = "the photo"
+
+    def __init__(self, photo_id: int, new: dict[str, Any], label: str) -> None:
         super().__init__(photo_id)
-        self.region_id, self.new, self.label = region_id, dict(new), label
+        self.new, self.label = dict(new), label
         self.old: dict[str, Any] = {}
 
     @property
     def changed(self) -> bool:
         return bool(self.old)
+
+    def _current(self, project: Project) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _write(self, project: Project, values: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def _do(self, project: Project) -> None:
+        current = self._current(project)
+        if not self.old:
+            self.old = {k: v for k, v in current.items() if not _same(v, self.new[k])}
+        elif any(not _same(current[k], v) for k, v in self.old.items()):
+            raise EditConflict(f"{self.label}: {self.what} changed since; redo refused")
+        if self.old:
+            self._write(project, {k: self.new[k] for k in self.old})
+
+    def _undo(self, project: Project) -> None:
+        current = self._current(project)
+        if any(not _same(current[k], self.new[k]) for k in self.old):
+            raise EditConflict(f"{self.what} was changed elsewhere since '{self.label}'; "
+                               "undo refused to keep that change")
+        self._write(project, self.old)
+
+
+class EditRegion(_FieldEdit):
+    """Change fields of one region (move/resize, kind, shape, method, strength)."""
+
+    def __init__(self, photo_id: int, region_id: int, new: dict[str, Any],
+                 label: str = "Edit region") -> None:
+        super().__init__(photo_id, new, label)
+        self.region_id = region_id
+        self.what = f"region {region_id}"
 
     def _current(self, project: Project) -> dict[str, Any]:
         region = repo.get_region(project, self.region_id)
         return {k: getattr(region, k) for k in self.new}
 
-    def _do(self, project: Project) -> None:
-        current = self._current(project)
-        if not self.old:
-            self.old = {k: v for k, v in current.items() if not _same(v, self.new[k])}
-        elif any(not _same(current[k], v) for k, v in self.old.items()):
-            raise EditConflict(f"{self.label}: region {self.region_id} changed since; "
-                               "redo refused")
-        if self.old:
-            repo.update_region(project, self.region_id,
-                               **{k: self.new[k] for k in self.old})
-
-    def _undo(self, project: Project) -> None:
-        current = self._current(project)
-        if any(not _same(current[k], self.new[k]) for k in self.old):
-            raise EditConflict(f"region {self.region_id} was changed elsewhere since "
-                               f"'{self.label}'; undo refused to keep that change")
-        repo.update_region(project, self.region_id, **self.old)
+    def _write(self, project: Project, values: dict[str, Any]) -> None:
+        repo.update_region(project, self.region_id, **values)
 
 
-class EditPhoto(PhotoCommand):
+class EditPhoto(_FieldEdit):
     """Change photo fields (method, strength, feather, geometry, metadata)."""
 
     def __init__(self, photo_id: int, new: dict[str, Any], label: str = "") -> None:
-        super().__init__(photo_id)
-        self.new = dict(new)
-        self.label = label or f"Edit {', '.join(self.new)}"
-        self.old: dict[str, Any] = {}
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.old)
+        super().__init__(photo_id, new, label or f"Edit {', '.join(new)}")
 
     def _current(self, project: Project) -> dict[str, Any]:
         photo = repo.get_photo(project, self.photo_id)
         return {k: getattr(photo, k) for k in self.new}
 
-    def _do(self, project: Project) -> None:
-        current = self._current(project)
-        if not self.old:
-            self.old = {k: v for k, v in current.items() if not _same(v, self.new[k])}
-        elif any(not _same(current[k], v) for k, v in self.old.items()):
-            raise EditConflict(f"{self.label}: the photo changed since; redo refused")
-        if self.old:
-            repo.update_photo(project, self.photo_id, **{k: self.new[k] for k in self.old})
-
-    def _undo(self, project: Project) -> None:
-        current = self._current(project)
-        if any(not _same(current[k], self.new[k]) for k in self.old):
-            raise EditConflict(f"the photo was changed elsewhere since '{self.label}'; "
-                               "undo refused to keep that change")
-        repo.update_photo(project, self.photo_id, **self.old)
+    def _write(self, project: Project, values: dict[str, Any]) -> None:
+        repo.update_photo(project, self.photo_id, **values)
 
 
 class SetStatus(PhotoCommand):

@@ -10,7 +10,7 @@ more to show than a small one.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
@@ -33,26 +33,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.imaging.photos import Region
 from core.imaging.pyramid import Pyramid
 from ui.anonymize.image_item import PyramidItem
 from ui.anonymize.labels import place_labels
 from ui.anonymize.region_items import KIND_COLOURS, CornerHandle, RegionItem
 
-__all__ = ["KIND_COLOURS", "TOOLS", "PhotoCanvas", "RegionItem", "RegionShape"]
+__all__ = ["KIND_COLOURS", "TOOLS", "PhotoCanvas", "RegionItem"]
 
 TOOLS = ("select", "rect", "ellipse", "corners", "crop")
-
-
-class RegionShape(Protocol):
-    """What the canvas needs of a region (``core.imaging.photos.Region`` fits)."""
-
-    id: int
-    kind: str
-    shape: str
-    x: float
-    y: float
-    w: float
-    h: float
 
 
 class PhotoCanvas(QGraphicsView):
@@ -108,7 +97,7 @@ class PhotoCanvas(QGraphicsView):
         self.image_item.set_size(1, 1)
         self.scene().setSceneRect(QRectF(0, 0, 1, 1))
 
-    def set_regions(self, regions: Sequence[RegionShape], editable: bool = True) -> None:
+    def set_regions(self, regions: Sequence[Region], editable: bool = True) -> None:
         """Replace the region items (labels "#id kind"; none in the After view)."""
         for item in list(self.region_items.values()):
             self._bury(item)

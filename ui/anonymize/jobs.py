@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from core.imaging import photos as repo
 from core.imaging.anonymize import HideSpec
@@ -27,6 +27,10 @@ from core.imaging.pyramid import (
 )
 from core.jobs import JobState
 from core.store.project import Project
+
+if TYPE_CHECKING:
+    from core.imaging.release import ReleaseRefused, Verification
+    from core.imaging.release_all import BulkRelease
 
 #: how finely a job reports progress per photo (JobState counts whole steps)
 STEPS = 1000
@@ -143,7 +147,7 @@ def release_job(view: Project, photo_id: int, out_dir: str | Path, settings: Det
     """Release one photo; returns (path, verification) or the ReleaseRefused."""
     from core.imaging.release import ReleaseRefused, release_photo
 
-    def work(state: JobState) -> Any:
+    def work(state: JobState) -> tuple[Path, Verification] | ReleaseRefused:
         try:
             state.set_total(1)
             state.set_status("rendering, writing and verifying")
@@ -159,11 +163,11 @@ def release_job(view: Project, photo_id: int, out_dir: str | Path, settings: Det
 
 
 def release_all_job(view: Project, out_dir: str | Path, settings: DetectSettings,
-                    report: Any) -> Work:
+                    report: BulkRelease) -> Work:
     """Release every reviewed photo; fills ``report`` (a BulkRelease) as it goes."""
     from core.imaging.release_all import release_all
 
-    def work(state: JobState) -> Any:
+    def work(state: JobState) -> BulkRelease:
         try:
             return release_all(view, out_dir, settings, state, report)
         finally:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QFocusEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QMenu,
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
@@ -55,7 +57,7 @@ class _TextEdit(QPlainTextEdit):
 
     editing_finished = Signal()
 
-    def focusOutEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+    def focusOutEvent(self, event: QFocusEvent) -> None:  # noqa: N802 - Qt override
         super().focusOutEvent(event)
         self.editing_finished.emit()
 
@@ -77,7 +79,6 @@ class PhotoPanel(QScrollArea):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWidgetResizable(True)
-        self.setMinimumWidth(300)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         body = QWidget()
         layout = QVBoxLayout(body)
@@ -188,6 +189,7 @@ class PhotoPanel(QScrollArea):
         row.addWidget(left)
         row.addWidget(right)
         gl.addLayout(row)
+        rotate_row = row
         row = QHBoxLayout()
         row.addWidget(_label("Straighten:"))
         row.addWidget(self.angle, 1)
@@ -199,16 +201,18 @@ class PhotoPanel(QScrollArea):
         crop = QPushButton("Crop")
         crop.setToolTip("Draw the crop on the After view (C)")
         crop.clicked.connect(lambda: self.tool_requested.emit("crop"))
+        self.reset_button = QPushButton("Reset")
+        self.reset_button.setToolTip("Remove the perspective corners, the crop, or every "
+                                     "geometry change")
+        reset_menu = QMenu(self.reset_button)
+        for key, text in (("corners", "Perspective Corners"), ("crop", "Crop"),
+                          ("all", "All Geometry")):
+            reset_menu.addAction(text, lambda k=key: self.reset_geometry.emit(k))
+        self.reset_button.setMenu(reset_menu)
         row.addWidget(corners)
         row.addWidget(crop)
         gl.addLayout(row)
-        row = QHBoxLayout()
-        for key, text in (("corners", "Reset corners"), ("crop", "Reset crop"),
-                          ("all", "Reset all")):
-            button = QPushButton(text)
-            button.clicked.connect(lambda _=False, k=key: self.reset_geometry.emit(k))
-            row.addWidget(button)
-        gl.addLayout(row)
+        rotate_row.addWidget(self.reset_button)
         self.geometry_info = _label()
         gl.addWidget(self.geometry_info)
         layout.addWidget(geo_box)
@@ -249,6 +253,9 @@ class PhotoPanel(QScrollArea):
         layout.addWidget(meta_box)
         layout.addStretch(1)
         self.setWidget(body)
+        # as wide as the controls need: the panel never cuts them off on the right
+        self.setMinimumWidth(body.minimumSizeHint().width() + 2 * self.frameWidth()
+                             + self.verticalScrollBar().sizeHint().width())
         self.current: Photo | None = None
         self.regions: list[Region] = []
         self._wheel_guard = _WheelGuard(self)

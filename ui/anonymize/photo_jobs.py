@@ -7,7 +7,7 @@ results come back here on the GUI thread.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QSettings, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
@@ -19,6 +19,9 @@ from ui.anonymize.editor import PhotoEditor, writable
 from ui.anonymize.jobs import JobHandle, detect_job, import_job, release_all_job, release_job
 from ui.anonymize.viewer import PhotoViewer
 from ui.context import AppContext
+
+if TYPE_CHECKING:
+    from core.imaging.release_all import BulkRelease
 
 
 class PhotoJobs(QObject):
@@ -33,7 +36,7 @@ class PhotoJobs(QObject):
         self.context, self.page, self.viewer, self.editor, self.detector = \
             context, page, viewer, editor, detector
         self.last_refusal: dict[str, Any] | None = None
-        self.last_bulk: Any = None  # core.imaging.release_all.BulkRelease
+        self.last_bulk: BulkRelease | None = None
         self._box: QMessageBox | None = None
 
     @property
@@ -127,11 +130,9 @@ class PhotoJobs(QObject):
                                  "photo can be released. Check every region, then press "
                                  "Mark reviewed (Ctrl+Return).")
             return None
+        out_dir = self._out_dir(out_dir, "Release into folder")
         if out_dir is None:
-            out_dir = self._ask_out_dir("Release into folder")
-            if out_dir is None:
-                return None
-        QSettings().setValue("anonymize/release_dir", str(out_dir))
+            return None
         name = photo.file_name
 
         def done(job: JobHandle) -> None:
@@ -171,10 +172,14 @@ class PhotoJobs(QObject):
         self._box = box
         box.open()
 
-    def _ask_out_dir(self, title: str) -> str | None:
-        start = str(QSettings().value("anonymize/release_dir", "") or "")
-        out_dir = QFileDialog.getExistingDirectory(self.page, title, start)
-        return out_dir or None
+    def _out_dir(self, out_dir: str | Path | None, title: str) -> str | Path | None:
+        """``out_dir``, or the folder the user picks (None: cancelled); remembered."""
+        if out_dir is None:
+            start = str(QSettings().value("anonymize/release_dir", "") or "")
+            out_dir = QFileDialog.getExistingDirectory(self.page, title, start) or None
+        if out_dir is not None:
+            QSettings().setValue("anonymize/release_dir", str(out_dir))
+        return out_dir
 
     def release_all(self, out_dir: str | Path | None = None) -> JobHandle | None:
         """Release every reviewed photo into ``out_dir`` (asked when None) as one job."""
@@ -190,11 +195,9 @@ class PhotoJobs(QObject):
                                  + " Check every region, then press Mark reviewed "
                                  "(Ctrl+Return).")
             return None
+        out_dir = self._out_dir(out_dir, "Release all reviewed photos into folder")
         if out_dir is None:
-            out_dir = self._ask_out_dir("Release all reviewed photos into folder")
-            if out_dir is None:
-                return None
-        QSettings().setValue("anonymize/release_dir", str(out_dir))
+            return None
         report = BulkRelease(str(out_dir))
 
         def done(job: JobHandle) -> None:
