@@ -110,7 +110,10 @@ def test_a_big_photo_never_blocks_the_window(main_window: MainWindow, qtbot,
     assert shown[0][1] is False  # a preview-level render before the full one
     render_job = main_window.runner.jobs[-1]
     assert render_job.state.title == "Render the release of big.jpg"
-    assert render_job.outcome == "done" and render_job.state.done == render_job.state.total
+    _wait(qtbot, lambda: render_job.outcome == "done")
+    assert render_job.state.done == render_job.state.total
+    # finished jobs stay listed in the Jobs panel: they must not keep the pixels alive
+    assert all(job.future.result() is None for job in main_window.runner.jobs)
     stalls = {"open and render": meter.longest}
     assert np.array_equal(canvas.image_item.pyramid.levels[0], expected)  # = the release
     page.page_actions.act_after.trigger()

@@ -84,26 +84,27 @@ def detect_job(view: Project, photo_ids: list[int], settings: DetectSettings) ->
 
 
 def open_job(path: Path, name: str, size: tuple[int, int],
-             preview: Callable[[Pyramid], None]) -> Work:
-    """Decode a photo for display: a preview (to ``preview``), then the full pyramid."""
-    def work(state: JobState) -> Pyramid:
+             deliver: Callable[[Pyramid], None]) -> Work:
+    """Decode a photo for display: a preview, then the full pyramid, each handed to
+    ``deliver`` (the job's own result is None: finished jobs stay listed, and must not
+    keep hundreds of MB alive)."""
+    def work(state: JobState) -> None:
         state.set_total(STEPS)
         report = _stage(state, 0, name)
         report(0.0, "reading")
         data = path.read_bytes()
-        pyramid = open_photo(data, name, size, preview, state.check, report)
+        deliver(open_photo(data, name, size, deliver, state.check, report))
         report(1.0, "done")
-        return pyramid
     return work
 
 
 def render_job(path: Path, before: Pyramid | None, name: str, specs: Sequence[HideSpec],
                geometry: Geometry, size: tuple[int, int], out_size: tuple[int, int],
-               preview: Callable[[Pyramid], None]) -> Work:
-    """Render the After view of a big photo: from a preview level first (to ``preview``),
-    then at full resolution. ``before`` is what is decoded of the photo so far; the
-    original at ``path`` is read only for what it lacks."""
-    def work(state: JobState) -> Pyramid:
+               deliver: Callable[[Pyramid], None]) -> Work:
+    """Render the After view of a big photo: from a preview level first, then at full
+    resolution, each handed to ``deliver``. ``before`` is what is decoded of the photo
+    so far; the original at ``path`` is read only for what it lacks."""
+    def work(state: JobState) -> None:
         state.set_total(STEPS)
         report = _stage(state, 0, name)
         data = b""
@@ -113,7 +114,7 @@ def render_job(path: Path, before: Pyramid | None, name: str, specs: Sequence[Hi
         small = before.level_for(PREVIEW_SIDE / max(size)) if before is not None else \
             decode_rgb(data, name, PREVIEW_SIDE)
         report(0.05, "preview")
-        preview(pyramid_of(render_after(small, specs, geometry, size, state.check),
+        deliver(pyramid_of(render_after(small, specs, geometry, size, state.check),
                            out_size, full=False))
         if before is not None and before.full:
             rgb = before.levels[0]
@@ -126,9 +127,8 @@ def render_job(path: Path, before: Pyramid | None, name: str, specs: Sequence[Hi
 
         full = render_after(rgb, specs, geometry, size, state.check, rendering)
         report(0.9, "pyramid")
-        pyramid = pyramid_of(full, out_size, check=state.check)
+        deliver(pyramid_of(full, out_size, check=state.check))
         report(1.0, "done")
-        return pyramid
     return work
 
 

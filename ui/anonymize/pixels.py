@@ -76,9 +76,9 @@ class _Running:
 
 
 class _Bridge(QObject):
-    """Carries a preview from a worker thread to the GUI thread (queued signal)."""
+    """Carries pixels from a worker thread to the GUI thread (queued signal)."""
 
-    arrived = Signal(int, object)  # job generation, Pyramid
+    arrived = Signal(int, object)  # job generation, Pyramid (a preview or the result)
 
 
 class PhotoPixels(QObject):
@@ -97,7 +97,7 @@ class PhotoPixels(QObject):
         self._running: dict[str, _Running] = {}  # "before" / "after"
         self._generation = 0
         self._bridge = _Bridge(self)
-        self._bridge.arrived.connect(self._preview)
+        self._bridge.arrived.connect(self._delivered)
         self._ticker = QTimer(self)
         self._ticker.setInterval(150)
         self._ticker.timeout.connect(self.progress_changed.emit)
@@ -133,7 +133,7 @@ class PhotoPixels(QObject):
                 return pyramid
             size = (photo.width, photo.height)
             self._start("before", photo.sha256, f"Open {photo.file_name}",
-                        lambda preview: open_job(path, photo.file_name, size, preview))
+                        lambda deliver: open_job(path, photo.file_name, size, deliver))
         return pyramid
 
     def after(self, photo: repo.Photo, specs: list[HideSpec], geometry: Geometry
@@ -157,8 +157,8 @@ class PhotoPixels(QObject):
             return rendered
         name, before, original = photo.file_name, self.cache.get(photo.sha256), \
             self._original(photo)
-        self._start("after", key, f"Render the release of {name}", lambda preview: render_job(
-            original, before, name, specs, geometry, size, out_size, preview))
+        self._start("after", key, f"Render the release of {name}", lambda deliver: render_job(
+            original, before, name, specs, geometry, size, out_size, deliver))
         return None
 
     def cancel(self, kind: str | None = None) -> None:
@@ -192,11 +192,11 @@ class PhotoPixels(QObject):
         self._generation += 1
         generation = self._generation
 
-        def preview(pyramid: Pyramid) -> None:  # on the worker thread
+        def deliver(pyramid: Pyramid) -> None:  # on the worker thread: queued to ours
             self._bridge.arrived.emit(generation, pyramid)
 
         job: JobHandle = self.context.start_job(
-            title, build(preview), lambda job: self._finished(kind, generation, key, job))
+            title, build(deliver), lambda job: self._finished(kind, generation, job))
         if not job.state.cancelled():  # (a closing app cancels new jobs at once)
             self._running[kind] = _Running(generation, key, job)
             self._ticker.start()
@@ -205,30 +205,25 @@ class PhotoPixels(QObject):
         return next((kind for kind, running in self._running.items()
                      if running.generation == generation), None)
 
-    def _preview(self, generation: int, pyramid: Pyramid) -> None:
+    def _delivered(self, generation: int, pyramid: Pyramid) -> None:
+        """Pixels from a job (a preview, or the full resolution as its last step)."""
         kind = self._kind_of(generation)
-        if kind == "after":
-            self._after = (self._running["after"].key, pyramid)  # type: ignore[assignment]
-        if kind is not None:
-            self.arrived.emit(kind, pyramid)
+        if kind is None:  # a job no longer wanted
+            return
+        running = self._running[kind]
+        if kind == "before" and pyramid.full:
+            self.cache.put(str(running.key), pyramid)
+        elif kind == "after":
+            self._after = (running.key, pyramid)  # type: ignore[assignment]
+        self.arrived.emit(kind, pyramid)
 
-    def _finished(self, kind: str, generation: int, key: str | RenderKey, job: JobHandle
-                  ) -> None:
-        current = self._kind_of(generation) == kind
-        if current:
+    def _finished(self, kind: str, generation: int, job: JobHandle) -> None:
+        if self._kind_of(generation) == kind:  # (its pixels came through _delivered)
             del self._running[kind]
             if not self._running:
                 self._ticker.stop()
-        if job.outcome == "done":
-            pyramid: Pyramid = job.future.result()
-            if kind == "before":
-                self.cache.put(str(key), pyramid)
-            elif current:
-                self._after = (key, pyramid)  # type: ignore[assignment]
-            if current:
-                self.arrived.emit(kind, pyramid)
-        elif job.outcome == "failed" and current:
-            self.context.message("Cannot show photo", job.error)
+            if job.outcome == "failed":
+                self.context.message("Cannot show photo", job.error)
         self.progress_changed.emit()
 
 
