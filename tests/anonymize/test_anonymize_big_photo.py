@@ -149,3 +149,39 @@ def test_a_broken_big_original_is_reported_by_name(main_window: MainWindow, qtbo
     page = main_window.pages["anonymize"]
     assert page.photo is not None and page.photo.id == photo_id  # the page still works
     assert page.canvas.region_items == {} and page.panel.isEnabled()
+
+
+def test_a_redraw_while_the_full_photo_decodes_keeps_the_preview(qtbot, tmp_path: Path
+                                                                 ) -> None:
+    from types import SimpleNamespace
+
+    from core.jobs import Cancelled, JobState
+    from ui.anonymize.pixels import PhotoPixels
+
+    src = big_photo(tmp_path, 3000, 2000)  # above INLINE_PIXELS: decoded in a job
+    project = Project.create(tmp_path / "p.winnow")
+    try:
+        photo = repo.get_photo(project, repo.import_photo(project, src)[0])
+        started: list[tuple[object, object]] = []
+
+        def start_job(title, fn, done):  # type: ignore[no-untyped-def]
+            started.append((fn, done))
+            return SimpleNamespace(state=JobState(title), outcome="running", error="")
+
+        context = SimpleNamespace(project=project, start_job=start_job,
+                                  message=lambda *_: None)
+        pixels = PhotoPixels(context)  # type: ignore[arg-type]
+        seen = []
+        pixels.arrived.connect(lambda kind, pyramid: seen.append((kind, pyramid)))
+        assert pixels.before(photo) is None and len(started) == 1
+        state = JobState()
+        state.subscribe(lambda s: s.cancel() if s.status.endswith("preview")
+                        and not s.cancelled() else None)
+        with pytest.raises(Cancelled):  # stops after the preview, before the full decode
+            started[0][0](state)  # type: ignore[operator]
+        ((kind, preview),) = seen
+        assert kind == "before" and not preview.full
+        assert pixels.before(photo) is preview  # an edit's redraw keeps it on screen
+        assert len(started) == 1  # and does not start the decode again
+    finally:
+        project.close()

@@ -211,7 +211,7 @@ class PhotoPixels(QObject):
         if kind is None:  # a job no longer wanted
             return
         running = self._running[kind]
-        if kind == "before" and pyramid.full:
+        if kind == "before":  # (a preview too: a redraw meanwhile keeps showing it)
             self.cache.put(str(running.key), pyramid)
         elif kind == "after":
             self._after = (running.key, pyramid)  # type: ignore[assignment]

@@ -62,6 +62,10 @@ class AnonymizeWorkspace(QWidget):
         self.jobs = PhotoJobs(context, self, self.viewer, self.editor, self.detector)
         self.page_actions = AnonymizeActions(self, self.viewer, self.editor, self.jobs,
                                              self.detector, self.step)
+        acts = self.page_actions  # the ones the window and its tests name on the page
+        self.act_import, self.act_detect, self.act_detect_all = \
+            acts.act_import, acts.act_detect, acts.act_detect_all
+        self.act_release, self.act_release_all = acts.act_release, acts.act_release_all
         self._build()
         self._connect()
         context.project_changed.connect(self._project_changed)
