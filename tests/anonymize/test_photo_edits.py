@@ -160,3 +160,27 @@ def test_an_edit_sends_a_reviewed_photo_back_and_the_log_says_so(project: Projec
                                 "'photo' AND field = 'status' ORDER BY id").fetchall()
     assert [(f, json.loads(o), json.loads(n)) for f, o, n in rows][-1] == (
         "status", "reviewed", "new")
+
+
+def test_a_full_disk_refuses_the_edit_and_loses_nothing(project: Project, photo: int,
+                                                        monkeypatch) -> None:
+    rid = repo.add_region(project, photo, **BOX)
+    stack = UndoStack(project)
+    stack.push(EditRegion(photo, rid, {"x": 12.0}))
+    real = repo.update_region
+
+    def full_disk(*args, **kwargs):  # type: ignore[no-untyped-def]
+        project.conn.execute("UPDATE photo_regions SET y = 0 WHERE id = ?", (rid,))
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(repo, "update_region", full_disk)
+    with pytest.raises(ProjectError, match="disk is full"):
+        stack.push(EditRegion(photo, rid, {"x": 50.0}, "Move"))
+    with pytest.raises(ProjectError, match="disk is full"):
+        stack.undo()
+    monkeypatch.setattr(repo, "update_region", real)
+    region = repo.get_region(project, rid)
+    assert (region.x, region.y) == (12.0, BOX["y"])  # both transactions rolled back
+    assert stack.undo_label() == "Edit region"  # the history is where it was
+    stack.undo()
+    assert repo.get_region(project, rid).x == BOX["x"]
