@@ -200,3 +200,25 @@ def test_undo_of_a_region_changed_elsewhere_is_refused_with_a_message(
     assert "changed elsewhere" in messages[-1][1]
     assert repo.get_region(main_window.project, region.id).w == 11  # their edit is kept
     assert page.editor.stack.can_undo()
+
+
+def test_after_view_without_opencv_says_so(main_window: MainWindow, qtbot, tmp_path: Path,
+                                           monkeypatch) -> None:
+    import builtins
+
+    page, photo_id = _page(main_window, tmp_path)
+    repo.add_region(main_window.project, photo_id, x=10, y=10, w=50, h=40)
+    page.reload()
+    messages: list[tuple[str, str]] = []
+    monkeypatch.setattr(main_window.context, "message", lambda t, x: messages.append((t, x)))
+    real_import = builtins.__import__
+
+    def no_cv2(name, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if name == "cv2":
+            raise ImportError("No module named 'cv2'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_cv2)
+    page.viewer.set_after(True)  # no traceback: a message naming the photo and the cause
+    assert messages == [("Cannot show the release", "crowd.png: No module named 'cv2'")]
+    assert page.canvas.image_item.pyramid is None and page.viewer.after

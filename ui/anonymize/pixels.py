@@ -151,8 +151,12 @@ class PhotoPixels(QObject):
             before = self.before(photo)
             if before is None:
                 return None
-            rendered = pyramid_of(render_after(before.levels[0], specs, geometry, size),
-                                  out_size)
+            try:
+                rendered = pyramid_of(render_after(before.levels[0], specs, geometry, size),
+                                      out_size)
+            except (ImportError, ValueError) as exc:  # e.g. OpenCV not installed
+                self.context.message("Cannot show the release", _reason(photo, exc))
+                return None
             self._after = (key, rendered)
             return rendered
         name, before, original = photo.file_name, self.cache.get(photo.sha256), \
