@@ -225,12 +225,12 @@ def test_anonymize_workspace_names_the_missing_extra(main_window, qtbot, tmp_pat
     shown: list[str] = []
     main_window.error_shown.connect(shown.append)
     page.reload()
-    assert page.banner.isVisibleTo(page) and not page.banner_button.isVisibleTo(page)
-    assert "optional 'anonymize' part" in page.banner_text.text()
-    assert "[anonymize]" in page.banner_text.text()
-    assert page.detect_current() is None
-    assert page.release_current(out_dir=tmp_path / "out") is None
-    assert page.release_all(out_dir=tmp_path / "out") is None
+    assert page.detector.isVisibleTo(page) and not page.detector.button.isVisibleTo(page)
+    assert "optional 'anonymize' part" in page.detector.text.text()
+    assert "[anonymize]" in page.detector.text.text()
+    assert page.jobs.detect_current() is None
+    assert page.jobs.release_current(out_dir=tmp_path / "out") is None
+    assert page.jobs.release_all(out_dir=tmp_path / "out") is None
     assert len(shown) == 3 and all("optional 'anonymize' part" in s for s in shown)
     assert "Face and plate detection" in shown[0] and "[anonymize]" in shown[0]
     assert not (tmp_path / "out").exists()

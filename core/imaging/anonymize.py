@@ -13,7 +13,7 @@ pixel inside the region is still fully hidden.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -107,11 +107,22 @@ def _pixelated(patch: np.ndarray, spec: HideSpec, blocks: float, origin: tuple[i
     return out
 
 
-def hide_regions(rgb: np.ndarray, specs: Iterable[HideSpec]) -> np.ndarray:
-    """A copy of ``rgb`` with every region hidden (the input array is not changed)."""
+def hide_regions(rgb: np.ndarray, specs: Iterable[HideSpec],
+                 check: Callable[[], None] | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> np.ndarray:
+    """A copy of ``rgb`` with every region hidden (the input array is not changed).
+
+    ``check()`` runs before each region (it raises to cancel); ``progress(done, total)``
+    after each one.
+    """
     out = rgb.copy()
     height, width = rgb.shape[:2]
-    for spec in specs:
+    specs = list(specs)
+    for index, spec in enumerate(specs):
+        if check is not None:
+            check()
+        if progress is not None and index:
+            progress(index, len(specs))
         if spec.method not in METHODS:
             raise ValueError(f"unknown anonymization method {spec.method!r}")
         if spec.w <= 0 or spec.h <= 0:
@@ -140,6 +151,8 @@ def hide_regions(rgb: np.ndarray, specs: Iterable[HideSpec]) -> np.ndarray:
         blended = patch.astype(np.float32) * (1 - alpha) + hidden.astype(np.float32) * alpha
         out[y0:y1, x0:x1] = np.where(alpha >= 1.0, hidden,
                                      np.clip(np.rint(blended), 0, 255).astype(np.uint8))
+    if progress is not None and specs:
+        progress(len(specs), len(specs))
     return out
 
 

@@ -70,32 +70,75 @@ class DetectSettings:
         return settings
 
 
-def centerface_faces(rgb: np.ndarray, threshold: float, min_face_px: int = 20,
-                     check: Callable[[], None] | None = None) -> list[Detection]:
-    """CenterFace over the whole photo plus tiles for small faces in big photos."""
-    h, w = rgb.shape[:2]
-    pixels = h * w
-    scale_global = min(1.0, math.sqrt(GLOBAL_PASS_PIXELS / pixels))
-    found = [faces.nms(faces.centerface_at_scale(rgb, scale_global, threshold))]
+#: ``progress(fraction, stage)``: how much of one photo's detection is done, in [0, 1]
+Progress = Callable[[float, str], None]
+
+
+def _tile_plan(height: int, width: int, min_face_px: int) -> tuple[float, float, int]:
+    """(global-pass scale, tile scale, tile overlap); tile scale 0 = no tile pass."""
+    scale_global = min(1.0, math.sqrt(GLOBAL_PASS_PIXELS / max(1, height * width)))
     scale_tiles = min(1.0, CENTERFACE_MIN_PX / max(1, min_face_px))
-    if scale_tiles > scale_global * 1.15:
-        biggest_missed = CENTERFACE_MIN_PX / scale_global * scale_tiles * 1.6
-        overlap = int(min(TILE // 2, max(64, math.ceil(biggest_missed / 32) * 32)))
+    if scale_tiles <= scale_global * 1.15:
+        return scale_global, 0.0, 0
+    biggest_missed = CENTERFACE_MIN_PX / scale_global * scale_tiles * 1.6
+    overlap = int(min(TILE // 2, max(64, math.ceil(biggest_missed / 32) * 32)))
+    return scale_global, scale_tiles, overlap
+
+
+def centerface_faces(rgb: np.ndarray, threshold: float, min_face_px: int = 20,
+                     check: Callable[[], None] | None = None,
+                     progress: Callable[[int, int], None] | None = None
+                     ) -> list[Detection]:
+    """CenterFace over the whole photo plus tiles for small faces in big photos.
+
+    ``progress(done, total)`` counts the whole-photo pass as one step and each tile as one.
+    """
+    h, w = rgb.shape[:2]
+    scale_global, scale_tiles, overlap = _tile_plan(h, w, min_face_px)
+    tiles = faces.tile_origins(round(h * scale_tiles), round(w * scale_tiles), TILE,
+                               overlap) if scale_tiles else []
+    total = 1 + len(tiles)
+    found = [faces.nms(faces.centerface_at_scale(rgb, scale_global, threshold))]
+    if progress is not None:
+        progress(1, total)
+    if scale_tiles:
+        def tile_done(done: int, _n: int) -> None:
+            if progress is not None:
+                progress(1 + done, total)
+
         found.append(faces.nms(faces.centerface_at_scale(
-            rgb, scale_tiles, threshold, tile=TILE, overlap=overlap, check=check)))
+            rgb, scale_tiles, threshold, tile=TILE, overlap=overlap, check=check,
+            progress=tile_done)))
     rows = np.concatenate(found)
     return [Detection("face", float(r[0]), float(r[1]), float(r[2] - r[0]),
                       float(r[3] - r[1]), float(r[4]), "centerface") for r in rows]
 
 
 def detect_faces(rgb: np.ndarray, settings: DetectSettings,
-                 check: Callable[[], None] | None = None) -> list[Detection]:
-    """Faces by the chosen detector(s), merged, grown by the margin, clipped to the photo."""
+                 check: Callable[[], None] | None = None,
+                 progress: Progress | None = None) -> list[Detection]:
+    """Faces by the chosen detector(s), merged, grown by the margin, clipped to the photo.
+
+    ``progress(fraction, stage)`` reports per CenterFace tile (fractions of this call).
+    """
     found: list[Detection] = []
+    use_hog = "hog" in settings.face_detector
     if "centerface" in settings.face_detector:
-        found += centerface_faces(rgb, settings.face_threshold, settings.min_face_px, check)
-    if "hog" in settings.face_detector:
+        share = 0.8 if use_hog else 1.0
+
+        def tiles(done: int, total: int) -> None:
+            if progress is not None:
+                progress(share * done / total, "faces, whole photo" if done == 1
+                         else f"faces, tile {done - 1} of {total - 1}")
+
+        found += centerface_faces(rgb, settings.face_threshold, settings.min_face_px, check,
+                                  tiles)
+    if use_hog:
+        if check is not None:
+            check()
         found += faces.hog_faces(rgb, settings.hog_threshold)
+        if progress is not None:
+            progress(1.0, "faces (HOG)")
     merged = merge_overlapping(found)
     size = (rgb.shape[1], rgb.shape[0])
     out = []
@@ -118,13 +161,44 @@ def detect_plates(rgb: np.ndarray, settings: DetectSettings) -> list[Detection]:
     return merge_overlapping(grown, iou_threshold=0.2, containment=0.5)
 
 
+def _face_cost(height: int, width: int, settings: DetectSettings) -> float:
+    """Pixels the face detectors look at (to weigh faces against plates in progress)."""
+    cost = 0.0
+    if "centerface" in settings.face_detector:
+        scale_global, scale_tiles, overlap = _tile_plan(height, width, settings.min_face_px)
+        cost += min(height * width, GLOBAL_PASS_PIXELS)
+        if scale_tiles:
+            cost += TILE * TILE * len(faces.tile_origins(
+                round(height * scale_tiles), round(width * scale_tiles), TILE, overlap))
+    if "hog" in settings.face_detector:
+        cost += min(height * width, 1600 * 1600)
+    return cost
+
+
 def detect_all(rgb: np.ndarray, settings: DetectSettings,
-               check: Callable[[], None] | None = None) -> list[Detection]:
-    """Faces then (if enabled) plates of one upright RGB photo."""
+               check: Callable[[], None] | None = None,
+               progress: Progress | None = None) -> list[Detection]:
+    """Faces then (if enabled) plates of one upright RGB photo.
+
+    ``progress(fraction, stage)`` reports real progress through the stages (per tile of
+    the small-face pass), so a big photo never sits at 0 % for the whole detection.
+    """
     require("anonymize", "Face and plate detection")
-    out = detect_faces(rgb, settings, check)
+    face_cost = _face_cost(*rgb.shape[:2], settings)
+    plate_cost = float(settings.plate_long_side ** 2) if settings.plates else 0.0
+    face_share = face_cost / max(1.0, face_cost + plate_cost)
+
+    def faces_progress(fraction: float, stage: str) -> None:
+        if progress is not None:
+            progress(face_share * fraction, stage)
+
+    out = detect_faces(rgb, settings, check, faces_progress)
     if settings.plates:
         if check is not None:
             check()
+        if progress is not None:
+            progress(face_share, "licence plates")
         out += detect_plates(rgb, settings)
+    if progress is not None:
+        progress(1.0, "done")
     return out

@@ -144,33 +144,45 @@ def _pad32(rgb: np.ndarray, min_h: int = 32, min_w: int = 32) -> np.ndarray:
     return rgb
 
 
+def tile_origins(height: int, width: int, tile: int, overlap: int
+                 ) -> list[tuple[int, int]]:
+    """Top-left (y, x) of every tile covering a (height, width) array; [(0, 0)] when one
+    tile (or no tiling, ``tile`` <= 0) covers it."""
+    if tile <= 0 or (height <= tile and width <= tile):
+        return [(0, 0)]
+    step = max(32, tile - overlap)
+    return [(min(y, max(0, height - tile)), min(x, max(0, width - tile)))
+            for y in range(0, max(1, height - overlap), step)
+            for x in range(0, max(1, width - overlap), step)]
+
+
 def centerface_at_scale(rgb: np.ndarray, scale: float, threshold: float,
                         tile: int = 0, overlap: int = 0,
-                        check: Any = None) -> np.ndarray:
+                        check: Any = None, progress: Any = None) -> np.ndarray:
     """CenterFace on ``rgb`` resized by ``scale``; tiled when ``tile`` > 0.
 
     Returns (n, 5) rows in the original array's pixels.  ``check()`` is called
-    between tiles (for cancellation).
+    between tiles (for cancellation), ``progress(done, total)`` after each tile.
     """
     small = _resize(rgb, scale)
     h, w = small.shape[:2]
     rows: list[np.ndarray] = []
-    if tile <= 0 or (h <= tile and w <= tile):
+    origins = tile_origins(h, w, tile, overlap)
+    if origins == [(0, 0)] and (tile <= 0 or (h <= tile and w <= tile)):
         rows.append(centerface_raw(_pad32(small), threshold))
+        if progress is not None:
+            progress(1, 1)
     else:
-        step = max(32, tile - overlap)
-        ys = list(range(0, max(1, h - overlap), step))
-        xs = list(range(0, max(1, w - overlap), step))
-        for y in ys:
-            for x in xs:
-                if check is not None:
-                    check()
-                y0, x0 = min(y, max(0, h - tile)), min(x, max(0, w - tile))
-                part = _pad32(small[y0:y0 + tile, x0:x0 + tile], tile, tile)
-                found = centerface_raw(part, threshold)
-                found[:, [0, 2]] += x0
-                found[:, [1, 3]] += y0
-                rows.append(found)
+        for done, (y0, x0) in enumerate(origins, 1):
+            if check is not None:
+                check()
+            part = _pad32(small[y0:y0 + tile, x0:x0 + tile], tile, tile)
+            found = centerface_raw(part, threshold)
+            found[:, [0, 2]] += x0
+            found[:, [1, 3]] += y0
+            rows.append(found)
+            if progress is not None:
+                progress(done, len(origins))
     dets = np.concatenate(rows) if rows else np.empty((0, 5), np.float32)
     dets[:, [0, 2]] = np.clip(dets[:, [0, 2]], 0, w)
     dets[:, [1, 3]] = np.clip(dets[:, [1, 3]], 0, h)

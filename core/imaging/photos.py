@@ -196,12 +196,29 @@ def get_photo(project: Any, photo_id: int) -> Photo:
     return _photo(row)
 
 
+_REGION_SELECT = ("SELECT id, photo_id, kind, shape, x, y, w, h, source, score, method, "
+                  "strength FROM photo_regions")
+
+
 def regions(project: Any, photo_id: int) -> list[Region]:
     """The photo's regions, oldest first."""
-    rows = project.conn.execute(
-        "SELECT id, photo_id, kind, shape, x, y, w, h, source, score, method, strength "
-        "FROM photo_regions WHERE photo_id = ? ORDER BY id", (photo_id,))
+    rows = project.conn.execute(_REGION_SELECT + " WHERE photo_id = ? ORDER BY id",
+                                (photo_id,))
     return [Region(*r) for r in rows]
+
+
+def get_region(project: Any, region_id: int) -> Region:
+    """One region (KeyError if it does not exist)."""
+    row = project.conn.execute(_REGION_SELECT + " WHERE id = ?", (region_id,)).fetchone()
+    if row is None:
+        raise KeyError(f"no region {region_id}")
+    return Region(*row)
+
+
+def region_counts(project: Any) -> dict[int, int]:
+    """Number of regions per photo id (photos without regions are absent)."""
+    return dict(project.conn.execute(
+        "SELECT photo_id, count(*) FROM photo_regions GROUP BY photo_id").fetchall())
 
 
 def original_path(project: Any, photo: Photo) -> Path:
@@ -298,17 +315,33 @@ def _update_audited(project: Any, table: str, entity: str, row_id: int, old: dic
 
 def delete_region(project: Any, region_id: int) -> Region:
     """Delete a region; returns what it was (for undo)."""
-    row = project.conn.execute(
-        "SELECT id, photo_id, kind, shape, x, y, w, h, source, score, method, strength "
-        "FROM photo_regions WHERE id = ?", (region_id,)).fetchone()
-    if row is None:
-        raise KeyError(f"no region {region_id}")
-    region = Region(*row)
+    region = get_region(project, region_id)
     with project.transaction() as conn:
         conn.execute("DELETE FROM photo_regions WHERE id = ?", (region_id,))
         project.audit("edit", "photo_region", str(region_id), None, region.fields(), None)
         _invalidate_review(project, region.photo_id)
     return region
+
+
+def restore_region(project: Any, region: Region) -> None:
+    """Put a deleted region back with its own id (undo of a delete, redo of an add), so
+    later edits that name it still apply; ValueError if that id is in use again."""
+    values = region.fields()
+    _check_region(values)
+    if project.conn.execute("SELECT 1 FROM photo_regions WHERE id = ?",
+                            (region.id,)).fetchone():
+        raise ValueError(f"region {region.id} exists already")
+    now = _now()
+    with project.transaction() as conn:
+        conn.execute(
+            "INSERT INTO photo_regions(id, photo_id, kind, shape, x, y, w, h, source, score, "
+            "method, strength, created_at, modified_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (region.id, region.photo_id, region.kind, region.shape, region.x, region.y,
+             region.w, region.h, region.source, region.score, region.method,
+             region.strength, now, now))
+        project.audit("edit", "photo_region", str(region.id), None, None,
+                      {"photo_id": region.photo_id, **values})
+        _invalidate_review(project, region.photo_id)
 
 
 def replace_detections(project: Any, photo_id: int, found: Iterable[Detection],

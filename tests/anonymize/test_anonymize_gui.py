@@ -52,7 +52,7 @@ def test_draw_undo_review_and_release(window: MainWindow, qtbot, tmp_path: Path)
     canvas = page.canvas
     canvas.setFocus()
     qtbot.keyClick(canvas, Qt.Key.Key_R)
-    assert page.tool == "rect"
+    assert page.viewer.tool == "rect"
     drag(canvas, (100, 40), (180, 120))
     regions = repo.regions(project, photo_id)
     assert len(regions) == 1
@@ -72,13 +72,13 @@ def test_draw_undo_review_and_release(window: MainWindow, qtbot, tmp_path: Path)
     page.panel.region_method.activated.emit(page.panel.region_method.currentIndex())
     assert repo.regions(project, photo_id)[0].method == "fill"
     qtbot.keyClick(canvas, Qt.Key.Key_B)
-    assert page.after and page.view_label.text().startswith("AFTER")
+    assert page.viewer.after and page.view_label.text().startswith("AFTER")
     qtbot.keyClick(canvas, Qt.Key.Key_B)
     assert page.panel.release_button.isEnabled() is False
     qtbot.keyClick(canvas, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     assert repo.get_photo(project, photo_id).status == "reviewed"
     assert page.panel.release_button.isEnabled()
-    job = page.release_current(tmp_path / "released")
+    job = page.jobs.release_current(tmp_path / "released")
     qtbot.waitUntil(lambda: repo.get_photo(project, photo_id).status == "released",
                     timeout=60_000)
     assert job.outcome == "done"
@@ -123,7 +123,7 @@ def test_delete_key_and_corner_drag(window: MainWindow, qtbot, tmp_path: Path) -
     assert quad[0] == pytest.approx((0, 0))
     qtbot.keyClick(canvas, Qt.Key.Key_BracketRight)
     assert repo.get_photo(project, photo_id).geometry.rot90 == 1
-    page.toggle_after()
+    page.viewer.toggle_after()
     assert canvas.scene().sceneRect().width() < canvas.scene().sceneRect().height()
 
 
@@ -134,15 +134,15 @@ def test_missing_model_banner_offers_fallback(window: MainWindow, qtbot, tmp_pat
     Image.fromarray(quadrant_image()).save(src)
     _open_with_photo(window, tmp_path, src)
     page = window.pages["anonymize"]
-    assert not page.banner.isHidden()
-    assert "not installed" in page.banner_text.text()
+    assert not page.detector.isHidden()
+    assert "not installed" in page.detector.text.text()
     messages: list[str] = []
     window.error_shown.connect(messages.append)
-    assert page.detect_current() is None  # refuses to silently detect nothing
+    assert page.jobs.detect_current() is None  # refuses to silently detect nothing
     assert "not installed" in messages[-1]
-    qtbot.mouseClick(page.banner_button, Qt.MouseButton.LeftButton)
-    assert page.settings.face_detector == "hog" and page.banner_button.isHidden()
-    assert "fallback detector" in page.banner_text.text()
+    qtbot.mouseClick(page.detector.button, Qt.MouseButton.LeftButton)
+    assert page.detector.settings.face_detector == "hog" and page.detector.button.isHidden()
+    assert "fallback detector" in page.detector.text.text()
 
 
 def test_detection_job_with_progress_and_cancel(window: MainWindow, qtbot,
@@ -151,7 +151,7 @@ def test_detection_job_with_progress_and_cancel(window: MainWindow, qtbot,
     faces_dir = need_testdata("faces")
     photo_id = _open_with_photo(window, tmp_path, faces_dir / "2008_001009.jpg")
     page = window.pages["anonymize"]
-    job = page.detect_current()
+    job = page.jobs.detect_current()
     assert window.jobs_dock.isVisible()
     qtbot.waitUntil(lambda: job.outcome != "running", timeout=60_000)
     assert job.outcome == "done"
@@ -161,7 +161,7 @@ def test_detection_job_with_progress_and_cancel(window: MainWindow, qtbot,
         repo.regions(window.project, photo_id)), timeout=5_000)
     for name in ("2008_002470.jpg", "2008_002506.jpg", "2009_004587.jpg"):
         repo.import_photo(window.project, faces_dir / name)
-    job = page.detect_all()
+    job = page.jobs.detect_all()
     job.state.cancel()
     qtbot.waitUntil(lambda: job.outcome != "running", timeout=60_000)
     assert job.outcome == "cancelled"

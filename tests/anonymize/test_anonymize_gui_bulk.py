@@ -67,7 +67,7 @@ def test_release_all_reviewed_from_the_keyboard(window: MainWindow, qtbot, tmp_p
     paths = _photos(tmp_path, ["alpha.png", "beta.png", "gamma.png"])
     ids = open_with_photos(window, tmp_path, *paths)
     project = window.project
-    window.pages["anonymize"].settings.face_detector = "hog"  # fast verification
+    window.pages["anonymize"].detector.settings.face_detector = "hog"  # fast verification
     for photo_id in ids:
         repo.add_region(project, photo_id, kind="face", x=20, y=20, w=40, h=40,
                         method="fill")
@@ -83,7 +83,7 @@ def test_release_all_reviewed_from_the_keyboard(window: MainWindow, qtbot, tmp_p
     assert asked and "Release all" in asked[0]
     assert len(window.runner.jobs) == jobs_before + 1  # one background job for all
     job = window.runner.jobs[-1]
-    qtbot.waitUntil(lambda: page.last_bulk is not None, timeout=60_000)
+    qtbot.waitUntil(lambda: page.jobs.last_bulk is not None, timeout=60_000)
     assert job.outcome == "done" and job.state.total == 2 and job.state.done == 2
     assert sorted(p.name for p in out.iterdir()) == ["alpha.png", "gamma.png"]
     for name in ("alpha.png", "gamma.png"):
@@ -94,7 +94,7 @@ def test_release_all_reviewed_from_the_keyboard(window: MainWindow, qtbot, tmp_p
         assert np.array_equal(released[70:, 100:], original[70:, 100:])
     statuses = [repo.get_photo(project, i).status for i in ids]
     assert statuses == ["released", "new", "released"]
-    box = page._box
+    box = page.jobs._box
     assert isinstance(box, QMessageBox) and box.isVisible()
     assert box.icon() == QMessageBox.Icon.Information
     assert box.textFormat() == Qt.TextFormat.PlainText
@@ -110,7 +110,7 @@ def test_release_all_cancel_between_photos(window: MainWindow, qtbot, tmp_path: 
     paths = _photos(tmp_path, ["a.png", "b.png", "c.png", "d.png"])
     ids = open_with_photos(window, tmp_path, *paths)
     project = window.project
-    window.pages["anonymize"].settings.face_detector = "hog"
+    window.pages["anonymize"].detector.settings.face_detector = "hog"
     for photo_id in ids:
         repo.set_status(project, photo_id, "reviewed")
     page = _page(window, qtbot)
@@ -119,14 +119,14 @@ def test_release_all_cancel_between_photos(window: MainWindow, qtbot, tmp_path: 
     window.runner.listeners.append(lambda job: job.state.subscribe(
         lambda s: s.cancel() if s.done == 1 and not s.cancelled() else None))
     out = tmp_path / "released"
-    job = page.release_all(out)
-    qtbot.waitUntil(lambda: page.last_bulk is not None, timeout=60_000)
+    job = page.jobs.release_all(out)
+    qtbot.waitUntil(lambda: page.jobs.last_bulk is not None, timeout=60_000)
     assert job.outcome == "cancelled"
     assert [p.name for p in out.iterdir()] == ["a.png"]  # nothing half-written either
     assert [repo.get_photo(project, i).status for i in ids] == \
         ["released", "reviewed", "reviewed", "reviewed"]
-    assert page._box.text().startswith("Cancelled: released 1 of 4 reviewed photos")
-    assert "3 not released" in page._box.text()
+    assert page.jobs._box.text().startswith("Cancelled: released 1 of 4 reviewed photos")
+    assert "3 not released" in page.jobs._box.text()
 
 
 def test_release_all_with_nothing_reviewed_says_so(window: MainWindow, qtbot,
@@ -181,7 +181,7 @@ def test_release_shortcut_asks_for_the_folder(window: MainWindow, qtbot, tmp_pat
                                               monkeypatch) -> None:
     (src,) = _photos(tmp_path, ["one.png"])
     (photo_id,) = open_with_photos(window, tmp_path, src)
-    window.pages["anonymize"].settings.face_detector = "hog"
+    window.pages["anonymize"].detector.settings.face_detector = "hog"
     repo.set_status(window.project, photo_id, "reviewed")
     page = _page(window, qtbot)
     out = tmp_path / "chosen"

@@ -78,17 +78,17 @@ def test_read_only_project_refuses_edits_with_a_message(main_window: MainWindow,
     qtbot.keyClick(main_window, Qt.Key.Key_2, CTRL)
     page = main_window.pages["anonymize"]
     assert page.photo.id == photo_id and page.view_label.text().startswith("READ-ONLY")
-    for act in (page.act_import, page.act_detect, page.act_release_all,
-                page.tool_actions["rect"], page.tool_actions["crop"]):
+    for act in (page.page_actions.act_import, page.page_actions.act_detect, page.page_actions.act_release_all,
+                page.page_actions.tool_actions["rect"], page.page_actions.tool_actions["crop"]):
         assert not act.isEnabled(), act.text()
     canvas = page.canvas
     canvas.setFocus()
     qtbot.keyClick(canvas, Qt.Key.Key_R)  # the drawing tool is off
-    assert page.tool == "select"
+    assert page.viewer.tool == "select"
     drag(canvas, (40, 35), (90, 80))  # the region cannot be dragged
     qtbot.keyClick(canvas, Qt.Key.Key_Return, CTRL)  # mark reviewed
     qtbot.keyClick(canvas, Qt.Key.Key_BracketRight)  # rotate
-    page.release_current(tmp_path / "out")
+    page.jobs.release_current(tmp_path / "out")
     assert [t for t, _ in messages] == ["Project is read-only"] * 3
     assert all(path.name in text and "read-only" in text for _, text in messages)
     assert "Mark reviewed" in messages[0][1] and "Release a.png" in messages[2][1]
@@ -96,7 +96,7 @@ def test_read_only_project_refuses_edits_with_a_message(main_window: MainWindow,
     assert photo.status == "new" and photo.geometry.rot90 == 0
     (region,) = repo.regions(main_window.project, photo_id)
     assert (region.x, region.y) == (20, 20)
-    assert page.undo.count() == 0 and not (tmp_path / "out").exists()
+    assert not page.editor.stack.can_undo() and not (tmp_path / "out").exists()
 
 
 def test_refused_edit_is_reported_and_not_kept_for_undo(main_window: MainWindow, qtbot,
@@ -117,5 +117,5 @@ def test_refused_edit_is_reported_and_not_kept_for_undo(main_window: MainWindow,
     qtbot.keyClick(combo, Qt.Key.Key_Down)  # face -> plate: the edit reaches core
     assert messages and messages[0][0] == "Edit not saved"
     assert f"no region {region_id}" in messages[0][1]
-    assert page.undo.count() == 0 and not page.act_undo.isEnabled()
+    assert not page.editor.stack.can_undo() and not page.page_actions.act_undo.isEnabled()
     assert repo.regions(project, photo_id) == []

@@ -139,8 +139,8 @@ def test_released_photos_export_from_the_anonymize_menu(main_window, qtbot,
     project.close()
     assert main_window.open_project(path)
     ws = main_window.pages["anonymize"]
-    assert ws.act_export_dataset in ws.workspace_menu().actions()
-    job = ws.export_released_dataset(tmp_path / "photos")
+    assert ws.page_actions.act_export_dataset in ws.workspace_menu().actions()
+    job = ws.jobs.export_released_dataset(tmp_path / "photos")
     qtbot.waitUntil(lambda: job.outcome != "running", timeout=60_000)
     assert datasets.load_dataset(str(tmp_path / "photos"))["train"]["category"] == ["Nature"]
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QFocusEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QMenu,
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
@@ -23,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.imaging.photos import CATEGORIES, DEFAULT_LICENCE
+from core.imaging.photos import CATEGORIES, DEFAULT_LICENCE, Photo, Region
 
 METHOD_LABELS = {"blur": "Gaussian blur", "pixelate": "Pixelate", "fill": "Solid fill"}
 LICENCES = (DEFAULT_LICENCE, "CC-BY-SA-4.0", "CC0-1.0")
@@ -38,12 +40,24 @@ def _label(text: str = "") -> QLabel:
     return label
 
 
+class _WheelGuard(QObject):
+    """Lets a wheel over an unfocused combo box or spin box scroll the panel instead of
+    changing the value: scrolling must never edit a photo."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if event.type() == QEvent.Type.Wheel and isinstance(watched, QWidget) \
+                and not watched.hasFocus():
+            event.ignore()
+            return True
+        return False
+
+
 class _TextEdit(QPlainTextEdit):
     """A plain-text box that reports when editing finished (focus left)."""
 
     editing_finished = Signal()
 
-    def focusOutEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+    def focusOutEvent(self, event: QFocusEvent) -> None:  # noqa: N802 - Qt override
         super().focusOutEvent(event)
         self.editing_finished.emit()
 
@@ -65,7 +79,6 @@ class PhotoPanel(QScrollArea):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWidgetResizable(True)
-        self.setMinimumWidth(360)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         body = QWidget()
         layout = QVBoxLayout(body)
@@ -124,7 +137,10 @@ class PhotoPanel(QScrollArea):
         region_box = QGroupBox("Regions")
         rl = QVBoxLayout(region_box)
         self.region_list = QListWidget()
-        self.region_list.setMinimumHeight(120)
+        self.region_list.setMinimumHeight(90)
+        self.region_list.setMaximumHeight(170)
+        self.region_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.region_list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.region_list.currentRowChanged.connect(self._row_changed)
         rl.addWidget(self.region_list)
         rf = QFormLayout()
@@ -173,6 +189,7 @@ class PhotoPanel(QScrollArea):
         row.addWidget(left)
         row.addWidget(right)
         gl.addLayout(row)
+        rotate_row = row
         row = QHBoxLayout()
         row.addWidget(_label("Straighten:"))
         row.addWidget(self.angle, 1)
@@ -184,16 +201,18 @@ class PhotoPanel(QScrollArea):
         crop = QPushButton("Crop")
         crop.setToolTip("Draw the crop on the After view (C)")
         crop.clicked.connect(lambda: self.tool_requested.emit("crop"))
+        self.reset_button = QPushButton("Reset")
+        self.reset_button.setToolTip("Remove the perspective corners, the crop, or every "
+                                     "geometry change")
+        reset_menu = QMenu(self.reset_button)
+        for key, text in (("corners", "Perspective Corners"), ("crop", "Crop"),
+                          ("all", "All Geometry")):
+            reset_menu.addAction(text, lambda k=key: self.reset_geometry.emit(k))
+        self.reset_button.setMenu(reset_menu)
         row.addWidget(corners)
         row.addWidget(crop)
         gl.addLayout(row)
-        row = QHBoxLayout()
-        for key, text in (("corners", "Reset corners"), ("crop", "Reset crop"),
-                          ("all", "Reset all")):
-            button = QPushButton(text)
-            button.clicked.connect(lambda _=False, k=key: self.reset_geometry.emit(k))
-            row.addWidget(button)
-        gl.addLayout(row)
+        rotate_row.addWidget(self.reset_button)
         self.geometry_info = _label()
         gl.addWidget(self.geometry_info)
         layout.addWidget(geo_box)
@@ -234,10 +253,19 @@ class PhotoPanel(QScrollArea):
         layout.addWidget(meta_box)
         layout.addStretch(1)
         self.setWidget(body)
-        self.current: Any = None
+        # as wide as the controls need: the panel never cuts them off on the right
+        self.setMinimumWidth(body.minimumSizeHint().width() + 2 * self.frameWidth()
+                             + self.verticalScrollBar().sizeHint().width())
+        self.current: Photo | None = None
+        self.regions: list[Region] = []
+        self._wheel_guard = _WheelGuard(self)
+        for widget in [*body.findChildren(QComboBox), *body.findChildren(QDoubleSpinBox)]:
+            widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+            widget.installEventFilter(self._wheel_guard)
 
     # -- showing -------------------------------------------------------------------------
-    def show_photo(self, photo: Any, regions: list[Any], selected: int | None) -> None:
+    def show_photo(self, photo: Photo | None, regions: list[Region], selected: int | None
+                   ) -> None:
         """Fill every control from ``photo`` and its ``regions``."""
         self._loading = True
         try:
@@ -245,6 +273,8 @@ class PhotoPanel(QScrollArea):
             self.setEnabled(photo is not None)
             if photo is None:
                 self.region_list.clear()
+                self.region_ids, self.regions = [], []
+                self._show_region_fields(-1)
                 self.status_label.setText("No photo selected")
                 return
             self.status_label.setText(STATUS_TEXT.get(photo.status, photo.status))
@@ -274,7 +304,7 @@ class PhotoPanel(QScrollArea):
             self.caption.setPlainText(photo.caption)
             self.notes.setPlainText(photo.notes)
             self.region_list.clear()
-            self.region_ids = []
+            self.region_ids, self.regions = [], list(regions)
             for r in regions:
                 how = METHOD_LABELS[r.method] if r.method else "as photo"
                 source = "drawn by hand" if r.source == "manual" else \
@@ -282,6 +312,7 @@ class PhotoPanel(QScrollArea):
                 item = QListWidgetItem(f"#{r.id}  {r.kind} · {source} · "
                                        f"{'ellipse' if r.shape == 'ellipse' else 'rect'} · "
                                        f"{how}")
+                item.setToolTip(item.text())
                 self.region_list.addItem(item)
                 self.region_ids.append(r.id)
             self.select_region(selected)
@@ -300,20 +331,18 @@ class PhotoPanel(QScrollArea):
             self._loading = was
 
     def _show_region_fields(self, row: int) -> None:
-        enabled = row >= 0
+        """The selected region's kind, shape and method; empty and disabled with none."""
+        region = self.regions[row] if 0 <= row < len(self.regions) else None
         for widget in (self.kind, self.shape, self.region_method, self.delete_button):
-            widget.setEnabled(enabled)
-        if not enabled or self.current is None:
+            widget.setEnabled(region is not None)
+        if region is None:
+            for combo in (self.kind, self.shape, self.region_method):
+                combo.setCurrentIndex(-1)
             return
-        text = self.region_list.item(row).text()
-        kind = text.split()[1]
-        self.kind.setCurrentText(kind)
-        self.shape.setCurrentIndex(1 if "· ellipse ·" in text else 0)
-        for i in range(self.region_method.count()):
-            data = self.region_method.itemData(i)
-            label = "as photo" if data is None else METHOD_LABELS[data]
-            if text.endswith(label):
-                self.region_method.setCurrentIndex(i)
+        self.kind.setCurrentText(region.kind)
+        self.shape.setCurrentIndex(max(0, self.shape.findData(region.shape)))
+        self.region_method.setCurrentIndex(
+            0 if region.method is None else max(0, self.region_method.findData(region.method)))
 
     # -- intents -------------------------------------------------------------------------
     def _emit_photo(self, key: str, value: Any) -> None:
@@ -340,7 +369,7 @@ class PhotoPanel(QScrollArea):
             self.mark_reviewed.emit(checked)
 
 
-def _release_text(photo: Any) -> str:
+def _release_text(photo: Photo) -> str:
     if not photo.released_path:
         return "Not released yet. Releasing writes a new file with every region hidden, " \
                "the geometry applied and no metadata; the original stays untouched."

@@ -1,0 +1,87 @@
+"""Where the region labels go on a crowded photo, so that no two of them overlap.
+
+Pure geometry in screen pixels (no Qt): each label tries a few spots around its region
+(above, below, inside, beside) and takes the first one that overlaps no label placed
+before it, preferring spots that cover no other region either. A label with no free spot
+is left out (its region still shows its outline and, on hover, its tooltip); the
+selected region is placed first, so its label is always shown.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+#: (x, y, width, height)
+Rect = tuple[float, float, float, float]
+CELL = 64.0  # px: the grid that finds neighbours without comparing every pair
+
+
+def _overlaps(a: Rect, b: Rect) -> bool:
+    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and \
+        b[1] < a[1] + a[3]
+
+
+class _Grid:
+    """Rectangles bucketed by the grid cells they touch."""
+
+    def __init__(self) -> None:
+        self.cells: defaultdict[tuple[int, int], list[Rect]] = defaultdict(list)
+
+    def _keys(self, r: Rect) -> list[tuple[int, int]]:
+        x0, y0 = int(r[0] // CELL), int(r[1] // CELL)
+        x1, y1 = int((r[0] + r[2]) // CELL), int((r[1] + r[3]) // CELL)
+        return [(i, j) for i in range(x0, x1 + 1) for j in range(y0, y1 + 1)]
+
+    def add(self, r: Rect) -> None:
+        for key in self._keys(r):
+            self.cells[key].append(r)
+
+    def hits(self, r: Rect, ignore: Rect | None = None) -> bool:
+        return any(other is not ignore and _overlaps(r, other)
+                   for key in self._keys(r) for other in self.cells.get(key, ()))
+
+
+def _spots(box: Rect, size: tuple[float, float]) -> list[Rect]:
+    x, y, w, h = box
+    lw, lh = size
+    spots = [(x, y - lh), (x + w - lw, y - lh), (x, y + h), (x + w - lw, y + h)]
+    if lw <= w and lh <= h:
+        spots.append((x, y))
+    spots += [(x - lw, y), (x + w, y), (x - lw, y + h - lh), (x + w, y + h - lh)]
+    return [(sx, sy, lw, lh) for sx, sy in spots]
+
+
+def _inside(r: Rect, bounds: Rect | None) -> bool:
+    return bounds is None or (r[0] >= bounds[0] and r[1] >= bounds[1]
+                              and r[0] + r[2] <= bounds[0] + bounds[2]
+                              and r[1] + r[3] <= bounds[1] + bounds[3])
+
+
+def place_labels(boxes: Sequence[Rect], sizes: Sequence[tuple[float, float]],
+                 bounds: Rect | None = None, first: int | None = None
+                 ) -> list[tuple[float, float] | None]:
+    """Top-left corner of each region's label (None = no free spot: not shown).
+
+    ``boxes`` are the regions on screen, ``sizes`` the labels' (width, height);
+    ``bounds`` keeps labels inside the visible photo where it can; ``first`` is the
+    index placed before all others (the selected region).
+    """
+    order = sorted(range(len(boxes)), key=lambda i: (boxes[i][1], boxes[i][0]))
+    if first is not None and 0 <= first < len(boxes):
+        order.remove(first)
+        order.insert(0, first)
+    regions = _Grid()
+    for box in boxes:
+        regions.add(box)
+    placed = _Grid()
+    out: list[tuple[float, float] | None] = [None] * len(boxes)
+    for i in order:
+        spots = [s for s in _spots(boxes[i], sizes[i]) if not placed.hits(s)]
+        inside = [s for s in spots if _inside(s, bounds)] or spots
+        clear = [s for s in inside if not regions.hits(s, ignore=boxes[i])]
+        choice = (clear or inside or [None])[0]
+        if choice is not None:
+            placed.add(choice)
+            out[i] = (choice[0], choice[1])
+    return out

@@ -1,0 +1,259 @@
+"""Work on the project that runs in the background: photo intake, detection, release.
+
+The heavy lifting runs in ``core`` on a worker thread (:mod:`ui.anonymize.jobs`); the
+results come back here on the GUI thread.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, QSettings, Qt, Signal
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+
+from core.imaging import photos as repo
+from core.store.project import Project
+from ui.anonymize.detector import DetectorBanner
+from ui.anonymize.editor import PhotoEditor, writable
+from ui.anonymize.jobs import JobHandle, detect_job, import_job, release_all_job, release_job
+from ui.anonymize.viewer import PhotoViewer
+from ui.context import AppContext
+
+if TYPE_CHECKING:
+    from core.imaging.release_all import BulkRelease
+
+
+class PhotoJobs(QObject):
+    """Import, Detect, Release and Release All Reviewed for the Anonymize page."""
+
+    #: photos or regions changed outside the undo history: reload the page
+    reload_needed = Signal()
+
+    def __init__(self, context: AppContext, page: QWidget, viewer: PhotoViewer,
+                 editor: PhotoEditor, detector: DetectorBanner) -> None:
+        super().__init__(page)
+        self.context, self.page, self.viewer, self.editor, self.detector = \
+            context, page, viewer, editor, detector
+        self.last_refusal: dict[str, Any] | None = None
+        self.last_bulk: BulkRelease | None = None
+        self._box: QMessageBox | None = None
+
+    @property
+    def project(self) -> Project | None:
+        """The open project."""
+        project: Project | None = self.context.project
+        return project
+
+    # -- detection ------------------------------------------------------------------------
+    def detect_current(self) -> JobHandle | None:
+        """Detect faces and plates in the photo on screen."""
+        photo = self.viewer.photo
+        if photo is None or not writable(self.context, "Detect") or not self.detector.ready():
+            return None
+        return self._detect([photo.id], f"Detect in {photo.file_name}")
+
+    def detect_all(self) -> JobHandle | None:
+        """Detect in every photo with status new."""
+        if self.project is None or not writable(self.context, "Detect all") or \
+                not self.detector.ready():
+            return None
+        ids = [p.id for p in repo.list_photos(self.project) if p.status == "new"]
+        if not ids:
+            self.context.status("No new photos to detect in")
+            return None
+        return self._detect(ids, f"Detect faces and plates in {len(ids)} photos")
+
+    def _detect(self, ids: list[int], title: str) -> JobHandle:
+        assert self.project is not None
+
+        def done(job: JobHandle) -> None:
+            self.editor.forget_history()  # detection replaced regions outside the history
+            self.reload_needed.emit()
+            if job.outcome == "failed":
+                self.context.message("Detection failed", job.error)
+            elif job.outcome == "done":
+                self.context.status(f"Detection finished: {job.future.result()} regions")
+
+        job: JobHandle = self.context.start_job(
+            title, detect_job(self.project.worker_view(), ids, self.detector.settings), done)
+        return job
+
+    # -- intake ------------------------------------------------------------------------------
+    def choose_folder(self) -> None:
+        """Ask for a folder and import it."""
+        if self.project is None:
+            self.context.message("No project", "Open or create a project first.")
+            return
+        if not writable(self.context, "Import photo folder"):
+            return
+        folder = QFileDialog.getExistingDirectory(self.page, "Import photo folder")
+        if folder:
+            self.import_folder(folder)
+
+    def import_folder(self, folder: str | Path) -> JobHandle | None:
+        """Import photos from ``folder`` in the background."""
+        if self.project is None:
+            return None
+
+        def done(job: JobHandle) -> None:
+            self.reload_needed.emit()
+            if job.outcome == "failed":
+                self.context.message("Import failed", job.error)
+                return
+            if job.outcome != "done":
+                return
+            report: repo.IntakeReport = job.future.result()
+            text = f"Imported {len(report.imported)} photos"
+            if report.duplicates:
+                text += f", {len(report.duplicates)} already in the project"
+            self.context.status(text)
+            if report.errors:
+                self.context.message("Some photos could not be imported", "\n".join(
+                    msg for _name, msg in report.errors[:20]))
+
+        job: JobHandle = self.context.start_job(
+            f"Import photos from {Path(folder).name}",
+            import_job(self.project.worker_view(), folder), done)
+        return job
+
+    # -- release -------------------------------------------------------------------------------
+    def release_current(self, out_dir: str | Path | None = None,
+                        accept_unhidden: bool = False) -> JobHandle | None:
+        """Release the photo on screen (reviewed) into ``out_dir`` (asked when None)."""
+        photo = self.viewer.photo
+        if photo is None or self.project is None or \
+                not writable(self.context, f"Release {photo.file_name}") or \
+                not self.detector.extra_ready("Releasing an anonymized photo"):
+            return None
+        if photo.status not in ("reviewed", "released"):
+            self.context.message("Not reviewed", f"{photo.file_name}: only a reviewed "
+                                 "photo can be released. Check every region, then press "
+                                 "Mark reviewed (Ctrl+Return).")
+            return None
+        out_dir = self._out_dir(out_dir, "Release into folder")
+        if out_dir is None:
+            return None
+        name = photo.file_name
+
+        def done(job: JobHandle) -> None:
+            from core.imaging.release import ReleaseRefused
+
+            self.reload_needed.emit()
+            if job.outcome != "done":
+                if job.outcome == "failed":
+                    self.context.message("Release failed", f"{name}: {job.error}")
+                return
+            outcome = job.future.result()
+            if isinstance(outcome, ReleaseRefused):
+                self.last_refusal = outcome.verification
+                if outcome.verification.get("outside") and not outcome.verification.get(
+                        "inside"):
+                    self._ask_release_anyway(str(outcome), out_dir)
+                else:
+                    self.context.message("Release refused", str(outcome))
+                return
+            path, _result = outcome
+            self.context.status(f"Released {name} → {path}", 10000)
+
+        job: JobHandle = self.context.start_job(f"Release {name}", release_job(
+            self.project.worker_view(), photo.id, out_dir, self.detector.settings,
+            accept_unhidden), done)
+        return job
+
+    def _ask_release_anyway(self, text: str, out_dir: str | Path) -> None:
+        box = QMessageBox(QMessageBox.Icon.Warning, "Face outside every region", text,
+                          QMessageBox.StandardButton.Cancel, self.page)
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setInformativeText("Add a region over it (Before view), or release anyway if "
+                               "it is not a real face.")
+        anyway = box.addButton("Release anyway", QMessageBox.ButtonRole.AcceptRole)
+        box.finished.connect(lambda _c: self.release_current(out_dir, True)
+                             if box.clickedButton() is anyway else None)
+        self._box = box
+        box.open()
+
+    def _out_dir(self, out_dir: str | Path | None, title: str) -> str | Path | None:
+        """``out_dir``, or the folder the user picks (None: cancelled); remembered."""
+        if out_dir is None:
+            start = str(QSettings().value("anonymize/release_dir", "") or "")
+            out_dir = QFileDialog.getExistingDirectory(self.page, title, start) or None
+        if out_dir is not None:
+            QSettings().setValue("anonymize/release_dir", str(out_dir))
+        return out_dir
+
+    def release_all(self, out_dir: str | Path | None = None) -> JobHandle | None:
+        """Release every reviewed photo into ``out_dir`` (asked when None) as one job."""
+        from core.imaging.release_all import BulkRelease
+
+        if self.project is None or not writable(self.context, "Release all reviewed") or \
+                not self.detector.extra_ready("Releasing anonymized photos"):
+            return None
+        photos = repo.list_photos(self.project)
+        if not any(p.status == "reviewed" for p in photos):
+            waiting = sum(p.status == "new" for p in photos)
+            self.context.message("Nothing to release", "No photo is marked reviewed"
+                                 + (f" ({waiting} still to review)." if waiting else ".")
+                                 + " Check every region, then press Mark reviewed "
+                                 "(Ctrl+Return).")
+            return None
+        out_dir = self._out_dir(out_dir, "Release all reviewed photos into folder")
+        if out_dir is None:
+            return None
+        report = BulkRelease(str(out_dir))
+
+        def done(job: JobHandle) -> None:
+            self.reload_needed.emit()
+            self.last_bulk = report
+            text = report.summary()
+            if job.outcome == "failed":
+                text = f"The release stopped: {job.error}\n\n{text}"
+            self.context.status(text.splitlines()[0], 10000)
+            trouble = job.outcome == "failed" or report.failed
+            self._show_result("Release all reviewed", text, warning=bool(trouble))
+
+        job: JobHandle = self.context.start_job(
+            f"Release reviewed photos into {Path(out_dir).name}",
+            release_all_job(self.project.worker_view(), out_dir, self.detector.settings,
+                            report), done)
+        return job
+
+    def export_released_dataset(self, out_dir: str | Path | None = None) -> JobHandle | None:
+        """Export the released photos as a Hugging Face dataset folder (ADR 101), as a job."""
+        from core.interop.hf_export import export_photos_hf
+
+        if self.project is None:
+            return None
+        out_dir = self._out_dir(out_dir, "Export released photos into a new or empty folder")
+        if out_dir is None:
+            return None
+        view = self.project.worker_view()
+
+        def work(state: Any) -> Any:
+            try:
+                return export_photos_hf(view, out_dir, state=state)
+            finally:
+                view.close()
+
+        def done(job: JobHandle) -> None:
+            if job.outcome == "done":
+                r = job.future.result()
+                text = f"Exported {r.exported} released photo(s) to {r.out}"
+                if r.skipped:
+                    text += f"; {len(r.skipped)} left out: " + "; ".join(
+                        f"{s['photo']}: {s['reason']}" for s in r.skipped[:5])
+                self._show_result("Export released photos", text, warning=bool(r.skipped))
+                self.context.status(text, 10000)
+            elif job.outcome == "failed":
+                self._show_result("Export released photos", f"{out_dir}: {job.error}", True)
+
+        job: JobHandle = self.context.start_job(
+            f"Export released photos to {Path(out_dir).name}", work, done)
+        return job
+
+    def _show_result(self, title: str, text: str, warning: bool) -> None:
+        icon = QMessageBox.Icon.Warning if warning else QMessageBox.Icon.Information
+        box = QMessageBox(icon, title, text, QMessageBox.StandardButton.Ok, self.page)
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        self._box = box
+        box.open()
