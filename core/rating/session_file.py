@@ -248,8 +248,12 @@ class RatingSession:
         row = (name[:MAX_NAME], uuid.uuid4().hex, now_iso())
         with self._write():
             tag = self._chain(integrity.rater_entry(*row))
-            self.conn.execute("INSERT INTO rater(id, name, copy_uid, started_at, mac) "
-                              "VALUES (1, ?, ?, ?, ?)", (*row, tag))
+            if self.chained:
+                self.conn.execute("INSERT INTO rater(id, name, copy_uid, started_at, mac) "
+                                  "VALUES (1, ?, ?, ?, ?)", (*row, tag))
+            else:
+                self.conn.execute("INSERT INTO rater(id, name, copy_uid, started_at) "
+                                  "VALUES (1, ?, ?, ?)", row)
 
     # -- tasks --------------------------------------------------------------------
     def task(self, task_id: str) -> TaskView:
@@ -320,8 +324,12 @@ class RatingSession:
                    reason.strip() or None, supersedes, max(0, int(time_ms)),
                    max(0, int(penalty_ms)), shown_at, now_iso())
             tag = self._chain(integrity.judgment_entry(row))
-            self.conn.execute(f"INSERT INTO judgments({JUDGMENT_COLUMNS}, mac) "
-                              "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", (*row, tag))
+            if self.chained:
+                self.conn.execute(f"INSERT INTO judgments({JUDGMENT_COLUMNS}, mac) "
+                                  "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", (*row, tag))
+            else:
+                self.conn.execute(f"INSERT INTO judgments({JUDGMENT_COLUMNS}) "
+                                  "VALUES (?,?,?,?,?,?,?,?,?,?,?)", row)
         judgment = _judgment(row)
         self._remember(judgment)
         return judgment
