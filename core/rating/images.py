@@ -102,13 +102,14 @@ def _upright_box(box: list[int], orientation: int, width: int,
     return bbox if bbox else (0, 0, 0, 0)
 
 
-def canvas_for(sizes: Iterable[tuple[int, int]], long_side: int = LONG_SIDE) -> tuple[int, int]:
+def canvas_for(sizes: Iterable[tuple[int, int]], long_side: int | None = None
+               ) -> tuple[int, int]:
     """The (width, height) every output of one sample is shown at (see module docs)."""
     sizes = [(w, h) for w, h in sizes if w > 0 and h > 0]
     if not sizes:
         raise ValueError("no image sizes to make a canvas from")
     aspect = statistics.median(w / h for w, h in sizes)
-    side = min(long_side, max(max(w, h) for w, h in sizes))
+    side = min(long_side or LONG_SIDE, max(max(w, h) for w, h in sizes))
     if aspect >= 1:
         return side, max(1, round(side / aspect))
     return max(1, round(side * aspect)), side
@@ -137,8 +138,10 @@ def fit(rgb: np.ndarray, canvas: tuple[int, int]) -> np.ndarray:
     return out
 
 
-def fit_within(rgb: np.ndarray, long_side: int = LONG_SIDE) -> np.ndarray:
-    """``rgb`` made smaller (never larger) so its longer side is at most ``long_side``."""
+def fit_within(rgb: np.ndarray, long_side: int | None = None) -> np.ndarray:
+    """``rgb`` made smaller (never larger) so its longer side is at most ``long_side``
+    (default :data:`LONG_SIDE`)."""
+    long_side = long_side or LONG_SIDE
     h, w = rgb.shape[:2]
     if max(w, h) <= long_side:
         return rgb
