@@ -34,12 +34,15 @@ def has_display() -> bool:
                 or os.environ.get("QT_QPA_PLATFORM"))
 
 
+NO_DISPLAY = ("winnow: no display found (DISPLAY/WAYLAND_DISPLAY unset). Run the app on a "
+              "desktop, under `xvfb-run -a winnow ...`, or set QT_QPA_PLATFORM=offscreen; "
+              "headless commands are listed by `winnow --help`.")
+
+
 def run_gui(args: list[str]) -> int:
     """Open the main window (``--demo [PATH]`` opens a fresh demo project; a path opens it)."""
     if not has_display():
-        print("winnow: no display found (DISPLAY/WAYLAND_DISPLAY unset). Run the app on a "
-              "desktop, under `xvfb-run -a winnow ...`, or set QT_QPA_PLATFORM=offscreen; "
-              "headless commands are listed by `winnow --help`.", file=sys.stderr)
+        print(NO_DISPLAY, file=sys.stderr)
         return 2
     app = create_application()
     app.setQuitOnLastWindowClosed(False)  # main() ends when the main window closes

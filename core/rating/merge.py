@@ -111,6 +111,9 @@ def merge_file(project: Project, path: str | Path) -> MergeResult:
         raise MergeError(f"{name}: its tasks differ from those the project wrote for "
                          f"{session_name!r} {slot} (edited or foreign file); nothing merged")
     reasons, warnings = _integrity(project, sid, found, frow[3])
+    if found.changed_images:
+        reasons.append(f"{len(found.changed_images)} image(s) were changed (their bytes do "
+                       "not match their digest)")
     reasons += found.problems
     if reasons:
         raise MergeError(f"{name}: edited outside the rater view, nothing merged: "

@@ -13,6 +13,7 @@ checks that need it (identity, MAC chain, earlier merges).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import re
 import shutil
@@ -74,6 +75,7 @@ class ReturnedFile:
     chained: bool                            # the file has a key chain table
     allow_ties: bool = False                 # the rules the answers were checked by
     allow_tie: bool = True
+    changed_images: list[str] = field(default_factory=list)  # bytes ≠ their digest
     answers: dict[int, dict[str, Any]] = field(default_factory=dict)  # seq -> clean answer
     problems: list[str] = field(default_factory=list)
 
@@ -147,6 +149,27 @@ def open_readonly(path: Path) -> Iterator[sqlite3.Connection]:
         conn.close()
 
 
+def check_rateable(path: str | Path) -> None:
+    """Raise :class:`SessionFileError` (or FileNotFoundError) naming what stops ``path``
+    from being rated, without writing a byte: a folder, another kind of file, a meta
+    table without a known protocol, or a file or folder Winnow cannot write to (each
+    answer is saved into the file, next to which SQLite keeps its journal)."""
+    import os
+
+    path = Path(path)
+    with open_readonly(path) as conn:
+        try:
+            sf.check_meta(sf.check_header(conn, path.name), path.name)
+        except sqlite3.DatabaseError as exc:
+            raise sf.SessionFileError(f"{path.name} is damaged ({exc})") from None
+    for what, target in (("file", path), ("folder", path.resolve().parent)):
+        if not os.access(target, os.W_OK):
+            raise sf.SessionFileError(
+                f"{path.name} cannot be rated where it is: the {what} is read-only "
+                f"({target}). Each answer is saved into the file: copy it to a folder you "
+                "can write to and open the copy")
+
+
 def read_returned(path: str | Path, *, allow_ties: bool | None = None,
                   allow_tie: bool | None = None) -> ReturnedFile:
     """Read ``path`` read-only and check it (SessionFileError if it is not a session file).
@@ -185,6 +208,9 @@ def _read(conn: sqlite3.Connection, path: Path, meta: dict[str, Any],
     found = ReturnedFile(path, meta, version, task_rows, {}, file_build.image_digests(conn),
                          tuple(raters[0]) if raters else None, judgments, chain,
                          "chain" in tables, ties, tie)
+    for sha, data in conn.execute("SELECT sha256, data FROM images"):
+        if not isinstance(data, bytes) or hashlib.sha256(data).hexdigest() != sha:
+            found.changed_images.append(str(sha))
     _check_tasks(found)
     _check_rater(found, len(raters))
     _check_judgments(found, str(meta.get("protocol")), ties, tie)

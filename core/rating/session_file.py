@@ -151,6 +151,27 @@ def check_header(conn: sqlite3.Connection, name: str) -> dict[str, str]:
     return meta
 
 
+def check_meta(meta: dict[str, Any], name: str) -> None:
+    """Raise :class:`SessionFileError` unless ``meta`` names what the rater view needs."""
+    from core.rating.protocols import PROTOCOLS
+
+    for key in ("protocol", "session_name", "slot"):
+        if not isinstance(meta.get(key), str):
+            raise SessionFileError(f"{name} has no {key!r} in its meta table (the file was "
+                                   "edited or is damaged)")
+    if meta["protocol"] not in PROTOCOLS:
+        raise SessionFileError(f"{name} asks for an unknown protocol "
+                               f"{meta['protocol'][:40]!r} (Winnow knows "
+                               f"{', '.join(PROTOCOLS)})")
+    try:
+        settings = json.loads(meta.get("settings", "{}"))
+    except json.JSONDecodeError:
+        settings = None
+    if not isinstance(settings, dict):
+        raise SessionFileError(f"{name}: its settings are not readable (the file was edited "
+                               "or is damaged)")
+
+
 def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
     """Open a session file for rating (checking it is one), WAL and ``synchronous=FULL``;
     ``readonly`` leaves the journal settings alone (for looking, not rating)."""
@@ -187,6 +208,7 @@ class RatingSession:
         self.path = path
         self.conn = conn
         self.meta: dict[str, str] = dict(conn.execute("SELECT key, value FROM meta"))
+        check_meta(self.meta, path.name)
         self.settings: dict[str, Any] = json.loads(self.meta.get("settings", "{}"))
         self.tasks: list[TaskView] = [
             TaskView(tid, pos, self.protocol, prompt, crit, tuple(json.loads(inputs)),
@@ -208,7 +230,12 @@ class RatingSession:
     def open(cls, path: str | Path) -> RatingSession:
         """Open a session file for rating; raises :class:`SessionFileError` if it is not one."""
         path = Path(path)
-        session = cls(path, connect(path))
+        conn = connect(path)
+        try:
+            session = cls(path, conn)
+        except BaseException:
+            conn.close()
+            raise
         session.log_event("open")
         return session
 
