@@ -50,23 +50,60 @@ def max_pixels() -> int:
     return DEFAULT_MAX_PIXELS
 
 
-def decode(data: bytes, name: str, box: list[int] | None = None) -> np.ndarray:
-    """Upright sRGB pixels of ``data`` (``(h, w, 3)`` uint8), cropped to ``box``.
-
-    ``box`` = ``[x, y, w, h]`` in the stored image's pixels (as Curate draws it and the
-    benchmark export crops it), mapped through the EXIF orientation.
-    """
+def header(data: bytes, name: str) -> tuple[int, int, int]:
+    """(width, height, EXIF orientation) of an image, its pixel limit checked, without
+    decoding pixels (Pillow's ``getexif()`` would decode a whole PNG to find its eXIf
+    chunk: the chunk is read from the file's structure instead)."""
     from PIL import Image
 
     try:
         with Image.open(io.BytesIO(data)) as head:
             width, height = head.size
-            orientation = head.getexif().get(0x0112, 1)
+            if width * height > max_pixels():
+                raise SessionImageError(f"image {name}: {width}×{height} pixels is more "
+                                        f"than the {max_pixels():,} Winnow decodes")
+            if head.format != "PNG":
+                return width, height, int(head.getexif().get(0x0112, 1) or 1)
+    except SessionImageError:
+        raise
+    except Image.DecompressionBombError as exc:
+        raise SessionImageError(f"image {name}: too many pixels to decode ({exc})") from None
     except Exception as exc:  # Pillow raises many types for broken headers
         raise SessionImageError(f"image {name}: not a readable image ({exc})") from None
-    if width * height > max_pixels():
-        raise SessionImageError(f"image {name}: {width}×{height} pixels is more than the "
-                                f"{max_pixels():,} Winnow decodes")
+    return width, height, _png_orientation(data)
+
+
+def _png_orientation(data: bytes) -> int:
+    from PIL import Image
+
+    from core.imaging.segments import SegmentError, png_chunks
+
+    try:
+        for chunk in png_chunks(data):
+            if chunk.kind == "eXIf":
+                exif = Image.Exif()
+                exif.load(chunk.payload)
+                return int(exif.get(0x0112, 1) or 1)
+    except (SegmentError, ValueError, SyntaxError):
+        return 1  # the decoder reports a broken file
+    return 1
+
+
+def upright_size(data: bytes, name: str) -> tuple[int, int]:
+    """(width, height) as the image is shown (EXIF orientation applied), not decoding it."""
+    width, height, orientation = header(data, name)
+    return (height, width) if orientation in (5, 6, 7, 8) else (width, height)
+
+
+def decode(data: bytes, name: str, box: list[int] | None = None) -> np.ndarray:
+    """Upright sRGB pixels of ``data`` (``(h, w, 3)`` uint8), cropped to ``box``.
+
+    Decoding is :func:`core.imaging.loading.decode_rgb` (orientation, colour profile to
+    sRGB, alpha on white), after :func:`header` checked the pixel limit.  ``box`` =
+    ``[x, y, w, h]`` in the stored image's pixels (as Curate draws it and the benchmark
+    export crops it), mapped through the EXIF orientation.
+    """
+    width, height, orientation = header(data, name)
     try:
         rgb = decode_rgb(data, name)
     except PhotoDecodeError as exc:

@@ -345,6 +345,11 @@ class RatingSession:
                                 allow_ties=bool(self.settings.get("allow_ties")),
                                 allow_tie=bool(self.settings.get("allow_tie", True)))
         with self._write():
+            latest = self.conn.execute("SELECT uid FROM judgments WHERE task_id = ? ORDER BY "
+                                       "seq DESC LIMIT 1", (task_id,)).fetchone()
+            if (latest[0] if latest else None) != supersedes:
+                raise ValueError("this task was answered in another window on the same file "
+                                 "meanwhile; close this window and open the file again")
             seq = self.conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM judgments"
                                     ).fetchone()[0]
             row = (seq, uuid.uuid4().hex, task_id, json.dumps(clean, sort_keys=True), flag,

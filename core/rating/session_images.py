@@ -42,7 +42,7 @@ class SessionImages:
         """An input image (cropped to ``box``), only ever made smaller."""
         key = ("input", sha, json.dumps(box))
         if key not in self._cache:
-            rgb = images.decode(self._bytes(sha), sha[:12], box)
+            rgb = images.decode(self._bytes(sha), f"{sha[:12]} (an input)", box)
             self._cache[key] = _digest(images.encode(images.fit_within(rgb)))
         return self._cache[key]
 
@@ -51,7 +51,7 @@ class SessionImages:
         canvas = self.canvas(sample)
         key = ("output", sha, repr(canvas))
         if key not in self._cache:
-            rgb = images.decode(self._bytes(sha), sha[:12])
+            rgb = images.decode(self._bytes(sha), f"{sha[:12]} (an output of sample {sample})")
             self._cache[key] = _digest(images.encode(images.fit(rgb, canvas)))
         return self._cache[key]
 
@@ -63,22 +63,16 @@ class SessionImages:
         candidates = [o for o in outputs if o not in set(shown)] or outputs
         stand_in = self.output(sample, rng.choice(candidates))[1] if candidates else b""
         target = round(len(stand_in) * rng.uniform(0.93, 1.07))
-        rgb = images.fit(images.decode(self._bytes(sha), sha[:12]), self.canvas(sample))
+        rgb = images.fit(images.decode(self._bytes(sha), f"{sha[:12]} (gold copy, sample "
+                                                         f"{sample})"), self.canvas(sample))
         return _digest(images.encode_like(rgb, target, derive(self.secret, f"grain/{token}")))
 
     def canvas(self, sample: str) -> tuple[int, int]:
         """The size every output of ``sample`` is shown at in this session."""
         if sample not in self._canvas:
-            from core.imaging.loading import upright_size
-
-            sizes = []
-            for sha in self._outputs.get(sample, []):
-                try:
-                    sizes.append(upright_size(self._bytes(sha)))
-                except Exception as exc:  # Pillow raises many types for broken headers
-                    raise images.SessionImageError(
-                        f"image {sha[:12]} of sample {sample}: not a readable image "
-                        f"({exc})") from None
+            sizes = [images.upright_size(self._bytes(sha), f"{sha[:12]} (an output of "
+                                                           f"sample {sample})")
+                     for sha in self._outputs.get(sample, [])]
             self._canvas[sample] = images.canvas_for(sizes or [(images.LONG_SIDE,) * 2])
         return self._canvas[sample]
 

@@ -126,12 +126,13 @@ def _make_degraded(project: Project, plan: Plan, state: JobState) -> dict[str, s
     kept losslessly (PNG, no metadata) in the assets: source sha -> copy sha."""
     from core.imaging.release import encode_clean
 
-    sources = sorted({o.sha256 for t in plan.tasks for o in t.options if o.degraded})
-    state.set_total(len(sources))
+    samples = {o.sha256: t.sample_id for t in plan.tasks for o in t.options if o.degraded}
+    state.set_total(len(samples))
     out: dict[str, str] = {}
-    for sha in sources:
+    for sha in sorted(samples):
         state.check()
-        copy = encode_clean(degrade(decode(_asset_bytes(project, sha), sha[:12])), "png")
+        name = f"{sha[:12]} (an output of sample {samples[sha]})"
+        copy = encode_clean(degrade(decode(_asset_bytes(project, sha), name)), "png")
         digest, _ = project.assets.put(copy, "png")
         with project.transaction() as conn:
             conn.execute("INSERT OR IGNORE INTO images(sha256, ext, mime, bytes, created_at) "
