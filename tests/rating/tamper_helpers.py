@@ -29,10 +29,10 @@ def edit(path: Path, *statements: str, params: tuple = ()) -> None:  # type: ign
     conn.close()
 
 
-def rows(path: Path, sql: str) -> list[tuple]:  # type: ignore[type-arg]
+def rows(path: Path, sql: str, params: tuple = ()) -> list[tuple]:  # type: ignore[type-arg]
     conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     try:
-        return conn.execute(sql).fetchall()
+        return conn.execute(sql, params).fetchall()
     finally:
         conn.close()
 
@@ -60,28 +60,29 @@ def legacy_copy(tmp: Path) -> tuple[Project, Path, Path]:
 
 
 # -- the tampering of issue #12 item 3, each a function of the file ---------------------------
-def duplicates(path: Path) -> None:
-    """Five more judgments for the first answered task, none superseding."""
-    seq, task, answer = rows(path, "SELECT max(seq), task_id, answer FROM judgments "
-                                   "WHERE seq = 1")[0]
-    top = rows(path, "SELECT max(seq) FROM judgments")[0][0]
-    for k in range(5):
-        edit(path, "INSERT INTO judgments(seq, uid, task_id, answer, time_ms, penalty_ms, "
-                   "submitted_at) VALUES (?, ?, ?, ?, 900, 0, '2024-01-01T00:00:00')",
-             params=(top + k + 1, uuid.uuid4().hex, task, answer))
-
-
-def supersede_other_task(path: Path) -> None:
-    """A new answer to task A that claims to replace the answer to task B."""
-    (a_task, a_answer), (b_uid,) = (
-        rows(path, "SELECT task_id, answer FROM judgments ORDER BY seq DESC LIMIT 1")[0],
-        rows(path, "SELECT uid FROM judgments WHERE task_id != (SELECT task_id FROM judgments "
-                   "ORDER BY seq DESC LIMIT 1) ORDER BY seq DESC LIMIT 1")[0])
+def _append(path: Path, task: str, answer: str, supersedes: str | None = None) -> None:
+    """One judgment row added by hand after the last one (no MAC: sqlite3 has no key)."""
     top = rows(path, "SELECT max(seq) FROM judgments")[0][0]
     edit(path, "INSERT INTO judgments(seq, uid, task_id, answer, supersedes, time_ms, "
                "penalty_ms, submitted_at) VALUES (?, ?, ?, ?, ?, 900, 0, "
                "'2024-01-01T00:00:00')",
-         params=(top + 1, uuid.uuid4().hex, a_task, a_answer, b_uid))
+         params=(top + 1, uuid.uuid4().hex, task, answer, supersedes))
+
+
+def duplicates(path: Path) -> None:
+    """Five more judgments for the first answered task, none superseding."""
+    task, answer = rows(path, "SELECT task_id, answer FROM judgments WHERE seq = 1")[0]
+    for _ in range(5):
+        _append(path, task, answer)
+
+
+def supersede_other_task(path: Path) -> None:
+    """A new answer to task A that claims to replace the answer to task B."""
+    a_task, a_answer = rows(path, "SELECT task_id, answer FROM judgments ORDER BY seq DESC "
+                                  "LIMIT 1")[0]
+    (b_uid,) = rows(path, "SELECT uid FROM judgments WHERE task_id != ? ORDER BY seq DESC "
+                          "LIMIT 1", (a_task,))[0]
+    _append(path, a_task, a_answer, supersedes=b_uid)
 
 
 def extra_keys(path: Path) -> None:

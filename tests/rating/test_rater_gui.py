@@ -150,12 +150,18 @@ def test_checklist_yes_no_keys(qtbot, rproject, tmp_path: Path) -> None:  # type
                                                       1, 1, 1, 1, 0, 1]]
 
 
-def test_min_time_penalty_countdown_holds_the_next_task(qtbot, rproject, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def _paced(qtbot, rproject, tmp_path: Path, penalty_s: float):  # type: ignore[no-untyped-def]
+    """A side-by-side rater view with a 4 s minimum time on a clock the test moves."""
     path = make_session(rproject, tmp_path / "o", "side_by_side", raters=1,
-                        sample_ids=TWO[:1], min_time_s=4.0, penalty_s=0.4)[0]
+                        sample_ids=TWO[:1], min_time_s=4.0, penalty_s=penalty_s)[0]
     now = [1000.0]
     w = _open(qtbot, path, TaskClock(lambda: now[0]))
     _name(qtbot, w, "Ed")
+    return w, now
+
+
+def test_min_time_penalty_countdown_holds_the_next_task(qtbot, rproject, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    w, now = _paced(qtbot, rproject, tmp_path, penalty_s=0.4)
     t1 = w.current
     now[0] += 1.0  # too quick
     _keys(qtbot, w, K.Key_Left, K.Key_Return)
@@ -248,11 +254,7 @@ def test_a_stale_ranking_hint_clears_after_a_drag(qtbot, rproject, tmp_path: Pat
 
 def test_backspace_during_the_penalty_reopens_the_answer_when_the_hold_ends(  # type: ignore[no-untyped-def]
         qtbot, rproject, tmp_path: Path) -> None:
-    path = make_session(rproject, tmp_path / "o", "side_by_side", raters=1,
-                        sample_ids=TWO[:1], min_time_s=4.0, penalty_s=0.6)[0]
-    now = [1000.0]
-    w = _open(qtbot, path, TaskClock(lambda: now[0]))
-    _name(qtbot, w, "Ed")
+    w, now = _paced(qtbot, rproject, tmp_path, penalty_s=0.6)
     t1 = w.current
     now[0] += 1.0
     _keys(qtbot, w, K.Key_Left, K.Key_Return)
