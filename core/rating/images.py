@@ -36,6 +36,7 @@ LONG_SIDE = 1024
 #: padding colour: the rater view's image background (#2e2e2e)
 PAD = (46, 46, 46)
 #: grain strengths tried when matching a gold copy's byte length (grey levels, σ)
+_FIRST_GRAIN = 12.0
 _MAX_GRAIN = 64.0
 
 
@@ -219,24 +220,45 @@ def degrade(rgb: np.ndarray) -> np.ndarray:
 
 def encode_like(rgb: np.ndarray, target: int, seed: bytes) -> bytes:
     """Encode ``rgb`` with seeded film grain strong enough that the file is about
-    ``target`` bytes long (within ~1 %); without grain when it is that long already."""
+    ``target`` bytes long (within ~1 %); without grain when it is that long already.
+
+    The length grows steadily with the grain's strength, so a false-position search
+    (Illinois variant) finds it in a handful of encodes.
+    """
     plain = encode(rgb)
     if len(plain) >= target:
         return plain
     noise = np.random.default_rng(list(seed)).standard_normal(rgb.shape).astype(np.float32)
     base = rgb.astype(np.float32)
+    tolerance = max(1, target // 100)
 
     def grainy(sigma: float) -> bytes:
         return encode(np.clip(base + sigma * noise, 0, 255).astype(np.uint8))
 
-    lo, hi = 0.0, _MAX_GRAIN
-    best = plain
-    for _ in range(14):
-        sigma = (lo + hi) / 2
+    lo, lo_len = 0.0, len(plain)
+    hi, hi_data = _FIRST_GRAIN, grainy(_FIRST_GRAIN)  # most targets need less than this
+    if len(hi_data) < target:
+        lo, lo_len = hi, len(hi_data)
+        hi, hi_data = _MAX_GRAIN, grainy(_MAX_GRAIN)
+        if len(hi_data) <= target:
+            return hi_data
+    best, side = hi_data, 0
+    hi_len = len(hi_data)
+    for _ in range(12):
+        sigma = hi - (hi_len - target) * (hi - lo) / (hi_len - lo_len)
         data = grainy(sigma)
         if abs(len(data) - target) < abs(len(best) - target):
             best = data
-        if abs(len(data) - target) <= target // 200:
+        if abs(len(data) - target) <= tolerance:
             break
-        lo, hi = (sigma, hi) if len(data) < target else (lo, sigma)
+        if len(data) < target:
+            lo, lo_len = sigma, len(data)
+            if side == -1:
+                hi_len = target + (hi_len - target) / 2
+            side = -1
+        else:
+            hi, hi_len = sigma, len(data)
+            if side == 1:
+                lo_len = target - (target - lo_len) / 2
+            side = 1
     return best
