@@ -30,7 +30,7 @@ import numpy as np
 from core.imaging.release import metadata_found
 from core.imaging.segments import TRAILING, SegmentError, image_kind, jpeg_segments
 from core.rating import integrity
-from core.rating.returned import open_readonly, read_returned
+from core.rating.returned import open_readonly, parse_json, read_returned
 
 _TOKEN = re.compile(r"[ot][0-9a-f]{12}")
 #: JPEG segments the session encoder writes (ADR 057)
@@ -73,8 +73,8 @@ def audit_file(path: str | Path, project: Any | None = None) -> Audit:
     found = read_returned(path)
     result = Audit(str(path), found.version, tasks=len(found.task_rows))
     with open_readonly(path) as conn:
-        blobs = {str(sha): bytes(data) for sha, data in conn.execute(
-            "SELECT sha256, data FROM images")}
+        blobs = {str(sha): bytes(data) if isinstance(data, bytes) else b""
+                 for sha, data in conn.execute("SELECT sha256, data FROM images")}
         exts = Counter(str(r[0]) for r in conn.execute("SELECT ext FROM images"))
         free = conn.execute("PRAGMA freelist_count").fetchone()[0]
         order = [str(r[0]) for r in conn.execute("SELECT sha256 FROM images ORDER BY rowid")]
@@ -165,10 +165,8 @@ def _check_tasks(result: Audit, found: Any, images: dict[str, _Image],
             uneven.append(str(task_id))
         bad_tokens += sum(not _TOKEN.fullmatch(t) for t in [str(task_id),
                                                             *(tok for tok, _ in opts)])
-        try:
-            used += [str(s) for s in json.loads(inputs)]
-        except (TypeError, ValueError):
-            pass
+        shown = parse_json(inputs)
+        used += [str(s) for s in shown] if isinstance(shown, list) else []
         used += [sha for _tok, sha in opts]
     if uneven:
         result.finding("size", f"{len(uneven)} task(s) show options of different sizes "

@@ -69,9 +69,16 @@ def mac(key: bytes, data: bytes) -> str:
 
 
 def canonical(value: Any) -> bytes:
-    """The bytes a MAC covers: compact, key-sorted JSON (types kept: 5 ≠ "5")."""
-    return json.dumps(value, ensure_ascii=False, sort_keys=True,
-                      separators=(",", ":")).encode("utf-8")
+    """The bytes a MAC covers: compact, key-sorted JSON (types kept: 5 ≠ "5"; a blob,
+    which Winnow never writes where a MAC looks, as ``{"$blob": hex}``)."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"),
+                      default=_blob).encode("utf-8", "surrogatepass")
+
+
+def _blob(value: Any) -> Any:
+    if isinstance(value, bytes | bytearray | memoryview):
+        return {"$blob": bytes(value).hex()}
+    raise TypeError(f"cannot sign a {type(value).__name__}")
 
 
 def tasks_document(meta: dict[str, str], tasks: Sequence[Sequence[Any]],

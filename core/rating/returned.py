@@ -217,19 +217,27 @@ def _read(conn: sqlite3.Connection, path: Path, meta: dict[str, Any],
     return found
 
 
-def _settings(text: Any) -> dict[str, Any]:
+def parse_json(text: Any) -> Any:
+    """``text`` parsed as JSON, or None when it is not text or not JSON (a hostile file
+    may hold anything, nested a hundred thousand levels deep included)."""
+    if not isinstance(text, str):
+        return None
     try:
-        value = json.loads(text) if isinstance(text, str) else {}
-    except json.JSONDecodeError:
-        return {}
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _settings(text: Any) -> dict[str, Any]:
+    value = parse_json(text)
     return value if isinstance(value, dict) else {}
 
 
 def _check_tasks(found: ReturnedFile) -> None:
     for task_id, _pos, _prompt, _crit, _inputs, options in found.task_rows:
         try:
-            opts = tuple((str(tok), str(sha)) for tok, sha in json.loads(options))
-        except (TypeError, ValueError, json.JSONDecodeError):
+            opts = tuple((str(tok), str(sha)) for tok, sha in parse_json(options))
+        except (TypeError, ValueError):
             found.problems.append(f"task {str(task_id)[:40]}: its options are not readable")
             continue
         found.options[str(task_id)] = opts
@@ -317,10 +325,7 @@ def _check_values(j: RawJudgment) -> list[str]:
 
 def _check_answer(found: ReturnedFile, j: RawJudgment, protocol: str, ties: bool, tie: bool,
                   problems: list[str], label: str) -> dict[str, Any] | None:
-    try:
-        answer = json.loads(j.answer) if isinstance(j.answer, str) else None
-    except json.JSONDecodeError:
-        answer = None
+    answer = parse_json(j.answer)
     if not isinstance(answer, dict):
         problems.append(f"{label}: its answer is not a JSON object")
         return None

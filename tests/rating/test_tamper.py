@@ -211,3 +211,23 @@ def test_opening_a_file_with_sqlite3_changes_nothing_a_merge_checks(rated) -> No
     conn.execute("VACUUM")
     conn.close()
     assert merge_file(project, r1).added > 0
+
+
+@pytest.mark.parametrize(("statement", "reason"), [
+    ("UPDATE judgments SET answer = ? WHERE seq = 1", "its answer is not a JSON object"),
+    ("UPDATE tasks SET options = ? WHERE position = 0", "its tasks differ"),
+    ("UPDATE images SET data = 'text, not a blob' WHERE rowid = 1", "image(s) were changed"),
+    ("UPDATE rater SET name = X'00ff'", "its rater name is empty or not text"),
+    ("UPDATE judgments SET answer = X'00ff' WHERE seq = 1", "its answer is not a JSON object"),
+])
+def test_hostile_values_are_reasons_not_crashes(rated, statement, reason) -> None:  # type: ignore[no-untyped-def]
+    """Values no rater view writes — JSON nested 100,000 deep, text where a blob goes —
+    are reported by merge and audit, never a traceback."""
+    from core.rating.audit import audit_file
+
+    project, (bad, good) = rated
+    deep = "[" * 100_000 + "]" * 100_000
+    th.edit(bad, statement, params=(deep,) if "?" in statement else ())
+    results, errors = merge_files(project, [bad, good])
+    assert len(results) == 1 and len(errors) == 1 and reason in errors[0]
+    assert audit_file(bad, project).findings
