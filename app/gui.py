@@ -7,6 +7,11 @@ import os
 import sys
 from pathlib import Path
 
+#: what ``winnow`` (and ``winnow rate``) say when Qt has no display to open windows on
+NO_DISPLAY = ("winnow: no display found (DISPLAY/WAYLAND_DISPLAY unset). Run the app on a "
+              "desktop, under `xvfb-run -a winnow ...`, or set QT_QPA_PLATFORM=offscreen; "
+              "headless commands are listed by `winnow --help`.")
+
 
 def create_application():  # type: ignore[no-untyped-def]
     """The QApplication with Winnow's identity (for QSettings) and icon."""
@@ -32,11 +37,6 @@ def has_display() -> bool:
         return True
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
                 or os.environ.get("QT_QPA_PLATFORM"))
-
-
-NO_DISPLAY = ("winnow: no display found (DISPLAY/WAYLAND_DISPLAY unset). Run the app on a "
-              "desktop, under `xvfb-run -a winnow ...`, or set QT_QPA_PLATFORM=offscreen; "
-              "headless commands are listed by `winnow --help`.")
 
 
 def run_gui(args: list[str]) -> int:
