@@ -76,6 +76,7 @@ class ReturnedFile:
     allow_ties: bool = False                 # the rules the answers were checked by
     allow_tie: bool = True
     changed_images: list[str] = field(default_factory=list)  # bytes ≠ their digest
+    events: int = 0                          # open/pause/resume… the rater view logged
     answers: dict[int, dict[str, Any]] = field(default_factory=dict)  # seq -> clean answer
     problems: list[str] = field(default_factory=list)
 
@@ -170,6 +171,23 @@ def check_rateable(path: str | Path) -> None:
                 "can write to and open the copy")
 
 
+def untouched_leftover(path: Path, session_uid: str, file_uid: str, secret: bytes) -> bool:
+    """Whether ``path`` is the rater file ``file_uid`` of session ``session_uid`` exactly
+    as Winnow wrote it (tasks MAC verified with the session's secret, images intact) and
+    never opened by a rater: what a killed writer may leave and may safely replace."""
+    try:
+        found = read_returned(path)
+    except (sf.SessionFileError, OSError):
+        return False
+    if (found.meta.get("session_uid"), found.meta.get("file_uid")) != (session_uid, file_uid):
+        return False
+    if (found.rater is not None or found.judgments or found.events or found.changed_images
+            or found.problems or Path(f"{path}-wal").exists()):
+        return False  # a rater view has had it open
+    expected = integrity.mac(integrity.tasks_key(secret, file_uid), found.document())
+    return found.meta.get("tasks_mac") == expected
+
+
 def read_returned(path: str | Path, *, allow_ties: bool | None = None,
                   allow_tie: bool | None = None) -> ReturnedFile:
     """Read ``path`` read-only and check it (SessionFileError if it is not a session file).
@@ -208,6 +226,8 @@ def _read(conn: sqlite3.Connection, path: Path, meta: dict[str, Any],
     found = ReturnedFile(path, meta, version, task_rows, {}, file_build.image_digests(conn),
                          tuple(raters[0]) if raters else None, judgments, chain,
                          "chain" in tables, ties, tie)
+    if "events" in tables:
+        found.events = int(conn.execute("SELECT count(*) FROM events").fetchone()[0])
     for sha, data in conn.execute("SELECT sha256, data FROM images"):
         if not isinstance(data, bytes) or hashlib.sha256(data).hexdigest() != sha:
             found.changed_images.append(str(sha))

@@ -276,18 +276,65 @@ def create_and_write(project: Project, design: SessionDesign, out_dir: str | Pat
                      state: JobState | None = None) -> list[Path]:
     """:func:`create_session` then :func:`write_session_files`, as one step: files in the
     way are refused before anything is recorded, and a session whose files could not be
-    written is removed again (so its name stays free for the next try)."""
-    clash = session_files_in_the_way(design.name, design.raters, out_dir)
-    if clash:
-        raise FileExistsError(f"{clash[0].parent} already holds "
-                              f"{', '.join(p.name for p in clash)}; choose another name "
-                              "or an empty folder")
-    create_session(project, design, state=state)
+    written is removed again (so its name stays free for the next try).
+
+    Run again with the same design after a crash (the process killed), it resumes: the
+    session the killed run recorded is written now, replacing only rater files that
+    provably are that run's own and unrated; if the killed run had finished, its files
+    are returned as they are.
+    """
+    found = _earlier_attempt(project, design, Path(out_dir))
+    if isinstance(found, list):
+        return found
+    if found is None:
+        clash = session_files_in_the_way(design.name, design.raters, out_dir)
+        if clash:
+            raise FileExistsError(f"{clash[0].parent} already holds "
+                                  f"{', '.join(p.name for p in clash)}; choose another name "
+                                  "or an empty folder")
+        create_session(project, design, state=state)
     try:
         return write_session_files(project, design.name, out_dir, state=state)
     except BaseException:
         discard_unwritten(project, design.name)  # the files were taken back already
         raise
+
+
+def _earlier_attempt(project: Project, design: SessionDesign,
+                     out_dir: Path) -> list[Path] | bool | None:
+    """What a killed ``create_and_write`` of the same design left: its finished files
+    (list), True when its session is recorded but unwritten (its leftovers in
+    ``out_dir`` removed), None when there is none (or a different session has the name:
+    :func:`create_session` then says so)."""
+    from core.rating.returned import untouched_leftover
+
+    row = project.conn.execute("SELECT id, uid, design FROM rating_sessions WHERE name = ?",
+                               (design.name,)).fetchone()
+    if row is None or SessionDesign.from_json(json.loads(row[2])) != design:
+        return None
+    sid, uid = int(row[0]), str(row[1])
+    files = project.conn.execute("SELECT slot, path, file_uid FROM rating_files WHERE "
+                                 "session_id = ? ORDER BY rowid", (sid,)).fetchall()
+    targets = {slot: out_dir / f"{_safe(design.name)}-{slot}{sf.SUFFIX}" for slot, _, _ in files}
+    if all(path is not None for _s, path, _f in files):
+        done = [targets[slot] for slot, path, _f in files
+                if Path(path) == targets[slot] and targets[slot].exists()]
+        return done if len(done) == len(files) else None
+    merged = project.conn.execute("SELECT count(*) FROM rating_merges WHERE session_id = ?",
+                                  (sid,)).fetchone()[0]
+    secret = integrity.stored_secret(project.conn, sid)
+    if merged or secret is None:
+        return None
+    leftovers = [t for t in targets.values() if t.exists()]
+    for slot, _path, file_uid in files:
+        target = targets[slot]
+        if target.exists() and not untouched_leftover(target, uid, file_uid, secret):
+            raise FileExistsError(f"{target} is in the way and is not an unrated file of "
+                                  f"session {design.name!r}; move it away or choose an "
+                                  "empty folder")
+    for target in leftovers:  # written for this session by the killed run, never rated
+        target.unlink()
+    return True
 
 
 def discard_unwritten(project: Project, name: str) -> bool:
