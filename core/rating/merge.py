@@ -100,8 +100,8 @@ def merge_file(project: Project, path: str | Path) -> MergeResult:
     if (ties, tie) != (found.allow_ties, found.allow_tie):  # judge by the project's rules
         found = read_returned(path, allow_ties=ties, allow_tie=tie)
     slot = str(found.meta.get("slot", "?"))
-    frow = project.conn.execute("SELECT slot, copy_uid, rater, tasks_mac FROM rating_files "
-                                "WHERE session_id = ? AND file_uid = ?",
+    frow = project.conn.execute("SELECT slot, copy_uid, rater, tasks_mac, legacy_file FROM "
+                                "rating_files WHERE session_id = ? AND file_uid = ?",
                                 (sid, found.meta.get("file_uid"))).fetchone()
     if frow is None or frow[0] != slot or found.meta.get("protocol") != protocol:
         raise MergeError(f"{name}: not one of the files written for session {session_name!r} "
@@ -110,7 +110,7 @@ def merge_file(project: Project, path: str | Path) -> MergeResult:
                                                for t, opts in found.options.items()}:
         raise MergeError(f"{name}: its tasks differ from those the project wrote for "
                          f"{session_name!r} {slot} (edited or foreign file); nothing merged")
-    reasons, warnings = _integrity(project, sid, found, frow[3])
+    reasons, warnings = _integrity(project, sid, found, frow[3], bool(frow[4]))
     if found.changed_images:
         reasons.append(f"{len(found.changed_images)} image(s) were changed (their bytes do "
                        "not match their digest)")
@@ -121,12 +121,13 @@ def merge_file(project: Project, path: str | Path) -> MergeResult:
     return _merge(project, path, found, sid, session_name, slot, frow, tuple(warnings))
 
 
-def _integrity(project: Project, sid: int, found: ReturnedFile,
-               tasks_mac: str | None) -> tuple[list[str], list[str]]:
-    """(reasons to refuse, warnings) from the file's MACs."""
+def _integrity(project: Project, sid: int, found: ReturnedFile, tasks_mac: str | None,
+               legacy_file: bool) -> tuple[list[str], list[str]]:
+    """(reasons to refuse, warnings) from the file's MACs.  ``legacy_file``: an earlier
+    version wrote this slot's file (so a file without MACs may be genuine)."""
     secret = integrity.stored_secret(project.conn, sid)
     if not found.chained and found.version <= sf.LEGACY_FORMAT_VERSION:
-        if tasks_mac is not None:
+        if tasks_mac is not None and not legacy_file:
             return ["it was written with tamper evidence, but its MACs were removed"], []
         return [], [LEGACY_WARNING]
     if secret is None or tasks_mac is None:

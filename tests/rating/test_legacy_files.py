@@ -65,7 +65,7 @@ def test_a_rater_continues_an_earlier_file_and_it_merges(tmp_path: Path) -> None
 
 
 def test_new_files_for_an_earlier_session_are_tamper_evident(tmp_path: Path) -> None:
-    project, _r1, _r2 = th.legacy_copy(tmp_path / "legacy")
+    project, _r1, r2 = th.legacy_copy(tmp_path / "legacy")
     try:
         files = write_session_files(project, "side_by_side", tmp_path / "again")
         for f in files:
@@ -74,5 +74,19 @@ def test_new_files_for_an_earlier_session_are_tamper_evident(tmp_path: Path) -> 
             s.close()
         th.rate_all(files[0], "Ada")
         assert merge_file(project, files[0]).warnings == ()
+        # the earlier file of R2 is still out there: it merges as before, with the warning
+        th.rate_all(r2, "Grace")
+        assert merge_file(project, r2).warnings == (LEGACY_WARNING,)
+    finally:
+        project.close()
+
+
+def test_the_migration_marks_the_slots_an_earlier_version_wrote(tmp_path: Path) -> None:
+    project, _r1, _r2 = th.legacy_copy(tmp_path / "legacy")
+    try:
+        rows = project.conn.execute("SELECT slot, legacy_file, tasks_mac FROM rating_files "
+                                    "ORDER BY slot").fetchall()
+        assert rows == [("R1", 1, None), ("R2", 1, None)]
+        assert project.conn.execute("SELECT count(*) FROM rating_keys").fetchone()[0] == 0
     finally:
         project.close()
