@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import io
 import statistics
+import warnings
 from collections.abc import Iterable
 
 import numpy as np
@@ -58,7 +59,10 @@ def header(data: bytes, name: str) -> tuple[int, int, int]:
     from PIL import Image
 
     try:
-        with Image.open(io.BytesIO(data)) as head:
+        with warnings.catch_warnings():  # the limit is checked right here, by name
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            head = Image.open(io.BytesIO(data))
+        with head:
             width, height = head.size
             if width * height > max_pixels():
                 raise SessionImageError(f"image {name}: {width}×{height} pixels is more "

@@ -49,7 +49,7 @@ def _design(name: str = "w") -> SessionDesign:
     (_bomb(), "too many pixels to decode"),
     (_bomb(10000, 9000), "10000×9000 pixels is more than the 80,000,000 Winnow decodes"),
     (png(7)[:60], "cannot decode the image"),
-])
+], ids=["beyond Pillow's limit", "beyond Winnow's limit", "truncated"])
 def test_a_bad_output_is_named_and_nothing_is_left(tmp_path: Path, bad: bytes,  # type: ignore[no-untyped-def]
                                                    message: str) -> None:
     def output(k: int, model: str) -> tuple[bytes, str]:
