@@ -14,7 +14,7 @@ DEFAULT_GOLD_RATE = 0.1
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``session create|merge|results|summary|list`` and ``rate``."""
+    """Add ``session create|merge|results|summary|audit|list`` and ``rate``."""
     session = subparsers.add_parser("session", help="design, merge and export rating sessions")
     cmds = session.add_subparsers(dest="session_command", metavar="ACTION", required=True)
 
@@ -77,6 +77,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     summary.add_argument("project", type=Path)
     summary.add_argument("--session", required=True)
     summary.set_defaults(handler=cmd_summary)
+
+    audit = cmds.add_parser("audit", help="check a rater file as a curious rater would attack "
+                            "it: formats, metadata, sizes, encoder tables, ordering, and (with "
+                            "--project) MACs and anything that predicts model or gold; exit 1 "
+                            "on findings")
+    audit.add_argument("file", type=Path)
+    audit.add_argument("--project", type=Path, help="the project that wrote the file")
+    audit.add_argument("--json", action="store_true")
+    audit.set_defaults(handler=cmd_audit)
 
     listing = cmds.add_parser("list", help="list the project's rating sessions")
     listing.add_argument("project", type=Path)
@@ -205,13 +214,40 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_audit(args: argparse.Namespace) -> int:
+    """``winnow session audit FILE [--project P]``: exit 1 when anything was found."""
+    from core.rating.audit import audit_file, format_audit
+    from core.store import Project
+
+    if args.project is not None:
+        with Project.open(args.project, readonly=True) as project:
+            result = audit_file(args.file, project)
+    else:
+        result = audit_file(args.file)
+    if args.json:
+        print_json(result.to_json())
+    else:
+        print(format_audit(result))
+    return 1 if result.findings else 0
+
+
 def cmd_rate(args: argparse.Namespace) -> int:
-    """``winnow rate FILE``: the rater view, without the rest of the app."""
+    """``winnow rate FILE``: the rater view, without the rest of the app.
+
+    The file is checked (read-only) before anything opens, and a missing display is the
+    same message plain ``winnow`` gives, so nothing is written when rating cannot start.
+    """
+    from app.gui import NO_DISPLAY, has_display
+    from core.rating.returned import check_rateable
     from core.rating.session_file import RatingSession
 
     if not args.file.exists():
         raise CliError(f"no session file at {args.file}")
-    session = RatingSession.open(args.file)  # fails cleanly before any window opens
+    check_rateable(args.file)
+    if not has_display():
+        print(NO_DISPLAY, file=sys.stderr)
+        return 2
+    session = RatingSession.open(args.file)
     from app.gui import create_application
 
     app = create_application()

@@ -7,6 +7,11 @@ import os
 import sys
 from pathlib import Path
 
+#: what ``winnow`` (and ``winnow rate``) say when Qt has no display to open windows on
+NO_DISPLAY = ("winnow: no display found (DISPLAY/WAYLAND_DISPLAY unset). Run the app on a "
+              "desktop, under `xvfb-run -a winnow ...`, or set QT_QPA_PLATFORM=offscreen; "
+              "headless commands are listed by `winnow --help`.")
+
 
 def create_application():  # type: ignore[no-untyped-def]
     """The QApplication with Winnow's identity (for QSettings) and icon."""
@@ -38,9 +43,7 @@ def run_gui(args: list[str]) -> int:
     """Open the main window (``--demo [PATH]`` opens a fresh demo project, or the one
     already at PATH; a path opens it)."""
     if not has_display():
-        print("winnow: no display found (DISPLAY/WAYLAND_DISPLAY unset). Run the app on a "
-              "desktop, under `xvfb-run -a winnow ...`, or set QT_QPA_PLATFORM=offscreen; "
-              "headless commands are listed by `winnow --help`.", file=sys.stderr)
+        print(NO_DISPLAY, file=sys.stderr)
         return 2
     keys = None
     if "--keys" in args:  # --keys TEXT: type TEXT once ready, then quit (app/scripted.py)

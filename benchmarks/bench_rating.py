@@ -37,15 +37,11 @@ def _jpeg(seed: int, size: int) -> bytes:
     return out.getvalue()
 
 
-def build(base: Path, tasks: int, size: int) -> Path:
-    from core.rating.design import SessionDesign
-    from core.rating.sessions import create_session, write_session_files
-    from core.store import Project
+def populate(project, n_samples: int, models: tuple[str, ...], image) -> None:  # type: ignore[no-untyped-def]
+    """``n_samples`` samples with one input and one output per model; ``image(seed)``
+    makes each file's JPEG bytes."""
     from core.store.project import now_iso
 
-    models = ("m-a", "m-b", "m-c", "m-d")
-    n_samples = max(2, tasks // 24 + 1)  # 6 pairs × 4 criteria per sample
-    project = Project.create(base / "bench.winnow")
     now = now_iso()
     with project.transaction() as conn:
         for k in range(n_samples):
@@ -53,17 +49,28 @@ def build(base: Path, tasks: int, size: int) -> Path:
             conn.execute("INSERT INTO samples(id, prompt, original_prompt, split, created_at, "
                          "modified_at) VALUES (?,?,?,?,?,?)",
                          (sid, f"prompt {k}", f"prompt {k}", "image-to-image", now, now))
-            sha, _ = project.assets.put(_jpeg(10_000 + k, size), "jpg")
+            sha, _ = project.assets.put(image(10_000 + k), "jpg")
             conn.execute("INSERT OR IGNORE INTO images(sha256, ext, created_at) "
                          "VALUES (?, 'jpg', ?)", (sha, now))
             conn.execute("INSERT INTO sample_images(sample_id, role, position, sha256) "
                          "VALUES (?, 'input', 0, ?)", (sid, sha))
             for m, model in enumerate(models):
-                sha, _ = project.assets.put(_jpeg(k * 10 + m, size), "jpg")
+                sha, _ = project.assets.put(image(k * 10 + m), "jpg")
                 conn.execute("INSERT OR IGNORE INTO images(sha256, ext, created_at) "
                              "VALUES (?, 'jpg', ?)", (sha, now))
                 conn.execute("INSERT INTO model_outputs(sample_id, model, sha256, imported_at) "
                              "VALUES (?,?,?,?)", (sid, model, sha, now))
+
+
+def build(base: Path, tasks: int, size: int) -> Path:
+    from core.rating.design import SessionDesign
+    from core.rating.sessions import create_session, write_session_files
+    from core.store import Project
+
+    models = ("m-a", "m-b", "m-c", "m-d")
+    n_samples = max(2, tasks // 24 + 1)  # 6 pairs × 4 criteria per sample
+    project = Project.create(base / "bench.winnow")
+    populate(project, n_samples, models, lambda seed: _jpeg(seed, size))
     design = SessionDesign(name="bench", protocol="side_by_side",
                            sample_ids=tuple(f"s{k:04d}" for k in range(n_samples)),
                            models=models, raters=1, tasks_per_rater=tasks,

@@ -19,6 +19,7 @@ seeded: the same ``seed`` gives the same plans and the same answers.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
 from dataclasses import dataclass
@@ -105,7 +106,9 @@ def add_demo_ratings(project: Project, work_dir: Path, state: JobState,
             raters=len(RATERS), overlap=overlap, gold_rate=gold_rate, gold_mode="auto",
             min_time_s=3.0, penalty_s=5.0, criteria=("preference",),
             instructions=INSTRUCTIONS[protocol], seed=seed * 1000 + k)
-        create_session(project, design, state=state)
+        # a demo is rebuilt from its seed, secret included (ADR 058): not blind to anyone
+        secret = hashlib.sha256(f"winnow-demo-ratings:{design.seed}".encode()).digest()
+        create_session(project, design, state=state, secret=secret)
         files = write_session_files(project, name, work_dir, state=state)
         truth = _task_truth(project, get_session(project, name).id)
         for slot, path in enumerate(files):

@@ -63,48 +63,51 @@ _PNG_ALLOWED = {b"IHDR", b"PLTE", b"IDAT", b"IEND", b"tRNS", b"sRGB", b"gAMA"}
 
 
 def metadata_found(data: bytes) -> list[str]:
-    """Every kind of metadata present in an encoded JPEG or PNG (empty = clean)."""
-    found: list[str] = []
-    if data[:8] == b"\x89PNG\r\n\x1a\n":
-        pos = 8
-        while pos + 8 <= len(data):
-            length = int.from_bytes(data[pos:pos + 4], "big")
-            kind = data[pos + 4:pos + 8]
-            if kind not in _PNG_ALLOWED:
-                found.append(f"PNG {kind.decode('latin-1')} chunk")
-            pos += 12 + length
-        return found
-    if data[:2] != b"\xff\xd8":
+    """Every kind of metadata present in an encoded JPEG or PNG (empty = clean).
+
+    Walks every segment (:mod:`core.imaging.segments`), including those between the
+    scans of a progressive JPEG, and reports bytes after the end of the image and a
+    damaged structure too.
+    """
+    from core.imaging.segments import TRAILING, SegmentError, image_kind, segments
+
+    kind = image_kind(data)
+    if kind is None:
         return ["not a JPEG or PNG"]
-    pos = 2
-    while pos + 4 <= len(data):
-        if data[pos] != 0xFF:
-            break
-        marker = data[pos + 1]
-        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
-            pos += 2
-            continue
-        length = int.from_bytes(data[pos + 2:pos + 4], "big")
-        payload = data[pos + 4:pos + 2 + length]
-        if marker == 0xDA:  # start of scan: entropy-coded data follows
-            break
-        if marker == 0xFE:
-            found.append("JPEG comment")
-        elif 0xE1 <= marker <= 0xEF:
-            head = payload[:32]
-            label = ("EXIF" if head.startswith(b"Exif") else
-                     "XMP" if b"ns.adobe.com/xap" in head or b"ns.adobe.com/xmp" in head else
-                     "ICC profile" if head.startswith(b"ICC_PROFILE") else
-                     "IPTC/Photoshop" if head.startswith(b"Photoshop") else
-                     f"APP{marker - 0xE0} segment")
+    found: list[str] = []
+
+    def add(label: str) -> None:
+        if label not in found:
             found.append(label)
-        elif marker == 0xE0 and not payload.startswith(b"JFIF\x00"):
-            found.append("APP0 segment (not JFIF)")
-        pos += 2 + length
-    for needle, label in ((b"Exif\x00\x00", "EXIF"), (b"http://ns.adobe.com/", "XMP"),
-                          (b"Photoshop 3.0", "IPTC/Photoshop"), (b"ICC_PROFILE", "ICC profile")):
-        if needle in data and label not in found:
-            found.append(label)
+
+    try:
+        for seg in segments(data):
+            if seg.kind == TRAILING:
+                add("bytes after the end of the image")
+            elif kind == "png":
+                if seg.kind.encode("latin-1") not in _PNG_ALLOWED:
+                    add(f"PNG {seg.kind} chunk")
+                if not seg.crc_ok:
+                    add(f"PNG {seg.kind} chunk with a bad CRC")
+            elif seg.marker == 0xFE:
+                add("JPEG comment")
+            elif seg.marker is not None and 0xE1 <= seg.marker <= 0xEF:
+                head = seg.payload[:32]
+                add("EXIF" if head.startswith(b"Exif") else
+                    "XMP" if b"ns.adobe.com/xap" in head or b"ns.adobe.com/xmp" in head else
+                    "ICC profile" if head.startswith(b"ICC_PROFILE") else
+                    "IPTC/Photoshop" if head.startswith(b"Photoshop") else
+                    f"APP{seg.marker - 0xE0} segment")
+            elif seg.marker == 0xE0 and not seg.payload.startswith(b"JFIF\x00"):
+                add("APP0 segment (not JFIF)")
+    except SegmentError as exc:
+        add(f"damaged {'PNG' if kind == 'png' else 'JPEG'} structure ({exc})")
+    if kind == "jpeg":
+        for needle, label in ((b"Exif\x00\x00", "EXIF"), (b"http://ns.adobe.com/", "XMP"),
+                              (b"Photoshop 3.0", "IPTC/Photoshop"),
+                              (b"ICC_PROFILE", "ICC profile")):
+            if needle in data:
+                add(label)
     return found
 
 

@@ -4,13 +4,18 @@
 samples' images into a :class:`Plan`: the tasks of every rater in order, each with
 its options in display order (left/right for side-by-side), blinded tokens and, for
 gold tasks, the known answer.  Every random choice comes from one
-``random.Random`` seeded by the design's seed, so the same design and catalog give
-the same plan on any machine (string seeds are hashed with SHA-512, independent of
-``PYTHONHASHSEED``).
+``random.Random`` seeded by the design's seed and the session's plan key, so the same
+design, catalog and key give the same plan on any machine (string seeds are hashed
+with SHA-512, independent of ``PYTHONHASHSEED``).  Tokens are HMACs of a counter under
+the key, never drawn from the Mersenne Twister: a rater who knows the seed (0 by
+default) and Winnow's code can neither replay the shuffles nor recover the generator's
+state from the tokens in the file (ADR 052).
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import itertools
 import random
 from dataclasses import asdict, dataclass, field, replace
@@ -175,23 +180,31 @@ def _units(design: SessionDesign, catalog: Catalog) -> list[tuple[str, str, tupl
 
 
 class _Tokens:
-    def __init__(self, rng: random.Random) -> None:
-        self.rng, self.used = rng, set()
+    """Unique tokens ``<prefix><12 hex>``: HMAC-SHA256 of a counter under the plan key."""
+
+    def __init__(self, key: bytes) -> None:
+        self.key, self.count, self.used = key, 0, set()
 
     def __call__(self, prefix: str) -> str:
         while True:
-            tok = f"{prefix}{self.rng.getrandbits(48):012x}"
+            self.count += 1
+            digest = hmac.new(self.key, f"token:{self.count}".encode(), hashlib.sha256)
+            tok = f"{prefix}{digest.hexdigest()[:12]}"
             if tok not in self.used:
                 self.used.add(tok)
                 return tok
 
 
-def plan_session(design: SessionDesign, catalog: Catalog) -> Plan:
+def plan_session(design: SessionDesign, catalog: Catalog, key: bytes = b"") -> Plan:
     """The seeded plan: units shared out to raters (``overlap`` each), gold mixed in,
-    each rater's order shuffled, each task's option order shuffled."""
+    each rater's order shuffled, each task's option order shuffled.
+
+    ``key`` is the session's plan key (:func:`core.rating.integrity.plan_key`); the
+    project passes it so that the seed alone does not reveal the plan.
+    """
     design.validate()
-    rng = random.Random(f"winnow-rating:{design.seed}")
-    token = _Tokens(rng)
+    rng = random.Random(f"winnow-rating:{design.seed}" + (f":{key.hex()}" if key else ""))
+    token = _Tokens(key)
     units = _units(design, catalog)
     if not units:
         raise ValueError("no sample in the selection has outputs from enough of the chosen "
@@ -203,17 +216,18 @@ def plan_session(design: SessionDesign, catalog: Catalog) -> Plan:
     plan.units_used = len(units)
     per_slot: list[list[PlannedTask]] = [[] for _ in range(design.raters)]
     load = [0] * design.raters
-    for key, sid, models, crit in units:
+    for unit, sid, models, crit in units:
         order = sorted(range(design.raters), key=lambda r: (load[r], rng.random()))
         for r in order[:design.overlap]:
             load[r] += 1
             opts = [Option(token("o"), m, catalog.samples[sid].outputs[m]) for m in models]
             rng.shuffle(opts)
-            per_slot[r].append(PlannedTask(token("t"), r, 0, sid, key, crit, tuple(opts)))
+            per_slot[r].append(PlannedTask(token("t"), r, 0, sid, unit, crit, tuple(opts)))
     for r in range(design.raters):
         n_gold = _gold_count(len(per_slot[r]), design)
+        seen = {t.sample_id for t in per_slot[r]}
         for k in range(n_gold):
-            per_slot[r].append(_gold_task(design, catalog, rng, token, r, k))
+            per_slot[r].append(_gold_task(design, catalog, rng, token, r, k, seen))
         rng.shuffle(per_slot[r])
         plan.tasks.extend(replace(t, position=i) for i, t in enumerate(per_slot[r]))
     return plan
@@ -226,7 +240,7 @@ def _gold_count(n_real: int, design: SessionDesign) -> int:
 
 
 def _gold_task(design: SessionDesign, catalog: Catalog, rng: random.Random, token: _Tokens,
-               slot: int, k: int) -> PlannedTask:
+               slot: int, k: int, seen: set[str]) -> PlannedTask:
     proto = design.protocol
     crit = design.criteria[k % len(design.criteria)] if proto == "side_by_side" else None
     if design.gold_mode == "marked":
@@ -237,6 +251,8 @@ def _gold_task(design: SessionDesign, catalog: Catalog, rng: random.Random, toke
               >= (2 if proto == "ranking" else 1)]
     if not usable:
         raise ValueError("no sample has the outputs needed to make gold tasks")
+    if proto == "ranking":  # a ranking shows each sample once: prefer one this rater lacks
+        usable = [s for s in usable if s not in seen] or usable
     info = catalog.samples[rng.choice(usable)]
     models = [m for m in sorted(set(design.models)) if m in info.outputs]
     source = rng.choice(models)
@@ -245,11 +261,8 @@ def _gold_task(design: SessionDesign, catalog: Catalog, rng: random.Random, toke
         opts = [Option(token("o"), source, info.outputs[source]), bad]
         rng.shuffle(opts)
         gold: dict[str, Any] = {"winner": "left" if opts[0] is not bad else "right"}
-    elif proto == "ranking":
+    elif proto == "ranking":  # every model once, one of them as its degraded copy
         others = [Option(token("o"), m, info.outputs[m]) for m in models if m != source]
-        if len(models) > 2:  # the degraded copy replaces another model's output
-            others.pop(rng.randrange(len(others)))
-            others.append(Option(token("o"), source, info.outputs[source]))
         opts = [*others, bad]
         rng.shuffle(opts)
         gold = {"last": bad.token}

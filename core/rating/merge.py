@@ -1,27 +1,44 @@
-"""Merge raters' returned session files into the project: idempotent, refusing foreign
-or conflicting files with a message that says why.
+"""Merge raters' returned session files into the project, one file at a time (ADR 059).
 
-A file is *foreign* when its session or file id is not one this project created, or
-its tasks/options differ from what the project wrote.  It *conflicts* when another
-copy of the same rater file was already merged (two people rated the same slot), or
-a judgment id is already in the project with different content.  Nothing from a
-refused file is written.
+Each file is merged or refused *as a whole*, in its own transaction, with its name and
+every reason; the next file goes on either way.  Merging the same file again adds
+nothing.  A file is refused when:
+
+- it cannot be read as a session file (names what is wrong: a folder, unreadable,
+  another format, a format_version that is not a number, a newer Winnow);
+- it is *foreign*: its session or file id is not one this project created, or its
+  tasks are not the ones the project wrote;
+- it was *edited outside the rater view*: its MACs do not verify (ADR 058), or it breaks
+  a rule the rater view keeps (:mod:`core.rating.returned`: duplicate or out-of-task
+  judgments, a supersede aimed at another task, extra answer keys, negative or text
+  times, renumbered rows, a missing or oversized rater name);
+- it *conflicts*: another copy of the same rater file was merged already (two people
+  rated one slot), the rater's name changed since the last merge, or a judgment id is
+  already in the project with other content.
+
+A file from before tamper evidence (format 1) is merged after all the other checks,
+with the warning that it is not tamper-evident.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from core.jobs import JobState
+from core.rating import integrity
 from core.rating import session_file as sf
-from core.rating.protocols import AnswerError, validate_answer
+from core.rating.returned import ReturnedFile, read_returned
 from core.store.project import Project, now_iso
+
+LEGACY_WARNING = ("made by an earlier version of Winnow: not tamper-evident (its answers "
+                  "were checked for consistency only)")
 
 
 class MergeError(ValueError):
-    """A session file cannot be merged (foreign or conflicting); nothing was written."""
+    """A session file cannot be merged; nothing from it was written."""
 
 
 @dataclass(frozen=True)
@@ -34,16 +51,21 @@ class MergeResult:
     rater: str | None
     added: int
     already: int
+    warnings: tuple[str, ...] = field(default=())
 
     def summary(self) -> str:
         who = self.rater or "no rater yet"
-        return (f"{Path(self.path).name}: session {self.session}, {self.slot} ({who}): "
+        text = (f"{Path(self.path).name}: session {self.session}, {self.slot} ({who}): "
                 f"{self.added} new judgment(s), {self.already} already merged")
+        return text + "".join(f"; warning: {w}" for w in self.warnings)
 
 
 def merge_files(project: Project, paths: list[str | Path], *,
                 state: JobState | None = None) -> tuple[list[MergeResult], list[str]]:
-    """Merge each file; returns (results, errors) — one bad file does not stop the rest."""
+    """Merge each file; returns (results, refusals) — one bad file does not stop the rest.
+
+    Each refusal is one line: the file's name and why it was refused.
+    """
     state = state or JobState(title="Merge session files")
     state.set_total(len(paths))
     results, errors = [], []
@@ -51,8 +73,12 @@ def merge_files(project: Project, paths: list[str | Path], *,
         state.check()
         try:
             results.append(merge_file(project, path))
-        except (MergeError, sf.SessionFileError, FileNotFoundError) as exc:
+        except (MergeError, sf.SessionFileError) as exc:
             errors.append(str(exc))
+        except FileNotFoundError:
+            errors.append(f"{Path(path).name}: no such file ({path})")
+        except OSError as exc:
+            errors.append(f"{Path(path).name}: cannot read it ({exc.strerror or exc})")
         state.advance()
     return results, errors
 
@@ -60,81 +86,107 @@ def merge_files(project: Project, paths: list[str | Path], *,
 def merge_file(project: Project, path: str | Path) -> MergeResult:
     """Merge one returned session file (one transaction).  Merging it again adds nothing."""
     path = Path(path)
-    conn = sf.connect(path)
-    try:
-        meta = dict(conn.execute("SELECT key, value FROM meta"))
-        rater_row = conn.execute("SELECT name, copy_uid FROM rater").fetchone()
-        tasks = {tid: [tuple(o) for o in json.loads(opts)] for tid, opts in
-                 conn.execute("SELECT task_id, options FROM tasks")}
-        judgments = [sf._judgment(r) for r in conn.execute("SELECT * FROM judgments "
-                                                           "ORDER BY seq")]
-    finally:
-        conn.close()
     name = path.name
+    found = read_returned(path)
     row = project.conn.execute("SELECT id, name, protocol, design FROM rating_sessions "
-                               "WHERE uid = ?", (meta.get("session_uid"),)).fetchone()
+                               "WHERE uid = ?", (found.meta.get("session_uid"),)).fetchone()
     if row is None:
-        raise MergeError(f"{name} belongs to session {meta.get('session_name')!r}, which was "
-                         "not created in this project (a foreign file); nothing merged")
+        raise MergeError(f"{name} belongs to session {str(found.meta.get('session_name'))[:80]!r}"
+                         ", which was not created in this project (a foreign file); nothing "
+                         "merged")
     sid, session_name, protocol, design_json = row
     design = json.loads(design_json)
-    slot = meta.get("slot", "?")
-    frow = project.conn.execute("SELECT slot, copy_uid, rater FROM rating_files WHERE "
-                                "session_id = ? AND file_uid = ?",
-                                (sid, meta.get("file_uid"))).fetchone()
-    if frow is None or frow[0] != slot:
+    ties, tie = bool(design.get("allow_ties")), bool(design.get("allow_tie", True))
+    if (ties, tie) != (found.allow_ties, found.allow_tie):  # judge by the project's rules
+        found = read_returned(path, allow_ties=ties, allow_tie=tie)
+    slot = str(found.meta.get("slot", "?"))
+    frow = project.conn.execute("SELECT slot, copy_uid, rater, tasks_mac, legacy_file FROM "
+                                "rating_files WHERE session_id = ? AND file_uid = ?",
+                                (sid, found.meta.get("file_uid"))).fetchone()
+    if frow is None or frow[0] != slot or found.meta.get("protocol") != protocol:
         raise MergeError(f"{name}: not one of the files written for session {session_name!r} "
                          "(a foreign file); nothing merged")
-    expected = _expected_tasks(project, sid, slot)
-    if expected != {t: [tok for tok, _ in opts] for t, opts in tasks.items()}:
+    if _expected_tasks(project, sid, slot) != {t: [tok for tok, _ in opts]
+                                               for t, opts in found.options.items()}:
         raise MergeError(f"{name}: its tasks differ from those the project wrote for "
                          f"{session_name!r} {slot} (edited or foreign file); nothing merged")
-    rater, copy_uid = rater_row if rater_row else (None, None)
+    reasons, warnings = _integrity(project, sid, found, frow[3], bool(frow[4]))
+    if found.changed_images:
+        reasons.append(f"{len(found.changed_images)} image(s) were changed (their bytes do "
+                       "not match their digest)")
+    reasons += found.problems
+    if reasons:
+        raise MergeError(f"{name}: edited outside the rater view, nothing merged: "
+                         + "; ".join(reasons))
+    return _merge(project, path, found, sid, session_name, slot, frow, tuple(warnings))
+
+
+def _integrity(project: Project, sid: int, found: ReturnedFile, tasks_mac: str | None,
+               legacy_file: bool) -> tuple[list[str], list[str]]:
+    """(reasons to refuse, warnings) from the file's MACs.  ``legacy_file``: an earlier
+    version wrote this slot's file (so a file without MACs may be genuine)."""
+    secret = integrity.stored_secret(project.conn, sid)
+    if not found.chained and found.version <= sf.LEGACY_FORMAT_VERSION:
+        if tasks_mac is not None and not legacy_file:
+            return ["it was written with tamper evidence, but its MACs were removed"], []
+        return [], [LEGACY_WARNING]
+    if secret is None or tasks_mac is None:
+        return ["it carries MACs, but this project did not write it with them (a foreign "
+                "or forged file)"], []
+    if found.meta.get("tasks_mac") != tasks_mac:
+        return ["its task list is not the one the project signed (tasks MAC differs)"], []
+    file_uid = str(found.meta.get("file_uid"))
+    return integrity.verify(secret, file_uid, found.document(), found.meta.get("tasks_mac"),
+                            found.entries(), found.chain), []
+
+
+def _merge(project: Project, path: Path, found: ReturnedFile, sid: int, session_name: str,
+           slot: str, frow: tuple[Any, ...], warnings: tuple[str, ...]) -> MergeResult:
+    name = path.name
+    rater, copy_uid = (found.rater[0], found.rater[1]) if found.rater else (None, None)
     if frow[1] is not None and copy_uid is not None and frow[1] != copy_uid:
         raise MergeError(f"{name}: {session_name!r} {slot} was already merged from another "
                          f"copy of this file, rated by {frow[2]!r}; this copy is rated by "
                          f"{rater!r}. Two people rated the same file: nothing merged")
+    if frow[1] is not None and frow[1] == copy_uid and frow[2] != rater:
+        raise MergeError(f"{name}: its rater was {frow[2]!r} when it was merged before and "
+                         f"is now {str(rater)[:80]!r} (renamed outside the rater view); "
+                         "nothing merged")
     existing = {r[0]: r[1:] for r in project.conn.execute(
         "SELECT uid, task_id, answer, flag, supersedes, time_ms FROM rating_judgments "
         "WHERE session_id = ?", (sid,))}
     new = []
-    already = 0
-    for j in judgments:
-        key = (j.task_id, json.dumps(j.answer, sort_keys=True), j.flag, j.supersedes, j.time_ms)
+    for j in found.judgments:
+        answer = json.dumps(found.answers[j.seq], sort_keys=True)
         if j.uid in existing:
-            if tuple(existing[j.uid]) != key:
+            if tuple(existing[j.uid]) != (j.task_id, answer, j.flag, j.supersedes, j.time_ms):
                 raise MergeError(f"{name}: judgment {j.uid[:8]} differs from the copy already "
                                  "in the project (conflicting file); nothing merged")
-            already += 1
             continue
-        try:
-            validate_answer(protocol, tuple(tasks[j.task_id]), j.answer, flag=j.flag,
-                            reason=j.reason, allow_ties=bool(design.get("allow_ties")),
-                            allow_tie=bool(design.get("allow_tie", True)))
-        except AnswerError as exc:
-            raise MergeError(f"{name}: judgment {j.seq} on task {j.task_id}: {exc}; "
-                             "nothing merged") from None
-        new.append(j)
+        new.append((j, answer))
+    already = len(found.judgments) - len(new)
     if new:
         with project.transaction() as pconn:
             if frow[1] is None and copy_uid is not None:
                 pconn.execute("UPDATE rating_files SET copy_uid = ?, rater = ? WHERE "
                               "session_id = ? AND slot = ?", (copy_uid, rater, sid, slot))
             at = now_iso()
+            file_uid = found.meta["file_uid"]
             pconn.executemany(
                 "INSERT INTO rating_judgments(session_id, uid, seq, file_uid, task_id, rater, "
                 "answer, flag, reason, supersedes, time_ms, penalty_ms, shown_at, "
                 "submitted_at, merged_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                [(sid, j.uid, j.seq, meta["file_uid"], j.task_id, rater or "", json.dumps(
-                    j.answer, sort_keys=True), j.flag, j.reason or None, j.supersedes,
-                  j.time_ms, j.penalty_ms, j.shown_at, j.submitted_at, at) for j in new])
+                [(sid, j.uid, j.seq, file_uid, j.task_id, rater or "", answer, j.flag,
+                  j.reason or None, j.supersedes, j.time_ms, j.penalty_ms, j.shown_at,
+                  j.submitted_at, at) for j, answer in new])
             pconn.execute("INSERT INTO rating_merges(session_id, file_uid, path, rater, added, "
                           "already, merged_at, actor) VALUES (?,?,?,?,?,?,?,?)",
-                          (sid, meta["file_uid"], str(path), rater, len(new), already, at,
+                          (sid, file_uid, str(path), rater, len(new), already, at,
                            project.actor))
             project.audit("merge", "rating_session", session_name, slot, None,
-                          {"file": str(path), "rater": rater, "added": len(new)})
-    return MergeResult(str(path), session_name, slot, rater, len(new), already)
+                          {"file": str(path), "rater": rater, "added": len(new),
+                           "warnings": list(warnings)})
+    return MergeResult(str(path), session_name, slot, rater, len(new), already, warnings)
 
 
 def _expected_tasks(project: Project, sid: int, slot: str) -> dict[str, list[str]]:
@@ -144,4 +196,7 @@ def _expected_tasks(project: Project, sid: int, slot: str) -> dict[str, list[str
             "ON t.session_id = b.session_id AND t.task_id = b.task_id "
             "WHERE b.session_id = ? AND t.slot = ? ORDER BY b.task_id, b.position", (sid, slot)):
         out.setdefault(tid, []).append(tok)
+    for (tid,) in project.conn.execute("SELECT task_id FROM rating_tasks WHERE session_id = ? "
+                                       "AND slot = ?", (sid, slot)):
+        out.setdefault(tid, [])
     return out

@@ -9,6 +9,12 @@ Durability: the file is in WAL mode with ``synchronous=FULL``; every judgment an
 event is one ``BEGIN IMMEDIATE … COMMIT``, so a submitted answer is on disk before
 :meth:`RatingSession.submit` returns.  Judgments are never updated or deleted
 (triggers refuse it); "change my last answer" appends a judgment that supersedes.
+
+Tamper evidence (format 2, ADR 058): the rater's name and every judgment are entries of
+a forward-secure MAC chain (:mod:`core.rating.integrity`); the file holds only the
+chain's current key, replaced in the same transaction as each entry (with
+``secure_delete`` on, so the old key is overwritten).  Files of format 1 (before
+ADR 058) have no chain and are rated as they are.
 """
 
 from __future__ import annotations
@@ -23,12 +29,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from core.rating import integrity
 from core.rating.protocols import TaskView, validate_answer
 
 FORMAT = "winnow-session"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: the format before tamper evidence (no MACs); still opened, rated and merged
+LEGACY_FORMAT_VERSION = 1
 SUFFIX = ".winnow-session"
 APPLICATION_ID = 0x57534553  # "WSES"
+#: the judgment columns in the order :class:`Judgment` and the MAC chain use
+JUDGMENT_COLUMNS = ("seq, uid, task_id, answer, flag, reason, supersedes, time_ms, "
+                    "penalty_ms, shown_at, submitted_at")
+#: longest rater name the rater view accepts (and a merge tolerates)
+MAX_NAME = 200
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -45,7 +59,8 @@ CREATE TABLE rater (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     name TEXT NOT NULL,
     copy_uid TEXT NOT NULL,
-    started_at TEXT NOT NULL
+    started_at TEXT NOT NULL,
+    mac TEXT
 );
 CREATE TABLE judgments (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -58,7 +73,14 @@ CREATE TABLE judgments (
     time_ms INTEGER NOT NULL,
     penalty_ms INTEGER NOT NULL DEFAULT 0,
     shown_at TEXT,
-    submitted_at TEXT NOT NULL
+    submitted_at TEXT NOT NULL,
+    mac TEXT
+);
+CREATE TABLE chain (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    position INTEGER NOT NULL,
+    key TEXT NOT NULL,
+    last_mac TEXT NOT NULL
 );
 CREATE TABLE events (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -75,6 +97,8 @@ CREATE TRIGGER rater_no_update BEFORE UPDATE ON rater
 BEGIN SELECT RAISE(ABORT, 'the rater name is set once'); END;
 CREATE TRIGGER tasks_no_update BEFORE UPDATE ON tasks
 BEGIN SELECT RAISE(ABORT, 'tasks are fixed'); END;
+CREATE TRIGGER images_no_update BEFORE UPDATE ON images
+BEGIN SELECT RAISE(ABORT, 'images are fixed'); END;
 """
 
 
@@ -104,27 +128,76 @@ class Judgment:
     submitted_at: str
 
 
-def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
-    """Open a session file's SQLite connection (checking it is one)."""
-    if not path.exists():
-        raise FileNotFoundError(f"no session file at {path}")
-    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10)
+def format_version(value: object, name: str) -> int:
+    """The file's ``meta.format_version`` as a number (SessionFileError if it is not one)."""
+    try:
+        return int(str(value))
+    except ValueError:
+        raise SessionFileError(f"{name}: its format_version {str(value)[:40]!r} is not a "
+                               "number (the file was edited or is damaged)") from None
+
+
+def check_header(conn: sqlite3.Connection, name: str) -> dict[str, str]:
+    """The meta table of a session file, after checking it is one Winnow can read."""
     try:
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-        fmt = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        meta = {str(k): v for k, v in conn.execute("SELECT key, value FROM meta")}
+    except sqlite3.DatabaseError as exc:
+        raise SessionFileError(f"{name} is not a Winnow session file ({exc})") from None
+    if app_id != APPLICATION_ID or meta.get("format") != FORMAT:
+        raise SessionFileError(f"{name} is not a Winnow session file")
+    if format_version(meta.get("format_version", "0"), name) > FORMAT_VERSION:
+        raise SessionFileError(f"{name} was written by a newer Winnow; update Winnow")
+    return meta
+
+
+def check_meta(meta: dict[str, Any], name: str) -> None:
+    """Raise :class:`SessionFileError` unless ``meta`` names what the rater view needs."""
+    from core.rating.protocols import PROTOCOLS
+
+    for key in ("protocol", "session_name", "slot"):
+        if not isinstance(meta.get(key), str):
+            raise SessionFileError(f"{name} has no {key!r} in its meta table (the file was "
+                                   "edited or is damaged)")
+    if meta["protocol"] not in PROTOCOLS:
+        raise SessionFileError(f"{name} asks for an unknown protocol "
+                               f"{meta['protocol'][:40]!r} (Winnow knows "
+                               f"{', '.join(PROTOCOLS)})")
+    try:
+        settings = json.loads(meta.get("settings", "{}"))
+    except json.JSONDecodeError:
+        settings = None
+    if not isinstance(settings, dict):
+        raise SessionFileError(f"{name}: its settings are not readable (the file was edited "
+                               "or is damaged)")
+
+
+def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
+    """Open a session file for rating (checking it is one), WAL and ``synchronous=FULL``;
+    ``readonly`` leaves the journal settings alone (for looking, not rating)."""
+    if not path.exists():
+        raise FileNotFoundError(f"no session file at {path}")
+    if path.is_dir():
+        raise SessionFileError(f"{path} is a folder, not a session file")
+    try:
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
+                               timeout=10)
+    except sqlite3.Error as exc:
+        raise SessionFileError(f"cannot open {path.name} ({exc})") from None
+    try:
+        check_header(conn, path.name)
+        if not readonly:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = FULL")
+            conn.execute("PRAGMA secure_delete = ON")
+        conn.execute("PRAGMA foreign_keys = ON")
     except sqlite3.DatabaseError as exc:
         conn.close()
-        raise SessionFileError(f"{path.name} is not a Winnow session file ({exc})") from None
-    if app_id != APPLICATION_ID or fmt.get("format") != FORMAT:
+        raise SessionFileError(f"cannot open {path.name} for rating ({exc}); check that the "
+                               "file and its folder are writable") from None
+    except BaseException:
         conn.close()
-        raise SessionFileError(f"{path.name} is not a Winnow session file")
-    if int(fmt.get("format_version", "0")) > FORMAT_VERSION:
-        conn.close()
-        raise SessionFileError(f"{path.name} was written by a newer Winnow; update Winnow")
-    if not readonly:
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = FULL")
-    conn.execute("PRAGMA foreign_keys = ON")
+        raise
     return conn
 
 
@@ -135,6 +208,7 @@ class RatingSession:
         self.path = path
         self.conn = conn
         self.meta: dict[str, str] = dict(conn.execute("SELECT key, value FROM meta"))
+        check_meta(self.meta, path.name)
         self.settings: dict[str, Any] = json.loads(self.meta.get("settings", "{}"))
         self.tasks: list[TaskView] = [
             TaskView(tid, pos, self.protocol, prompt, crit, tuple(json.loads(inputs)),
@@ -143,18 +217,25 @@ class RatingSession:
                 "SELECT task_id, position, prompt, criterion, inputs, options FROM tasks "
                 "ORDER BY position")]
         self._by_id = {t.task_id: t for t in self.tasks}
+        self.chained = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                                    "name = 'chain'").fetchone() is not None
         self._effective: dict[str, Judgment] = {}
         self._superseded: set[str] = set()
         self._last: Judgment | None = None
         self._closed = False
-        for row in conn.execute("SELECT * FROM judgments ORDER BY seq"):
+        for row in conn.execute(f"SELECT {JUDGMENT_COLUMNS} FROM judgments ORDER BY seq"):
             self._remember(_judgment(row))
 
     @classmethod
     def open(cls, path: str | Path) -> RatingSession:
         """Open a session file for rating; raises :class:`SessionFileError` if it is not one."""
         path = Path(path)
-        session = cls(path, connect(path))
+        conn = connect(path)
+        try:
+            session = cls(path, conn)
+        except BaseException:
+            conn.close()
+            raise
         session.log_event("open")
         return session
 
@@ -191,9 +272,15 @@ class RatingSession:
             raise ValueError("please type your name")
         if self.rater is not None:
             raise ValueError(f"this file already belongs to {self.rater}")
+        row = (name[:MAX_NAME], uuid.uuid4().hex, now_iso())
         with self._write():
-            self.conn.execute("INSERT INTO rater(id, name, copy_uid, started_at) "
-                              "VALUES (1, ?, ?, ?)", (name[:200], uuid.uuid4().hex, now_iso()))
+            tag = self._chain(integrity.rater_entry(*row))
+            if self.chained:
+                self.conn.execute("INSERT INTO rater(id, name, copy_uid, started_at, mac) "
+                                  "VALUES (1, ?, ?, ?, ?)", (*row, tag))
+            else:
+                self.conn.execute("INSERT INTO rater(id, name, copy_uid, started_at) "
+                                  "VALUES (1, ?, ?, ?)", row)
 
     # -- tasks --------------------------------------------------------------------
     def task(self, task_id: str) -> TaskView:
@@ -236,7 +323,8 @@ class RatingSession:
 
     def judgments(self) -> list[Judgment]:
         """Every judgment ever submitted, superseded ones included, in order."""
-        return [_judgment(r) for r in self.conn.execute("SELECT * FROM judgments ORDER BY seq")]
+        return [_judgment(r) for r in self.conn.execute(
+            f"SELECT {JUDGMENT_COLUMNS} FROM judgments ORDER BY seq")]
 
     # -- writing ------------------------------------------------------------------
     def submit(self, task_id: str, answer: dict[str, Any], *, time_ms: int,
@@ -256,15 +344,24 @@ class RatingSession:
         clean = validate_answer(self.protocol, task.options, answer, flag=flag, reason=reason,
                                 allow_ties=bool(self.settings.get("allow_ties")),
                                 allow_tie=bool(self.settings.get("allow_tie", True)))
-        uid = uuid.uuid4().hex
         with self._write():
-            cur = self.conn.execute(
-                "INSERT INTO judgments(uid, task_id, answer, flag, reason, supersedes, time_ms, "
-                "penalty_ms, shown_at, submitted_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (uid, task_id, json.dumps(clean, sort_keys=True), flag, reason.strip() or None,
-                 supersedes, int(time_ms), int(penalty_ms), shown_at, now_iso()))
-            seq = int(cur.lastrowid)
-        row = self.conn.execute("SELECT * FROM judgments WHERE seq = ?", (seq,)).fetchone()
+            latest = self.conn.execute("SELECT uid FROM judgments WHERE task_id = ? ORDER BY "
+                                       "seq DESC LIMIT 1", (task_id,)).fetchone()
+            if (latest[0] if latest else None) != supersedes:
+                raise ValueError("this task was answered in another window on the same file "
+                                 "meanwhile; close this window and open the file again")
+            seq = self.conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM judgments"
+                                    ).fetchone()[0]
+            row = (seq, uuid.uuid4().hex, task_id, json.dumps(clean, sort_keys=True), flag,
+                   reason.strip() or None, supersedes, max(0, int(time_ms)),
+                   max(0, int(penalty_ms)), shown_at, now_iso())
+            tag = self._chain(integrity.judgment_entry(row))
+            if self.chained:
+                self.conn.execute(f"INSERT INTO judgments({JUDGMENT_COLUMNS}, mac) "
+                                  "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", (*row, tag))
+            else:
+                self.conn.execute(f"INSERT INTO judgments({JUDGMENT_COLUMNS}) "
+                                  "VALUES (?,?,?,?,?,?,?,?,?,?,?)", row)
         judgment = _judgment(row)
         self._remember(judgment)
         return judgment
@@ -306,6 +403,19 @@ class RatingSession:
             self.conn.execute("ROLLBACK")
             raise
         self.conn.execute("COMMIT")
+
+    def _chain(self, entry: bytes) -> str | None:
+        """MAC ``entry`` and move the key chain on (inside the caller's transaction);
+        None for a file from before tamper evidence."""
+        if not self.chained:
+            return None
+        position, key, last = self.conn.execute(
+            "SELECT position, key, last_mac FROM chain WHERE id = 1").fetchone()
+        tag, (position, key, last) = integrity.append((position, bytes.fromhex(key), last),
+                                                      entry)
+        self.conn.execute("UPDATE chain SET position = ?, key = ?, last_mac = ? WHERE id = 1",
+                          (position, key.hex(), last))
+        return tag
 
     def _remember(self, j: Judgment) -> None:
         if j.supersedes:

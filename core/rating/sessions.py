@@ -1,15 +1,16 @@
 """Create rating sessions in a project and write each rater's session file.
 
-The project keeps the design (with its seed), the plan (task order, option order,
-left/right), the blinding map token → model and the gold answers.  Session files
-get only what a rater needs to see.
+The project keeps the design (with its seed), the session's secret (ADR 058), the plan
+(task order, option order, left/right), the blinding map token → model and the gold
+answers.  Session files get only what a rater needs to see: the tasks and the images
+as Winnow re-encoded them (ADR 057), signed with keys derived from the secret.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import os
+import shutil
 import sqlite3
 import uuid
 from dataclasses import dataclass
@@ -17,11 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from core import __version__
+from core.files import atomic_writer, clean_stale_temps, new_temp_dir
 from core.jobs import JobState
+from core.rating import file_build, integrity
 from core.rating import session_file as sf
 from core.rating.design import Catalog, Plan, SampleInfo, SessionDesign, plan_session, slot_name
-from core.rating.images import degrade_image, sanitize_image
-from core.store.assets import sha256_bytes
+from core.rating.images import decode, degrade
+from core.rating.session_images import SessionImages
 from core.store.project import Project, now_iso
 
 
@@ -70,15 +73,20 @@ def load_catalog(project: Project, sample_ids: list[str] | tuple[str, ...],
 
 
 def create_session(project: Project, design: SessionDesign, *,
-                   state: JobState | None = None) -> int:
-    """Plan the session and record it (one transaction); returns its id."""
+                   state: JobState | None = None, secret: bytes | None = None) -> int:
+    """Plan the session and record it (one transaction); returns its id.
+
+    ``secret`` (32 random bytes by default) keys the plan and the rater files' MACs
+    (ADR 058); only a demo passes one, to be rebuilt the same from its seed.
+    """
     state = state or JobState(title=f"Create session {design.name}")
     design.validate()
     if project.conn.execute("SELECT 1 FROM rating_sessions WHERE name = ?",
                             (design.name,)).fetchone():
         raise ValueError(f"a session named {design.name!r} already exists")
     catalog = load_catalog(project, design.sample_ids, design.models)
-    plan = plan_session(design, catalog)
+    secret = secret or integrity.new_secret()
+    plan = plan_session(design, catalog, integrity.plan_key(secret))
     degraded = _make_degraded(project, plan, state)
     with project.transaction() as conn:
         cur = conn.execute(
@@ -88,6 +96,8 @@ def create_session(project: Project, design: SessionDesign, *,
              json.dumps(design.to_json(), ensure_ascii=False), design.seed, now_iso(),
              project.actor))
         sid = int(cur.lastrowid)
+        conn.execute("INSERT INTO rating_keys(session_id, secret, created_at) VALUES (?,?,?)",
+                     (sid, secret, now_iso()))
         for slot in range(design.raters):
             conn.execute("INSERT INTO rating_files(session_id, slot, file_uid) VALUES (?,?,?)",
                          (sid, slot_name(slot), uuid.uuid4().hex))
@@ -112,18 +122,21 @@ def create_session(project: Project, design: SessionDesign, *,
 
 
 def _make_degraded(project: Project, plan: Plan, state: JobState) -> dict[str, str]:
-    """Degraded copies of the outputs gold tasks need: source sha -> copy sha."""
-    sources = sorted({o.sha256 for t in plan.tasks for o in t.options if o.degraded})
-    state.set_total(len(sources))
+    """Degraded copies of the outputs gold tasks need, made on upright sRGB pixels and
+    kept losslessly (PNG, no metadata) in the assets: source sha -> copy sha."""
+    from core.imaging.release import encode_clean
+
+    samples = {o.sha256: t.sample_id for t in plan.tasks for o in t.options if o.degraded}
+    state.set_total(len(samples))
     out: dict[str, str] = {}
-    for sha in sources:
+    for sha in sorted(samples):
         state.check()
-        data = _asset_bytes(project, sha)
-        copy = degrade_image(data)
-        digest, _ = project.assets.put(copy, "jpg")
+        name = f"{sha[:12]} (an output of sample {samples[sha]})"
+        copy = encode_clean(degrade(decode(_asset_bytes(project, sha), name)), "png")
+        digest, _ = project.assets.put(copy, "png")
         with project.transaction() as conn:
             conn.execute("INSERT OR IGNORE INTO images(sha256, ext, mime, bytes, created_at) "
-                         "VALUES (?, 'jpg', 'image/jpeg', ?, ?)", (digest, len(copy), now_iso()))
+                         "VALUES (?, 'png', 'image/png', ?, ?)", (digest, len(copy), now_iso()))
         out[sha] = digest
         state.advance()
     return out
@@ -159,13 +172,16 @@ def list_sessions(project: Project) -> list[SessionRow]:
 
 def write_session_files(project: Project, name: str, out_dir: str | Path, *,
                         state: JobState | None = None) -> list[Path]:
-    """Write one ``<name>-R<k>.winnow-session`` per rater into ``out_dir`` (atomically).
+    """Write one ``<name>-R<k>.winnow-session`` per rater into ``out_dir``.
 
-    Refuses to overwrite an existing file (it may hold a rater's answers).
+    Each file is built in a hidden temporary folder and moved into place by
+    :mod:`core.files` (never replacing a file: one may hold a rater's answers).  If one
+    fails, the files this call already wrote are removed again and nothing is recorded.
     """
     session = get_session(project, name)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    clean_stale_temps(out_dir)
     state = state or JobState(title=f"Write session files for {name}")
     slots = [r[0] for r in project.conn.execute(
         "SELECT slot FROM rating_files WHERE session_id = ? ORDER BY rowid", (session.id,))]
@@ -176,46 +192,31 @@ def write_session_files(project: Project, name: str, out_dir: str | Path, *,
     total = project.conn.execute("SELECT count(*) FROM rating_tasks WHERE session_id = ?",
                                  (session.id,)).fetchone()[0]
     state.set_total(total)
-    cache: dict[tuple[str, str | None], tuple[str, bytes, str]] = {}
-    written = []
-    for slot, target in targets.items():
-        _write_one(project, session, slot, target, cache, state)
-        written.append(target)
+    with project.transaction() as conn:
+        secret = integrity.ensure_secret(conn, session.id, now_iso())
+    images = SessionImages(project, session.id, secret)
+    macs: dict[str, str] = {}
+    written: list[Path] = []
+    try:
+        for slot, target in targets.items():
+            macs[slot] = _write_one(project, session, slot, target, images, secret, state)
+            written.append(target)
+    except BaseException:
+        for path in written:  # written by this call a moment ago: safe to take back
+            with contextlib.suppress(OSError):
+                path.unlink()
+        raise
     with project.transaction() as conn:
         for slot, target in targets.items():
-            conn.execute("UPDATE rating_files SET path = ? WHERE session_id = ? AND slot = ?",
-                         (str(target), session.id, slot))
+            conn.execute("UPDATE rating_files SET path = ?, tasks_mac = ? WHERE "
+                         "session_id = ? AND slot = ?", (str(target), macs[slot], session.id,
+                                                        slot))
     return written
 
 
-def _clean(project: Project, sha: str, box: list[int] | None,
-           cache: dict[tuple[str, str | None], tuple[str, bytes, str]]) -> tuple[str, bytes, str]:
-    key = (sha, None if box is None else json.dumps(box))
-    if key not in cache:
-        data = _asset_bytes(project, sha)
-        if box is not None:
-            data = _crop(data, box)
-        clean, ext = sanitize_image(data)
-        cache[key] = (sha256_bytes(clean), clean, ext)
-    return cache[key]
-
-
-def _crop(data: bytes, box: list[int]) -> bytes:
-    import io
-
-    from PIL import Image
-
-    x, y, w, h = box
-    with Image.open(io.BytesIO(data)) as img:
-        img = img.crop((x, y, x + w, y + h))
-        out = io.BytesIO()
-        img.save(out, "PNG")
-    return out.getvalue()
-
-
 def _write_one(project: Project, session: SessionRow, slot: str, target: Path,
-               cache: dict[tuple[str, str | None], tuple[str, bytes, str]],
-               state: JobState) -> None:
+               images: SessionImages, secret: bytes, state: JobState) -> str:
+    """Build one rater file beside ``target`` and move it into place; its tasks MAC."""
     file_uid = project.conn.execute(
         "SELECT file_uid FROM rating_files WHERE session_id = ? AND slot = ?",
         (session.id, slot)).fetchone()[0]
@@ -228,85 +229,112 @@ def _write_one(project: Project, session: SessionRow, slot: str, target: Path,
             "session_uid": session.uid, "session_name": session.name, "file_uid": file_uid,
             "slot": slot, "protocol": session.protocol, "settings": json.dumps(settings),
             "created_at": now_iso(), "winnow_version": __version__}
-    tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.partial")
-    conn = sqlite3.connect(tmp, isolation_level=None)
+    folder = new_temp_dir(target.parent, target.name)
     try:
-        conn.execute(f"PRAGMA application_id = {sf.APPLICATION_ID}")
-        conn.execute("PRAGMA journal_mode = OFF")
-        conn.execute("PRAGMA synchronous = OFF")
-        conn.execute("BEGIN")
-        for statement in _statements(sf.SCHEMA):
-            conn.execute(statement)
-        conn.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", meta.items())
-        stored: set[str] = set()
-        for task_id, position, prompt, criterion, inputs in project.conn.execute(
-                "SELECT task_id, position, prompt, criterion, inputs FROM rating_tasks "
-                "WHERE session_id = ? AND slot = ? ORDER BY position", (session.id, slot)):
-            state.check()
-            shown_inputs = []
-            for sha, box in json.loads(inputs):
-                digest, data, ext = _clean(project, sha, box, cache)
-                shown_inputs.append(digest)
-                _put(conn, stored, digest, data, ext)
-            options = []
-            for token, sha in project.conn.execute(
-                    "SELECT token, sha256 FROM rating_blinding WHERE session_id = ? AND "
-                    "task_id = ? ORDER BY position", (session.id, task_id)):
-                digest, data, ext = _clean(project, sha, None, cache)
-                options.append([token, digest])
-                _put(conn, stored, digest, data, ext)
-            conn.execute("INSERT INTO tasks(task_id, position, prompt, criterion, inputs, "
-                         "options) VALUES (?,?,?,?,?,?)",
-                         (task_id, position, prompt, criterion, json.dumps(shown_inputs),
-                          json.dumps(options)))
-            state.advance()
-        conn.execute("COMMIT")
-        conn.execute("PRAGMA journal_mode = WAL")
-    except BaseException:
-        conn.close()
-        tmp.unlink(missing_ok=True)
-        raise
-    conn.close()
-    with open(tmp, "rb") as fh:
-        os.fsync(fh.fileno())
-    os.replace(tmp, target)
-    with contextlib.suppress(OSError):
-        dir_fd = os.open(target.parent, os.O_RDONLY)
-        os.fsync(dir_fd)
-        os.close(dir_fd)
+        build = folder / "session.sqlite"
+        conn = file_build.new_file(build, meta)
+        try:
+            _add_tasks(project, session, slot, conn, images, state)
+        except BaseException:
+            conn.close()
+            raise
+        tasks_mac = file_build.seal(conn, integrity.tasks_key(secret, file_uid),
+                                    integrity.chain_start(secret, file_uid))
+        with open(build, "rb") as src, atomic_writer(target) as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return tasks_mac
 
 
-def _put(conn: sqlite3.Connection, stored: set[str], digest: str, data: bytes, ext: str) -> None:
-    if digest not in stored:
-        conn.execute("INSERT INTO images(sha256, ext, data) VALUES (?, ?, ?)", (digest, ext, data))
-        stored.add(digest)
-
-
-def _statements(sql: str) -> list[str]:
-    from core.store.schema import split_statements
-
-    return split_statements(sql)
+def _add_tasks(project: Project, session: SessionRow, slot: str, conn: sqlite3.Connection,
+               images: SessionImages, state: JobState) -> None:
+    for task_id, position, sample, prompt, criterion, inputs in project.conn.execute(
+            "SELECT task_id, position, sample_id, prompt, criterion, inputs FROM rating_tasks "
+            "WHERE session_id = ? AND slot = ? ORDER BY position", (session.id, slot)):
+        state.check()
+        shown_inputs = []
+        for sha, box in json.loads(inputs):
+            digest, data = images.input(sha, box)
+            shown_inputs.append(digest)
+            file_build.add_image(conn, digest, "jpg", data)
+        rows = project.conn.execute(
+            "SELECT token, sha256, source_sha256, degraded FROM rating_blinding WHERE "
+            "session_id = ? AND task_id = ? ORDER BY position", (session.id, task_id)).fetchall()
+        regular = [src for _tok, _sha, src, deg in rows if not deg]
+        options = []
+        for token, sha, _src, deg in rows:
+            digest, data = (images.gold_copy(sample, token, sha, regular) if deg
+                            else images.output(sample, sha))
+            options.append([token, digest])
+            file_build.add_image(conn, digest, "jpg", data)
+        file_build.add_task(conn, task_id, position, prompt, criterion, shown_inputs, options)
+        state.advance()
 
 
 def create_and_write(project: Project, design: SessionDesign, out_dir: str | Path, *,
                      state: JobState | None = None) -> list[Path]:
     """:func:`create_session` then :func:`write_session_files`, as one step: files in the
     way are refused before anything is recorded, and a session whose files could not be
-    written is removed again (so its name stays free for the next try)."""
-    clash = session_files_in_the_way(design.name, design.raters, out_dir)
-    if clash:
-        raise FileExistsError(f"{clash[0].parent} already holds "
-                              f"{', '.join(p.name for p in clash)}; choose another name "
-                              "or an empty folder")
-    create_session(project, design, state=state)
+    written is removed again (so its name stays free for the next try).
+
+    Run again with the same design after a crash (the process killed), it resumes: the
+    session the killed run recorded is written now, replacing only rater files that
+    provably are that run's own and unrated; if the killed run had finished, its files
+    are returned as they are.
+    """
+    found = _earlier_attempt(project, design, Path(out_dir))
+    if isinstance(found, list):
+        return found
+    if found is None:
+        clash = session_files_in_the_way(design.name, design.raters, out_dir)
+        if clash:
+            raise FileExistsError(f"{clash[0].parent} already holds "
+                                  f"{', '.join(p.name for p in clash)}; choose another name "
+                                  "or an empty folder")
+        create_session(project, design, state=state)
     try:
         return write_session_files(project, design.name, out_dir, state=state)
     except BaseException:
-        if discard_unwritten(project, design.name):  # and the files of this attempt
-            for path in _session_paths(design.name, design.raters, out_dir):
-                with contextlib.suppress(OSError):
-                    path.unlink()
+        discard_unwritten(project, design.name)  # the files were taken back already
         raise
+
+
+def _earlier_attempt(project: Project, design: SessionDesign,
+                     out_dir: Path) -> list[Path] | bool | None:
+    """What a killed ``create_and_write`` of the same design left: its finished files
+    (list), True when its session is recorded but unwritten (its leftovers in
+    ``out_dir`` removed), None when there is none (or a different session has the name:
+    :func:`create_session` then says so)."""
+    from core.rating.returned import untouched_leftover
+
+    row = project.conn.execute("SELECT id, uid, design FROM rating_sessions WHERE name = ?",
+                               (design.name,)).fetchone()
+    if row is None or SessionDesign.from_json(json.loads(row[2])) != design:
+        return None
+    sid, uid = int(row[0]), str(row[1])
+    files = project.conn.execute("SELECT slot, path, file_uid FROM rating_files WHERE "
+                                 "session_id = ? ORDER BY rowid", (sid,)).fetchall()
+    targets = {slot: out_dir / f"{_safe(design.name)}-{slot}{sf.SUFFIX}" for slot, _, _ in files}
+    if all(path is not None for _s, path, _f in files):
+        done = [targets[slot] for slot, path, _f in files
+                if Path(path) == targets[slot] and targets[slot].exists()]
+        return done if len(done) == len(files) else None
+    merged = project.conn.execute("SELECT count(*) FROM rating_merges WHERE session_id = ?",
+                                  (sid,)).fetchone()[0]
+    secret = integrity.stored_secret(project.conn, sid)
+    if merged or secret is None:
+        return None
+    leftovers = [t for t in targets.values() if t.exists()]
+    for slot, _path, file_uid in files:
+        target = targets[slot]
+        if target.exists() and not untouched_leftover(target, uid, file_uid, secret):
+            raise FileExistsError(f"{target} is in the way and is not an unrated file of "
+                                  f"session {design.name!r}; move it away or choose an "
+                                  "empty folder")
+    for target in leftovers:  # written for this session by the killed run, never rated
+        target.unlink()
+    return True
 
 
 def discard_unwritten(project: Project, name: str) -> bool:

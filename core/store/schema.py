@@ -16,6 +16,7 @@ from core.store.migrations import (
     m005_photos,
     m006_rating,
     m007_metrics,
+    m008_rating_integrity,
     m009_search,
 )
 
@@ -193,7 +194,8 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _script(m005_photos.SQL),
     _script(m006_rating.SQL),
     _script(m007_metrics.SQL),
-    _script(m009_search.SQL),  # numbered 9: m008 is another branch's (the lead renumbers)
+    _script(m008_rating_integrity.SQL),
+    _script(m009_search.SQL),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

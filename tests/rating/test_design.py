@@ -10,6 +10,7 @@ import pytest
 from rating_helpers import MODELS, SAMPLES
 
 from core.rating.design import SessionDesign, gold_correct, plan_session
+from core.rating.integrity import plan_key, stored_secret
 from core.rating.sessions import create_session, get_session, load_catalog
 
 
@@ -44,7 +45,10 @@ def test_plan_recorded_in_project_is_reproducible_from_stored_design(rproject) -
     session = get_session(rproject, "d")
     stored_design = session.design
     assert stored_design == design
-    replanned = plan_session(stored_design, load_catalog(rproject, SAMPLES, MODELS))
+    secret = stored_secret(rproject.conn, session.id)
+    assert secret is not None and len(secret) == 32
+    replanned = plan_session(stored_design, load_catalog(rproject, SAMPLES, MODELS),
+                             plan_key(secret))
     stored = rproject.conn.execute(
         "SELECT slot, position, task_id, sample_id, unit, gold FROM rating_tasks "
         "WHERE session_id = ? ORDER BY slot, position", (session.id,)).fetchall()
@@ -57,6 +61,36 @@ def test_plan_recorded_in_project_is_reproducible_from_stored_design(rproject) -
         (session.id,)).fetchall()
     assert sorted(options) == sorted((t.task_id, k, o.token, o.model) for t in replanned.tasks
                                      for k, o in enumerate(t.options))
+
+
+def test_the_seed_alone_does_not_replay_the_plan(rproject) -> None:  # type: ignore[no-untyped-def]
+    """A rater who knows the seed (0 by default) and Winnow's code replays plan_session
+    without the project's secret: no token, task order or option order of the real plan
+    comes out of it (they used to: tokens and shuffles came from the seed alone)."""
+    design = _design(protocol="ranking", gold_rate=0.25, seed=0)
+    create_session(rproject, design)
+    session = get_session(rproject, "d")
+    catalog = load_catalog(rproject, SAMPLES, MODELS)
+    guess = plan_session(design, catalog)
+    real = rproject.conn.execute("SELECT token FROM rating_blinding WHERE session_id = ?",
+                                 (session.id,)).fetchall()
+    real_tasks = {r[0] for r in rproject.conn.execute(
+        "SELECT task_id FROM rating_tasks WHERE session_id = ?", (session.id,))}
+    assert not {o.token for t in guess.tasks for o in t.options} & {r[0] for r in real}
+    assert not {t.task_id for t in guess.tasks} & real_tasks
+    # what a replay would reveal: the model behind each displayed option (position)
+    shown = {(r[0], r[1]): r[2] for r in rproject.conn.execute(
+        "SELECT t.sample_id, b.position, b.model FROM rating_blinding b JOIN rating_tasks t "
+        "ON t.session_id = b.session_id AND t.task_id = b.task_id WHERE b.session_id = ? "
+        "AND t.gold IS NULL AND t.slot = 'R1'", (session.id,))}
+    guessed = {(t.sample_id, k): o.model for t in guess.for_slot(0) if t.gold is None
+               for k, o in enumerate(t.options)}
+    agree = sum(guessed.get(key) == model for key, model in shown.items())
+    assert agree < 0.75 * len(shown)  # chance is 1/4 per option; a replay gave all of them
+    # tokens are unique and look alike whatever they stand for
+    tokens = [r[0] for r in real]
+    assert len(set(tokens)) == len(tokens)
+    assert all(len(t) == 13 and t[0] == "o" and int(t[1:], 16) >= 0 for t in tokens)
 
 
 def test_overlap_gives_each_unit_to_distinct_raters_with_balanced_load(rproject) -> None:  # type: ignore[no-untyped-def]

@@ -88,13 +88,14 @@ def test_tampered_and_conflicting_copies_are_refused(rproject, tmp_path: Path) -
     with pytest.raises(MergeError, match="another copy.*'Ada'.*'Bob'"):
         merge_file(rproject, copy)
     assert _counts(rproject) == before
-    # a judgment edited behind the app's back (triggers dropped) conflicts
+    # a judgment edited behind the app's back (triggers dropped): its MAC fails
     conn = sqlite3.connect(files[0])
     conn.execute("DROP TRIGGER judgments_no_update")
     conn.execute("UPDATE judgments SET answer = '{\"winner\": \"right\"}' WHERE seq = 1")
     conn.commit()
     conn.close()
-    with pytest.raises(MergeError, match="differs"):
+    with pytest.raises(MergeError, match="edited outside the rater view.*judgment 1 was "
+                                         "changed"):
         merge_file(rproject, files[0])
     # a task list that is not what the project wrote
     conn = sqlite3.connect(files[1])

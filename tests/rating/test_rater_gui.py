@@ -150,12 +150,18 @@ def test_checklist_yes_no_keys(qtbot, rproject, tmp_path: Path) -> None:  # type
                                                       1, 1, 1, 1, 0, 1]]
 
 
-def test_min_time_penalty_countdown_holds_the_next_task(qtbot, rproject, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def _paced(qtbot, rproject, tmp_path: Path, penalty_s: float):  # type: ignore[no-untyped-def]
+    """A side-by-side rater view with a 4 s minimum time on a clock the test moves."""
     path = make_session(rproject, tmp_path / "o", "side_by_side", raters=1,
-                        sample_ids=TWO[:1], min_time_s=4.0, penalty_s=0.4)[0]
+                        sample_ids=TWO[:1], min_time_s=4.0, penalty_s=penalty_s)[0]
     now = [1000.0]
     w = _open(qtbot, path, TaskClock(lambda: now[0]))
     _name(qtbot, w, "Ed")
+    return w, now
+
+
+def test_min_time_penalty_countdown_holds_the_next_task(qtbot, rproject, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    w, now = _paced(qtbot, rproject, tmp_path, penalty_s=0.4)
     t1 = w.current
     now[0] += 1.0  # too quick
     _keys(qtbot, w, K.Key_Left, K.Key_Return)
@@ -214,4 +220,63 @@ def test_zoom_keys_and_prefetch(qtbot, rproject, tmp_path: Path) -> None:  # typ
     _keys(qtbot, w, K.Key_0)
     assert tile.view.zoom == 1.0
     assert not tile.view.item.pixmap().isNull()
+    w.close()
+
+
+def test_likert_hint_to_answer_the_gate_first_clears_once_answered(qtbot, rproject,  # type: ignore[no-untyped-def]
+                                                                   tmp_path: Path) -> None:
+    path = make_session(rproject, tmp_path / "o", "likert", raters=1, sample_ids=TWO[:1],
+                        models=MODELS[:2])[0]
+    w = _open(qtbot, path)
+    _name(qtbot, w, "Bo")
+    _keys(qtbot, w, K.Key_Return)  # too early
+    assert w.status.text() == "First answer Y (valid) or N (invalid)."
+    _keys(qtbot, w, K.Key_Y)
+    assert w.status.text() == ""
+    _keys(qtbot, w, K.Key_5, K.Key_Return)  # still incomplete: the right hint now
+    assert w.status.text() == "Rate IC, VQ first (1–5)."
+    _keys(qtbot, w, K.Key_4, K.Key_3)
+    assert w.status.text() == ""
+    w.close()
+
+
+def test_a_stale_ranking_hint_clears_after_a_drag(qtbot, rproject, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = make_session(rproject, tmp_path / "o", "ranking", raters=1, sample_ids=TWO[:1])[0]
+    w = _open(qtbot, path)
+    _name(qtbot, w, "Cy")
+    _keys(qtbot, w, K.Key_Return)
+    assert "Give every output a rank first" in w.status.text()
+    panel = w.panel
+    panel._dropped([[k] for k in range(len(w.current.options))], 0)  # as a drop reports
+    assert w.status.text() == ""
+    w.close()
+
+
+def test_backspace_during_the_penalty_reopens_the_answer_when_the_hold_ends(  # type: ignore[no-untyped-def]
+        qtbot, rproject, tmp_path: Path) -> None:
+    w, now = _paced(qtbot, rproject, tmp_path, penalty_s=0.6)
+    t1 = w.current
+    now[0] += 1.0
+    _keys(qtbot, w, K.Key_Left, K.Key_Return)
+    first = w.session.answer_for(t1.task_id)
+    assert w.penalty_left_ms > 0
+    _keys(qtbot, w, K.Key_Backspace)  # used to be ignored without a word
+    assert "your answer reopens to be changed" in w.status.text()
+    assert w.current is t1 and w.superseding is None  # the hold is not cut short
+    qtbot.waitUntil(lambda: w.superseding is not None, timeout=3000)
+    assert w.current.task_id == t1.task_id and w.penalty_left_ms == 0
+    assert "changing your last answer" in w.question.text()
+    now[0] += 5.0
+    _keys(qtbot, w, K.Key_Right, K.Key_Return)
+    changed = w.session.answer_for(t1.task_id)
+    assert changed.supersedes == first.uid and changed.answer == {"winner": "right"}
+    assert w.current.task_id != t1.task_id
+    # Esc during a hold takes the request back: the next task comes as usual
+    t2 = w.current
+    now[0] += 1.0
+    _keys(qtbot, w, K.Key_Left, K.Key_Return, K.Key_Backspace, K.Key_Escape)
+    assert "next task in" in w.status.text()
+    qtbot.waitUntil(lambda: w.current is not None and w.current.task_id != t2.task_id,
+                    timeout=3000)
+    assert w.superseding is None
     w.close()

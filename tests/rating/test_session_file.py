@@ -152,3 +152,25 @@ def test_every_protocol_round_trips_simple_answers(rproject, tmp_path: Path) -> 
             s.submit(t.task_id, simple_answer(t), time_ms=100)
         assert s.progress() == (len(s.tasks), len(s.tasks))
         s.close()
+
+
+def test_two_windows_on_one_file_cannot_answer_a_task_twice(rproject, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A second rater view on the same file (another process or window) used to append a
+    second answer to a task; the file then holds a duplicate and a merge refuses it."""
+    from core.rating.merge import merge_file
+
+    path = make_session(rproject, tmp_path / "out", "side_by_side", raters=1)[0]
+    one = RatingSession.open(path)
+    one.set_rater("Ada")
+    two = RatingSession.open(path)
+    task = one.next_task()
+    assert two.next_task() == task
+    one.submit(task.task_id, {"winner": "left"}, time_ms=10)
+    with pytest.raises(ValueError, match="answered in another window"):
+        two.submit(task.task_id, {"winner": "right"}, time_ms=10)
+    other = two.following(task)
+    two.submit(other.task_id, {"winner": "tie"}, time_ms=10)  # interleaved: the chain holds
+    one.submit(one.following(other).task_id, {"winner": "left"}, time_ms=10)
+    one.close()
+    two.close()
+    assert merge_file(rproject, path).added == 3

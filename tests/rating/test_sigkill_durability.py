@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from rating_helpers import make_session
 
+from core.rating.integrity import verify
+from core.rating.returned import read_returned
 from core.rating.session_file import RatingSession, effective_judgments
 
 REPO = Path(__file__).resolve().parents[2]
@@ -41,24 +43,30 @@ TRIALS = 16
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, bytes]:
+    """The rater file, and the session's secret (to check the MAC chain after kills)."""
     from rating_helpers import build_project
+
+    from core.rating.integrity import stored_secret
 
     base = tmp_path_factory.mktemp("kill")
     project = build_project(base / "p.winnow")
     files = make_session(project, base / "out", "side_by_side", raters=1,
                          criteria=("preference", "coherence", "alignment", "overall"))
+    secret = stored_secret(project.conn, 1)
     project.close()
-    return files[0]
+    assert secret is not None
+    return files[0], secret
 
 
-def test_sigkill_at_random_moments_loses_and_duplicates_nothing(template: Path,
-                                                                 tmp_path: Path) -> None:
+def test_sigkill_at_random_moments_loses_and_duplicates_nothing(
+        template: tuple[Path, bytes], tmp_path: Path) -> None:
+    original, secret = template
     rng = random.Random(20240605)
-    total_tasks = len(RatingSession.open(template).tasks)
+    total_tasks = len(RatingSession.open(original).tasks)
     for trial in range(TRIALS):
         path = tmp_path / f"t{trial}.winnow-session"
-        shutil.copy(template, path)
+        shutil.copy(original, path)
         reported: list[str] = []
         # a trial may kill the same file several times in a row (crash, reopen, crash)
         for _round in range(2):
@@ -98,3 +106,8 @@ def test_sigkill_at_random_moments_loses_and_duplicates_nothing(template: Path,
         nxt = session.next_task()
         assert nxt is None or nxt.position == len(answered)
         session.close()
+        # the key chain moved on in the same transaction as each answer: still intact
+        found = read_returned(path)
+        assert found.problems == []
+        assert verify(secret, found.meta["file_uid"], found.document(),
+                      found.meta["tasks_mac"], found.entries(), found.chain) == []

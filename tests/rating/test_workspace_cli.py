@@ -145,7 +145,9 @@ def test_cli_create_merge_results_round_trip(tmp_path: Path, capsys) -> None:  #
     assert run_cli(["session", "summary", str(project_path), "--session", "cli-rank"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert [s["completed"] for s in summary] == [8, 8]
-    # the same seed in another project reproduces the same plan
+    # the same seed in another project plans differently: the session's secret is part
+    # of its seed, so a rater who knows the seed cannot replay the plan (ADR 052/058);
+    # the project's record (design, seed and secret) reproduces it (test_design.py)
     other = tmp_path / "d.winnow"
     shutil.copy(project_path, other)
     shutil.copytree(tmp_path / "c.assets", tmp_path / "d.assets")
@@ -159,7 +161,7 @@ def test_cli_create_merge_results_round_trip(tmp_path: Path, capsys) -> None:  #
             "SELECT slot, position, sample_id, unit FROM rating_tasks t JOIN rating_sessions s "
             "ON s.id = t.session_id WHERE s.name = ? ORDER BY slot, position", (n,)).fetchall()
             for n in ("cli-rank", "again")]
-    assert plans[0] == plans[1]
+    assert plans[0] != plans[1] and sorted(plans[0]) != sorted(plans[1])
 
 
 def test_cli_errors_are_one_clear_line(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]

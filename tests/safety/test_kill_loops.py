@@ -67,9 +67,5 @@ def test_session_create_killed_at_random_moments_leaves_a_sound_project(tmp_path
     assert result["final"]["files"] == [f"study-R{k}.winnow-session" for k in (1, 2, 3)]
 
 
-@pytest.mark.xfail(strict=True, reason="core/rating/sessions.py (the rating engineer's): a "
-                   "run killed after the session row was committed leaves the name taken "
-                   "('a session named ... already exists') or some rater files in the "
-                   "way, so running `session create` again fails")
 def test_session_create_resumes_after_a_kill(tmp_path_factory) -> None:
     _assert_resumed(harness("session", tmp_path_factory))

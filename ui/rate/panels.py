@@ -208,6 +208,7 @@ class RankingPanel(ProtocolPanel):
         that rank with a key."""
         self.ranks = ranks_from_groups(groups)
         self.focus = moved
+        self.hint.emit("")  # e.g. "give every output a rank first" no longer holds
         self._refresh()
 
     def _clicked(self, k: int) -> None:

@@ -46,6 +46,7 @@ class RaterWindow(QWidget):
         self.shown_at: str | None = None
         self.superseding: str | None = None      # uid of the answer being changed
         self.penalty_left_ms = 0
+        self.change_after_hold = False           # Backspace pressed during the countdown
         self.paused = False
         self._pixmaps: dict[str, QPixmap] = {}
         self._pending_flag: str | None = None
@@ -245,11 +246,20 @@ class RaterWindow(QWidget):
         self.penalty_left_ms -= self._tick.interval()
         if self.penalty_left_ms <= 0:
             self.penalty_left_ms = 0
-            self.advance()
+            if self.change_after_hold:
+                self.change_after_hold = False
+                self.change_last()
+            else:
+                self.advance()
         else:
-            self.status.setText(f"Answer saved. That was quicker than the minimum time "
-                                f"({self.session.min_time_s:g} s): next task in "
-                                f"{self.penalty_left_ms / 1000:.1f} s")
+            self._show_countdown()
+
+    def _show_countdown(self) -> None:
+        then = ("your answer reopens to be changed (Esc: don't)" if self.change_after_hold
+                else "next task")
+        self.status.setText(f"Answer saved. That was quicker than the minimum time "
+                            f"({self.session.min_time_s:g} s): {then} in "
+                            f"{self.penalty_left_ms / 1000:.1f} s")
 
     def change_last(self) -> None:
         """Reopen the last answered task; the new answer will supersede the old one."""
@@ -346,14 +356,27 @@ class RaterWindow(QWidget):
                 else:
                     tile.view.zoom_by(0.8 if key == K.Key_Minus else 1.25)
         elif self.penalty_left_ms > 0:
-            return  # the next task is held back; the answer is already saved
-        elif key == K.Key_Backspace or (key == K.Key_Z and event.modifiers() &
-                                        Qt.KeyboardModifier.ControlModifier):
+            # the answer is saved and the next task held back: Backspace reopens the
+            # answer when the hold ends (never sooner, so changing it skips no penalty)
+            if self._is_change_key(event):
+                self.change_after_hold = True
+            elif key == K.Key_Escape:
+                self.change_after_hold = False
+            self._show_countdown()
+        elif self._is_change_key(event):
             self.change_last()
         elif key == K.Key_Escape and self.superseding:
             self.advance()
-        elif not self.panel.handle_key(key):
-            super().keyPressEvent(event)
+        else:
+            self.status.setText("")  # a hint about the state before this key is stale
+            if not self.panel.handle_key(key):
+                super().keyPressEvent(event)
+
+    @staticmethod
+    def _is_change_key(event: QKeyEvent) -> bool:
+        return event.key() == K.Key_Backspace or (
+            event.key() == K.Key_Z and bool(event.modifiers() &
+                                            Qt.KeyboardModifier.ControlModifier))
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         """Everything is already saved; fold the WAL into the file and close it."""
