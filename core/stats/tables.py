@@ -20,10 +20,17 @@ import numpy as np
 
 from core.stats.rankings import RankingTable
 from core.stats.success import LikertMeans, likert_means
-from core.stats.votes import WINNER_CODES, Votes
+from core.stats.votes import MAX_MODELS, WINNER_CODES, Votes
 
 _BOOL = {"0": 0.0, "1": 1.0, "no": 0.0, "yes": 1.0, "false": 0.0, "true": 1.0}
 IDEA_QUESTIONS = tuple(f"q{i}" for i in range(1, 7))
+#: TECCI's Likert criteria (instruction following, image consistency, visual quality).
+LIKERT_CRITERIA = ("IF", "IC", "VQ")
+LIKERT_RANGE = (1.0, 5.0)
+#: Most cells of the dense arrays a statistic builds from a file's labels (raters ×
+#: items × models, …): 50 million float64 = 400 MB. Larger inputs are refused before
+#: anything that size is allocated.
+MAX_CELLS = 50_000_000
 
 
 class CsvFormatError(ValueError):
@@ -178,6 +185,25 @@ class CsvColumns:
         if self.n == 0:
             raise CsvFormatError(f"{self.name}: no {what} (the file has only a header)")
 
+    def require_dense(self, **sizes: int) -> None:
+        """Refuse label counts whose dense product exceeds :data:`MAX_CELLS`, and more
+        models than the pairwise statistics handle, before anything is allocated."""
+        models = sizes.get("models", 0)
+        if models > MAX_MODELS:
+            raise CsvFormatError(
+                f"{self.name}: {models:,} distinct models is more than the {MAX_MODELS:,} "
+                "the statistics handle (K × K matrices); check the model column"
+            )
+        total = 1
+        for n in sizes.values():
+            total *= max(1, n)
+        if total > MAX_CELLS:
+            dims = " × ".join(f"{n:,} {what}" for what, n in sizes.items())
+            raise CsvFormatError(
+                f"{self.name}: {dims} = {total:,} combinations is more than the "
+                f"{MAX_CELLS:,} this statistic can hold in memory; split the file"
+            )
+
 
 def _index(values: list[str]) -> tuple[tuple[str, ...], np.ndarray]:
     labels = tuple(sorted(set(values)))
@@ -192,6 +218,7 @@ def read_votes(path: str | Path) -> Votes:
     a, b = t.text("a"), t.text("b")
     winner = t.codes("winner", {k: float(v) for k, v in WINNER_CODES.items()}, "one of a, b, tie")
     models, ab = _index(a + b)
+    t.require_dense(models=len(models))
     ai, bi = ab[: t.n], ab[t.n :]
     same = np.flatnonzero(ai == bi)
     if same.size:
@@ -215,6 +242,8 @@ def read_scores(path: str | Path) -> ScoreRecords:
     sample, model = t.text("sample"), t.text("model")
     judge = t.text("judge") if t.has("judge") else None
     score = t.numbers("score")
+    t.require_dense(judges=len(set(judge)) if judge else 1, samples=len(set(sample)),
+                    models=len(set(model)))
     if judge is None:
         t.unique(
             list(zip(sample, model, strict=True)),
@@ -241,6 +270,7 @@ def read_rankings(path: str | Path) -> RankingTable:
     raters, ri = _index(rater)
     items, ii = _index(item)
     models, mi = _index(model)
+    t.require_dense(raters=len(raters), items=len(items), models=len(models))
     ranks = np.full((len(raters), len(items), len(models)), np.nan)
     ranks[ri, ii, mi] = rank
     return RankingTable(raters, items, models, ranks)
@@ -258,6 +288,7 @@ def read_ratings(path: str | Path, level: str = "interval") -> RatingRecords:
     t = CsvColumns(path, ("rater", "unit", "value"))
     t.require_rows("ratings")
     rater, unit = t.text("rater"), t.text("unit")
+    t.require_dense(raters=len(set(rater)), units=len(set(unit)))
     t.unique(
         list(zip(rater, unit, strict=True)), lambda k: f"a rating by {k[0]!r} of unit {k[1]!r}"
     )
@@ -270,16 +301,32 @@ def read_ratings(path: str | Path, level: str = "interval") -> RatingRecords:
 
 
 def read_likert(path: str | Path) -> LikertMeans:
-    """``rater,unit,model,criterion,value`` → mean ratings over raters."""
+    """``rater,unit,model,criterion,value`` → mean ratings over raters.
+
+    Criteria are TECCI's IF, IC and VQ (any case; reported upper-case) and values are
+    ratings from 1 to 5.
+    """
     t = CsvColumns(path, ("rater", "unit", "model", "criterion", "value"))
     t.require_rows("ratings")
-    cols = [t.text(c) for c in ("rater", "unit", "model", "criterion")]
-    lowered = [c.lower() for c in cols[3]]
-    if "overall" in set(lowered):
-        raise t.error(
-            lowered.index("overall"), "criterion", "'overall' is reserved for the combined rate"
-        )
+    cols = [t.text(c) for c in ("rater", "unit", "model")]
+    upper = [c.upper() for c in t.text("criterion")]
+    unknown = set(upper) - set(LIKERT_CRITERIA)
+    if unknown:
+        k = min(upper.index(u) for u in unknown)
+        got = t.columns["criterion"][k]
+        if got.lower() == "overall":
+            raise t.error(k, "criterion", "'overall' is reserved for the combined rate")
+        raise t.error(k, "criterion", f"expected one of {', '.join(LIKERT_CRITERIA)} "
+                                      f"(TECCI's criteria), got {got!r}")
+    cols.append(upper)
     value = t.numbers("value")
+    lo, hi = LIKERT_RANGE
+    outside = np.flatnonzero((value < lo) | (value > hi))
+    if outside.size:
+        k = int(outside[0])
+        raise t.error(k, "value", f"expected a rating from {lo:g} to {hi:g}, "
+                                  f"got {t.columns['value'][k]!r}")
+    t.require_dense(models=len(set(cols[2])), units=len(set(cols[1])), criteria=len(set(upper)))
     t.unique(
         list(zip(*cols, strict=True)),
         lambda k: f"a rating by {k[0]!r} of unit {k[1]!r}, model {k[2]!r}, criterion {k[3]!r}",
@@ -301,5 +348,7 @@ def read_checklist(path: str | Path) -> ChecklistRecords:
     t = CsvColumns(path, ("model", "category", "subtask", "case", *IDEA_QUESTIONS))
     t.require_rows("cases")
     names = [t.text(c) for c in ("model", "category", "subtask", "case")]
+    t.require_dense(models=len(set(names[0])),
+                    cases=len(set(zip(names[1], names[2], names[3], strict=True))))
     answers = np.stack([t.codes(q, _BOOL, "0 or 1") for q in IDEA_QUESTIONS], axis=1)
     return ChecklistRecords(*names, answers)
