@@ -45,8 +45,8 @@ def address_problem(ip: Address) -> str | None:
                              ("is_unspecified", "an unspecified address"),
                              ("is_link_local", "a link-local address"),
                              ("is_multicast", "a multicast address"),
-                             ("is_private", "a private-network address"),
-                             ("is_reserved", "a reserved address")):
+                             ("is_reserved", "a reserved address"),
+                             ("is_private", "a private-network address")):
         if getattr(ip, attribute):
             return words
     if not ip.is_global:
