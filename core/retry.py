@@ -30,7 +30,7 @@ def retryable_status(status: int) -> bool:
     return status >= 500 or status in RETRY_STATUSES
 
 
-def parse_retry_after(value: str | None, now: Callable[[], float] = time.time) -> float | None:
+def parse_retry_after(value: str | None, now: Callable[[], float] | None = None) -> float | None:
     """Seconds asked for by a ``Retry-After`` header value, or None when absent/unreadable.
 
     Accepts delta-seconds (``"120"``, also ``"1.5"``) and HTTP dates
@@ -53,7 +53,7 @@ def parse_retry_after(value: str | None, now: Callable[[], float] = time.time) -
         return None
     if when.tzinfo is None:  # RFC 9110 dates are GMT
         when = when.replace(tzinfo=UTC)
-    return max(0.0, when.timestamp() - now())
+    return max(0.0, when.timestamp() - (now or time.time)())
 
 
 @dataclass(frozen=True)
