@@ -44,8 +44,11 @@ def _select_in(conn: Any, sql: str, values: Iterable[str]) -> list[tuple[Any, ..
     return rows
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
+
+
 def _dump(value: Any) -> str | None:
-    return None if value is None else json.dumps(value, ensure_ascii=False)
+    return None if value is None else _ENCODER.encode(value)
 
 
 class Writer:
@@ -56,7 +59,7 @@ class Writer:
         self.project = project
         self.file_name = file_name
         self.created = created  # post ids created by this import (all batches)
-        self.track_sources = track_sources
+        self.track_sources = track_sources  # images will be attached: note what was touched
 
     # -- posts ------------------------------------------------------------------------
     def posts(self, conn: Any, batch: list[PostLine], log: BatchLog) -> None:
@@ -93,8 +96,9 @@ class Writer:
             "INSERT INTO post_images(post_id, position, url, alt) VALUES (?, ?, ?, ?)",
             [(pid, k, url, alt) for pid, p in pending.items()
              for k, (url, alt) in enumerate(p.images)])
-        conn.executemany("INSERT OR IGNORE INTO touched_posts(id) VALUES (?)",
-                         [(i,) for i in ids])
+        if self.track_sources:
+            conn.executemany("INSERT OR IGNORE INTO touched_posts(id) VALUES (?)",
+                             [(i,) for i in ids])
 
     def _stage(self, post: PostRecord, existing: dict[str, str], pending: dict[str, PostRecord],
                log: BatchLog, authoritative: bool) -> str:
@@ -127,10 +131,11 @@ class Writer:
             batch = [(n, s) for n, s in batch if not s.post_id or s.post_id in known]
             waiting = []
         existing = dict(_select_in(conn, "SELECT id, raw_hash FROM samples WHERE id IN ", ids))
-        curated = {r[0]: r[1] for r in _select_in(
-            conn, "SELECT s.id, s.original_prompt FROM samples s WHERE s.id IN (SELECT "
-                  "entity_id FROM audit_log WHERE entity = 'sample' AND action = 'edit') "
-                  "AND s.id IN ", ids)}
+        edited = [r[0] for r in _select_in(
+            conn, "SELECT DISTINCT entity_id FROM audit_log WHERE entity = 'sample' AND "
+                  "action = 'edit' AND entity_id IN ", ids)]
+        curated = dict(_select_in(conn, "SELECT id, original_prompt FROM samples WHERE id IN ",
+                                  edited))
         images: dict[str, dict[int, str]] = {}
         for pid, pos, url in _select_in(
                 conn, "SELECT post_id, position, url FROM post_images WHERE post_id IN ",
@@ -184,8 +189,9 @@ class Writer:
             existing[s.id] = s.raw_hash
         self._write_sample_rows(conn, rows)
         self.project.audit_many(audits)
-        conn.executemany("INSERT OR IGNORE INTO touched_samples(id) VALUES (?)",
-                         [(s.id,) for _, s in batch])
+        if self.track_sources:
+            conn.executemany("INSERT OR IGNORE INTO touched_samples(id) VALUES (?)",
+                             [(s.id,) for _, s in batch])
         return waiting
 
     @staticmethod
@@ -222,6 +228,9 @@ def _roles(sample: SampleRecord, post_images: dict[int, str]) -> list[Role]:
             else:
                 raise RecordError(f"'{role}_images[{k}]' refers to image {ref} of post "
                                   f"'{sample.post_id}', which has no such image")
+        if not boxes:  # the common case
+            rows += [(role, k, ref, None) for k, ref in enumerate(resolved)]
+            continue
         boxed = {b.image for b in boxes}
         position = 0
         for k, ref in enumerate(resolved):
