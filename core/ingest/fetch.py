@@ -303,6 +303,8 @@ async def _attempt(client: httpx.AsyncClient, url: str, s: FetchSettings, target
             await response.aclose()
     except BlockedAddressError as exc:
         raise _Permanent(str(exc)) from None
+    except OSError as exc:  # the download could not be written (disk full, permissions)
+        raise _Permanent(f"cannot be saved: {exc.strerror or exc}") from None
     except httpx.HTTPError as exc:
         raise _classify(exc, s) from exc
     except httpx.InvalidURL as exc:  # e.g. a redirect to a malformed Location

@@ -265,3 +265,51 @@ def test_sigkill_during_import_then_resume(tmp_path: Path) -> None:
         leftovers = [p for p in project.assets.root.rglob("*")
                      if ".winnow-tmp-" in p.name or p.name.startswith(".incoming-")]
         assert leftovers == []
+
+
+# -- a full disk ------------------------------------------------------------------------
+def test_full_disk_while_storing_images_is_per_image_and_exits_1(tmp_path: Path, monkeypatch,
+                                                                 capsys) -> None:
+    import errno
+
+    from core.store.assets import AssetStore
+
+    (tmp_path / "img").mkdir()
+    for k in range(3):
+        (tmp_path / "img" / f"{k}.png").write_bytes(png(("red", "blue", "green")[k]))
+    src = write_lines(tmp_path / "s.jsonl", [{"id": f"p{k}", "text": "t",
+                                              "image_urls": [f"img/{k}.png"]} for k in range(3)])
+    real = AssetStore.put_file
+    calls = []
+
+    def full(self, source, ext):  # type: ignore[no-untyped-def]
+        calls.append(source)
+        if len(calls) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, source, ext)
+
+    monkeypatch.setattr(AssetStore, "put_file", full)
+    target = tmp_path / "p.winnow"
+    assert run_cli(["import", "posts", str(src), "-p", str(target), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["imported"] == 3 and report["images"]["fetched"] == 2
+    assert report["images"]["errors"][0]["error"] == "cannot be stored: No space left on device"
+    with Project.open(target) as project:
+        assert project.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert [p for p in project.assets.root.rglob("*") if ".winnow-tmp-" in p.name] == []
+    monkeypatch.undo()
+    assert run_cli(["import", "posts", str(src), "-p", str(target), "--json"]) == 0  # resumed
+    assert json.loads(capsys.readouterr().out)["images"]["fetched"] == 1
+
+
+def test_full_disk_while_downloading(tmp_path: Path, monkeypatch, image_server) -> None:
+    from core.ingest import fetch
+
+    def no_space(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(fetch, "atomic_writer", no_space)
+    url = image_server.url("/good.jpg")
+    result = fetch.fetch_images_sync([url], fetch.FetchSettings(
+        allow_private_network=True, download_dir=tmp_path / "dl", retries=0))[url]
+    assert result.error == "cannot be saved: No space left on device"

@@ -62,7 +62,7 @@ def test_both_parsers_agree_on_random_odd_files(tmp_path: Path, monkeypatch) -> 
         calls = []
         real = csvcolumns.CsvColumns._parse_slow
         monkeypatch.setattr(csvcolumns.CsvColumns, "_parse_slow",
-                            lambda self, w, real=real: calls.append(1) or real(self, w))
+                            lambda self, w, real=real, calls=calls: calls.append(1) or real(self, w))
         fast = _outcome(path)
         monkeypatch.undo()
         fast_used += not calls
