@@ -29,6 +29,8 @@ from core.stats.votes import Votes, encode_votes, win_matrix
 
 DEFAULT_TOL = 1e-10
 DEFAULT_MAX_ITER = 100_000
+#: Sweeps after which matrices still moving get a Newton jump (ADR 021).
+NEWTON_AFTER = 50
 
 
 def strongly_connected(w: np.ndarray) -> np.ndarray:
@@ -68,24 +70,32 @@ def ml_exists(w: np.ndarray) -> np.ndarray:
     return has_both & strongly_connected(w)
 
 
-def _iterate(w: np.ndarray, use_prior: np.ndarray, tol: float, max_iter: int) -> np.ndarray:
+def _iterate(w: np.ndarray, use_prior: np.ndarray, tol: float, max_iter: int,
+             start: np.ndarray | None = None) -> np.ndarray:
     """Batched Newman iteration on ``w`` of shape ``(B, K, K)``.
 
     Each sweep updates the models one at a time in place (Gauss-Seidel order), every
     update vectorized over the batch; a simultaneous (Jacobi) update of eq. 12 can
     oscillate forever (two models: ``pi_1 <- (w_12/w_21) pi_2`` ignores ``pi_1``).
-    ML strengths are renormalized to geometric mean 1 after each sweep.  The sweeps
-    start from Newton's maximum of the same likelihood (:mod:`core.stats.bt_start`), so
-    they usually only confirm it.
+    ML strengths are renormalized to geometric mean 1 after each sweep.
+
+    Sweeps start from ``pi = 1``, or from ``exp(start)`` (e.g. the full-data fit for a
+    bootstrap resample).  Matrices still moving after :data:`NEWTON_AFTER` sweeps (wide
+    sparse comparison graphs, where sweeps crawl) jump to Newton's maximum of the same
+    likelihood (:mod:`core.stats.bt_start`); the sweeps that follow only confirm it.
     """
     b, k, _ = w.shape
     wt = np.ascontiguousarray(np.swapaxes(w, -1, -2))
     w = np.ascontiguousarray(w)
     prior = use_prior.astype(float)
     ml = ~use_prior
-    pi = np.exp(newton_start(w, use_prior))
+    pi = np.ones((b, k)) if start is None else np.exp(
+        np.broadcast_to(np.asarray(start, dtype=float), (b, k))).copy()
     active = np.arange(b)
-    for _ in range(max_iter):
+    for sweep in range(max_iter):
+        if sweep == NEWTON_AFTER:
+            pi[active] = np.exp(newton_start(w[active], use_prior[active],
+                                             start=np.log(pi[active])))
         p = pi[active]
         old = p.copy()
         wa = w[active]
@@ -113,6 +123,7 @@ def fit_strengths(
     method: str = "auto",
     tol: float = DEFAULT_TOL,
     max_iter: int = DEFAULT_MAX_ITER,
+    start: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Bradley-Terry strengths ``pi`` for win matrix/matrices ``w``.
 
@@ -145,7 +156,7 @@ def fit_strengths(
     else:
         raise ValueError(f"unknown method {method!r} (expected ml, map or auto)")
     k = wb.shape[-1]
-    pi = np.ones((wb.shape[0], 1)) if k == 1 else _iterate(wb, use_prior, tol, max_iter)
+    pi = np.ones((wb.shape[0], 1)) if k == 1 else _iterate(wb, use_prior, tol, max_iter, start)
     return (pi[0], use_prior[0]) if single else (pi, use_prior)
 
 

@@ -32,18 +32,21 @@ def _loglik(theta: np.ndarray, w: np.ndarray, prior: np.ndarray) -> np.ndarray:
 
 
 def newton_start(w: np.ndarray, use_prior: np.ndarray, tol: float = 1e-12,
-                 max_iter: int = 100) -> np.ndarray:
+                 max_iter: int = 100, start: np.ndarray | None = None) -> np.ndarray:
     """Log-strengths maximizing the (penalized) likelihood of each ``w`` in ``(B, K, K)``.
 
     ML rows (``use_prior`` False) must have an ML estimate (strongly connected); their
-    result has mean 0. Returns ``theta`` of shape ``(B, K)``.
+    result has mean 0. ``start`` (``(K,)`` or ``(B, K)`` log-strengths) is where the steps
+    begin — a nearby point, such as the full-data fit for a bootstrap resample, saves
+    most of them. Returns ``theta`` of shape ``(B, K)``.
     """
     b, k, _ = w.shape
     n = w + np.swapaxes(w, -1, -2)  # comparisons per pair
     wins = w.sum(axis=2)
     prior = use_prior.astype(float)
     ml = ~use_prior
-    theta = np.zeros((b, k))
+    theta = np.zeros((b, k)) if start is None else np.broadcast_to(
+        np.nan_to_num(np.asarray(start, dtype=float)), (b, k)).copy()
     active = np.arange(b)
     eye = np.eye(k, dtype=bool)
     for _ in range(max_iter):

@@ -72,23 +72,25 @@ def bootstrap_elo(
     seed: int | None = None,
     tol: float = DEFAULT_TOL,
     batch: int = 2000,
+    start: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Elo of every bootstrap resample: ``(elo (n_boot, K), used_map (n_boot,))``.
 
     Resamples are drawn and fitted batch by batch, so memory does not grow with
-    ``n_boot`` beyond the ``(n_boot, K)`` result.
+    ``n_boot`` beyond the ``(n_boot, K)`` result.  ``start`` (the full-data
+    log-strengths) is where each resample's fit begins.
     """
     k = cells.n_models
     rng = np.random.default_rng(seed)
     step = batch_size(k, batch)
     out = np.empty((n_boot, k))
     used = np.empty(n_boot, dtype=bool)
-    for start in range(0, n_boot, step):
-        counts = resample_cells(cells, min(step, n_boot - start), rng)
+    for first in range(0, n_boot, step):
+        counts = resample_cells(cells, min(step, n_boot - first), rng)
         w = cells.win_matrices(counts)
-        pi, used_map = fit_strengths(w, method="auto", tol=tol)
-        out[start : start + step] = elo_from_strengths(pi)
-        used[start : start + step] = used_map
+        pi, used_map = fit_strengths(w, method="auto", tol=tol, start=start)
+        out[first : first + step] = elo_from_strengths(pi)
+        used[first : first + step] = used_map
     return out, used
 
 
@@ -124,7 +126,7 @@ def elo_ratings(
     if n_boot == 0:
         lo, hi, n_map = elo.copy(), elo.copy(), 0
     else:
-        boot, used = bootstrap_elo(cells, n_boot, seed=seed, tol=tol)
+        boot, used = bootstrap_elo(cells, n_boot, seed=seed, tol=tol, start=np.log(pi))
         lo, hi = np.quantile(boot, [(1.0 - ci) / 2.0, (1.0 + ci) / 2.0], axis=0)
         n_map = int(used.sum())
     return EloResult(
