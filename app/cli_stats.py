@@ -139,6 +139,19 @@ def cmd_idea(args: argparse.Namespace) -> int:
     return _print({"scores": res.as_dict()})
 
 
+def _memory_guarded(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """A handler whose MemoryError becomes one clear line (exit 2), not a traceback."""
+
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return fn(args)
+        except MemoryError:
+            raise ValueError(f"{args.file}: not enough memory for this statistic on this "
+                             "file; use a smaller file or fewer bootstrap resamples") from None
+
+    return run
+
+
 # -- parser ---------------------------------------------------------------------------
 
 
@@ -160,7 +173,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     def add(name: str, fn: Callable[[argparse.Namespace], int], help_: str, columns: str):
         p = sub.add_parser(name, help=help_, description=f"{help_}. CSV columns: {columns}.")
         p.add_argument("file", metavar="FILE.csv", help=f"CSV with columns {columns}")
-        p.set_defaults(handler=fn)
+        p.set_defaults(handler=_memory_guarded(fn))
         return p
 
     p = add("bt", cmd_bt, "Bradley-Terry scores (sum to 100)", "a,b,winner (winner: a, b or tie)")

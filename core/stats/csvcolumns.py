@@ -30,6 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
+#: Largest CSV file read (memory is a few times the file's size): 2 GB, ~80M votes.
+MAX_FILE_BYTES = 2 * 2**30
 #: Files at least this large (and free of quotes) are parsed by pyarrow.
 FAST_MIN_BYTES = 256 * 1024
 _BLANK_STARTS = (b",", b" ", b"\t", b"\f", b"\v")
@@ -85,6 +87,11 @@ class CsvColumns:
     ) -> None:
         self.path = Path(path)
         self.name = self.path.name
+        size = self.path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise CsvFormatError(f"{self.name}: {size / 2**30:.1f} GB is more than the "
+                                 f"{MAX_FILE_BYTES // 2**30} GB a statistics file may have; "
+                                 "split it")
         self._raw = self.path.read_bytes()
         self._text_cache: str | None = None
         wanted = (*required, *optional)

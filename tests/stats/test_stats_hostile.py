@@ -165,3 +165,21 @@ def test_self_comparison_rejects_the_file_naming_the_row(write_csv) -> None:
                                                      ["q", " q", "tie"]])
     with pytest.raises(CsvFormatError, match=r"v.csv row 4, column 'b': the same model"):
         tables.read_votes(path)
+
+
+def test_memory_error_and_huge_files_are_one_clear_line(capsys, write_csv, monkeypatch,
+                                                        tmp_path) -> None:
+    from core.stats import csvcolumns
+
+    path = write_csv("v.csv", ["a", "b", "winner"], [["x", "y", "a"], ["y", "x", "b"]])
+
+    def oom(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise MemoryError
+
+    monkeypatch.setattr(stats, "fit_votes", oom)
+    assert run_cli(["stats", "bt", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "not enough memory" in err and "Traceback" not in err
+    monkeypatch.setattr(csvcolumns, "MAX_FILE_BYTES", 10)
+    assert run_cli(["stats", "elo", str(path)]) == 2
+    assert "a statistics file may have; split it" in capsys.readouterr().err
