@@ -79,9 +79,10 @@ def attach_images(project: Project, state: JobState, local: LocalRoot,
                 settings = dataclasses.replace(settings, download_dir=spool)
             state.set_status(f"Fetching {len(urls)} image(s)")
             for url, res in fetch_images_sync(urls, settings, state=state).items():
-                ok = res.ok and res.path is not None and res.info is not None
-                outcomes[url] = (res.path, res.info) if ok else (  # type: ignore[assignment]
-                    res.error or "unknown error")
+                if res.ok and res.path is not None and res.info is not None:
+                    outcomes[url] = (res.path, res.info)
+                else:
+                    outcomes[url] = res.error or "unknown error"
         if paths:
             state.set_status(f"Reading {len(paths)} local image(s)")
             for source in paths:
