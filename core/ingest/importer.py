@@ -49,6 +49,14 @@ class ImportFileError(ValueError):
     """The file to import cannot be read as a JSON Lines file at all."""
 
 
+class ImportStoppedError(ValueError):
+    """The project cannot be written (disk full, I/O error…): the import stopped.
+
+    Every batch committed before is kept; the message says from which line on nothing
+    was imported.
+    """
+
+
 @dataclass
 class ImportReport:
     """What an import did; ``to_json()`` is the CLI's ``--json`` output."""
@@ -241,6 +249,12 @@ class _Importer:
             with self.project.transaction() as conn, deferred_search_index(conn):
                 self.writer.posts(conn, posts, log)
                 waiting = self.writer.samples(conn, samples, log, final)
+        except sqlite3.OperationalError as exc:  # the disk or the file, not a row
+            first = min(n for n, *_ in (*posts, *samples))
+            raise ImportStoppedError(
+                f"{self.project.path.name} cannot be written ({exc}); the import stopped at "
+                f"line {first} — everything before it is saved, import the file again "
+                "once the problem is fixed") from exc
         except _ROW_ERRORS:
             if len(posts) + len(samples) == 1:
                 raise
@@ -287,4 +301,5 @@ class _Importer:
              "error": error})
 
 
-__all__ = ["FetchSettings", "ImportFileError", "ImportReport", "check_source", "import_jsonl"]
+__all__ = ["FetchSettings", "ImportFileError", "ImportReport", "ImportStoppedError",
+           "check_source", "import_jsonl"]

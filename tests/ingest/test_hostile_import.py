@@ -313,3 +313,31 @@ def test_full_disk_while_downloading(tmp_path: Path, monkeypatch, image_server) 
     result = fetch.fetch_images_sync([url], fetch.FetchSettings(
         allow_private_network=True, download_dir=tmp_path / "dl", retries=0))[url]
     assert result.error == "cannot be saved: No space left on device"
+
+
+def test_a_database_that_cannot_be_written_stops_the_import_clearly(tmp_path: Path,
+                                                                     monkeypatch,
+                                                                     capsys) -> None:
+    import sqlite3
+
+    from core.ingest.writer import Writer
+
+    real = Writer.posts
+    batches = []
+
+    def full(self, conn, batch, log):  # type: ignore[no-untyped-def]
+        batches.append(batch)
+        if len(batches) == 2:
+            raise sqlite3.OperationalError("database or disk is full")
+        return real(self, conn, batch, log)
+
+    monkeypatch.setattr(Writer, "posts", full)
+    src = write_lines(tmp_path / "s.jsonl", [{"id": f"p{k}", "text": "t"} for k in range(5000)])
+    target = tmp_path / "p.winnow"
+    assert run_cli(["import", "posts", str(src), "-p", str(target), "--json"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot be written (database or disk is full); the import stopped at line 2001" in err
+    assert "Traceback" not in err and len(batches) == 2  # no line-by-line flood
+    with Project.open(target) as project:
+        assert project.counts()["posts"] == 2000  # the first batch is kept
+        assert project.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
