@@ -21,7 +21,7 @@ from core.files import new_temp_dir
 from core.ingest.fetch import FetchSettings, fetch_images_sync
 from core.ingest.images import ImageError, ImageInfo, inspect_local_image
 from core.jobs import JobState
-from core.store.assets import AssetChangedError
+from core.store.assets import AssetChangedError, clean_sharded
 from core.store.project import Project, now_iso
 
 #: (file on disk, what it is) or an error message, per source.
@@ -73,6 +73,8 @@ def attach_images(project: Project, state: JobState, local: LocalRoot,
     try:
         outcomes: dict[str, Outcome] = {}
         if urls:
+            if settings.cache_dir is not None:
+                clean_sharded(Path(settings.cache_dir))  # a killed run's partial bodies
             if settings.cache_dir is None and settings.download_dir is None:
                 project.assets.root.mkdir(parents=True, exist_ok=True)
                 spool = new_temp_dir(project.assets.root, "downloads")

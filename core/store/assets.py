@@ -106,23 +106,31 @@ class AssetStore:
         Call it only while holding the project's write lock (no other writer can be
         storing then, so an ``.incoming-*`` file cannot belong to a live run).
         """
-        removed = clean_stale_temps(self.root)
+        return clean_sharded(self.root, legacy=True)
+
+
+def clean_sharded(folder: Path, legacy: bool = False) -> list[Path]:
+    """:func:`core.files.clean_stale_temps` on ``folder`` and its ``xx/`` shard folders
+    (the asset store, the HTTP cache); with ``legacy`` also ``.incoming-*`` files."""
+    removed = clean_stale_temps(folder)
+    try:
+        shards = [e for e in os.scandir(folder)
+                  if _SHARD.fullmatch(e.name) and e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return removed
+    for shard in shards:
+        removed += clean_stale_temps(shard.path)
+        if not legacy:
+            continue
         try:
-            shards = [e for e in os.scandir(self.root)
-                      if _SHARD.fullmatch(e.name) and e.is_dir(follow_symlinks=False)]
+            old = [e for e in os.scandir(shard.path) if _LEGACY_TEMP.fullmatch(e.name)
+                   and e.is_file(follow_symlinks=False)]
         except OSError:
-            return removed
-        for shard in shards:
-            removed += clean_stale_temps(shard.path)
+            continue
+        for entry in old:
             try:
-                legacy = [e for e in os.scandir(shard.path) if _LEGACY_TEMP.fullmatch(e.name)
-                          and e.is_file(follow_symlinks=False)]
+                os.unlink(entry.path)
             except OSError:
                 continue
-            for entry in legacy:
-                try:
-                    os.unlink(entry.path)
-                except OSError:
-                    continue
-                removed.append(Path(entry.path))
-        return removed
+            removed.append(Path(entry.path))
+    return removed

@@ -229,8 +229,15 @@ def test_stale_temp_files_in_the_asset_store_are_cleaned(tmp_path: Path) -> None
         stale.write_bytes(b"half")
         mine = shard / "keep-me.txt"  # not Winnow's: never touched
         mine.write_bytes(b"x")
+        cache_shard = project.assets.root / ".http-cache" / "cd"
+        cache_shard.mkdir(parents=True)
+        partial = cache_shard / temp_name("cd34").replace(f"-{os.getpid()}-", f"-{dead}-")
+        partial.write_bytes(b"half a download")
+        src.write_text(json.dumps({"id": "p", "text": "t", "image_urls": [
+            "img/a.png", "http://127.0.0.1:9/never.jpg"]}) + "\n")
         import_jsonl(project, src)
         assert not legacy.exists() and not stale.exists() and mine.exists()
+        assert not partial.exists()
         assert project.counts()["images"] == 1
 
 
