@@ -26,6 +26,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     posts.add_argument("--json", action="store_true", help="print the report as JSON")
     posts.add_argument("--no-images", action="store_true", help="do not fetch or read images")
     posts.add_argument("--concurrency", type=int, default=8, help="parallel downloads")
+    posts.add_argument("--allow-private-network", action="store_true",
+                       help="fetch image URLs on this computer or the local network too "
+                            "(localhost, 10.x, 192.168.x, link-local…); refused by default")
+    posts.add_argument("--image-root", type=Path, metavar="DIR",
+                       help="local image paths may point inside DIR (default: the folder "
+                            "of the JSONL file)")
     posts.set_defaults(handler=cmd_import_posts)
 
     outs = kinds.add_parser("outputs", help="model outputs laid out as DIR/<model>/<sample_id>.<ext>")
@@ -67,24 +73,33 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_import_posts(args: argparse.Namespace) -> int:
-    """``winnow import posts FILE.jsonl --project P.winnow [--json]``."""
-    from core.ingest.importer import import_jsonl
+    """``winnow import posts FILE.jsonl --project P.winnow [--json]``.
+
+    Exit status 0 when every line and image was imported, 1 when some were not (the
+    report names them), 2 when nothing could be done (a usage or file error).
+    """
+    from core.ingest.importer import check_source, import_jsonl
     from core.jobs import JobState
 
     settings = None
     if args.concurrency < 1:
         raise CliError("--concurrency must be at least 1")
+    if args.image_root is not None and not args.image_root.is_dir():
+        raise CliError(f"--image-root {args.image_root} is not a folder")
+    if not args.project.exists():
+        check_source(args.file)  # a missing or unreadable file creates no project
     with _open_or_create(args.project) as project:
         if not args.no_images:
             from core.ingest.fetch import FetchSettings
 
             settings = FetchSettings(concurrency=args.concurrency,
-                                     cache_dir=project.assets.root / ".http-cache")
+                                     cache_dir=project.assets.root / ".http-cache",
+                                     allow_private_network=args.allow_private_network)
         state = JobState(title=f"Import {args.file.name}")
         if not args.json and sys.stderr.isatty():
             state.subscribe(_progress_printer())
         report = import_jsonl(project, args.file, fetch_settings=settings, state=state,
-                              fetch_images=not args.no_images)
+                              fetch_images=not args.no_images, image_root=args.image_root)
     if args.json:
         print_json(report.to_json())
     else:
@@ -93,7 +108,7 @@ def cmd_import_posts(args: argparse.Namespace) -> int:
             print(f"  line {err['line']}: {err['error']}")
         for err in report.image_errors[:50]:
             print(f"  image {err['url']} (lines {err['lines']}): {err['error']}")
-    return 0
+    return 1 if report.failed else 0
 
 
 def cmd_import_outputs(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ one line on stderr with exit status 2.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 
 from core import stats
@@ -56,18 +57,42 @@ def _finite_float(text: str) -> float:
     return value
 
 
+def _likert_tau(text: str) -> float:
+    value = _finite_float(text)
+    lo, hi = tables.LIKERT_RANGE
+    if not lo <= value <= hi:
+        raise argparse.ArgumentTypeError(f"expected a threshold from {lo:g} to {hi:g}, got {text!r}")
+    return value
+
+
 # -- handlers -------------------------------------------------------------------------
+
+
+def _components(out: dict[str, object], groups: tuple[tuple[str, ...], ...]) -> dict[str, object]:
+    """Add ``"components"`` (and say so on stderr) when the votes split into groups."""
+    if len(groups) > 1:
+        sizes = ", ".join(str(len(g)) for g in groups)
+        print(
+            f"winnow stats: warning: the votes split into {len(groups)} groups of models that "
+            f"are never compared with each other (sizes {sizes}); the groups' places relative "
+            "to each other rest on the prior alone (see \"components\")",
+            file=sys.stderr,
+        )
+        out["components"] = [list(g) for g in groups]
+    return out
 
 
 def cmd_bt(args: argparse.Namespace) -> int:
     res = stats.fit_votes(tables.read_votes(args.file), method=args.method)
-    return _print({"scores": res.scores_dict(), "method": res.method})
+    return _print(_components({"scores": res.scores_dict(), "method": res.method},
+                              res.components))
 
 
 def cmd_elo(args: argparse.Namespace) -> int:
     votes = tables.read_votes(args.file)
     res = stats.elo_ratings(votes, n_boot=args.bootstrap, ci=args.ci, seed=args.seed)
-    return _print({"ratings": res.ratings_dict(), "ci": res.ci, "bootstrap": res.n_boot})
+    out = {"ratings": res.ratings_dict(), "ci": res.ci, "bootstrap": res.n_boot}
+    return _print(_components(out, res.components))
 
 
 def cmd_winrate(args: argparse.Namespace) -> int:
@@ -114,6 +139,19 @@ def cmd_idea(args: argparse.Namespace) -> int:
     return _print({"scores": res.as_dict()})
 
 
+def _memory_guarded(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """A handler whose MemoryError becomes one clear line (exit 2), not a traceback."""
+
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return fn(args)
+        except MemoryError:
+            raise ValueError(f"{args.file}: not enough memory for this statistic on this "
+                             "file; use a smaller file or fewer bootstrap resamples") from None
+
+    return run
+
+
 # -- parser ---------------------------------------------------------------------------
 
 
@@ -135,7 +173,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     def add(name: str, fn: Callable[[argparse.Namespace], int], help_: str, columns: str):
         p = sub.add_parser(name, help=help_, description=f"{help_}. CSV columns: {columns}.")
         p.add_argument("file", metavar="FILE.csv", help=f"CSV with columns {columns}")
-        p.set_defaults(handler=fn)
+        p.set_defaults(handler=_memory_guarded(fn))
         return p
 
     p = add("bt", cmd_bt, "Bradley-Terry scores (sum to 100)", "a,b,winner (winner: a, b or tie)")
@@ -185,5 +223,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="level of measurement (default interval)",
     )
     p = add("success", cmd_success, "TECCI success rates", "rater,unit,model,criterion,value")
-    p.add_argument("--tau", type=_finite_float, default=4.0, help="threshold (default 4)")
+    p.add_argument("--tau", type=_likert_tau, default=4.0, help="threshold, 1 to 5 (default 4)")
     add("idea", cmd_idea, "IDEA-Bench hierarchical scores", "model,category,subtask,case,q1..q6")

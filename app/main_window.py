@@ -89,6 +89,13 @@ class MainWindow(QMainWindow):
             tip="Import the samples of a Hugging Face dataset folder (parquet or "
                 "save_to_disk) to re-curate them")
         self.act_import_hf.setEnabled(False)
+        self.act_private_net = self._action(
+            "Allow Image URLs on &Private Networks", self._toggle_private_network,
+            tip="Let imports fetch images from this computer or the local network "
+                "(localhost, 192.168.x.x …), e.g. a local mirror. Off by default: a file "
+                "from a stranger could otherwise reach your router or services.")
+        self.act_private_net.setCheckable(True)
+        self.act_private_net.setChecked(app_settings.allow_private_network())
         self.act_close = self._action("&Close Project", self.close_project,
                                       "Ctrl+W",
                                       tip="Close the open project (the window stays open)")
@@ -166,6 +173,7 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(self.act_import)
         file_menu.addAction(self.act_import_hf)
+        file_menu.addAction(self.act_private_net)
         file_menu.addSeparator()
         file_menu.addAction(self.act_quit)
         for menu in self._page_menus:
@@ -308,6 +316,10 @@ class MainWindow(QMainWindow):
 
             self.import_file(folder, importer=import_hf)
 
+    @Slot()
+    def _toggle_private_network(self) -> None:
+        app_settings.set_allow_private_network(self.act_private_net.isChecked())
+
     def import_file(self, path: str | Path, fetch_settings: Any = None,
                     importer: Callable[..., Any] | None = None) -> Job | None:
         """Start importing ``path`` into the open project; the report opens when done.
@@ -316,10 +328,15 @@ class MainWindow(QMainWindow):
         dataset folder uses ``core.interop.hf_import.import_hf``)."""
         if self.project is None:
             return None
+        from core.ingest.fetch import FetchSettings
         from core.ingest.importer import import_jsonl
 
         path = Path(path)
         view = self.project.worker_view()
+        if fetch_settings is None:
+            fetch_settings = FetchSettings(
+                cache_dir=view.assets.root / ".http-cache",
+                allow_private_network=self.act_private_net.isChecked())
 
         def work(state: Any) -> dict[str, Any]:
             try:

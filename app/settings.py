@@ -1,4 +1,4 @@
-"""Persistent user settings (QSettings): recent projects, window geometry."""
+"""Persistent user settings (QSettings): recent projects, window geometry, import options."""
 
 from __future__ import annotations
 
@@ -26,3 +26,14 @@ def add_recent_project(path: str | Path) -> None:
     path = str(Path(path).resolve())
     items = [p for p in recent_projects() if p != path]
     settings().setValue("recent_projects", [path, *items][:MAX_RECENT])
+
+
+def allow_private_network() -> bool:
+    """Whether imports may fetch image URLs on loopback/private networks (ADR 002)."""
+    value = settings().value("import/allow_private_network", False)
+    return value is True or str(value).lower() == "true"
+
+
+def set_allow_private_network(allowed: bool) -> None:
+    """Remember the private-network choice for image imports."""
+    settings().setValue("import/allow_private_network", bool(allowed))

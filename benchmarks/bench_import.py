@@ -1,16 +1,25 @@
-"""Import benchmark (foundation issue): 68,000 synthetic posts (ECHO's raw scale), no images.
+"""Import benchmark, no images (each import in a fresh subprocess so peak RSS is its own).
 
-Prints wall time and peak memory of the import (median over runs, each in a fresh
-subprocess so peak RSS is the import's own), the time to open the project, and the
-latency of a full-text query.
+Two workloads:
 
-    .venv/bin/python benchmarks/bench_import.py [--posts 68000] [--runs 3]
+* ``posts`` (foundation issue): 68,000 synthetic posts (ECHO's raw scale); also the time
+  to open the project and the latency of a full-text query;
+* ``samples`` (issue 18): 30,500 post lines, each with one reply (61,000 posts), then
+  30,500 sample lines with image references, feedback and a tag.
+
+Prints the import call's wall time and CPU time (medians over runs) and the process's
+peak RSS.  ``--compare DIR`` also runs the same children with another source tree
+(e.g. a checkout of main) first on ``PYTHONPATH``, alternating runs, so the ratio is
+measured in one run under the same load.
+
+    .venv/bin/python benchmarks/bench_import.py [--workload samples] [--runs 5] [--compare ../main]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import resource
 import statistics
@@ -26,16 +35,15 @@ _WORDS_TEXT = ("ghibli cat portrait neon sign poster edit colour yellow tint sty
 WORDS = _WORDS_TEXT.split()
 
 CHILD = """
-import sys, time, json
-t0 = time.perf_counter()
+import sys, time, json, resource
 from core.store import Project
 from core.ingest.importer import import_jsonl
 p = Project.create(sys.argv[1])
+t0, c0 = time.perf_counter(), time.process_time()
 r = import_jsonl(p, sys.argv[2], fetch_images=False)
 p.close()
-import resource
-print(json.dumps({"seconds": time.perf_counter() - t0, "imported": r.imported,
-                  "errors": len(r.errors),
+print(json.dumps({"seconds": time.perf_counter() - t0, "cpu": time.process_time() - c0,
+                  "imported": r.imported, "errors": len(r.errors),
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
@@ -55,11 +63,83 @@ def make_posts(path: Path, n: int, seed: int = 0) -> None:
             fh.write(json.dumps(post) + "\n")
 
 
+def make_samples(path: Path, n: int = 30_500, seed: int = 0) -> None:
+    """``n`` posts with one reply each, then ``n`` samples on them (issue 18's workload)."""
+    rng = random.Random(seed)
+    with open(path, "w", encoding="utf-8") as fh:
+        for k in range(n):
+            post = {"id": f"post-{k}", "text": " ".join(rng.choice(WORDS)
+                                                        for _ in range(rng.randint(8, 40))),
+                    "timestamp": 1_740_000_000 + k * 37,
+                    "keyword": rng.choice(["gpt-4o image", "ghibli", "nano banana"]),
+                    "url": f"https://x.com/u{k % 5000}/status/{k}", "author": f"@user{k % 5000}",
+                    "engagement": {"likes": rng.randint(0, 9999), "views": rng.randint(0, 10**6)},
+                    "image_urls": [{"url": f"https://pbs.example/media/{k}-in.jpg",
+                                    "alt": "input"}, f"https://pbs.example/media/{k}-out.jpg"],
+                    "replies_below": [{"id": f"reply-{k}", "author": f"@user{(k * 7) % 5000}",
+                                       "text": " ".join(rng.choice(WORDS)
+                                                        for _ in range(rng.randint(3, 20)))}]}
+            fh.write(json.dumps(post) + "\n")
+        for k in range(n):
+            sample = {"id": f"sample-{k}", "post_id": f"post-{k}",
+                      "prompt": " ".join(rng.choice(WORDS) for _ in range(rng.randint(5, 30))),
+                      "quality": rng.choice(["Benchmark", "Analysis", "Trash", None]),
+                      "input_images": [0], "output_images": [1], "is_screenshot": False,
+                      "community_feedback": [{"post_id": f"reply-{k}", "text": "too yellow"}],
+                      "tags": [rng.choice(["colour", "identity", "text"])]}
+            fh.write(json.dumps(sample) + "\n")
+
+
+def _child(tree: Path, target: Path, src: Path) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    out = subprocess.run([sys.executable, "-c", CHILD, str(target), str(src)], cwd=tree,
+                         capture_output=True, text=True, check=True, env=env)
+    return json.loads(out.stdout)
+
+
+def _summary(name: str, runs: list[dict]) -> str:
+    secs, cpus, peaks = ([r[k] for r in runs] for k in ("seconds", "cpu", "peak_mb"))
+    return (f"{name}: wall median {statistics.median(secs):.2f} s (runs "
+            f"{', '.join(f'{s:.2f}' for s in secs)}), CPU median {statistics.median(cpus):.2f} s, "
+            f"peak RSS median {statistics.median(peaks):.0f} MB")
+
+
+def compare_samples(args: argparse.Namespace) -> None:
+    here = Path(__file__).resolve().parent.parent
+    trees = {"this tree": here}
+    if args.compare:
+        trees = {f"baseline ({args.compare})": Path(args.compare).resolve(), **trees}
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "samples.jsonl"
+        make_samples(src)
+        print(f"source: 30,500 post lines (61,000 posts) + 30,500 sample lines, "
+              f"{src.stat().st_size / 2**20:.1f} MiB")
+        runs: dict[str, list[dict]] = {name: [] for name in trees}
+        for k in range(args.runs):
+            for name, tree in trees.items():  # alternate, so both see the same load
+                target = Path(tmp) / f"{k}-{len(runs[name])}-{abs(hash(name))}.winnow"
+                result = _child(tree, target, src)
+                assert result["imported"] == 61_000 and result["errors"] == 0, result
+                runs[name].append(result)
+        for name in trees:
+            print(_summary(name, runs[name]))
+        if args.compare:
+            base, new = (statistics.median(r["seconds"] for r in v) for v in runs.values())
+            base_cpu, new_cpu = (statistics.median(r["cpu"] for r in v) for v in runs.values())
+            print(f"ratio baseline / this tree: wall {base / new:.2f}x, CPU "
+                  f"{base_cpu / new_cpu:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--workload", choices=("posts", "samples"), default="posts")
     parser.add_argument("--posts", type=int, default=68_000)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--compare", metavar="DIR", help="another source tree to measure too")
     args = parser.parse_args()
+    if args.workload == "samples":
+        compare_samples(args)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "posts.jsonl"
         make_posts(src, args.posts)

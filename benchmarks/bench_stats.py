@@ -11,6 +11,15 @@
   the ``krippendorff`` package.
 
 Times are medians over the repeats (wall clock, ``time.perf_counter``).
+
+``--scale`` instead measures the pairwise statistics at arena scale (issue 13): Bradley-
+Terry (and Elo with a 100-round bootstrap) on 100,000 votes over 150 and 1,000 models,
+dense (any pair) and sparse (each model meets ~10 neighbours), each case in a fresh
+subprocess for its peak RSS; plus reading a 2,000,000-vote CSV.  ``--compare DIR`` runs
+the same children with another source tree (e.g. a checkout of main) where that tree
+can (its 150-model fit needs 5 GB, so it gets 100 models), for ratios from one run.
+
+    .venv/bin/python benchmarks/bench_stats.py --scale [--compare ../main]
 """
 
 from __future__ import annotations
@@ -80,12 +89,119 @@ def make_ratings(rng: np.random.Generator) -> list[np.ndarray]:
     return out
 
 
+SCALE_CHILD = """
+import json, resource, sys, time
+import numpy as np
+from core.stats import tables
+kind, arg = sys.argv[1], sys.argv[2]
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+out = {}
+if kind == "csv":
+    t0 = time.perf_counter()
+    v = tables.read_votes(arg)
+    out["seconds"] = time.perf_counter() - t0
+    out["votes"] = len(v)
+else:
+    from core.stats import elo_ratings, fit_votes
+    from core.stats.votes import Votes
+    k, n, sparse, boot = (int(x) for x in arg.split(","))
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, k, n)
+    step = rng.integers(1, 11, n) if sparse else rng.integers(1, k, n)
+    b = (a + step) % k
+    s = rng.normal(size=k)
+    p = 1 / (1 + np.exp(-(s[a] - s[b])))
+    o = np.where(rng.random(n) < p, 0, 1).astype(np.int8)
+    votes = Votes(tuple(f"m{i:04d}" for i in range(k)), a, b, o)
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t0 = time.perf_counter()
+    res = fit_votes(votes)
+    out["seconds"] = time.perf_counter() - t0
+    out["method"] = res.method
+    if boot:
+        t0 = time.perf_counter()
+        elo_ratings(votes, n_boot=boot, seed=0)
+        out["boot_seconds"] = time.perf_counter() - t0
+out["peak_growth_mb"] = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024
+print(json.dumps(out))
+"""
+
+
+def _scale_child(tree: Path, kind: str, arg: str, timeout: float = 900) -> dict | None:
+    import json
+    import subprocess
+
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    try:
+        out = subprocess.run([sys.executable, "-c", SCALE_CHILD, kind, arg], cwd=tree, env=env,
+                             capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+    if out.returncode != 0:
+        return {"error": out.stderr.strip().splitlines()[-1] if out.stderr else "failed"}
+    return json.loads(out.stdout)
+
+
+def scale(args: argparse.Namespace) -> int:
+    here = Path(__file__).resolve().parent.parent
+    trees = {"this tree": here}
+    if args.compare:
+        trees["baseline"] = Path(args.compare).resolve()
+    print(f"| case | tree | fit (median of {args.repeats}) | peak RSS growth | note |")
+    print("|---|---|---|---|---|")
+    cases = [(150, 0, 100), (150, 1, 100), (1000, 0, 0), (1000, 1, 0), (100, 0, 0)]
+    for k, sparse, boot in cases:
+        for name, tree in trees.items():
+            if name == "baseline" and k != 100:
+                continue  # the old code needs ~5 GB at 150 models and far more at 1,000
+            if name == "this tree" and k == 100 and not args.compare:
+                continue
+            runs = [_scale_child(tree, "fit", f"{k},100000,{sparse},{boot}")
+                    for _ in range(args.repeats)]
+            ok = [r for r in runs if r and "error" not in r]
+            if not ok:
+                print(f"| {k} models, {'sparse' if sparse else 'dense'} | {name} | — | — | "
+                      f"{runs[0]} |")
+                continue
+            fit = statistics.median(r["seconds"] for r in ok)
+            peak = statistics.median(r["peak_growth_mb"] for r in ok)
+            note = f"method {ok[0]['method']}"
+            if boot:
+                note += f"; + Elo with {boot} bootstraps {statistics.median(r['boot_seconds'] for r in ok):.2f} s"
+            print(f"| {k} models × 100,000 votes, {'sparse' if sparse else 'dense'} | {name} | "
+                  f"{fit:.3f} s | {peak:.0f} MB | {note} |")
+    with tempfile.TemporaryDirectory() as tmp:
+        rng = np.random.default_rng(args.seed)
+        votes = make_votes(rng)
+        path = Path(tmp) / "votes.csv"
+        names = np.array(votes.models)
+        winner = np.array(["a", "b", "tie"])[votes.outcome]
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write("a,b,winner\n")
+            fh.writelines(f"{x},{y},{w}\n"
+                          for x, y, w in zip(names[votes.a], names[votes.b], winner, strict=True))
+        medians = {}
+        for name, tree in trees.items():
+            runs = [_scale_child(tree, "csv", str(path)) for _ in range(args.repeats)]
+            medians[name] = statistics.median(r["seconds"] for r in runs if r)
+            peak = statistics.median(r["peak_growth_mb"] for r in runs if r)
+            print(f"| read + validate a 2,000,000-vote CSV | {name} | {medians[name]:.2f} s | "
+                  f"{peak:.0f} MB | |")
+        if args.compare:
+            print(f"\nCSV read, baseline / this tree: {medians['baseline'] / medians['this tree']:.1f}x")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--ref-repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--scale", action="store_true", help="arena-scale memory and CSV reading")
+    ap.add_argument("--compare", metavar="DIR", help="another source tree (with --scale)")
     args = ap.parse_args()
+    if args.scale:
+        return scale(args)
     rng = np.random.default_rng(args.seed)
     rows: list[tuple[str, str, str]] = []
 

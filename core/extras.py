@@ -2,7 +2,9 @@
 
 The base install curates, rates and analyses.  ``anonymize`` adds face and plate
 detection (onnxruntime, rapidocr, dlib, OpenCV); ``metrics`` adds the local metrics
-(torch, transformers, dlib's face models, and the OCR of ``anonymize``).  Code that
+(torch, transformers, dlib's face models, and the OCR of ``anonymize``); ``parquet``
+adds pyarrow for Hugging Face dataset folders and parquet results (and fast reading of
+huge vote CSVs, which fall back to the standard library without it).  Code that
 needs an extra calls :func:`require` before importing it, so a missing extra is an
 :class:`ExtraMissingError` naming the extra and the command that installs it — never an
 ``ImportError`` traceback.  Nothing here imports the extras themselves (``find_spec``
@@ -34,6 +36,8 @@ EXTRAS: dict[str, Extra] = {
     "metrics": Extra("metrics", "the local metrics (CLIPScore, structure distance, face "
                      "identity, text rendering)",
                      ("torch", "transformers", "face_recognition_models", *_ANONYMIZE)),
+    "parquet": Extra("parquet", "Hugging Face dataset folders and parquet files",
+                     ("pyarrow",)),
 }
 
 

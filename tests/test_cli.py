@@ -25,7 +25,8 @@ def test_import_posts_json_contract_and_info(tmp_path: Path, capsys) -> None:
     src = tmp_path / "posts.jsonl"
     src.write_text('{"id": "a", "text": "hello"}\n{oops\n{"id": "b", "text": "x"}\n')
     project = tmp_path / "p.winnow"
-    assert run_cli(["import", "posts", str(src), "--project", str(project), "--json"]) == 0
+    # exit 1: done, but a line was not imported (the report says which)
+    assert run_cli(["import", "posts", str(src), "--project", str(project), "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["imported"] == 2 and report["updated"] == 0
     assert report["errors"] == [{"line": 2, "error": report["errors"][0]["error"]}]

@@ -7,31 +7,36 @@ says what went wrong ("HTTP 404 Not Found", "content-type text/html is not an
 image", "timed out after 4 attempts (read timeout 20 s)", …).  Only cancellation
 (:class:`core.jobs.Cancelled`) and bugs propagate.
 
-Retries (with exponential backoff and jitter) happen on connection errors,
-timeouts, HTTP 5xx, 408 and 429 (honouring ``Retry-After`` up to a cap), never on
-other 4xx or on content problems.  ``FetchSettings.total_timeout`` bounds the
-whole time spent on one URL, retries and waits included.
+Bodies are streamed to disk as they arrive (the cache folder, or ``download_dir``)
+through :mod:`core.files`, never held in memory: peak memory depends neither on the
+size of an image nor on how many there are.  Compressed bodies (gzip, deflate) are
+decoded in bounded steps, so a gzip bomb stops at the size cap like any other body.
+Every connection, redirects included, goes through :mod:`core.ingest.netguard`
+unless private networks are allowed.
+
+Retries follow :class:`core.retry.RetryPolicy` (backoff with jitter, ``Retry-After`` as
+a capped lower bound) on connection errors, timeouts, HTTP 5xx, 408 and 429, never on
+other 4xx or on content problems.  ``FetchSettings.total_timeout`` bounds the whole time
+spent on one URL, retries and waits included.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import email.utils
 import hashlib
 import logging
-import os
-import random
-import tempfile
-import time
-from collections.abc import Iterable
-from dataclasses import dataclass
+import zlib
+from collections.abc import AsyncIterator, Iterable, Iterator
+from dataclasses import dataclass, field
 from http import HTTPStatus
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 
+from core.files import atomic_writer
 from core.ingest.images import (
     DEFAULT_MAX_PIXELS,
     ImageError,
@@ -39,7 +44,9 @@ from core.ingest.images import (
     format_size,
     inspect_image,
 )
+from core.ingest.netguard import BlockedAddressError, NetworkPolicy, make_transport
 from core.jobs import JobState
+from core.retry import RetryPolicy, parse_retry_after, retryable_status
 
 __all__ = ["FetchResult", "FetchSettings", "fetch_images", "fetch_images_sync", "make_client"]
 
@@ -47,8 +54,10 @@ log = logging.getLogger(__name__)
 
 _POLL_S = 0.05  # how often a running fetch looks at JobState.cancelled()
 _OCTET_TYPES = {"", "application/octet-stream", "binary/octet-stream", "application/binary"}
-_RETRY_STATUSES = {408, 429}
 _DONE: object = object()  # end-of-iterator sentinel
+MAX_REDIRECTS = 10
+_DECODE_STEP = 1 << 20  # most bytes one decompression step may produce
+MAX_PARALLEL_DECODES = 2  # images decoded at once (each may need up to max_pixels × 4 B)
 
 
 @dataclass
@@ -66,15 +75,28 @@ class FetchSettings:
     max_bytes: int = 50 * 2**20
     max_pixels: int = DEFAULT_MAX_PIXELS
     user_agent: str = "Winnow/0.1"
-    cache_dir: Path | None = None
+    cache_dir: Path | None = None  # bodies are kept here by URL (and reused)
+    download_dir: Path | None = None  # where bodies go when there is no cache
+    allow_private_network: bool = False  # loopback, LAN, link-local… (ADR 002)
+    trusted: frozenset[tuple[str, int]] = field(default_factory=frozenset)  # tests only
+
+    @property
+    def retry(self) -> RetryPolicy:
+        """The :class:`core.retry.RetryPolicy` these settings describe."""
+        return RetryPolicy(self.retries, self.backoff, self.max_backoff, self.max_retry_after)
+
+    @property
+    def policy(self) -> NetworkPolicy:
+        """Which addresses may be connected to."""
+        return NetworkPolicy(self.allow_private_network, self.trusted)
 
 
 @dataclass
 class FetchResult:
-    """Outcome for one URL: the validated bytes, or a human-readable error."""
+    """Outcome for one URL: the validated body (a file), or a human-readable error."""
 
     url: str
-    data: bytes | None = None
+    path: Path | None = None  # the body on disk (in the cache or ``download_dir``)
     info: ImageInfo | None = None
     error: str | None = None
     from_cache: bool = False
@@ -82,7 +104,12 @@ class FetchResult:
 
     @property
     def ok(self) -> bool:
-        return self.error is None and self.data is not None and self.info is not None
+        return self.error is None and self.path is not None and self.info is not None
+
+    @property
+    def data(self) -> bytes | None:
+        """The body's bytes (reads the file; for small checks and tests)."""
+        return self.path.read_bytes() if self.ok and self.path is not None else None
 
 
 class _Permanent(Exception):
@@ -112,13 +139,18 @@ def _secs(value: float) -> str:
 
 
 def make_client(settings: FetchSettings) -> httpx.AsyncClient:
-    """An ``httpx.AsyncClient`` configured from ``settings`` (redirects, limits, timeouts)."""
+    """An ``httpx.AsyncClient`` for ``settings``: limits, timeouts, the network guard.
+
+    Redirects are followed by :func:`fetch_images` itself, one hop at a time.
+    """
     n = max(1, settings.concurrency)
+    limits = httpx.Limits(max_connections=n, max_keepalive_connections=n)
     return httpx.AsyncClient(
-        follow_redirects=True,
+        follow_redirects=False,
         timeout=_timeout(settings),
-        limits=httpx.Limits(max_connections=n, max_keepalive_connections=n),
+        limits=limits,
         headers=_headers(settings),
+        transport=make_transport(settings.policy, limits),
     )
 
 
@@ -129,7 +161,8 @@ def _timeout(s: FetchSettings) -> httpx.Timeout:
 
 
 def _headers(s: FetchSettings) -> dict[str, str]:
-    return {"User-Agent": s.user_agent, "Accept": "image/*, */*;q=0.5"}
+    return {"User-Agent": s.user_agent, "Accept": "image/*, */*;q=0.5",
+            "Accept-Encoding": "identity"}
 
 
 def _url_problem(url: object) -> str | None:
@@ -153,24 +186,6 @@ def _url_problem(url: object) -> str | None:
     return None
 
 
-def _retry_after(response: httpx.Response) -> float | None:
-    """Seconds asked for by a ``Retry-After`` header (delta or HTTP date), if any."""
-    value = response.headers.get("retry-after", "").strip()
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when is None:
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
 def _http_error(response: httpx.Response) -> Exception:
     status = response.status_code
     try:
@@ -178,8 +193,9 @@ def _http_error(response: httpx.Response) -> Exception:
     except ValueError:
         reason = ""
     message = f"HTTP {status} {reason}".rstrip()
-    if status >= 500 or status in _RETRY_STATUSES:
-        return _Transient(message, retry_after=_retry_after(response))
+    if retryable_status(status):
+        after = parse_retry_after(response.headers.get("retry-after"))
+        return _Transient(message, retry_after=after)
     return _Permanent(message)
 
 
@@ -205,67 +221,117 @@ def _classify(exc: httpx.HTTPError, s: FetchSettings) -> Exception:
     return _Permanent(f"invalid request: {detail}")
 
 
-async def _attempt(
-    client: httpx.AsyncClient, url: str, s: FetchSettings
-) -> tuple[bytes, ImageInfo]:
-    """One GET: status, content-type and size checks, streamed body, decode check."""
+class _Decoder:
+    """Bounded decoding of a ``Content-Encoding`` (identity, gzip, deflate)."""
+
+    def __init__(self, encoding: str) -> None:
+        self._z: Any = None
+        if encoding in ("gzip", "x-gzip"):
+            self._z = zlib.decompressobj(zlib.MAX_WBITS | 16)
+        elif encoding == "deflate":
+            self._z = zlib.decompressobj()
+        elif encoding not in ("", "identity"):
+            raise _Permanent(f"the server sent a {encoding}-compressed body, which is not "
+                             "accepted for images")
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        """Decoded pieces of at most 1 MB each (a bomb cannot expand in one step)."""
+        if self._z is None:
+            yield data
+            return
+        try:
+            piece = self._z.decompress(data, _DECODE_STEP)
+            while piece:
+                yield piece
+                piece = self._z.decompress(self._z.unconsumed_tail, _DECODE_STEP)
+        except zlib.error as exc:
+            raise _Permanent(f"response body cannot be decoded ({exc})") from None
+
+
+async def _body(response: httpx.Response) -> AsyncIterator[bytes]:
+    decoder = _Decoder(response.headers.get("content-encoding", "").strip().lower())
+    async for chunk in response.aiter_raw():
+        for piece in decoder.feed(chunk):
+            yield piece
+
+
+async def _send(client: httpx.AsyncClient, url: str, s: FetchSettings) -> httpx.Response:
+    """GET ``url``, following redirects one hop at a time (every hop checked afresh)."""
+    request = client.build_request("GET", url, headers=_headers(s), timeout=_timeout(s))
+    for _ in range(MAX_REDIRECTS + 1):
+        response = await client.send(request, stream=True, follow_redirects=False)
+        if not response.has_redirect_location:
+            return response
+        await response.aclose()
+        location = response.next_request
+        if location is None:
+            raise _Permanent("redirect without a usable Location")
+        problem = _url_problem(str(location.url))
+        if problem:
+            raise _Permanent(f"redirected to an unusable URL ({problem})")
+        request = location
+    raise _Permanent("too many redirects")
+
+
+async def _attempt(client: httpx.AsyncClient, url: str, s: FetchSettings, target: Path,
+                   decodes: asyncio.Semaphore) -> ImageInfo:
+    """One GET: status, type and size checks, body streamed to ``target``, decode check."""
     limit = format_size(s.max_bytes)
-    chunks: list[bytes] = []
     received = 0
+    ctype = ""
     try:
-        async with client.stream(
-            "GET", url, headers=_headers(s), timeout=_timeout(s), follow_redirects=True
-        ) as response:
+        response = await _send(client, url, s)
+        try:
             if response.status_code >= 300:
                 raise _http_error(response)
             ctype = response.headers.get("content-type", "").split(";")[0].strip().lower()
             if not ctype.startswith("image/") and ctype not in _OCTET_TYPES:
                 raise _Permanent(f"content-type {ctype} is not an image")
-            declared = response.headers.get("content-length", "")
+            declared = response.headers.get("content-length", "").strip()
             if declared.isdigit() and int(declared) > s.max_bytes:
                 raise _Permanent(
                     f"larger than the {limit} limit (Content-Length {format_size(int(declared))})"
                 )
-            async for chunk in response.aiter_bytes():
-                chunks.append(chunk)
-                received += len(chunk)
-                if received > s.max_bytes:
-                    raise _Permanent(f"larger than the {limit} limit (download stopped)")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with atomic_writer(target, replace=True) as fh:  # our own cache/download file
+                async for piece in _body(response):
+                    received += len(piece)
+                    if received > s.max_bytes:
+                        raise _Permanent(f"larger than the {limit} limit (download stopped)")
+                    fh.write(piece)
+        finally:
+            await response.aclose()
+    except BlockedAddressError as exc:
+        raise _Permanent(str(exc)) from None
+    except OSError as exc:  # the download could not be written (disk full, permissions)
+        raise _Permanent(f"cannot be saved: {exc.strerror or exc}") from None
     except httpx.HTTPError as exc:
         raise _classify(exc, s) from exc
     except httpx.InvalidURL as exc:  # e.g. a redirect to a malformed Location
         raise _Permanent(f"invalid URL: {exc}") from exc
-    data = b"".join(chunks)
-    del chunks
     try:
-        info = await asyncio.to_thread(inspect_image, data, max_pixels=s.max_pixels)
+        async with decodes:
+            return await asyncio.to_thread(inspect_image, target, max_pixels=s.max_pixels)
     except ImageError as exc:
+        target.unlink(missing_ok=True)
         lying = ctype.startswith("image/") and str(exc).startswith("not ")
         served = f" (served as {ctype})" if lying else ""
         raise _Permanent(f"{exc}{served}") from exc
-    return data, info
 
 
-def _backoff_delay(s: FetchSettings, attempt: int, retry_after: float | None) -> float:
-    """Exponential backoff with jitter, capped; at least the (capped) Retry-After."""
-    delay = min(s.max_backoff, s.backoff * 2 ** (attempt - 1))
-    delay = random.uniform(delay / 2, delay)
-    if retry_after is not None:
-        delay = max(delay, min(retry_after, s.max_retry_after))
-    return delay
-
-
-async def _download(client: httpx.AsyncClient, url: str, s: FetchSettings) -> FetchResult:
+async def _download(client: httpx.AsyncClient, url: str, s: FetchSettings, target: Path,
+                    decodes: asyncio.Semaphore) -> FetchResult:
     """Fetch one URL with retries, all within ``s.total_timeout``."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + s.total_timeout
+    policy = s.retry
     attempts = 0
     while True:
         attempts += 1
         try:
             async with asyncio.timeout_at(deadline):
-                data, info = await _attempt(client, url, s)
-            return FetchResult(url, data, info, attempts=attempts)
+                info = await _attempt(client, url, s, target, decodes)
+            return FetchResult(url, target, info, attempts=attempts)
         except _Permanent as exc:
             return FetchResult(url, error=str(exc), attempts=attempts)
         except TimeoutError:
@@ -276,27 +342,30 @@ async def _download(client: httpx.AsyncClient, url: str, s: FetchSettings) -> Fe
                 attempts=attempts,
             )
         except _Transient as exc:
-            if attempts > s.retries:
+            if attempts >= policy.attempts:
                 return FetchResult(url, error=exc.final(attempts), attempts=attempts)
-            delay = _backoff_delay(s, attempts, exc.retry_after)
+            delay = policy.delay(attempts, exc.retry_after)
             if loop.time() + delay >= deadline:
                 return FetchResult(url, error=exc.final(attempts), attempts=attempts)
             await asyncio.sleep(delay)
 
 
-# -- disk cache ------------------------------------------------------------------
-def _cache_path(cache_dir: Path, url: str) -> Path:
-    key = hashlib.sha256(url.encode("utf-8")).hexdigest()
-    return Path(cache_dir) / key[:2] / key
+# -- where bodies go ----------------------------------------------------------------
+def _body_path(s: FetchSettings, url: str) -> Path:
+    """The file a URL's body is written to: its cache entry, or a name in ``download_dir``."""
+    folder = s.cache_dir if s.cache_dir is not None else s.download_dir
+    if folder is None:
+        raise ValueError("FetchSettings needs cache_dir or download_dir: bodies go to disk")
+    key = hashlib.sha256(url.encode("utf-8", "surrogatepass")).hexdigest()
+    return Path(folder) / key[:2] / key
 
 
-def _cache_load(path: Path, s: FetchSettings) -> tuple[bytes, ImageInfo] | None:
-    """A valid cached body, or None; an invalid entry is deleted."""
+def _cache_load(path: Path, s: FetchSettings) -> ImageInfo | None:
+    """The info of a valid cached body, or None; an invalid entry is deleted."""
     try:
         if path.stat().st_size > s.max_bytes:
             raise ImageError("cached file over the size limit")
-        data = path.read_bytes()
-        return data, inspect_image(data, max_pixels=s.max_pixels)
+        return inspect_image(path, max_pixels=s.max_pixels)
     except FileNotFoundError:
         return None
     except (OSError, ImageError) as exc:
@@ -306,45 +375,28 @@ def _cache_load(path: Path, s: FetchSettings) -> tuple[bytes, ImageInfo] | None:
         return None
 
 
-def _cache_store(path: Path, data: bytes) -> None:
-    """Write atomically (temp file + os.replace); a failure only costs a refetch."""
-    tmp: str | None = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".part-")
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-        tmp = None
-    except OSError as exc:
-        log.warning("cannot cache image in %s: %s", path.parent, exc)
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-
-
-async def _fetch_one(client: httpx.AsyncClient, url: str, s: FetchSettings) -> FetchResult:
+async def _fetch_one(client: httpx.AsyncClient, url: str, s: FetchSettings,
+                     decodes: asyncio.Semaphore) -> FetchResult:
     problem = _url_problem(url)
     if problem:
         return FetchResult(url, error=problem)
     target = url.strip()
-    path = _cache_path(s.cache_dir, target) if s.cache_dir is not None else None
-    if path is not None:
-        cached = await asyncio.to_thread(_cache_load, path, s)
-        if cached is not None:
-            return FetchResult(url, cached[0], cached[1], from_cache=True)
-    result = await _download(client, target, s)
+    path = _body_path(s, target)
+    if s.cache_dir is not None:
+        async with decodes:
+            info = await asyncio.to_thread(_cache_load, path, s)
+        if info is not None:
+            return FetchResult(url, path, info, from_cache=True)
+    result = await _download(client, target, s, path, decodes)
     result.url = url
-    if path is not None and result.ok and result.data is not None:
-        await asyncio.to_thread(_cache_store, path, result.data)
     return result
 
 
-async def _fetch_guarded(client: httpx.AsyncClient, url: str, s: FetchSettings) -> FetchResult:
+async def _fetch_guarded(client: httpx.AsyncClient, url: str, s: FetchSettings,
+                         decodes: asyncio.Semaphore) -> FetchResult:
     """``_fetch_one`` that turns any unexpected exception into an error result."""
     try:
-        return await _fetch_one(client, url, s)
+        return await _fetch_one(client, url, s, decodes)
     except Exception as exc:  # a bug or an odd library error must not stop the import
         log.exception("unexpected error fetching %s", url)
         return FetchResult(url, error=f"unexpected error: {type(exc).__name__}: {exc}")
@@ -360,7 +412,8 @@ async def fetch_images(
 ) -> dict[str, FetchResult]:
     """Fetch and validate every distinct URL; one result per URL, in input order.
 
-    At most ``settings.concurrency`` downloads run at once.  Progress goes to
+    Bodies land in ``settings.cache_dir`` (or ``download_dir``); a given ``client`` is
+    used as it is (the network guard comes with :func:`make_client`).  At most ``settings.concurrency`` downloads run at once.  Progress goes to
     ``state`` (one step per distinct URL); ``state.cancel()`` stops the run
     promptly, cancelling downloads in flight, and raises ``core.jobs.Cancelled``.
     """
@@ -374,14 +427,16 @@ async def fetch_images(
     if not unique:
         return results
 
+    _body_path(settings, "")  # no folder for the bodies: fail before any request
     own_client = client is None
     http = make_client(settings) if client is None else client
     width = max(1, settings.concurrency)
+    decodes = asyncio.Semaphore(MAX_PARALLEL_DECODES)
     failed = 0
 
     async def run(url: str) -> None:
         nonlocal failed
-        result = await _fetch_guarded(http, url, settings)
+        result = await _fetch_guarded(http, url, settings, decodes)
         results[url] = result
         if state is not None:
             failed += not result.ok

@@ -12,10 +12,13 @@ checked explicitly from the image header before any pixel data is decoded.
 from __future__ import annotations
 
 import io
+import os
 import re
+import stat
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from PIL import Image, UnidentifiedImageError
 
@@ -25,7 +28,7 @@ __all__ = [
     "ImageInfo",
     "format_size",
     "inspect_image",
-    "read_local_image",
+    "inspect_local_image",
 ]
 
 DEFAULT_MAX_PIXELS = 80_000_000
@@ -111,7 +114,10 @@ def _label(fmt: str | None) -> str:
 
 
 def _describe_non_image(data: bytes) -> str:
-    """Why bytes that no decoder accepts are not an image, e.g. "looks like HTML"."""
+    """Why bytes that no decoder accepts are not an image, e.g. "looks like HTML".
+
+    Never quotes the bytes themselves: a report must not disclose a file's contents.
+    """
     head = data[:1024].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
     if head.startswith((b"<!doctype html", b"<html", b"<head", b"<body")) or b"<html" in head:
         return "not an image (looks like HTML)"
@@ -127,17 +133,35 @@ def _describe_non_image(data: bytes) -> str:
         text = ""
     if text and sum(ch.isprintable() or ch.isspace() for ch in text) >= 0.95 * len(text):
         return "not an image (looks like text)"
-    return f"not an image (unrecognised data starting with {data[:8].hex(' ')})"
+    return "not an image (unrecognised data)"
 
 
-def _peek(data: bytes) -> tuple[str, int, int] | None:
+class _Source:
+    """Image bytes in memory or in a file: the first bytes, the size, and a reader."""
+
+    def __init__(self, data: bytes | Path) -> None:
+        self.path = data if isinstance(data, Path) else None
+        self.data = data if isinstance(data, bytes) else None
+        if self.path is not None:
+            with open(self.path, "rb") as fh:
+                self.head = fh.read(4096)
+                self.size = os.fstat(fh.fileno()).st_size
+        else:
+            self.head = (self.data or b"")[:4096]
+            self.size = len(self.data or b"")
+
+    def open(self) -> BinaryIO:
+        return open(self.path, "rb") if self.path is not None else io.BytesIO(self.data or b"")
+
+
+def _peek(src: _Source) -> tuple[str, int, int] | None:
     """(format, width, height) read from the header by the accepted decoders.
 
     Same lookup as ``Image.open`` but without its global decompression-bomb
     check, so a bomb is reported with its real dimensions and no warning.
     """
     _init_plugins()
-    prefix = data[:16]
+    prefix = src.head[:16]
     for fmt in ("JPEG", "PNG", "WEBP", "GIF", "BMP", "TIFF", "HEIF"):
         entry = Image.OPEN.get(fmt)
         if entry is None:
@@ -147,13 +171,14 @@ def _peek(data: bytes) -> tuple[str, int, int] | None:
             accepted = accept(prefix) if accept else True
             if not accepted or isinstance(accepted, str):
                 continue
-            im = factory(io.BytesIO(data), "")
+            with src.open() as fh:
+                im = factory(fh, "")
+                try:
+                    return im.format or fmt, im.size[0], im.size[1]
+                finally:
+                    im.close()
         except Exception:
             continue
-        try:
-            return im.format or fmt, im.size[0], im.size[1]
-        finally:
-            im.close()
     return None
 
 
@@ -169,44 +194,46 @@ def _bomb_from_pillow(exc: Exception, max_pixels: int) -> ImageError:
     return ImageError(f"decompression bomb: {pixels} exceeds the {max_pixels / 1e6:g} MP limit")
 
 
-def _decode_error(fmt: str | None, exc: BaseException, data: bytes = b"") -> ImageError:
+def _decode_error(fmt: str | None, exc: BaseException, src: _Source) -> ImageError:
     detail = str(exc) or type(exc).__name__
-    if data[:4] == b"RIFF" and len(data) >= 12:  # WebP: the RIFF header declares the size
-        declared = int.from_bytes(data[4:8], "little") + 8
-        if declared > len(data):
-            detail = f"file has {len(data)} of the {declared} bytes its header declares"
+    head = src.head
+    if head[:4] == b"RIFF" and src.size >= 12:  # WebP: the RIFF header declares the size
+        declared = int.from_bytes(head[4:8], "little") + 8
+        if declared > src.size:
+            detail = f"file has {src.size} of the {declared} bytes its header declares"
     kind = "truncated" if "truncated" in detail.lower() or "declares" in detail else "corrupt"
     return ImageError(f"{kind} {_label(fmt)}: {detail}")
 
 
-def inspect_image(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageInfo:
-    """Check that ``data`` is a complete, decodable image and describe it.
+def inspect_image(data: bytes | Path, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageInfo:
+    """Check that ``data`` (bytes, or a file) is a complete, decodable image and describe it.
 
     Raises :class:`ImageError` for empty data, non-images (HTML, text…),
     unsupported formats, images over ``max_pixels`` (checked before decoding)
-    and corrupt or truncated files.
+    and corrupt or truncated files.  A file is read from disk as the decoder needs it,
+    never loaded whole.
     """
-    if not data:
+    src = _Source(data)
+    if not src.size:
         raise ImageError("empty file (0 bytes)")
-    peeked = _peek(data)
+    peeked = _peek(src)
     if peeked is not None and peeked[1] * peeked[2] > max_pixels:
         raise _bomb(peeked[1], peeked[2], max_pixels)
-    sniffed = peeked[0] if peeked else _sniff_label(data)
+    sniffed = peeked[0] if peeked else _sniff_label(src.head)
 
     try:
-        im = Image.open(io.BytesIO(data))
+        with src.open() as fh, Image.open(fh) as im:
+            fmt = im.format or ""
+            width, height = im.size
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
         raise _bomb_from_pillow(exc, max_pixels) from exc
     except UnidentifiedImageError as exc:
         if sniffed:
             raise ImageError(f"corrupt {_label(sniffed)}: cannot read the header") from exc
-        raise ImageError(_describe_non_image(data)) from exc
+        raise ImageError(_describe_non_image(src.head)) from exc
     except Exception as exc:  # plugins raise OSError, SyntaxError, ValueError…
-        raise _decode_error(sniffed, exc, data) from exc
+        raise _decode_error(sniffed, exc, src) from exc
 
-    with im:
-        fmt = im.format or ""
-        width, height = im.size
     if fmt not in _FORMATS:
         raise ImageError(f"unsupported image format {fmt or 'unknown'} (accepted: {_ACCEPTED})")
     if width <= 0 or height <= 0:
@@ -215,9 +242,9 @@ def inspect_image(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> Image
         raise _bomb(width, height, max_pixels)
 
     try:
-        with Image.open(io.BytesIO(data)) as im:
+        with src.open() as fh, Image.open(fh) as im:
             im.verify()  # structure and checksums, without decoding pixels
-        with Image.open(io.BytesIO(data)) as im:
+        with src.open() as fh, Image.open(fh) as im:
             im.load()  # decode: catches truncated pixel data that verify() misses
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
         raise _bomb_from_pillow(exc, max_pixels) from exc
@@ -226,48 +253,45 @@ def inspect_image(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> Image
             f"{_label(fmt)} of {width}×{height} pixels is too large to decode"
         ) from exc
     except Exception as exc:
-        raise _decode_error(fmt, exc, data) from exc
+        raise _decode_error(fmt, exc, src) from exc
 
     mime, ext = _FORMATS[fmt]
     return ImageInfo(mime=mime, ext=ext, width=width, height=height)
 
 
-def read_local_image(
-    path: Path, *, max_bytes: int, max_pixels: int = DEFAULT_MAX_PIXELS
-) -> tuple[bytes, ImageInfo]:
-    """Read and validate a local image file; every failure is an :class:`ImageError`.
+def inspect_local_image(
+    path: Path, *, max_bytes: int, max_pixels: int = DEFAULT_MAX_PIXELS, name: str | None = None
+) -> ImageInfo:
+    """Validate a local image file in place; every failure is an :class:`ImageError`.
 
-    Messages name the path: "photos/a.jpg: file not found", "…: truncated JPEG: …".
+    Messages name the file (``name``, else the path): "photos/a.jpg: file not found",
+    "…: truncated JPEG: …".  Only regular files are read (a FIFO or a device is refused
+    without opening it).
     """
     path = Path(path)
+    label = name if name is not None else str(path)
     try:
         st = path.stat()
     except FileNotFoundError:
-        raise ImageError(f"{path}: file not found") from None
+        raise ImageError(f"{label}: file not found") from None
     except PermissionError:
-        raise ImageError(f"{path}: permission denied") from None
+        raise ImageError(f"{label}: permission denied") from None
     except OSError as exc:
-        raise ImageError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if path.is_dir():
-        raise ImageError(f"{path}: is a directory, not an image file")
-    if not path.is_file():
-        raise ImageError(f"{path}: not a regular file")
+        raise ImageError(f"{label}: cannot read ({exc.strerror or exc})") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise ImageError(f"{label}: is a directory, not an image file")
+    if not stat.S_ISREG(st.st_mode):
+        raise ImageError(f"{label}: not a regular file")
     if st.st_size > max_bytes:
         raise ImageError(
-            f"{path}: file of {format_size(st.st_size)} is larger than the "
+            f"{label}: file of {format_size(st.st_size)} is larger than the "
             f"{format_size(max_bytes)} limit"
         )
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(max_bytes + 1)  # the file may have grown since stat()
+        return inspect_image(path, max_pixels=max_pixels)
     except PermissionError:
-        raise ImageError(f"{path}: permission denied") from None
+        raise ImageError(f"{label}: permission denied") from None
     except OSError as exc:
-        raise ImageError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if len(data) > max_bytes:
-        raise ImageError(f"{path}: file is larger than the {format_size(max_bytes)} limit")
-    try:
-        info = inspect_image(data, max_pixels=max_pixels)
+        raise ImageError(f"{label}: cannot read ({exc.strerror or exc})") from None
     except ImageError as exc:
-        raise ImageError(f"{path}: {exc}") from exc
-    return data, info
+        raise ImageError(f"{label}: {exc}") from exc

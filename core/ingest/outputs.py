@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.ingest.images import ImageError, read_local_image
+from core.ingest.images import ImageError, inspect_local_image
 from core.jobs import JobState
 from core.store.project import Project, now_iso
 
@@ -74,15 +74,15 @@ def import_outputs(project: Project, root: str | Path, *, models: list[str] | No
                 continue
             seen[model].add(sample_id)
             try:
-                data, info = read_local_image(path, max_bytes=MAX_BYTES)
+                info = inspect_local_image(path, max_bytes=MAX_BYTES)
+                sha, stored = project.assets.put_file(path, info.ext)
             except (ImageError, OSError) as exc:
                 report.errors.append({"file": rel, "error": str(exc)})
                 continue
-            sha, _ = project.assets.put(data, info.ext)
             conn.execute("INSERT OR IGNORE INTO images(sha256, ext, mime, width, height, bytes, "
                          "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                         (sha, info.ext, info.mime, info.width, info.height, len(data),
-                          now_iso()))
+                         (sha, info.ext, info.mime, info.width, info.height,
+                          stored.stat().st_size, now_iso()))
             present[model].add(sample_id)
             old = existing.get((sample_id, model))
             if old == sha:

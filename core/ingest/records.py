@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -17,10 +19,44 @@ QUALITIES = ("Benchmark", "Analysis", "Trash")
 SPLITS = {"text-to-image": "text-to-image", "t2i": "text-to-image",
           "image-to-image": "image-to-image", "i2i": "image-to-image"}
 MAX_TEXT = 1_000_000  # characters; longer text is refused, not truncated silently
+MAX_COORD = 2**31 - 1  # pixels: larger box values cannot be a place in any image
+MAX_IMAGE_INDEX = 100_000  # an index into a post's image_urls
 
 
 class RecordError(ValueError):
     """A field of a JSONL record has the wrong type or value."""
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise RecordError(f"the number {text[:40]} is too large")
+    return value
+
+
+def _parse_constant(name: str) -> float:
+    raise RecordError(f"{name} is not a JSON value")
+
+
+_DECODER = json.JSONDecoder(parse_float=_parse_float, parse_constant=_parse_constant)
+
+
+def loads(text: str | bytes) -> Any:
+    """Strict JSON: no NaN/Infinity, finite floats, integers of at most 4,300 digits.
+
+    Raises :class:`RecordError` for those, ``json.JSONDecodeError`` for malformed text.
+    """
+    if isinstance(text, bytes):
+        text = text.decode("utf-8")
+    try:
+        return _DECODER.decode(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:  # Python's limit on digits in an integer
+        if "digits" in str(exc):
+            raise RecordError(f"a number with more than {sys.get_int_max_str_digits():,} "
+                              "digits") from None
+        raise
 
 
 @dataclass
@@ -36,8 +72,7 @@ class PostRecord:
     author: str | None = None
     engagement: dict[str, Any] | None = None
     images: list[tuple[str, str]] = field(default_factory=list)  # (url or path, alt)
-    raw: dict[str, Any] = field(default_factory=dict)
-    raw_text: str = ""  # canonical JSON of ``raw`` (stored; hashed)
+    raw_text: str = ""  # canonical JSON of the post object (stored; hashed)
     raw_hash: str = ""
 
 
@@ -67,19 +102,36 @@ class SampleRecord:
     feedback: list[tuple[str | None, str]]
     tags: list[str]
     notes: str
-    raw: dict[str, Any]
+    raw_text: str  # canonical JSON of the line (stored; hashed)
     raw_hash: str
     posts: list[PostRecord] = field(default_factory=list)  # embedded post and its replies
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
 def canonical_json(obj: Any) -> str:
-    """Canonical JSON text of a value (sorted keys, no whitespace)."""
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    """Canonical JSON text of a value (sorted keys, no whitespace).
+
+    The same text as ``json.dumps(obj, sort_keys=True, ensure_ascii=False,
+    separators=(",", ":"))``, with one encoder made once.
+    """
+    return _CANONICAL.encode(obj)
 
 
 def canonical_hash(obj: Any) -> str:
     """Stable hash of a JSON value (key order and whitespace do not matter)."""
-    return hashlib.sha1(canonical_json(obj).encode("utf-8")).hexdigest()
+    return _sha1(canonical_json(obj))
+
+
+def _sha1(text: str) -> str:
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = text[exc.start]
+        raise RecordError(f"text contains \\u{ord(bad):04x}, half of a UTF-16 surrogate pair, "
+                          "which is not a character") from None
+    return hashlib.sha1(data).hexdigest()
 
 
 def is_sample(obj: dict[str, Any]) -> bool:
@@ -96,13 +148,33 @@ def _type_name(value: Any) -> str:
 
 def _str(obj: dict[str, Any], key: str, path: str, *, required: bool = False,
          default: str | None = None) -> str | None:
-    if key not in obj or obj[key] is None:
+    """A text field: a JSON string (numbers are refused, not turned into text)."""
+    value = obj.get(key)
+    if type(value) is str and len(value) <= MAX_TEXT:  # the common case, first
+        return value
+    if value is None:
         if required:
             raise RecordError(f"missing field '{path}{key}'")
         return default
-    value = obj[key]
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
+    if not isinstance(value, str):
         raise RecordError(f"field '{path}{key}' must be a string, got {_type_name(value)}")
+    if len(value) > MAX_TEXT:
+        raise RecordError(f"field '{path}{key}' is too long ({len(value):,} characters)")
+    return value
+
+
+def _ident(obj: dict[str, Any], key: str, path: str, *, required: bool = False) -> str | None:
+    """An id field: a string or an integer (``1`` and ``"1"`` are the same id)."""
+    value = obj.get(key)
+    if type(value) is str and len(value) <= MAX_TEXT:
+        return value
+    if value is None:
+        if required:
+            raise RecordError(f"missing field '{path}{key}'")
+        return None
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise RecordError(f"field '{path}{key}' must be a string or an integer, "
+                          f"got {_type_name(value)}")
     text = str(value)
     if len(text) > MAX_TEXT:
         raise RecordError(f"field '{path}{key}' is too long ({len(text):,} characters)")
@@ -111,6 +183,8 @@ def _str(obj: dict[str, Any], key: str, path: str, *, required: bool = False,
 
 def _list(obj: dict[str, Any], key: str, path: str) -> list[Any]:
     value = obj.get(key)
+    if type(value) is list:
+        return value
     if value is None:
         return []
     if not isinstance(value, list):
@@ -137,8 +211,10 @@ def _timestamp(obj: dict[str, Any], path: str) -> str | None:
         try:
             return datetime.fromtimestamp(value, UTC).isoformat()
         except (OverflowError, OSError, ValueError) as exc:
-            raise RecordError(f"field '{path}timestamp' is out of range: {value}") from exc
+            raise RecordError(f"field '{path}timestamp' is out of range: {value:.6g}") from exc
     if isinstance(value, str):
+        if len(value) > 1000:
+            raise RecordError(f"field '{path}timestamp' is too long ({len(value):,} characters)")
         return value
     raise RecordError(f"field '{path}timestamp' must be text or a number, "
                       f"got {_type_name(value)}")
@@ -146,7 +222,7 @@ def _timestamp(obj: dict[str, Any], path: str) -> str | None:
 
 # -- posts --------------------------------------------------------------------------------
 def _post_id(obj: dict[str, Any], path: str) -> str:
-    explicit = _str(obj, "id", path)
+    explicit = _ident(obj, "id", path)
     if explicit:
         return explicit
     url = _str(obj, "url", path)
@@ -191,24 +267,23 @@ def parse_post(obj: Any, path: str = "", parent_id: str | None = None) -> list[P
     post = PostRecord(
         id=_post_id(obj, path),
         text=text,
-        parent_id=_str(obj, "parent_id", path) or parent_id,
+        parent_id=_ident(obj, "parent_id", path) or parent_id,
         timestamp=_timestamp(obj, path),
         keyword=_str(obj, "keyword", path),
         url=_str(obj, "url", path),
         author=_str(obj, "author", path),
         engagement=engagement,
         images=_images(obj, path),
-        raw=obj,
     )
     post.raw_text = canonical_json(obj)
-    post.raw_hash = hashlib.sha1(post.raw_text.encode("utf-8")).hexdigest()
+    post.raw_hash = _sha1(post.raw_text)
     context: list[PostRecord] = []
     previous: str | None = None
     for k, item in enumerate(_list(obj, "replies_above", path)):
         above = parse_post(item, f"{path}replies_above[{k}].", parent_id=previous)
         context.extend(above)
         previous = above[0].id
-    if previous is not None and not _str(obj, "parent_id", path):
+    if previous is not None and not _ident(obj, "parent_id", path):
         post.parent_id = previous
     for k, item in enumerate(_list(obj, "replies_below", path)):
         context.extend(parse_post(item, f"{path}replies_below[{k}].", parent_id=post.id))
@@ -224,6 +299,11 @@ def _refs(obj: dict[str, Any], key: str) -> list[str | int]:
                               f"got {_type_name(item)}")
         if isinstance(item, str) and not item.strip():
             raise RecordError(f"'{key}[{k}]' is empty")
+        if isinstance(item, int) and not 0 <= item <= MAX_IMAGE_INDEX:
+            raise RecordError(f"'{key}[{k}]' is image index {item:.6g}, which is not between "
+                              f"0 and {MAX_IMAGE_INDEX:,}")
+        if isinstance(item, str) and len(item) > MAX_TEXT:
+            raise RecordError(f"'{key}[{k}]' is too long ({len(item):,} characters)")
         refs.append(item)
     return refs
 
@@ -232,6 +312,9 @@ def _box(value: Any, where: str) -> tuple[int, int, int, int]:
     if (not isinstance(value, list) or len(value) != 4
             or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)):
         raise RecordError(f"'{where}' must be [x, y, width, height] in pixels")
+    if not all(math.isfinite(v) and -MAX_COORD <= v <= MAX_COORD for v in value):
+        raise RecordError(f"'{where}' has a value that is not a pixel position "
+                          f"(at most {MAX_COORD:,})")
     x, y, w, h = (int(round(v)) for v in value)
     if w <= 0 or h <= 0 or x < 0 or y < 0:
         raise RecordError(f"'{where}' must have x, y ≥ 0 and a positive size, got {value}")
@@ -244,7 +327,8 @@ def _boxes(obj: dict[str, Any], key: str, n_images: int) -> list[BoxRef]:
         where = f"{key}[{k}]"
         if isinstance(item, dict):
             image = item.get("image", 0)
-            if isinstance(image, bool) or not isinstance(image, int):
+            if (isinstance(image, bool) or not isinstance(image, int)
+                    or not 0 <= image <= MAX_IMAGE_INDEX):
                 raise RecordError(f"'{where}.image' must be an image index")
             boxes.append(BoxRef(image, _box(item.get("box"), where + ".box")))
         else:
@@ -259,13 +343,13 @@ def _boxes(obj: dict[str, Any], key: str, n_images: int) -> list[BoxRef]:
 
 def parse_sample(obj: dict[str, Any]) -> SampleRecord:
     """Parse a sample line (see ADR 001)."""
-    sample_id = _str(obj, "id", "", required=True) or ""
+    sample_id = _ident(obj, "id", "", required=True) or ""
     if not sample_id.strip():
         raise RecordError("field 'id' is empty")
     posts: list[PostRecord] = []
     if obj.get("post") is not None:
         posts = parse_post(obj["post"], "post.")
-    post_id = _str(obj, "post_id", "") or (posts[0].id if posts else None)
+    post_id = _ident(obj, "post_id", "") or (posts[0].id if posts else None)
     prompt = _str(obj, "prompt", "", required=True) or ""
     prompt_edited = _str(obj, "prompt_edited", "")
     original = _str(obj, "original_prompt", "")
@@ -288,16 +372,18 @@ def parse_sample(obj: dict[str, Any]) -> SampleRecord:
         if isinstance(item, str):
             feedback.append((None, item))
         elif isinstance(item, dict):
-            feedback.append((_str(item, "post_id", where),
+            feedback.append((_ident(item, "post_id", where),
                              _str(item, "text", where, required=True) or ""))
         else:
             raise RecordError(f"'community_feedback[{k}]' must be an object with post_id "
                               "and text")
     tags = []
     for k, tag in enumerate(_list(obj, "tags", "")):
-        if not isinstance(tag, str) or not tag.strip():
-            raise RecordError(f"'tags[{k}]' must be a non-empty string")
+        if not isinstance(tag, str) or not tag.strip() or len(tag) > 1000:
+            raise RecordError(f"'tags[{k}]' must be a non-empty string (at most 1,000 "
+                              "characters)")
         tags.append(tag.strip())
+    raw_text = canonical_json(obj)
     return SampleRecord(
         id=sample_id,
         post_id=post_id,
@@ -313,7 +399,7 @@ def parse_sample(obj: dict[str, Any]) -> SampleRecord:
         feedback=feedback,
         tags=sorted(set(tags)),
         notes=_str(obj, "notes", "", default="") or "",
-        raw=obj,
-        raw_hash=canonical_hash(obj),
+        raw_text=raw_text,
+        raw_hash=_sha1(raw_text),
         posts=posts,
     )

@@ -1,9 +1,10 @@
 """OpenAI-compatible chat-completions client for VLM judges (``httpx.AsyncClient``).
 
 ``POST {base_url}/chat/completions`` with images as ``data:`` URLs.  Timeouts,
-retries with exponential backoff (honouring ``Retry-After``) on timeouts, connection
-errors, HTTP 429/5xx and malformed bodies; a concurrency limit per endpoint.  A 4xx
-refusal is not retried.  Every failure is a :class:`JudgeError` with a message that
+retries on timeouts, connection errors, HTTP 408/429/5xx and malformed bodies, waiting
+as :class:`core.retry.RetryPolicy` says (exponential backoff; ``Retry-After`` in seconds
+or as an HTTP date is a capped lower bound); a concurrency limit per endpoint.  Other
+4xx refusals are not retried.  Every failure is a :class:`JudgeError` with a message that
 says what went wrong, so the caller stores it for that item instead of crashing.
 """
 
@@ -11,11 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import random
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from core.metrics.settings import JudgeEndpoint
+from core.retry import RetryPolicy, parse_retry_after, retryable_status
 
 if TYPE_CHECKING:  # httpx is imported on use: ~0.2 s that start-up need not pay
     import httpx
@@ -75,6 +76,8 @@ class JudgeClient:
         self._sleep = sleep
         self._client: httpx.AsyncClient | None = None
         self._sem = asyncio.Semaphore(max(1, endpoint.concurrency))
+        self.retry = RetryPolicy(retries=endpoint.max_retries, backoff=endpoint.backoff,
+                                 max_backoff=MAX_BACKOFF, max_retry_after=MAX_BACKOFF)
         self.calls = 0
 
     async def __aenter__(self) -> JudgeClient:
@@ -95,12 +98,6 @@ class JudgeClient:
             await self._client.aclose()
             self._client = None
 
-    def _delay(self, attempt: int, retry_after: float | None) -> float:
-        if retry_after is not None:
-            return min(MAX_BACKOFF, max(0.0, retry_after))
-        base = self.endpoint.backoff * (2 ** (attempt - 1))
-        return min(MAX_BACKOFF, base * (1 + 0.25 * random.random()))
-
     async def complete(self, messages: list[dict[str, Any]]) -> str:
         """Send one chat request; the assistant's text, or :class:`JudgeError`."""
         import httpx
@@ -112,12 +109,12 @@ class JudgeClient:
                                    "max_tokens": ep.max_tokens}
         if ep.temperature is not None:
             payload["temperature"] = ep.temperature
-        attempts = max(1, ep.max_retries + 1)
+        attempts = self.retry.attempts
         last = "no attempt made"
         retry_after: float | None = None
         for attempt in range(attempts):
             if attempt:
-                await self._sleep(self._delay(attempt, retry_after))
+                await self._sleep(self.retry.delay(attempt, retry_after))
             retry_after = None
             try:
                 async with self._sem:
@@ -129,9 +126,9 @@ class JudgeClient:
             except httpx.TransportError as exc:
                 last = f"cannot reach {ep.base_url} ({type(exc).__name__}: {exc})"
                 continue
-            if resp.status_code == 429 or resp.status_code >= 500:
+            if retryable_status(resp.status_code):
                 last = f"HTTP {resp.status_code}: {_snippet(resp.text)!r}"
-                retry_after = _retry_after(resp)
+                retry_after = parse_retry_after(resp.headers.get("retry-after"))
                 continue
             if resp.status_code >= 400:
                 raise JudgeError(f"refused: HTTP {resp.status_code}: {_snippet(resp.text)!r}")
@@ -142,10 +139,3 @@ class JudgeClient:
                 continue
         raise JudgeError(f"{ep.model}: {last} (gave up after {attempts} attempts)")
 
-
-def _retry_after(resp: httpx.Response) -> float | None:
-    value = resp.headers.get("retry-after")
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None

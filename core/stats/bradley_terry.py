@@ -21,27 +21,44 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
 
+from core.stats.bt_start import newton_start
 from core.stats.votes import Votes, encode_votes, win_matrix
 
 DEFAULT_TOL = 1e-10
 DEFAULT_MAX_ITER = 100_000
+#: Sweeps after which matrices still moving get a Newton jump (ADR 021).
+NEWTON_AFTER = 50
 
 
 def strongly_connected(w: np.ndarray) -> np.ndarray:
     """Whether the graph with an edge i→j when ``w[i, j] > 0`` is strongly connected.
 
-    Works on ``(K, K)`` (returns a 0-d bool array) or a batch ``(B, K, K)``; the
-    transitive closure is built by repeated boolean squaring.
+    Works on ``(K, K)`` (returns a 0-d bool array) or a batch ``(B, K, K)``; each
+    matrix is one linear-time graph search (``scipy.sparse.csgraph``), so memory stays
+    O(K²) and time does not grow with K³ as a transitive closure would.
     """
     w = np.asarray(w)
-    k = w.shape[-1]
-    reach = (w > 0) | np.eye(k, dtype=bool)
-    steps = max(1, int(np.ceil(np.log2(max(k, 2)))))
-    r = reach.astype(np.float64)
-    for _ in range(steps):
-        r = ((r @ r) > 0).astype(np.float64)
-    return np.all(r > 0, axis=(-2, -1))
+    flat = w.reshape(-1, *w.shape[-2:])
+    out = np.fromiter(
+        (connected_components(csr_matrix(m > 0), directed=True, connection="strong",
+                              return_labels=False) == 1 for m in flat),
+        dtype=bool, count=flat.shape[0])
+    return out.reshape(w.shape[:-2])
+
+
+def comparison_groups(w: np.ndarray) -> list[list[int]]:
+    """Groups of models linked by comparisons (either direction), largest first.
+
+    More than one group means the votes never compare the groups with each other: their
+    relative places then rest on the MAP prior alone.
+    """
+    w = np.asarray(w)
+    n, labels = connected_components(csr_matrix((w + w.T) > 0), directed=False)
+    groups = [np.flatnonzero(labels == g).tolist() for g in range(n)]
+    return sorted(groups, key=lambda g: (-len(g), g[0]))
 
 
 def ml_exists(w: np.ndarray) -> np.ndarray:
@@ -53,22 +70,32 @@ def ml_exists(w: np.ndarray) -> np.ndarray:
     return has_both & strongly_connected(w)
 
 
-def _iterate(w: np.ndarray, use_prior: np.ndarray, tol: float, max_iter: int) -> np.ndarray:
+def _iterate(w: np.ndarray, use_prior: np.ndarray, tol: float, max_iter: int,
+             start: np.ndarray | None = None) -> np.ndarray:
     """Batched Newman iteration on ``w`` of shape ``(B, K, K)``.
 
     Each sweep updates the models one at a time in place (Gauss-Seidel order), every
     update vectorized over the batch; a simultaneous (Jacobi) update of eq. 12 can
     oscillate forever (two models: ``pi_1 <- (w_12/w_21) pi_2`` ignores ``pi_1``).
     ML strengths are renormalized to geometric mean 1 after each sweep.
+
+    Sweeps start from ``pi = 1``, or from ``exp(start)`` (e.g. the full-data fit for a
+    bootstrap resample).  Matrices still moving after :data:`NEWTON_AFTER` sweeps (wide
+    sparse comparison graphs, where sweeps crawl) jump to Newton's maximum of the same
+    likelihood (:mod:`core.stats.bt_start`); the sweeps that follow only confirm it.
     """
     b, k, _ = w.shape
     wt = np.ascontiguousarray(np.swapaxes(w, -1, -2))
     w = np.ascontiguousarray(w)
     prior = use_prior.astype(float)
     ml = ~use_prior
-    pi = np.ones((b, k))
+    pi = np.ones((b, k)) if start is None else np.exp(
+        np.broadcast_to(np.asarray(start, dtype=float), (b, k))).copy()
     active = np.arange(b)
-    for _ in range(max_iter):
+    for sweep in range(max_iter):
+        if sweep == NEWTON_AFTER:
+            pi[active] = np.exp(newton_start(w[active], use_prior[active],
+                                             start=np.log(pi[active])))
         p = pi[active]
         old = p.copy()
         wa = w[active]
@@ -96,6 +123,7 @@ def fit_strengths(
     method: str = "auto",
     tol: float = DEFAULT_TOL,
     max_iter: int = DEFAULT_MAX_ITER,
+    start: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Bradley-Terry strengths ``pi`` for win matrix/matrices ``w``.
 
@@ -128,7 +156,7 @@ def fit_strengths(
     else:
         raise ValueError(f"unknown method {method!r} (expected ml, map or auto)")
     k = wb.shape[-1]
-    pi = np.ones((wb.shape[0], 1)) if k == 1 else _iterate(wb, use_prior, tol, max_iter)
+    pi = np.ones((wb.shape[0], 1)) if k == 1 else _iterate(wb, use_prior, tol, max_iter, start)
     return (pi[0], use_prior[0]) if single else (pi, use_prior)
 
 
@@ -146,6 +174,8 @@ class BTResult:
     strengths: np.ndarray
     scores: np.ndarray
     method: str  # "ml" or "map"
+    #: groups of models the votes connect, largest first (one group: all comparable)
+    components: tuple[tuple[str, ...], ...] = ()
 
     def scores_dict(self) -> dict[str, float]:
         """``{model: score}``, best first."""
@@ -159,7 +189,13 @@ def fit_votes(votes: Votes, method: str = "auto", tol: float = DEFAULT_TOL) -> B
         raise ValueError("no votes")
     w = win_matrix(votes.a, votes.b, votes.outcome, len(votes.models))
     pi, used_map = fit_strengths(w, method=method, tol=tol)
-    return BTResult(votes.models, pi, scores_from_strengths(pi), "map" if used_map else "ml")
+    return BTResult(votes.models, pi, scores_from_strengths(pi), "map" if used_map else "ml",
+                    named_groups(votes.models, w))
+
+
+def named_groups(models: Sequence[str], w: np.ndarray) -> tuple[tuple[str, ...], ...]:
+    """:func:`comparison_groups` of ``w`` as tuples of model names."""
+    return tuple(tuple(models[i] for i in group) for group in comparison_groups(w))
 
 
 def bradley_terry(

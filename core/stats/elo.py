@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.stats.bradley_terry import DEFAULT_TOL, fit_strengths
+from core.stats.bradley_terry import DEFAULT_TOL, fit_strengths, named_groups
 from core.stats.votes import VoteCells, Votes, encode_votes, resample_cells, vote_cells
 
 ELO_BASE = 1000.0
@@ -39,6 +39,8 @@ class EloResult:
     n_boot: int
     method: str  # BT method on the full data: "ml" or "map"
     n_boot_map: int  # resamples that needed the MAP prior
+    #: groups of models the votes connect, largest first (one group: all comparable)
+    components: tuple[tuple[str, ...], ...] = ()
 
     def ratings_dict(self) -> dict[str, dict[str, float]]:
         """``{model: {"elo", "lo", "hi"}}``, best first."""
@@ -53,24 +55,42 @@ class EloResult:
         }
 
 
+#: Working memory one bootstrap batch may use (its win matrices and iteration arrays).
+BATCH_BYTES = 64 * 2**20
+#: Most bootstrap resamples (each refits Bradley-Terry; 100,000 is already hours).
+MAX_BOOTSTRAP = 100_000
+
+
+def batch_size(n_models: int, limit: int = 2000) -> int:
+    """Resamples fitted together: ``limit``, fewer when ``K × K`` matrices are large."""
+    return max(1, min(limit, BATCH_BYTES // (6 * 8 * max(1, n_models) ** 2)))
+
+
 def bootstrap_elo(
     cells: VoteCells,
     n_boot: int,
     seed: int | None = None,
     tol: float = DEFAULT_TOL,
     batch: int = 2000,
+    start: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Elo of every bootstrap resample: ``(elo (n_boot, K), used_map (n_boot,))``."""
+    """Elo of every bootstrap resample: ``(elo (n_boot, K), used_map (n_boot,))``.
+
+    Resamples are drawn and fitted batch by batch, so memory does not grow with
+    ``n_boot`` beyond the ``(n_boot, K)`` result.  ``start`` (the full-data
+    log-strengths) is where each resample's fit begins.
+    """
     k = cells.n_models
     rng = np.random.default_rng(seed)
-    counts = resample_cells(cells, n_boot, rng)
+    step = batch_size(k, batch)
     out = np.empty((n_boot, k))
     used = np.empty(n_boot, dtype=bool)
-    for start in range(0, n_boot, batch):
-        w = cells.win_matrices(counts[start : start + batch])
-        pi, used_map = fit_strengths(w, method="auto", tol=tol)
-        out[start : start + batch] = elo_from_strengths(pi)
-        used[start : start + batch] = used_map
+    for first in range(0, n_boot, step):
+        counts = resample_cells(cells, min(step, n_boot - first), rng)
+        w = cells.win_matrices(counts)
+        pi, used_map = fit_strengths(w, method="auto", tol=tol, start=start)
+        out[first : first + step] = elo_from_strengths(pi)
+        used[first : first + step] = used_map
     return out, used
 
 
@@ -91,18 +111,27 @@ def elo_ratings(
         raise ValueError(f"ci must be between 0 and 1 (exclusive), got {ci}")
     if n_boot < 0:
         raise ValueError(f"bootstrap must be >= 0, got {n_boot}")
+    if n_boot > MAX_BOOTSTRAP:
+        raise ValueError(f"bootstrap must be at most {MAX_BOOTSTRAP:,} resamples, got {n_boot:,}")
     k = len(votes.models)
+    if n_boot * k > MAX_BOOTSTRAP * 100:
+        raise ValueError(
+            f"{n_boot:,} resamples of {k:,} models would keep {n_boot * k * 8 / 2**30:.1f} GiB "
+            "of bootstrap ratings; use fewer resamples"
+        )
     cells = vote_cells(votes.a, votes.b, votes.outcome, k)
-    pi, used_map = fit_strengths(cells.win_matrices(cells.counts), method="auto", tol=tol)
+    w = cells.win_matrices(cells.counts)
+    pi, used_map = fit_strengths(w, method="auto", tol=tol)
     elo = elo_from_strengths(pi)
     if n_boot == 0:
         lo, hi, n_map = elo.copy(), elo.copy(), 0
     else:
-        boot, used = bootstrap_elo(cells, n_boot, seed=seed, tol=tol)
+        boot, used = bootstrap_elo(cells, n_boot, seed=seed, tol=tol, start=np.log(pi))
         lo, hi = np.quantile(boot, [(1.0 - ci) / 2.0, (1.0 + ci) / 2.0], axis=0)
         n_map = int(used.sum())
     return EloResult(
-        votes.models, elo, lo, hi, float(ci), int(n_boot), "map" if used_map else "ml", n_map
+        votes.models, elo, lo, hi, float(ci), int(n_boot), "map" if used_map else "ml", n_map,
+        named_groups(votes.models, w),
     )
 
 

@@ -7,8 +7,8 @@ aggregated *win matrix* ``W`` with ``W[i, j]`` = wins of ``i`` over ``j``, a tie
 
 For the bootstrap the votes are reduced to their distinct *cells* (unordered pair,
 outcome) with counts; resampling the votes with replacement is then exactly a
-multinomial draw over the cells, and each draw maps back to a win matrix with one
-matrix product.
+multinomial draw over the cells, and each draw is scattered back onto a win matrix.
+Working memory is O(K²) per matrix, never O(cells × K²).
 """
 
 from __future__ import annotations
@@ -21,6 +21,10 @@ import numpy as np
 A_WINS = 0
 B_WINS = 1
 TIE = 2
+
+#: Most models a vote file may name: K × K float matrices are the statistics' working
+#: memory (ADR 018), 2,000 models = 32 MB per matrix.
+MAX_MODELS = 2000
 
 #: Accepted spellings of the ``winner`` field (lower-cased).
 WINNER_CODES = {"a": A_WINS, "b": B_WINS, "tie": TIE}
@@ -90,54 +94,69 @@ class VoteCells:
     def total(self) -> int:
         return int(self.counts.sum())
 
-    def contribution(self) -> np.ndarray:
-        """Matrix ``M`` (cells × K²) such that ``counts @ M`` is the flattened W."""
+    def win_matrices(self, counts: np.ndarray) -> np.ndarray:
+        """Win matrices for count vectors ``counts`` (``(C,)`` or ``(B, C)``).
+
+        Memory is the output's, ``B × K²`` floats: each outcome kind is scattered onto
+        its own (unique) matrix cells, so no cells × K² operator is ever built.
+        """
+        counts = np.asarray(counts, dtype=float)
         k = self.n_models
-        m = np.zeros((self.counts.size, k * k))
-        rows = np.arange(self.counts.size)
+        lead = counts.shape[:-1]
+        flat = np.zeros((*lead, k * k))
         ij = self.i * k + self.j
         ji = self.j * k + self.i
-        m[rows, ij] += np.where(self.kind == A_WINS, 1.0, 0.0) + np.where(
-            self.kind == TIE, 0.5, 0.0
-        )
-        m[rows, ji] += np.where(self.kind == B_WINS, 1.0, 0.0) + np.where(
-            self.kind == TIE, 0.5, 0.0
-        )
-        return m
+        for kind, targets, weight in ((A_WINS, (ij,), 1.0), (B_WINS, (ji,), 1.0),
+                                      (TIE, (ij, ji), 0.5)):
+            sel = self.kind == kind
+            if not sel.any():
+                continue
+            add = counts[..., sel] * weight
+            for target in targets:  # a pair occurs once per kind: no repeated index
+                flat[..., target[sel]] += add
+        return flat.reshape((*lead, k, k))
 
-    def win_matrices(self, counts: np.ndarray) -> np.ndarray:
-        """Win matrices for count vectors ``counts`` (``(C,)`` or ``(B, C)``)."""
-        counts = np.asarray(counts, dtype=float)
-        flat = counts @ self.contribution()
-        return flat.reshape(counts.shape[:-1] + (self.n_models, self.n_models))
+    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Distinct compared pairs ``(i, j)`` with ``i < j``."""
+        code = np.unique(self.i * self.n_models + self.j)
+        return np.divmod(code, self.n_models)
+
+
+def check_models(n_models: int) -> None:
+    """Refuse a model count whose K × K matrices would not fit (before allocating them)."""
+    if n_models > MAX_MODELS:
+        raise ValueError(
+            f"{n_models:,} models is more than the {MAX_MODELS:,} the pairwise statistics "
+            f"handle (their win matrix alone would take {n_models**2 * 8 / 2**30:.1f} GiB "
+            "per fit); check that the model columns hold model names"
+        )
 
 
 def vote_cells(a: np.ndarray, b: np.ndarray, outcome: np.ndarray, n_models: int) -> VoteCells:
     """Reduce votes to distinct cells (unordered pair, outcome) with counts."""
+    check_models(n_models)
     k = n_models
     a = np.asarray(a, dtype=np.int64)
-    code = (a * k + np.asarray(b, dtype=np.int64)) * 3 + np.asarray(outcome, dtype=np.int64)
-    # ordered (a, b, outcome) counts, then folded onto i < j on the small array
-    ordered = np.bincount(code, minlength=3 * k * k).reshape(k, k, 3)
-    folded = np.zeros((k, k, 3), dtype=np.int64)
-    folded += ordered
-    swapped = ordered.transpose(1, 0, 2)  # votes listed as (j, i): "a wins" means j won
-    folded[:, :, A_WINS] += swapped[:, :, B_WINS]
-    folded[:, :, B_WINS] += swapped[:, :, A_WINS]
-    folded[:, :, TIE] += swapped[:, :, TIE]
-    folded *= np.triu(np.ones((k, k), dtype=np.int64), 1)[:, :, None]
-    flat = folded.reshape(-1)
-    nz = np.flatnonzero(flat)
-    pair, kind = np.divmod(nz, 3)
+    b = np.asarray(b, dtype=np.int64)
+    kind = np.asarray(outcome, dtype=np.int64)
+    swapped = a > b  # a vote listed as (j, i): "a wins" means j won
+    kind = np.where(swapped & (kind != TIE), A_WINS + B_WINS - kind, kind)
+    code = (np.minimum(a, b) * k + np.maximum(a, b)) * 3 + kind
+    counts = np.bincount(code)  # at most 3·K² entries
+    nz = np.flatnonzero(counts)
+    pair, kinds = np.divmod(nz, 3)
     i, j = np.divmod(pair, k)
-    return VoteCells(k, i, j, kind, flat[nz])
+    return VoteCells(k, i, j, kinds, counts[nz])
 
 
-def resample_cells(cells: VoteCells, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+def resample_cells(
+    cells: VoteCells, n_boot: int, rng: np.random.Generator
+) -> np.ndarray:
     """``n_boot`` bootstrap resamples of the votes, as cell counts ``(n_boot, C)``.
 
     Drawing ``N`` votes with replacement from ``N`` votes is a multinomial draw with
-    probabilities proportional to the cell counts.
+    probabilities proportional to the cell counts.  Successive calls continue the same
+    random stream, so drawing in batches gives the same resamples as one call.
     """
     n = cells.total
     if n == 0:

@@ -207,12 +207,18 @@ class Project:
     def audit(self, action: str, entity: str, entity_id: str, field: str | None = None,
               old: Any = None, new: Any = None) -> None:
         """Append one row to the audit log (must be called inside a transaction)."""
-        self.conn.execute(
+        self.audit_many([(action, entity, entity_id, field, old, new)])
+
+    def audit_many(self, entries: list[tuple[str, str, str, str | None, Any, Any]]) -> None:
+        """Append ``(action, entity, entity_id, field, old, new)`` rows in one statement."""
+        stamp = now_iso()
+        self.conn.executemany(
             "INSERT INTO audit_log(at, actor, action, entity, entity_id, field, old, new) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (now_iso(), self.actor, action, entity, entity_id, field,
-             None if old is None else json.dumps(old, ensure_ascii=False),
-             None if new is None else json.dumps(new, ensure_ascii=False)),
+            [(stamp, self.actor, action, entity, entity_id, field,
+              None if old is None else json.dumps(old, ensure_ascii=False),
+              None if new is None else json.dumps(new, ensure_ascii=False))
+             for action, entity, entity_id, field, old, new in entries],
         )
 
     # -- reading -------------------------------------------------------------------

@@ -8,6 +8,7 @@ Every sleep is bounded and wakes up when the server stops.
 
 from __future__ import annotations
 
+import functools
 import io
 import struct
 import threading
@@ -50,6 +51,19 @@ def make_bomb_png(width: int = 20000, height: int = 20000) -> bytes:
     )
 
 
+@functools.cache
+def make_gzip_bomb(size: int = 2**28) -> bytes:
+    """gzip of ``size`` zero bytes (256 MB → about 260 KB), built once per test run."""
+    import gzip
+
+    out = io.BytesIO()
+    with gzip.GzipFile(fileobj=out, mode="wb", compresslevel=9) as gz:
+        block = b"\0" * 2**20
+        for _ in range(size // len(block)):
+            gz.write(block)
+    return out.getvalue()
+
+
 class ImageServer:
     """Threaded HTTP server with fault-injecting routes (see ``_Handler.do_GET``)."""
 
@@ -57,6 +71,7 @@ class ImageServer:
         self.jpeg = make_image("JPEG", (64, 48))
         self.png = make_image("PNG", (40, 30))
         self.bomb = make_bomb_png()
+        self.extra: dict[str, bytes] = {}  # more JPEG routes a test adds (path -> body)
         self.hits: Counter[str] = Counter()  # path (with query) -> requests received
         self.in_flight = 0
         self.max_in_flight = 0
@@ -68,6 +83,14 @@ class ImageServer:
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         )
+
+    @staticmethod
+    @functools.cache
+    def big_jpeg() -> bytes:
+        """A ~1 MB noisy JPEG (built once)."""
+        buf = io.BytesIO()
+        Image.effect_noise((1400, 1000), 60).convert("RGB").save(buf, "JPEG", quality=95)
+        return buf.getvalue()
 
     @property
     def port(self) -> int:
@@ -143,7 +166,9 @@ class _Handler(BaseHTTPRequestHandler):
         parts = urlsplit(self.path)
         query = {k: v[0] for k, v in parse_qs(parts.query).items()}
         path = parts.path
-        if path == "/good.jpg":
+        if path in app.extra:
+            self._send(200, app.extra[path])
+        elif path == "/good.jpg":
             self._send(200, app.jpeg)
         elif path == "/good.png":
             self._send(200, app.png, "image/png; charset=binary")
@@ -197,5 +222,32 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(302, b"", None, {"Location": "/good.jpg"})
         elif path == "/redirect-loop":
             self._send(302, b"", None, {"Location": "/redirect-loop"})
+        elif path == "/redirect-to":  # redirect to any URL given as ?u=
+            self._send(302, b"", None, {"Location": query["u"]})
+        elif path == "/endless.jpg":  # a body that never ends (until the client gives up)
+            self.send_response(200)
+            self.send_header("Content-Type", "image/jpeg")
+            self.end_headers()
+            self.wfile.write(app.jpeg[:1000])
+            chunk = b"\0" * 65536
+            for _ in range(100_000):  # ~6 GB at most; the client stops long before
+                if app.stopping.is_set():
+                    break
+                self.wfile.write(chunk)
+        elif path == "/drip.jpg":  # one byte every 0.1 s: never idle long enough to time out
+            self.send_response(200)
+            self.send_header("Content-Type", "image/jpeg")
+            self.send_header("Content-Length", str(len(app.jpeg)))
+            self.end_headers()
+            for byte in app.jpeg:
+                if app.stopping.is_set():
+                    break
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                app.sleep(0.1)
+        elif path == "/gzip-bomb.jpg":  # 256 MB of zeros in ~260 KB of gzip
+            self._send(200, make_gzip_bomb(), "image/jpeg", {"Content-Encoding": "gzip"})
+        elif path == "/brotli.jpg":
+            self._send(200, app.jpeg, "image/jpeg", {"Content-Encoding": "br"})
         else:
             self._send(404, b"unknown route", "text/plain")

@@ -24,10 +24,26 @@ except ImportError:  # pragma: no cover - depends on the layout
 
 pytestmark = pytest.mark.timeout(30)
 
+_DOWNLOADS: list[Path] = []
+
+
+@pytest.fixture(autouse=True)
+def _download_dir(tmp_path: Path):
+    """Bodies go to disk: each test gets its own download folder."""
+    _DOWNLOADS.append(tmp_path / "downloads")
+    yield
+    _DOWNLOADS.pop()
+
 
 def fast(**overrides: object) -> FetchSettings:
-    """Settings with small timeouts, caps and waits so the suite stays quick."""
+    """Settings with small timeouts, caps and waits so the suite stays quick.
+
+    These tests are about fetching itself, from a server on 127.0.0.1: private networks
+    are allowed here (test_hostile_http.py proves they are refused by default).
+    """
     values: dict[str, object] = dict(
+        allow_private_network=True,
+        download_dir=_DOWNLOADS[-1],
         concurrency=4,
         connect_timeout=1.0,
         read_timeout=0.3,
@@ -90,7 +106,7 @@ def test_failures(image_server: ImageServer, path: str, pattern: str, attempts: 
     assert not result.ok and result.data is None and result.info is None
     assert result.error is not None and re.search(pattern, result.error), result.error
     assert result.attempts == attempts
-    if path != "/redirect-loop":  # that one is 21 requests (httpx follows 20 redirects)
+    if path != "/redirect-loop":  # that one is 11 requests (10 redirects are followed)
         assert image_server.hits[path] == attempts
 
 
@@ -200,7 +216,7 @@ def test_empty_input() -> None:
 
 def test_uses_a_given_client_and_leaves_it_open(image_server: ImageServer) -> None:
     async def main() -> tuple[dict[str, FetchResult], bool]:
-        async with httpx.AsyncClient() as client:
+        async with httpx.AsyncClient(follow_redirects=True) as client:
             results = await fetch_images([image_server.url("/redirect")], fast(), client=client)
             return results, client.is_closed
 

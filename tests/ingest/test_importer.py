@@ -66,7 +66,8 @@ BAD_LINES: list[tuple[bytes | dict, str]] = [
     (b"[1, 2, 3]", "expected a JSON object"),
     (b"\xff\xfe bad bytes", "not valid UTF-8"),
     ({"id": "x1"}, "missing field 'text'"),
-    ({"id": "x2", "text": 5.5, "engagement": "lots"}, "engagement' must be an object"),
+    ({"id": "x2", "text": "t", "engagement": "lots"}, "engagement' must be an object"),
+    ({"id": "x2b", "text": 5.5}, "field 'text' must be a string, got number"),
     ({"id": "x3", "text": "t", "replies_below": [{"text": ["not", "text"]}]},
      "replies_below[0].text' must be a string"),
     ({"id": "x4", "text": "t", "image_urls": [{"alt": "no url"}]}, "image_urls[0].url"),
@@ -168,7 +169,8 @@ def test_remote_images_good_and_bad(project: Project, tmp_path: Path, image_serv
     lines = [{"id": f"p{k}", "text": "t", "image_urls": [url]}
              for k, url in enumerate(urls.values())]
     settings = FetchSettings(read_timeout=2, total_timeout=5, retries=1, backoff=0.01,
-                             cache_dir=tmp_path / "cache")
+                             cache_dir=tmp_path / "cache",
+                             trusted=frozenset({("127.0.0.1", image_server.port)}))
     report = import_jsonl(project, write_jsonl(tmp_path / "r.jsonl", lines),
                           fetch_settings=settings)
     assert report.errors == []

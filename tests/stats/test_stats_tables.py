@@ -7,8 +7,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.stats import tables
+from core.stats import csvcolumns, tables
 from core.stats.tables import CsvFormatError
+
+
+@pytest.fixture(autouse=True, params=["stdlib", "pyarrow"])
+def parser(request, monkeypatch) -> str:
+    """Every test runs with both parsers: the same values and the same messages."""
+    if request.param == "pyarrow":
+        monkeypatch.setattr(csvcolumns, "FAST_MIN_BYTES", 0)
+    return request.param
 
 
 def test_votes_round_trip(data_dir: Path) -> None:

@@ -428,11 +428,11 @@ class CurateWorkspace(QWidget):
         """Open the export dialog (non-blocking); Export starts a background job."""
         if self.project is None:
             return None
-        from core.interop.deps import INSTALL_HINT, pyarrow_available
+        from core.interop.deps import pyarrow_available, pyarrow_missing_message
 
         default = self.project.path.with_name(self.project.path.stem + "-benchmark")
-        missing = "" if pyarrow_available() else (
-            f"The Hugging Face format needs pyarrow: {INSTALL_HINT}")
+        missing = "" if pyarrow_available() else pyarrow_missing_message(
+            "The Hugging Face format")
         dialog = ExportDialog(default, self.filters.count.text(), self, hf_missing=missing)
         dialog.accepted.connect(lambda: self.start_export(**dialog.options()))
         self._keep(dialog)

@@ -1,0 +1,309 @@
+"""Reading one statistics CSV into columns, with errors that name row and column (ADR 018).
+
+Every file has a header row (names matched case-insensitively, extra columns ignored),
+UTF-8 (a BOM is fine), blank lines skipped; values are stripped.  Each wanted column
+is held *encoded*: its distinct values and one integer code per record, so that
+validation and the statistics' own indexing work on small arrays of distinct values
+and numpy codes instead of millions of Python strings.
+
+Two parsers fill it, with one meaning:
+
+* large files without any double quote go through ``pyarrow``'s CSV reader (a
+  2,000,000-vote file in a fraction of a second);
+* everything else — small files, quoted fields, and any file ``pyarrow`` objects to
+  (ragged rows, bad UTF-8, whitespace-only lines) — through the stdlib :mod:`csv`
+  module, which also words every error message.
+
+Stripping, number parsing and every check run on the distinct values with the same
+Python code whichever parser read the file, so both give the same results and the
+same messages.  Only when a value is wrong is the file re-scanned to turn a record
+index into its line number.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from operator import itemgetter
+from pathlib import Path
+
+import numpy as np
+
+#: Largest CSV file read (memory is a few times the file's size): 2 GB, ~80M votes.
+MAX_FILE_BYTES = 2 * 2**30
+#: Files at least this large (and free of quotes) are parsed by pyarrow.
+FAST_MIN_BYTES = 256 * 1024
+_BLANK_STARTS = (b",", b" ", b"\t", b"\f", b"\v")
+
+
+class CsvFormatError(ValueError):
+    """A statistics CSV file is malformed; the message names the file, row and column."""
+
+
+Encoded = tuple[list[str], np.ndarray]  # (distinct stripped values, int64 code per record)
+
+
+def _encode_strings(values: Sequence[str]) -> Encoded:
+    index: dict[str, int] = {}
+    codes = np.fromiter((index.setdefault(v.strip(), len(index)) for v in values),
+                        dtype=np.int64, count=len(values))
+    return list(index), codes
+
+
+def _restrip(uniques: list[str], codes: np.ndarray) -> Encoded:
+    """Strip distinct raw values (two raw values may strip to one) and remap the codes."""
+    index: dict[str, int] = {}
+    remap = np.fromiter((index.setdefault(u.strip(), len(index)) for u in uniques),
+                        dtype=np.int64, count=len(uniques))
+    return list(index), remap[codes] if len(uniques) else codes
+
+
+class _Columns(Mapping[str, list[str]]):
+    """``columns[name]`` as a list of stripped strings, built when first asked for."""
+
+    def __init__(self, encoded: dict[str, Encoded]) -> None:
+        self._encoded = encoded
+        self._lists: dict[str, list[str]] = {}
+
+    def __getitem__(self, name: str) -> list[str]:
+        if name not in self._lists:
+            uniques, codes = self._encoded[name]
+            self._lists[name] = np.asarray(uniques, dtype=object)[codes].tolist()
+        return self._lists[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._encoded)
+
+    def __len__(self) -> int:
+        return len(self._encoded)
+
+
+class CsvColumns:
+    """The wanted columns of a CSV file, encoded, plus validators that name the row."""
+
+    def __init__(
+        self, path: str | Path, required: Sequence[str], optional: Sequence[str] = ()
+    ) -> None:
+        self.path = Path(path)
+        self.name = self.path.name
+        size = self.path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise CsvFormatError(f"{self.name}: {size / 2**30:.1f} GB is more than the "
+                                 f"{MAX_FILE_BYTES // 2**30} GB a statistics file may have; "
+                                 "split it")
+        self._raw = self.path.read_bytes()
+        self._text_cache: str | None = None
+        wanted = (*required, *optional)
+        parsed = self._parse_fast(wanted) if self._fast_ok() else None
+        if parsed is None:
+            parsed = self._parse_slow(wanted)
+        header, self.n, encoded = parsed
+        if header is None:
+            raise CsvFormatError(
+                f"{self.name}: the file is empty (expected a header row with columns "
+                f"{', '.join(required)})"
+            )
+        seen: set[str] = set()
+        for col in header:
+            if col and col in seen:
+                raise CsvFormatError(f"{self.name}: column '{col}' appears twice in the header")
+            seen.add(col)
+        missing = [c for c in required if c not in seen]
+        if missing:
+            raise CsvFormatError(
+                f"{self.name}: missing column{'s' if len(missing) > 1 else ''} "
+                f"{', '.join(repr(c) for c in missing)} (header has: {', '.join(header)})"
+            )
+        self._encoded = encoded
+        self.columns: Mapping[str, list[str]] = _Columns(encoded)
+
+    # -- parsing ------------------------------------------------------------------
+    @property
+    def _text(self) -> str:
+        if self._text_cache is None:
+            try:
+                self._text_cache = self._raw.decode("utf-8-sig")
+            except UnicodeDecodeError as exc:
+                line = self._raw.count(b"\n", 0, exc.start) + 1
+                raise CsvFormatError(
+                    f"{self.name} row {line}: not UTF-8 text (byte {exc.start} cannot be "
+                    "decoded)"
+                ) from None
+        return self._text_cache
+
+    def _fast_ok(self) -> bool:
+        """Large, unquoted, no bare CR and no line of only blanks and commas (which the
+        stdlib reader skips): then pyarrow reads exactly what :mod:`csv` would."""
+        raw = self._raw
+        if len(raw) < FAST_MIN_BYTES or b'"' in raw or raw.count(b"\r") != raw.count(b"\r\n"):
+            return False
+        body = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
+        # a line whose first field is blank may be a line of blanks and commas, which
+        # the stdlib reader skips: leave such files to it
+        return not body.startswith(_BLANK_STARTS) and not any(
+            b"\n" + start in body for start in _BLANK_STARTS)
+
+    def _parse_fast(self, wanted: Sequence[str]) -> tuple[list[str], int, dict[str, Encoded]] | None:
+        """pyarrow's reader; None whenever it objects (the stdlib path then decides)."""
+        try:
+            import pyarrow as pa
+            import pyarrow.csv as pacsv
+        except ImportError:  # pragma: no cover - pyarrow is a dependency
+            return None
+        body = self._raw[3:] if self._raw.startswith(b"\xef\xbb\xbf") else self._raw
+        first = body.lstrip(b"\r\n").split(b"\n", 1)[0]
+        width = first.count(b",") + 1
+        try:
+            table = pacsv.read_csv(
+                pa.BufferReader(body),
+                read_options=pacsv.ReadOptions(autogenerate_column_names=True,
+                                               block_size=8 * 2**20),
+                parse_options=pacsv.ParseOptions(quote_char=False, ignore_empty_lines=True),
+                convert_options=pacsv.ConvertOptions(
+                    column_types={f"f{i}": pa.string() for i in range(width)},
+                    strings_can_be_null=False, check_utf8=True))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+            return None
+        if table.num_columns != width or any(t != pa.string() for t in table.schema.types):
+            return None
+        if table.num_rows == 0:
+            return None
+        header = [str(table.column(i)[0].as_py()).strip().lower()
+                  for i in range(table.num_columns)]
+        encoded: dict[str, Encoded] = {}
+        for col in wanted:
+            if col in header and col not in encoded:
+                arr = table.column(header.index(col)).slice(1).combine_chunks()
+                dic = arr.dictionary_encode()
+                uniques = dic.dictionary.to_pylist()
+                codes = dic.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+                encoded[col] = _restrip(uniques, codes)
+        return header, table.num_rows - 1, encoded
+
+    def _parse_slow(self, wanted: Sequence[str]) -> tuple[list[str] | None, int,
+                                                          dict[str, Encoded]]:
+        reader = csv.reader(io.StringIO(self._text, newline=""))
+        try:
+            rows = list(filter(None, reader))  # drops empty lines
+        except csv.Error as exc:
+            raise CsvFormatError(
+                f"{self.name} row {reader.line_num}: unreadable CSV: {exc}"
+            ) from None
+        if "" in set(map(str.strip, map(itemgetter(0), rows))):  # maybe all-blank rows
+            rows = [r for r in rows if "".join(r).strip()]
+        if not rows:
+            return None, 0, {}
+        header = [f.strip().lower() for f in rows[0]]
+        rows = rows[1:]
+        width = len(header)
+        lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+        for k in np.flatnonzero(lengths != width):
+            if lengths[k] < width or any(f.strip() for f in rows[k][width:]):
+                raise self.error(int(k), None, f"expected {width} fields, found {lengths[k]}")
+        encoded: dict[str, Encoded] = {}
+        for col in wanted:
+            if col in header and col not in encoded:
+                encoded[col] = _encode_strings(list(map(itemgetter(header.index(col)), rows)))
+        return header, len(rows), encoded
+
+    def _records(self) -> Iterator[tuple[int, list[str]]]:
+        reader = csv.reader(io.StringIO(self._text, newline=""))
+        try:
+            for fields in reader:
+                if fields and "".join(fields).strip():
+                    yield reader.line_num, fields
+        except csv.Error as exc:
+            raise CsvFormatError(
+                f"{self.name} row {reader.line_num}: unreadable CSV: {exc}"
+            ) from None
+
+    # -- errors ---------------------------------------------------------------------
+    def line(self, k: int) -> int:
+        """File line number of data record ``k`` (0-based)."""
+        for i, (line, _) in enumerate(self._records()):
+            if i == k + 1:  # record 0 is the header
+                return line
+        return -1
+
+    def error(self, k: int, column: str | None, message: str) -> CsvFormatError:
+        """A :class:`CsvFormatError` naming record ``k``'s line and ``column``."""
+        where = f"{self.name} row {self.line(k)}" + (f", column '{column}'" if column else "")
+        return CsvFormatError(f"{where}: {message}")
+
+    def _first(self, column: str, bad_codes: np.ndarray) -> int:
+        """Index of the first record whose code is one of ``bad_codes``."""
+        _, codes = self._encoded[column]
+        return int(np.flatnonzero(np.isin(codes, bad_codes))[0])
+
+    def has(self, column: str) -> bool:
+        return column in self._encoded
+
+    # -- column validators -------------------------------------------------------
+    def categories(self, column: str) -> tuple[list[str], np.ndarray]:
+        """Non-empty values as (distinct values, code per record)."""
+        uniques, codes = self._encoded[column]
+        if "" in uniques:
+            raise self.error(self._first(column, np.array([uniques.index("")])), column,
+                             "empty value")
+        return uniques, codes
+
+    def text(self, column: str) -> list[str]:
+        self.categories(column)
+        return self.columns[column]
+
+    def numbers(
+        self, column: str, positive: bool = False, non_negative: bool = False
+    ) -> np.ndarray:
+        uniques, codes = self._encoded[column]
+        values = np.empty(len(uniques))
+        for i, v in enumerate(uniques):
+            try:
+                values[i] = float(v)
+            except ValueError:
+                bad = np.array([j for j, u in enumerate(uniques) if not _is_float(u)])
+                k = self._first(column, bad)
+                got = uniques[int(codes[k])]
+                raise self.error(k, column, f"expected a number, got {got!r}") from None
+        for ok, words in ((np.isfinite(values), "a finite number"),
+                          (values > 0 if positive else None, "a positive number"),
+                          (values >= 0 if non_negative else None, "a number >= 0")):
+            if ok is not None and not ok.all():
+                k = self._first(column, np.flatnonzero(~ok))
+                raise self.error(k, column, f"expected {words}, got {uniques[int(codes[k])]!r}")
+        return values[codes]
+
+    def codes(self, column: str, mapping: dict[str, float], expected: str) -> np.ndarray:
+        """Map case-insensitive values through ``mapping``; anything else is an error."""
+        uniques, codes = self._encoded[column]
+        lowered = [u.lower() for u in uniques]
+        unknown = [i for i, u in enumerate(lowered) if u not in mapping]
+        if unknown:
+            k = self._first(column, np.array(unknown))
+            raise self.error(k, column, f"expected {expected}, got {uniques[int(codes[k])]!r}")
+        table = np.array([mapping[u] for u in lowered], dtype=float)
+        return table[codes]
+
+    def unique(self, keys: list[tuple], what: Callable[[tuple], str]) -> None:
+        """Each key at most once; the second occurrence is reported with the first's row."""
+        if len(set(keys)) == len(keys):
+            return
+        first: dict[tuple, int] = {}
+        for k, key in enumerate(keys):
+            if key in first:
+                raise self.error(
+                    k, None, f"{what(key)} already given in row {self.line(first[key])}"
+                )
+            first[key] = k
+
+    def require_rows(self, what: str) -> None:
+        if self.n == 0:
+            raise CsvFormatError(f"{self.name}: no {what} (the file has only a header)")
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,93 @@
+"""The pyarrow and stdlib CSV parsers give the same votes and the same messages."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.stats import csvcolumns, tables
+from core.stats.tables import CsvFormatError
+
+PIECES = ["a", "b", "tie", "A", " b ", "TIE\t", "x", "", "m1", "m2", " m1", "m\u00a0", "é",
+          "m1 ", "\u2003m2", "1", "nan"]
+
+
+def _random_file(rng: random.Random) -> bytes:
+    lines = ["a,b,winner" if rng.random() < 0.8 else " A , B ,Winner,extra"]
+    width = 3 if not lines[0].endswith("extra") else 4
+    for _ in range(rng.randint(0, 12)):
+        roll = rng.random()
+        if roll < 0.08:
+            lines.append("")
+        elif roll < 0.12:
+            lines.append("  ")
+        elif roll < 0.15:
+            lines.append(",,")
+        elif roll < 0.2:
+            lines.append(",".join(rng.choice(PIECES) for _ in range(width + rng.choice([-1, 1]))))
+        else:
+            a, b = rng.choice(PIECES[8:]), rng.choice(PIECES[8:])
+            row = [a, b, rng.choice(PIECES[:6] + ["x"])] + ([rng.choice(PIECES)] if width == 4
+                                                            else [])
+            lines.append(",".join(row))
+    text = ("\r\n" if rng.random() < 0.3 else "\n").join(lines)
+    data = text.encode()
+    if rng.random() < 0.2:
+        data = b"\xef\xbb\xbf" + data
+    if rng.random() < 0.05:
+        data += b"\xff"
+    return data
+
+
+def _outcome(path: Path) -> object:
+    try:
+        v = tables.read_votes(path)
+    except CsvFormatError as exc:
+        return ("error", str(exc))
+    return (v.models, v.a.tolist(), v.b.tolist(), v.outcome.tolist())
+
+
+def test_both_parsers_agree_on_random_odd_files(tmp_path: Path, monkeypatch) -> None:
+    rng = random.Random(7)
+    fast_used = 0
+    for k in range(300):
+        path = tmp_path / f"v{k}.csv"
+        path.write_bytes(_random_file(rng))
+        monkeypatch.setattr(csvcolumns, "FAST_MIN_BYTES", 10**12)
+        slow = _outcome(path)
+        monkeypatch.setattr(csvcolumns, "FAST_MIN_BYTES", 0)
+        calls = []
+        real = csvcolumns.CsvColumns._parse_slow
+        monkeypatch.setattr(csvcolumns.CsvColumns, "_parse_slow",
+                            lambda self, w, real=real, calls=calls: calls.append(1) or real(self, w))
+        fast = _outcome(path)
+        monkeypatch.undo()
+        fast_used += not calls
+        assert fast == slow, (path.read_bytes(), fast, slow)
+    assert fast_used > 40  # the pyarrow path really ran on many of them
+
+
+def test_large_vote_file_uses_pyarrow_and_reads_right(tmp_path: Path, monkeypatch) -> None:
+    rng = np.random.default_rng(0)
+    n = 60_000
+    names = np.array([f"model-{i}" for i in range(12)])
+    a = rng.integers(0, 12, n)
+    b = (a + rng.integers(1, 12, n)) % 12
+    w = rng.choice(["a", "b", "tie", "A", "B"], n)
+    path = tmp_path / "big.csv"
+    with open(path, "w") as fh:
+        fh.write("a,b,winner\n")
+        fh.writelines(f"{x},{y},{z}\n" for x, y, z in zip(names[a], names[b], w, strict=True))
+    assert path.stat().st_size >= csvcolumns.FAST_MIN_BYTES
+    monkeypatch.setattr(csvcolumns.CsvColumns, "_parse_slow",
+                        lambda *args: pytest.fail("the stdlib parser ran"))
+    v = tables.read_votes(path)
+    order = np.argsort(names)  # models come back sorted
+    rank = np.empty(12, dtype=int)
+    rank[order] = np.arange(12)
+    np.testing.assert_array_equal(v.a, rank[a])
+    np.testing.assert_array_equal(v.b, rank[b])
+    np.testing.assert_array_equal(v.outcome, [{"a": 0, "b": 1, "tie": 2}[x.lower()] for x in w])
