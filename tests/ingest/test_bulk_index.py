@@ -11,7 +11,7 @@ import pytest
 from core.ingest import importer
 from core.ingest.importer import import_jsonl
 from core.store import Project
-from core.store.bulk import LIFTED
+from core.store.bulk import LIFTED, TRIGGERS_SHA256, triggers_digest
 
 
 def _lines(variant: int) -> list[dict]:
@@ -35,8 +35,8 @@ def _snapshot(project: Project) -> dict[str, list]:
     for table in ("posts_fts", "samples_fts", "sample_search"):
         conn.execute(f"INSERT INTO {table}({table}) VALUES ('integrity-check')")
     return {
-        "search": conn.execute("SELECT rowid, prompt, post_text, feedback FROM sample_search "
-                               "ORDER BY rowid").fetchall(),
+        "search": conn.execute("SELECT rowid, prompt, post_text, feedback, meta "
+                               "FROM sample_search ORDER BY rowid").fetchall(),
         "posts": conn.execute("SELECT rowid FROM posts_fts WHERE posts_fts MATCH 'yellow OR "
                               "late OR ghibli' ORDER BY rowid").fetchall(),
         "samples": conn.execute("SELECT rowid FROM samples_fts WHERE samples_fts MATCH "
@@ -68,3 +68,25 @@ def test_bulk_indexing_matches_the_triggers(tmp_path: Path, monkeypatch) -> None
     assert set(LIFTED) <= set(bulk["triggers"])  # every trigger is back
     assert any("orange tint" in row[3] for row in bulk["search"])
     assert any("the late post 2" in row[2] for row in bulk["search"])
+    assert any("s-early p-late" in row[4] for row in bulk["search"])  # id, post, author
+
+
+def test_the_pinned_triggers_are_the_current_schemas(tmp_path: Path) -> None:
+    """A migration that rewrites a lifted trigger must update core/store/bulk.py too (its
+    bulk statements reproduce those triggers); until then the import stays on the
+    triggers, which this test makes visible."""
+    with Project.create(tmp_path / "p.winnow") as project:
+        saved = dict(project.conn.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").fetchall())
+    assert triggers_digest(saved) == TRIGGERS_SHA256
+
+
+def test_unknown_triggers_are_left_alone(tmp_path: Path, monkeypatch) -> None:
+    from core.store import bulk
+
+    monkeypatch.setattr(bulk, "TRIGGERS_SHA256", "0" * 64)
+    with Project.create(tmp_path / "p.winnow") as project, project.transaction() as conn, \
+            bulk.deferred_search_index(conn):
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master "
+                                            "WHERE type = 'trigger'")}
+        assert set(LIFTED) <= names  # nothing lifted
