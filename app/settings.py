@@ -1,4 +1,4 @@
-"""Persistent user settings (QSettings): recent projects, window geometry."""
+"""Persistent user settings (QSettings): recent projects, window geometry, theme."""
 
 from __future__ import annotations
 
@@ -26,3 +26,14 @@ def add_recent_project(path: str | Path) -> None:
     path = str(Path(path).resolve())
     items = [p for p in recent_projects() if p != path]
     settings().setValue("recent_projects", [path, *items][:MAX_RECENT])
+
+
+def theme() -> str:
+    """The saved theme: "system" (default), "light" or "dark"."""
+    value = settings().value("appearance/theme", "system")
+    return value if value in ("system", "light", "dark") else "system"
+
+
+def set_theme(name: str) -> None:
+    """Remember the theme chosen in View → Theme."""
+    settings().setValue("appearance/theme", name)

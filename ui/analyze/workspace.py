@@ -262,7 +262,7 @@ class AnalyzeWorkspace(QWidget):
         for view in self.views.values():
             if self.analysis is None:
                 view.show_section(None, "Computing…")
-        self.last_job = self.context.start_job(f"Analyze {ds.name}", work, done)
+        self.last_job = self.context.start_job(f"Analyze {ds.name}", work, done, quiet=True)
         return self.last_job
 
     def show_analysis(self, analysis: Analysis) -> None:

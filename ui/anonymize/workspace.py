@@ -214,6 +214,16 @@ class AnonymizeWorkspace(WorkspaceJobs, QWidget):
             menu.addSeparator() if act is None else menu.addAction(act)
         return menu
 
+    def update_actions(self) -> None:
+        """Enable what can act now (ADR 080): intake and bulk work need a writable
+        project, everything about one photo needs a photo on screen."""
+        writable = self.project is not None and not self.project.readonly
+        bulk = (self.act_import, self.act_detect_all, self.act_release_all)
+        for act in self.edit_actions:
+            act.setEnabled(writable and (act in bulk or self.photo is not None))
+        for act in (self.act_after, self.act_fit):
+            act.setEnabled(self.photo is not None)
+
     # -- project / photo list -------------------------------------------------------------
     @property
     def project(self) -> Any:
@@ -225,10 +235,9 @@ class AnonymizeWorkspace(WorkspaceJobs, QWidget):
             self.stack.setCurrentWidget(self.empty)
             self.photo, self.rgb = None, None
             self.undo.clear()
+            self.update_actions()
             return
         self.stack.setCurrentWidget(self.main)
-        for act in self.edit_actions:
-            act.setEnabled(not self.project.readonly)
         if self.project.readonly and self.tool != "select":
             self.set_tool("select")
         self._update_banner()
@@ -276,6 +285,7 @@ class AnonymizeWorkspace(WorkspaceJobs, QWidget):
             self.panel.show_photo(None, [], None)
             self.view_label.setText("Import a folder of photos to start "
                                     "(Anonymize → Import Photo Folder…)")
+            self.update_actions()
             return
         if self.photo is None or self.photo.id != photo_id:
             photo = repo.get_photo(self.project, photo_id)
@@ -289,6 +299,7 @@ class AnonymizeWorkspace(WorkspaceJobs, QWidget):
             self._refresh(fit=True)
         else:
             self._refresh()
+        self.update_actions()
 
     def _refresh(self, fit: bool = False) -> None:
         """Re-read the current photo and redraw everything."""
