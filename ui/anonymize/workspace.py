@@ -34,6 +34,7 @@ from ui.anonymize.commands import AddRegion, DeleteRegions, EditPhoto, EditRegio
 from ui.anonymize.panel import PhotoPanel
 from ui.anonymize.settings_dialog import load_settings
 from ui.empty_state import EmptyState
+from ui.widgets.theme import set_tone
 
 STATUS_MARK = {"new": "●", "reviewed": "✓", "released": "⇪"}
 
@@ -139,8 +140,7 @@ class AnonymizeWorkspace(WorkspaceJobs, QWidget):
         outer.addWidget(self.toolbar)
 
         self.banner = QFrame()
-        self.banner.setStyleSheet("QFrame { background: #fff3cd; border: 1px solid #e0b84c; }"
-                                  "QLabel { color: #5c4400; }")
+        set_tone(self.banner, "warning", border=True)
         bl = QHBoxLayout(self.banner)
         self.banner_text = QLabel()
         self.banner_text.setTextFormat(Qt.TextFormat.PlainText)
@@ -358,8 +358,7 @@ class AnonymizeWorkspace(WorkspaceJobs, QWidget):
             self.view_label.setText(
                 "AFTER — the file as it will be released: regions hidden, geometry applied, "
                 "no metadata" + ("  ·  drag to set the crop" if self.tool == "crop" else ""))
-            self.view_label.setStyleSheet("padding: 3px 6px; font-weight: bold; "
-                                          "background: #d4edda;")
+            set_tone(self.view_label, "success", "padding: 3px 6px; font-weight: bold;")
         else:
             self.canvas.set_image(self.rgb, keep_view=not fit)
             self.canvas.set_regions(labels, editable=not self.project.readonly)
@@ -374,8 +373,7 @@ class AnonymizeWorkspace(WorkspaceJobs, QWidget):
                 f"BEFORE — original {self.photo.file_name} ({self.photo.width}×"
                 f"{self.photo.height}), {_regions(len(self.regions))} to hide  ·  "
                 "B shows the release")
-            self.view_label.setStyleSheet("padding: 3px 6px; font-weight: bold; "
-                                          "background: #f8d7da;")
+            set_tone(self.view_label, "danger", "padding: 3px 6px; font-weight: bold;")
 
     def specs(self) -> list[Any]:
         """HideSpecs of the current photo's regions."""

@@ -7,14 +7,15 @@ from collections import OrderedDict
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QPalette
 
 from core.curate.queries import COLUMNS, SampleRow, fetch_rows, ordered_ids
 from core.selection import SampleFilter
+from ui.widgets.theme import tone_text
 
 PAGE = 200
 MAX_PAGES = 40
-QUALITY_COLOURS = {"Benchmark": "#1b7f3b", "Analysis": "#9a6a00", "Trash": "#a23030"}
+QUALITY_TONES = {"Benchmark": "success", "Analysis": "warning", "Trash": "danger"}
 _Index = QModelIndex | QPersistentModelIndex
 
 
@@ -127,8 +128,8 @@ class SampleListModel(QAbstractTableModel):
                                                             "review_status", "split")
                     else Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ForegroundRole:
-            colour = QUALITY_COLOURS.get(row.quality or "") if key == "quality" else None
-            return QBrush(QColor(colour)) if colour else None
+            tone = QUALITY_TONES.get(row.quality or "") if key == "quality" else None
+            return QBrush(tone_text(tone, role=QPalette.ColorRole.Base)) if tone else None
         if role == Qt.ItemDataRole.ToolTipRole:
             return {"prompt": row.prompt, "review_status": row.review_status,
                     "modified": "prompt edited" if row.modified else "original prompt",

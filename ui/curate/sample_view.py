@@ -29,6 +29,7 @@ from ui.curate.image_panel import ImagePanel
 from ui.curate.images import ImageStore
 from ui.curate.post_panel import FeedbackList, HistoryList, PostPanel
 from ui.curate.prompt_editor import PromptEditor
+from ui.widgets.theme import set_tone
 
 QUALITY_KEYS = (("Benchmark", "B"), ("Analysis", "A"), ("Trash", "T"))
 
@@ -96,7 +97,7 @@ class SampleView(QWidget):
         self.title.setFont(font)
         self.link = QLabel()
         self.link.setTextFormat(Qt.TextFormat.PlainText)
-        self.link.setStyleSheet("color:#555")
+        set_tone(self.link, "muted", text_only=True)
         self.link.setWordWrap(True)
         self.quality_group = QButtonGroup(self)
         self.quality_group.setExclusive(False)
@@ -129,7 +130,7 @@ class SampleView(QWidget):
         self.split.activated.connect(lambda _i: self._run_field("split", self.split.currentData()))
         bar.addWidget(self.split)
         self.read_only_note = QLabel("Read-only")
-        self.read_only_note.setStyleSheet("color:#8a1f1f; font-weight:600")
+        set_tone(self.read_only_note, "danger", "font-weight: 600;", text_only=True)
         self.read_only_note.setToolTip(
             "The project is open read-only (another Winnow may be writing to it): labels, "
             "prompts, notes, tags and images cannot be changed here. Reopen it for writing "

@@ -95,13 +95,33 @@ def tone_text(tone: str, palette: QPalette | None = None,
     return readable(TONE_HUES[tone], background)
 
 
+def span_style(tone: str, *, text_only: bool = False,
+               role: QPalette.ColorRole = QPalette.ColorRole.Window) -> str:
+    """CSS for a rich-text ``<span style=…>`` in ``tone`` (computed now from the palette;
+    rich text is re-rendered when its content changes)."""
+    if text_only:
+        return f"color:{tone_text(tone, role=role).name()}"
+    background, text = tone_colours(tone)
+    return f"background:{background.name()};color:{text.name()}"
+
+
 def set_tone(widget: QWidget, tone: str, css: str = "", *, text_only: bool = False,
              border: bool = False) -> None:
     """Colour ``widget`` in ``tone``: a tinted background with readable text, or (with
     ``text_only``) coloured text; ``css`` adds layout rules (padding, weight). The
     colours follow later theme changes (:func:`apply_theme`)."""
-    widget.setProperty(_PROPERTY, f"{'text' if text_only else 'bg'}:{tone}:{int(border)}:{css}")
+    value = f"{'text' if text_only else 'bg'}:{tone}:{int(border)}:{css}"
+    if widget.property(_PROPERTY) == value and widget.styleSheet():
+        return  # unchanged (e.g. a banner re-set on every redraw): no re-polish
+    widget.setProperty(_PROPERTY, value)
     _apply_tone(widget)
+
+
+def clear_tone(widget: QWidget) -> None:
+    """Back to the palette's plain colours (no tone, no style sheet)."""
+    if widget.property(_PROPERTY):
+        widget.setProperty(_PROPERTY, None)
+        widget.setStyleSheet("")
 
 
 def _apply_tone(widget: QWidget) -> None:
