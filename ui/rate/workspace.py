@@ -37,6 +37,7 @@ from ui.empty_state import EmptyState
 from ui.rate.design_dialog import DesignDialog
 from ui.rate.rater import RaterWindow
 from ui.widgets.actions import make_action
+from ui.widgets.dates import format_when, when_tooltip
 
 SESSION_COLUMNS = ["Session", "Protocol", "Raters", "Tasks", "Judgments merged", "Seed",
                    "Created"]
@@ -182,7 +183,9 @@ class RateWorkspace(QWidget):
         self.sessions.setRowCount(len(rows))
         for r, s in enumerate(rows):
             _set_row(self.sessions, r, [s.name, PROTOCOL_TITLES[s.protocol], s.raters, s.tasks,
-                                        s.judgments, s.design.seed, s.created_at[:16]])
+                                        s.judgments, s.design.seed, format_when(s.created_at)])
+            self.sessions.item(r, SESSION_COLUMNS.index("Created")).setToolTip(
+                when_tooltip(s.created_at))
             if s.name == current:
                 self.sessions.selectRow(r)
         self.sessions.resizeColumnsToContents()
