@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -145,6 +145,10 @@ class JobsPanel(QWidget):
         self.timer.setInterval(100)
         self.timer.timeout.connect(self.refresh)
         self.timer.start()
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        """Room for about three rows: the dock opens compact."""
+        return QSize(640, 110)
 
     def add_job(self, job: Any) -> JobRow:
         """Show a newly submitted job."""

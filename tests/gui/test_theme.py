@@ -187,3 +187,22 @@ def test_named_widgets_are_readable_in_each_theme(themed, main_window, demo_path
     anonymize.toggle_after()
     assert anonymize.view_label.text().startswith("AFTER")
     assert rendered_contrast(anonymize.view_label)[0] >= 4.5, (themed, "AFTER banner")
+
+
+def test_an_unchecked_box_is_visible_in_the_dark_theme(qapp, qtbot) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtGui import QColor
+    from PySide6.QtWidgets import QCheckBox
+
+    appearance.apply("dark")
+    try:
+        box = QCheckBox()
+        qtbot.addWidget(box)
+        box.resize(20, 20)
+        box.show()
+        image = box.grab().toImage()
+        colours = {image.pixelColor(x, y).rgb() for x in range(20) for y in range(20)}
+        lums = sorted(theme.luminance(QColor.fromRgb(c)) for c in colours)
+        # Fusion outlines a box in a darkened window colour: on a darker Base it vanished
+        assert (lums[-1] + 0.05) / (lums[0] + 0.05) >= 1.4
+    finally:
+        appearance.apply("system")

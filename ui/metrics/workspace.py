@@ -164,8 +164,13 @@ class MetricsWorkspace(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(DETAILS,
-                                                           QHeaderView.ResizeMode.Stretch)
+        self.table.setWordWrap(False)  # one line a result; Details has its tooltip
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        header = self.table.horizontalHeader()
+        for column, widest in enumerate(("demo-000000", "brushwork-2", "Colour shift",
+                                         "↓ lower", "0.00000", "not applicable")):
+            header.resizeSection(column, self.fontMetrics().horizontalAdvance(widest) + 28)
+        header.setSectionResizeMode(DETAILS, QHeaderView.ResizeMode.Stretch)
         self.table.doubleClicked.connect(lambda _: self.tabs.setCurrentWidget(self.drill))
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
         self.table.activated.connect(lambda _: self.tabs.setCurrentWidget(self.drill))

@@ -147,17 +147,21 @@ def refresh_tones() -> None:
 
 # -- themes -----------------------------------------------------------------------------
 def dark_palette() -> QPalette:
-    """Winnow's dark palette (Fusion style): every text role ≥ 4.5:1 on its ground."""
+    """Winnow's dark palette (Fusion style): every text role ≥ 4.5:1 on its ground.
+
+    Fields and lists (Base) are lighter than the window, as in macOS's dark mode: Fusion
+    outlines check boxes in a darkened window colour, which vanishes on a darker Base.
+    """
     p = QPalette()
     role, group = QPalette.ColorRole, QPalette.ColorGroup
     colours = {
-        role.Window: (45, 45, 48), role.WindowText: (232, 232, 232),
-        role.Base: (30, 30, 32), role.AlternateBase: (40, 40, 44),
-        role.ToolTipBase: (58, 58, 62), role.ToolTipText: (236, 236, 236),
-        role.PlaceholderText: (150, 150, 150), role.Text: (232, 232, 232),
-        role.Button: (58, 58, 62), role.ButtonText: (232, 232, 232),
-        role.BrightText: (255, 110, 110), role.Light: (82, 82, 88),
-        role.Midlight: (66, 66, 70), role.Mid: (38, 38, 40), role.Dark: (24, 24, 26),
+        role.Window: (34, 34, 37), role.WindowText: (232, 232, 232),
+        role.Base: (56, 56, 61), role.AlternateBase: (63, 63, 68),
+        role.ToolTipBase: (64, 64, 68), role.ToolTipText: (236, 236, 236),
+        role.PlaceholderText: (160, 160, 160), role.Text: (232, 232, 232),
+        role.Button: (66, 66, 71), role.ButtonText: (232, 232, 232),
+        role.BrightText: (255, 110, 110), role.Light: (92, 92, 98),
+        role.Midlight: (76, 76, 82), role.Mid: (30, 30, 32), role.Dark: (20, 20, 22),
         role.Shadow: (0, 0, 0), role.Highlight: (38, 100, 190),
         role.HighlightedText: (255, 255, 255), role.Link: (110, 170, 255),
         role.LinkVisited: (180, 140, 255), role.Accent: (38, 100, 190),
