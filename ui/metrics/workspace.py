@@ -14,18 +14,13 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
-    QComboBox,
     QFileDialog,
-    QFormLayout,
-    QGroupBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QMenu,
-    QProgressBar,
-    QPushButton,
     QScrollArea,
     QSplitter,
     QStackedWidget,
@@ -44,10 +39,9 @@ from ui.empty_state import EmptyState
 from ui.metrics.drilldown import DrillDown
 from ui.metrics.histograms import HistogramCanvas
 from ui.metrics.results_model import DETAILS, ResultsModel
+from ui.metrics.run_panel import RunPanel, report_items
 from ui.metrics.settings_dialog import MetricsSettingsDialog, load_settings
 from ui.widgets.actions import make_action
-
-DEVICES = (("Automatic (GPU if present)", "auto"), ("CPU", "cpu"), ("CUDA GPU", "cuda"))
 
 
 class _Progress(QObject):
@@ -89,73 +83,15 @@ class MetricsWorkspace(QWidget):
 
     # -- construction ----------------------------------------------------------------------
     def _build_main(self) -> QWidget:
-        self.selection_label = QLabel()
-        self.selection_label.setWordWrap(True)
-        self.selection_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.models = QListWidget()
-        self.models.setToolTip("Which outputs to score; @sample = the sample's own output image")
-        # long model names elide (full name in the item's tooltip) instead of scrolling
-        self.models.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.models.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.metrics = QListWidget()
-        for m in all_metrics():
-            item = QListWidgetItem(m.title)
-            item.setData(Qt.ItemDataRole.UserRole, m.name)
-            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Unchecked)
-            item.setToolTip(f"{m.name} (v{m.version}, "
-                            f"{'higher' if m.higher_is_better else 'lower'} is better)\n\n"
-                            + _wrap(m.definition))
-            self.metrics.addItem(item)
-        self.metrics.item(0).setCheckState(Qt.CheckState.Checked)
-        self.device = QComboBox()
-        for label, key in DEVICES:
-            self.device.addItem(label, key)
-        self.run_button = QPushButton("Run")
-        self.run_button.setToolTip("Score the selection (Ctrl+Return)")
+        left = RunPanel()
+        # the panel's widgets, by the names the rest of the workspace (and tests) use
+        for name in ("selection_label", "models", "metrics", "device", "run_button",
+                     "cancel_button", "settings_button", "progress", "status", "source"):
+            setattr(self, name, getattr(left, name))
         self.run_button.clicked.connect(self.run)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel)
-        self.settings_button = QPushButton("Settings…")
         self.settings_button.clicked.connect(self.open_settings)
-        self.progress = QProgressBar()
-        self.progress.setFormat("%v / %m")
-        self.status = QLabel("Ready")
-        self.status.setTextFormat(Qt.TextFormat.PlainText)
-        self.status.setWordWrap(True)
-
-        self.source = QComboBox()
-        self.source.setToolTip("Score the samples of the Curate filter, or exactly the "
-                               "samples and models of a rating session")
         self.source.currentIndexChanged.connect(self._source_changed)
-        sel_box = QGroupBox("Selection")
-        sv = QVBoxLayout(sel_box)
-        sv.addWidget(self.source)
-        sv.addWidget(self.selection_label)
-        model_box = QGroupBox("Models")
-        QVBoxLayout(model_box).addWidget(self.models)
-        metric_box = QGroupBox("Metrics")
-        QVBoxLayout(metric_box).addWidget(self.metrics)
-        run_box = QWidget()
-        form = QFormLayout(run_box)
-        form.setContentsMargins(0, 0, 0, 0)
-        form.addRow("Device:", self.device)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.run_button)
-        buttons.addWidget(self.cancel_button)
-        buttons.addWidget(self.settings_button)
-        left = QWidget()
-        lv = QVBoxLayout(left)
-        lv.addWidget(sel_box)
-        lv.addWidget(model_box, 2)
-        lv.addWidget(metric_box, 3)
-        lv.addWidget(run_box)
-        lv.addLayout(buttons)
-        lv.addWidget(self.progress)
-        lv.addWidget(self.status)
-        left.setMinimumWidth(280)
-        left.setMaximumWidth(380)
 
         self.model = ResultsModel(self)
         self.table = QTableView()
@@ -511,22 +447,3 @@ class MetricsWorkspace(QWidget):
         """Show the drill-down's sample in Curate."""
         if self.drill.current is not None:
             self.context.reveal("curate", self.drill.current[0])
-
-
-def report_items(state: Any, summary: Any, n_items: int, titles: dict[str, str]) -> None:
-    """Tell the job state which (item × metric) results failed, so a run in which
-    everything failed reads as failed in the Jobs panel, not "Finished"."""
-    state.item_done(summary.computed + summary.cached + summary.not_applicable)
-    if summary.errors:
-        state.item_failed("", f"{summary.errors:,} result(s) are errors (Status column)",
-                          count=summary.errors)
-    for name, reason in summary.failed_metrics.items():
-        counts = summary.per_metric.get(name, {})
-        lost = n_items - counts.get("cached", 0) - counts.get("not_applicable", 0)
-        state.item_failed(titles.get(name, name), reason, count=max(1, lost))
-
-
-def _wrap(text: str, width: int = 70) -> str:
-    import textwrap
-
-    return "\n".join(textwrap.wrap(text, width))
