@@ -11,29 +11,18 @@ import pytest
 pytest.importorskip("PySide6")
 pytestmark = pytest.mark.gui
 
-from metrics_helpers import add_sample, gradient_image, yellow_tint  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
+from test_metrics_gui_qa import _project  # noqa: E402  (the same small project)
 
 from app.main_window import MainWindow  # noqa: E402
 from core.metrics.colour_shift import ColourShift  # noqa: E402
 from core.selection import SampleFilter  # noqa: E402
-from core.store import Project  # noqa: E402
 from ui.metrics.results_model import COLUMNS  # noqa: E402
 from ui.metrics.workspace import MetricsWorkspace  # noqa: E402
 
 
-def _project(tmp_path: Path, n: int = 3) -> Path:
-    path = tmp_path / "m.winnow"
-    with Project.create(path) as p:
-        for k in range(n):
-            base = gradient_image(seed=k)
-            add_sample(p, f"s{k:02d}", f"edit {k}", [base],
-                       {"tinted": yellow_tint(base), "same": base.copy()})
-    return path
-
-
 def _open(window: MainWindow, tmp_path: Path) -> MetricsWorkspace:
-    assert window.open_project(_project(tmp_path))
+    assert window.open_project(_project(tmp_path, n=3))
     page = window.show_workspace("metrics")
     assert isinstance(page, MetricsWorkspace)
     return page
