@@ -3,8 +3,9 @@
 workspace takes to appear (key press → painted), as medians over the runs.
 
 Usage:  .venv/bin/python benchmarks/screenshots.py [--out DIR] [--project DEMO.winnow]
-        (re-runs itself under ``xvfb-run`` when no display is set; the PNGs are review
-        artefacts of the run, never committed: the default folder is git-ignored)
+        (re-runs itself under ``xvfb-run`` when no display is set; each run writes a new
+        time-stamped folder under DIR, default ``screenshots/``, which is git-ignored: the
+        PNGs are review artefacts, never committed, and nothing is ever overwritten)
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ def main() -> int:
     from ui.workspaces import WORKSPACES
 
     template = args.project or _demo(work / "template" / "demo.winnow")
-    args.out.mkdir(parents=True, exist_ok=True)
+    out = args.out / time.strftime("%Y%m%d-%H%M%S")
+    out.mkdir(parents=True)  # a new folder each run: no earlier screenshot is replaced
     timings: dict[str, list[float]] = {w.key: [] for w in WORKSPACES}
 
     def settle(window: MainWindow, seconds: float = 0.4) -> None:
@@ -81,7 +83,7 @@ def main() -> int:
             window.activateWindow()
             QTest.qWaitForWindowExposed(window)
             settle(window)
-            window.grab().save(str(args.out / f"{theme}-{width}x{height}-0-start.png"))
+            save(window, out / f"{theme}-{width}x{height}-0-start.png")
             assert window.open_project(project), project
             settle(window)
             for index, info in enumerate(WORKSPACES):
@@ -92,17 +94,17 @@ def main() -> int:
                 timings[info.key].append(time.perf_counter() - t0)
                 _prepare(window, info.key, settle)
                 name = f"{theme}-{width}x{height}-{index + 1}-{info.key}.png"
-                window.grab().save(str(args.out / name))
+                save(window, out / name)
             if (width, height) == SIZES[-1]:
-                _extras(window, theme, args.out, settle)
+                _extras(window, theme, out, settle)
             window.runner.shutdown()
             window.close_project()
             window.close()
             window.deleteLater()
             app.processEvents()
     appearance.apply("system")
-    print(f"screenshots in {args.out}:")
-    for path in sorted(args.out.glob("*.png")):
+    print(f"screenshots in {out}:")
+    for path in sorted(out.glob("*.png")):
         print(f"  {path.name}")
     print("workspace switch, key press → painted (median of "
           f"{len(THEMES) * len(SIZES)} runs, ms):")
@@ -110,6 +112,19 @@ def main() -> int:
         print(f"  {key:10s} {statistics.median(values) * 1000:7.1f}")
     shutil.rmtree(work, ignore_errors=True)
     return 0
+
+
+def save(widget, path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The widget as a PNG, written the one way Winnow writes files (core/files.py)."""
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+
+    from core.files import write_bytes
+
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    widget.grab().save(buffer, "PNG")
+    write_bytes(path, bytes(data.data()))
 
 
 def _demo(path: Path) -> Path:
@@ -145,18 +160,18 @@ def _extras(window, theme: str, out: Path, settle) -> None:  # type: ignore[no-u
     metrics = window.show_workspace("metrics")
     metrics.tabs.setCurrentWidget(metrics.drill)
     settle(window)
-    window.grab().save(str(out / f"{theme}-extra-metrics-drilldown.png"))
+    save(window, out / f"{theme}-extra-metrics-drilldown.png")
     sheet = window.menus.show_shortcuts()
     settle(window)
-    sheet.grab().save(str(out / f"{theme}-extra-shortcuts.png"))
+    save(sheet, out / f"{theme}-extra-shortcuts.png")
     sheet.close()
     about = window.menus.show_about()
     settle(window)
-    about.grab().save(str(out / f"{theme}-extra-about.png"))
+    save(about, out / f"{theme}-extra-about.png")
     about.close()
     window.show_jobs()
     settle(window)
-    window.grab().save(str(out / f"{theme}-extra-jobs.png"))
+    save(window, out / f"{theme}-extra-jobs.png")
 
 
 if __name__ == "__main__":

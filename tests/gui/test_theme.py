@@ -206,3 +206,32 @@ def test_an_unchecked_box_is_visible_in_the_dark_theme(qapp, qtbot) -> None:  # 
         assert (lums[-1] + 0.05) / (lums[0] + 0.05) >= 1.4
     finally:
         appearance.apply("system")
+
+
+def test_view_theme_switches_live_and_is_remembered(main_window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    from app import settings as app_settings
+
+    window = main_window
+    hint = _label_with(window.show_workspace("curate").start, "keyboard does the work")
+    themes = {a.data(): a for a in window.menus.theme_group.actions()}
+    assert set(themes) == set(theme.THEMES) and themes[app_settings.theme()].isChecked()
+    try:
+        themes["dark"].trigger()
+        assert theme.is_dark() and themes["dark"].isChecked()
+        assert app_settings.theme() == "dark"
+        dark_css = hint.styleSheet()
+        assert rendered_contrast(hint)[0] >= 4.5
+        themes["light"].trigger()
+        assert not theme.is_dark() and hint.styleSheet() != dark_css  # recomputed
+        assert rendered_contrast(hint)[0] >= 4.5
+    finally:
+        themes["system"].trigger()
+    assert app_settings.theme() == "system"
+
+
+def test_a_tampered_theme_setting_falls_back_to_the_system_palette(main_window) -> None:  # type: ignore[no-untyped-def]
+    from app import settings as app_settings
+
+    app_settings.settings().setValue("appearance/theme", "purple; rm -rf /")
+    assert app_settings.theme() == "system"
+    assert appearance.apply() == "system" and not theme.is_dark()
