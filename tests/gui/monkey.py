@@ -204,10 +204,12 @@ class Monkey:
         return "drag"
 
     def _inside_nested_loop(self) -> None:
-        popup = QApplication.activePopupWidget() or QApplication.activeModalWidget()
-        if popup is None:
-            return
         self._nested += 1
+        popup = QApplication.activePopupWidget() or QApplication.activeModalWidget()
+        if popup is None:  # a drag (QDrag.exec, e.g. of selected text) waits for a release
+            if self._nested > 2:  # Escape cancels it (QBasicDrag filters the key)
+                QTest.keyClick(QApplication.focusWidget() or self.window, K.Key_Escape)
+            return
         key = K.Key_Escape if self._nested > 8 else self.rng.choice(
             [K.Key_Down, K.Key_Down, K.Key_Up, K.Key_Return, K.Key_Escape])
         QTest.keyClick(popup, key)
