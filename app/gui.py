@@ -65,11 +65,13 @@ def run_gui(args: list[str]) -> int:
     app.setQuitOnLastWindowClosed(False)  # main() ends when the main window closes
     import qasync  # after PySide6 so qasync binds to it
 
+    from app import appearance
     from app.errors import router, setup_logging
     from app.main_window import MainWindow
 
     log_path = setup_logging()
     router.install()
+    appearance.apply()  # the saved theme and Winnow's style sheet, before any widget
     # --quit-when-ready: close once the project is open and no job runs, or at once with
     # status 1 when it could not be opened (scripted checks)
     quit_when_ready = "--quit-when-ready" in args

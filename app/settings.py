@@ -1,4 +1,4 @@
-"""Persistent user settings (QSettings): recent projects, window geometry, import options."""
+"""Persistent user settings (QSettings): recent projects, window, import options, theme."""
 
 from __future__ import annotations
 
@@ -37,3 +37,12 @@ def allow_private_network() -> bool:
 def set_allow_private_network(allowed: bool) -> None:
     """Remember the private-network choice for image imports."""
     settings().setValue("import/allow_private_network", bool(allowed))
+def theme() -> str:
+    """The saved theme: "system" (default), "light" or "dark"."""
+    value = settings().value("appearance/theme", "system")
+    return value if value in ("system", "light", "dark") else "system"
+
+
+def set_theme(name: str) -> None:
+    """Remember the theme chosen in View → Theme."""
+    settings().setValue("appearance/theme", name)

@@ -17,6 +17,10 @@ class Cancelled(Exception):  # noqa: N818 - it is a signal, not an error
     """Raised inside a job when the user asked to cancel it."""
 
 
+#: failures kept per job with their reason (the count goes on beyond it)
+MAX_FAILURES_KEPT = 20
+
+
 Listener = Callable[["JobState"], None]
 
 
@@ -29,6 +33,12 @@ class JobState:
     done: int = 0
     status: str = ""
     started: float = field(default_factory=time.monotonic)
+    #: items the job finished / could not do (reported with :meth:`item_done` /
+    #: :meth:`item_failed`); a job that reports neither has no item verdict
+    items_ok: int = 0
+    items_failed: int = 0
+    #: the first failures as "item: reason" (at most ``MAX_FAILURES_KEPT``)
+    failures: list[str] = field(default_factory=list)
     _cancel: threading.Event = field(default_factory=threading.Event, repr=False)
     _listeners: list[Listener] = field(default_factory=list, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -57,6 +67,32 @@ class JobState:
         with self._lock:
             self.status = text
         self._notify()
+
+    def item_done(self, count: int = 1) -> None:
+        """Report ``count`` items done successfully (see :attr:`verdict`)."""
+        with self._lock:
+            self.items_ok += count
+        self._notify()
+
+    def item_failed(self, item: str, reason: str, count: int = 1) -> None:
+        """Report that ``item`` could not be done and why; the job goes on with the rest.
+
+        ``count`` > 1 reports a group that failed for one reason (e.g. every item of a
+        metric whose model could not load).
+        """
+        with self._lock:
+            self.items_failed += count
+            if len(self.failures) < MAX_FAILURES_KEPT:
+                self.failures.append(f"{item}: {reason}" if item else reason)
+        self._notify()
+
+    @property
+    def verdict(self) -> str:
+        """``"ok"`` (no failure reported), ``"partial"`` (some items failed) or
+        ``"failed"`` (items failed and none succeeded): how a finished job reads."""
+        if not self.items_failed:
+            return "ok"
+        return "partial" if self.items_ok else "failed"
 
     def check(self) -> None:
         """Raise :class:`Cancelled` if cancellation was requested (call between steps)."""

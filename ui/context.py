@@ -26,6 +26,8 @@ class AppContext(QObject):
     data_changed = Signal()
     #: the Curate filter (the selection other workspaces take) changed
     selection_changed = Signal()
+    #: (workspace key, item): show ``item`` in that workspace (e.g. a sample in Curate)
+    reveal_requested = Signal(str, object)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -43,15 +45,18 @@ class AppContext(QObject):
         self._start_job, self._message, self._status = start_job, message, status
 
     def start_job(self, title: str, fn: Callable[..., Any],
-                  on_done: Callable[[Any], None] | None = None) -> Any:
+                  on_done: Callable[[Any], None] | None = None, *, quiet: bool = False) -> Any:
         """Run ``fn(state)`` in the background; ``on_done(job)`` runs on the GUI thread.
 
         ``job.outcome`` is "done", "cancelled" or "failed"; ``job.future.result()`` is the
         return value. Workers must not touch widgets; use ``project.worker_view()`` for
-        database access off the GUI thread.
+        database access off the GUI thread. ``quiet``: a recompute the user did not ask
+        for (it never opens the Jobs panel). Item failures go to ``state.item_failed``.
         """
         if self._start_job is None:
             raise RuntimeError("AppContext is not bound to a main window")
+        if quiet:
+            return self._start_job(title, fn, on_done, quiet=True)
         return self._start_job(title, fn, on_done)
 
     def message(self, title: str, text: str) -> None:
@@ -67,6 +72,11 @@ class AppContext(QObject):
     def register_file_handler(self, suffix: str, opener: Callable[[Any], None]) -> None:
         """Let File → Open (and ``winnow FILE``) open files ending in ``suffix``."""
         self.file_handlers[suffix.lower()] = opener
+
+    def reveal(self, workspace: str, item: object) -> None:
+        """Ask the window to switch to ``workspace`` and show ``item`` there (the page's
+        ``reveal(item)`` hook, e.g. Curate selects the sample with that id)."""
+        self.reveal_requested.emit(workspace, item)
 
     def set_selection(self, selection: SampleFilter) -> None:
         """Publish the current Curate filter."""

@@ -1,14 +1,16 @@
 """A panel listing background jobs with progress bars and Cancel buttons.
 
 It polls each job's Qt-free :class:`core.jobs.JobState` on a timer (10 Hz), so
-workers never touch widgets and never emit signals across threads.
+workers never touch widgets and never emit signals across threads. A job that ran to
+its end but reported failed items reads "Failed" (every item failed) or "Finished with
+failures", never a plain "Finished" (ADR 081).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -19,6 +21,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from ui.widgets.theme import set_tone
 
 
 class JobRow(QWidget):
@@ -37,6 +41,7 @@ class JobRow(QWidget):
         self.cancel = QPushButton("Cancel")
         self.cancel.setToolTip("Stop this job at its next safe point")
         self.cancel.clicked.connect(job.state.cancel)
+        self._ended = False
         layout = QHBoxLayout(self)
         layout.setContentsMargins(6, 2, 6, 2)
         layout.addWidget(self.title)
@@ -50,12 +55,7 @@ class JobRow(QWidget):
         state = self.job.state
         fraction = state.fraction
         if self.job.outcome != "running":
-            self.bar.setRange(0, 100)
-            self.bar.setValue(100 if self.job.outcome == "done" else self.bar.value())
-            self.cancel.setEnabled(False)
-            text = {"done": "Finished", "cancelled": "Cancelled",
-                    "failed": f"Failed — {self.job.error}"}[self.job.outcome]
-            self.status.setText(text)
+            self._show_end()
             return
         if fraction is None:
             self.bar.setRange(0, 0)  # busy indicator
@@ -64,6 +64,43 @@ class JobRow(QWidget):
             self.bar.setValue(int(fraction * 1000))
         self.status.setText("Cancelling…" if state.cancelled() else state.status)
         self.cancel.setEnabled(not state.cancelled())
+
+    def verdict(self) -> str:
+        """How the job ended: "done", "partial", "failed" or "cancelled" ("running" before)."""
+        outcome = self.job.outcome
+        if outcome == "done":
+            verdict = self.job.state.verdict
+            return {"ok": "done", "partial": "partial", "failed": "failed"}[verdict]
+        return str(outcome)
+
+    def _show_end(self) -> None:
+        if self._ended:
+            return
+        self._ended = True
+        state, verdict = self.job.state, self.verdict()
+        self.cancel.setEnabled(False)
+        self.bar.setRange(0, 100)
+        first = f": {state.failures[0]}" if state.failures else ""
+        if verdict == "done":
+            self.bar.setValue(100)
+            text = "Finished"
+        elif verdict == "partial":
+            self.bar.setValue(100)
+            text = (f"Finished with failures — {state.items_failed:,} of "
+                    f"{state.items_failed + state.items_ok:,} failed{first}")
+        elif verdict == "failed" and self.job.outcome == "done":
+            text = f"Failed — every item failed ({state.items_failed:,}){first}"
+        elif verdict == "failed":
+            text = f"Failed — {self.job.error}"
+        else:
+            text = "Cancelled"
+        self.bar.setFormat({"done": "%p%", "partial": "done", "failed": "failed",
+                            "cancelled": "cancelled"}[verdict])
+        self.status.setText(text)
+        self.status.setToolTip("\n".join(state.failures) or text)
+        if verdict in ("failed", "partial"):
+            set_tone(self.status, "danger" if verdict == "failed" else "warning",
+                     text_only=True)
 
 
 #: finished jobs kept in the panel (older finished rows are dropped; running ones stay)
@@ -80,6 +117,15 @@ class JobsPanel(QWidget):
         self.rows: list[JobRow] = []
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
+        self.clear_button = QPushButton("Clear Finished")
+        self.clear_button.setToolTip("Remove the jobs that have ended from this list")
+        self.clear_button.clicked.connect(self.clear_finished)
+        self.clear_button.setEnabled(False)
+        top = QHBoxLayout()
+        top.setContentsMargins(6, 2, 6, 0)
+        top.addStretch(1)
+        top.addWidget(self.clear_button)
+        outer.addLayout(top)
         self.scroll = QScrollArea()
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QFrame.Shape.NoFrame)
@@ -89,16 +135,20 @@ class JobsPanel(QWidget):
         outer.addWidget(self.scroll)
         self._layout = QVBoxLayout(inner)
         self._layout.setContentsMargins(0, 0, 0, 0)
-        self.placeholder = QLabel("No background jobs yet. Imports, detections and metric "
+        self.placeholder = QLabel("No background jobs. Imports, detections and metric "
                                   "runs appear here with their progress.")
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.placeholder.setStyleSheet("color: palette(mid); padding: 8px;")
+        set_tone(self.placeholder, "muted", "padding: 8px;", text_only=True)
         self._layout.addWidget(self.placeholder)
         self._layout.addStretch(1)
         self.timer = QTimer(self)
         self.timer.setInterval(100)
         self.timer.timeout.connect(self.refresh)
         self.timer.start()
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        """Room for about three rows: the dock opens compact."""
+        return QSize(640, 110)
 
     def add_job(self, job: Any) -> JobRow:
         """Show a newly submitted job."""
@@ -119,6 +169,18 @@ class JobsPanel(QWidget):
         """Update every row from its job state."""
         for row in self.rows:
             row.refresh()
+        self.clear_button.setEnabled(any(r.job.outcome != "running" for r in self.rows))
+
+    def clear_finished(self) -> int:
+        """Drop every row whose job has ended; returns how many went."""
+        finished = [r for r in self.rows if r.job.outcome != "running"]
+        for row in finished:
+            self.rows.remove(row)
+            self._layout.removeWidget(row)
+            row.deleteLater()
+        self.placeholder.setVisible(not self.rows)
+        self.clear_button.setEnabled(False)
+        return len(finished)
 
 
 def _escape(text: str) -> str:

@@ -37,7 +37,7 @@ def context(qtbot):  # type: ignore[no-untyped-def]
     ctx.statuses = []  # type: ignore[attr-defined]
     ctx.jobs = []  # type: ignore[attr-defined]
 
-    def start_job(title: str, fn: Any, on_done: Any = None) -> SyncJob:
+    def start_job(title: str, fn: Any, on_done: Any = None, quiet: bool = False) -> SyncJob:
         job = SyncJob(title, fn)
         ctx.jobs.append(job)  # type: ignore[attr-defined]
         if on_done is not None:

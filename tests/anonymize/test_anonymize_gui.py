@@ -152,7 +152,7 @@ def test_detection_job_with_progress_and_cancel(window: MainWindow, qtbot,
     photo_id = _open_with_photo(window, tmp_path, faces_dir / "2008_001009.jpg")
     page = window.pages["anonymize"]
     job = page.jobs.detect_current()
-    assert window.jobs_dock.isVisible()
+    assert window.jobs_panel.rows[0].job is job  # listed with its progress
     qtbot.waitUntil(lambda: job.outcome != "running", timeout=60_000)
     assert job.outcome == "done"
     faces = [r for r in repo.regions(window.project, photo_id) if r.kind == "face"]

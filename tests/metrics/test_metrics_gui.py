@@ -81,7 +81,10 @@ def test_empty_state_then_run_results_histograms_drilldown(window, qtbot, tmp_pa
     assert not page.drill.input_panel._pixmap.isNull()
     assert not page.drill.output_panel._pixmap.isNull()
     assert page.drill.table.item(0, 0).text() == "Colour shift"
-    assert "b_shift" in page.drill.table.item(0, 3).text()
+    from ui.metrics.drilldown import DETAIL_COLUMNS
+
+    assert "b_shift" in page.drill.table.item(0, DETAIL_COLUMNS.index("Details")).text()
+    assert page.drill.table.item(0, DETAIL_COLUMNS.index("Better")).text() == "↓ lower"
 
     job = page.run()  # unchanged images: everything comes from the cache
     qtbot.waitUntil(lambda: job.outcome != "running" and page.job is None, timeout=90_000)

@@ -73,8 +73,10 @@ def test_sort_order_survives_refresh_and_keeps_the_selected_row(main_window, qtb
     page = _page(main_window, qtbot)
     assert main_window.open_project(_project(tmp_path))
     _run(page, qtbot)
+    from ui.metrics.results_model import VALUE
+
     header = page.table.horizontalHeader()
-    value_x = header.sectionViewportPosition(3) + header.sectionSize(3) // 2
+    value_x = header.sectionViewportPosition(VALUE) + header.sectionSize(VALUE) // 2
     qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton,
                      pos=QPoint(value_x, header.height() // 2))
     values = [r.value for r in page.model.rows]

@@ -16,7 +16,7 @@ from PySide6.QtGui import QColor  # noqa: E402
 from core.rating.merge import merge_file  # noqa: E402
 from core.rating.results import result_rows  # noqa: E402
 from core.rating.session_file import RatingSession  # noqa: E402
-from ui.rate.rank_strip import ACCENT, groups_from_ranks, move_in_groups  # noqa: E402
+from ui.rate.rank_strip import groups_from_ranks, move_in_groups  # noqa: E402
 from ui.rate.rater import RaterWindow  # noqa: E402
 
 K = Qt.Key
@@ -52,8 +52,11 @@ def _drag(qtbot, strip, item: int, to: QPoint, *, release: bool = True) -> None:
 
 
 def _is_accent(colour: QColor) -> bool:
-    return (abs(colour.red() - ACCENT.red()) < 30 and abs(colour.green() - ACCENT.green()) < 30
-            and abs(colour.blue() - ACCENT.blue()) < 30)
+    from PySide6.QtGui import QGuiApplication, QPalette
+
+    accent = QGuiApplication.palette().color(QPalette.ColorRole.Highlight)  # the theme's
+    return (abs(colour.red() - accent.red()) < 30 and abs(colour.green() - accent.green()) < 30
+            and abs(colour.blue() - accent.blue()) < 30)
 
 
 def _blind(project) -> dict[str, str]:  # type: ignore[no-untyped-def]
@@ -140,8 +143,8 @@ def test_drag_and_keys_edit_the_same_ranks_click_focuses_release_outside_cancels
     # a click without moving only focuses that output (as ←/→ would)
     qtbot.mouseClick(strip, LEFT, pos=_centre(strip, 2))
     assert panel.focus == strip.focus == 2 and panel.ranks == {3: 3, 0: 2, 2: 4}
-    assert "#2f7de1" in panel.tiles[2].styleSheet()
-    assert "#2f7de1" not in panel.tiles[1].styleSheet()
+    assert "palette(highlight)" in panel.tiles[2].styleSheet()  # the theme's accent
+    assert "palette(highlight)" not in panel.tiles[1].styleSheet()
     # released far away: the drag is cancelled, nothing changes
     _drag(qtbot, strip, 0, QPoint(strip.width() // 2, -400))
     assert panel.ranks == {3: 3, 0: 2, 2: 4} and not strip.dragging

@@ -26,7 +26,7 @@ def _button(page, action):  # type: ignore[no-untyped-def]
 
 
 def _page(window):  # type: ignore[no-untyped-def]
-    page = window.pages["rate"]
+    page = window.show_workspace("rate")  # its actions act only while it is shown
     assert page.stack.currentWidget() is page.main
     return page
 

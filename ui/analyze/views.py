@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from core.analysis.plots import figure_for
 from core.analysis.results import Section, Table
+from ui.widgets.theme import set_tone
 
 MAX_TABLE_ROWS = 14  # taller tables scroll inside themselves
 
@@ -129,8 +130,7 @@ class SectionView(QWidget):
         self.summary = plain_label()
         self.message = plain_label()
         self.message.setObjectName("analyzeMessage")
-        self.message.setStyleSheet("QLabel#analyzeMessage { color: #4a5563; padding: 16px; "
-                                   "font-size: 11pt; }")
+        set_tone(self.message, "muted", "padding: 16px; font-size: 11pt;", text_only=True)
         layout.addWidget(self.summary)
         layout.addWidget(self.message)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -181,7 +181,7 @@ class SectionView(QWidget):
             self._left_layout.addWidget(view)
             if table.note:
                 note = plain_label(table.note)
-                note.setStyleSheet("color: #4a5563;")
+                set_tone(note, "muted", text_only=True)
                 self._left_layout.addWidget(note)
             self._left_layout.addSpacing(10)
         if not self.stacked:

@@ -35,6 +35,7 @@ from ui.analyze.controls import Controls
 from ui.analyze.views import SectionView, plain_label
 from ui.empty_state import EmptyState
 from ui.widgets.actions import make_action
+from ui.widgets.theme import set_tone
 
 PURPOSE = "Turn ratings and metric results into a leaderboard you can defend."
 HOW_TO = [
@@ -113,7 +114,7 @@ class AnalyzeWorkspace(QWidget):
             top.addWidget(button)
         self.export_button = top.itemAt(top.count() - 1).widget()
         self.facts = plain_label()
-        self.facts.setStyleSheet("color: #4a5563;")
+        set_tone(self.facts, "muted", text_only=True)
         self.busy = QLabel()
         self.busy.setTextFormat(Qt.TextFormat.PlainText)
         info = QHBoxLayout()
@@ -262,7 +263,7 @@ class AnalyzeWorkspace(QWidget):
         for view in self.views.values():
             if self.analysis is None:
                 view.show_section(None, "Computing…")
-        self.last_job = self.context.start_job(f"Analyze {ds.name}", work, done)
+        self.last_job = self.context.start_job(f"Analyze {ds.name}", work, done, quiet=True)
         return self.last_job
 
     def show_analysis(self, analysis: Analysis) -> None:

@@ -11,6 +11,7 @@ from core.imaging import faces
 from core.imaging.detect import DetectSettings
 from ui.anonymize.settings_dialog import DetectSettingsDialog, load_settings, save_settings
 from ui.context import AppContext
+from ui.widgets.theme import set_tone
 
 
 class DetectorBanner(QFrame):
@@ -20,8 +21,7 @@ class DetectorBanner(QFrame):
         super().__init__(parent)
         self.context = context
         self.settings: DetectSettings = load_settings()
-        self.setStyleSheet("QFrame { background: #fff3cd; border: 1px solid #e0b84c; }"
-                           "QLabel { color: #5c4400; }")
+        set_tone(self, "warning", border=True)
         layout = QHBoxLayout(self)
         self.text = QLabel()
         self.text.setTextFormat(Qt.TextFormat.PlainText)

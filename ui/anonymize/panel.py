@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.imaging.photos import CATEGORIES, DEFAULT_LICENCE, Photo, Region
+from ui.widgets.dates import format_when
 
 METHOD_LABELS = {"blur": "Gaussian blur", "pixelate": "Pixelate", "fill": "Solid fill"}
 LICENCES = (DEFAULT_LICENCE, "CC-BY-SA-4.0", "CC0-1.0")
@@ -379,5 +380,5 @@ def _release_text(photo: Photo) -> str:
         "accepted"
     raised = ver.get("raised") or {}
     extra = f"; strength raised for {', '.join(raised)}" if raised else ""
-    return f"Released {photo.released_at[:19].replace('T', ' ')} to {photo.released_path} " \
+    return f"Released {format_when(photo.released_at)} to {photo.released_path} " \
            f"({check}{extra})"

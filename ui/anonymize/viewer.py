@@ -19,6 +19,7 @@ from core.store.project import Project
 from ui.anonymize.canvas import PhotoCanvas
 from ui.anonymize.pixels import PhotoPixels
 from ui.context import AppContext
+from ui.widgets.theme import set_tone
 
 
 def regions_text(n: int) -> str:
@@ -174,8 +175,7 @@ class PhotoViewer(QObject):
                 "AFTER — the file as it will be released: regions hidden, geometry "
                 "applied, no metadata (outlines hidden)"
                 + ("  ·  drag to set the crop" if self.tool == "crop" else "") + busy)
-            self.caption.setStyleSheet("padding: 3px 6px; font-weight: bold; "
-                                       "background: #d4edda;")
+            set_tone(self.caption, "success", "padding: 3px 6px; font-weight: bold;")
         else:
             self.caption.setText(
                 ("READ-ONLY project — nothing can be changed  ·  " if self.project.readonly
@@ -183,5 +183,4 @@ class PhotoViewer(QObject):
                 + f"BEFORE — original {photo.file_name} ({photo.width}×{photo.height}), "
                 f"{regions_text(len(self.regions))} to hide  ·  B shows the release"
                 + busy)
-            self.caption.setStyleSheet("padding: 3px 6px; font-weight: bold; "
-                                       "background: #f8d7da;")
+            set_tone(self.caption, "danger", "padding: 3px 6px; font-weight: bold;")

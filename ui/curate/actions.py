@@ -1,4 +1,5 @@
-"""Keyboard shortcuts and the "Curate" menu (active only while Curate has focus)."""
+"""Keyboard shortcuts and the "Curate" menu (active only while Curate is shown; the
+shortcut sheet, Help → Keyboard Shortcuts, is generated from these actions)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,6 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence, QTextCursor
 from PySide6.QtWidgets import QInputDialog, QMenu
-
-#: shown in the menu and the tooltips; a curator's cheat sheet
-SHORTCUTS_HELP = (
-    "B / A / T label · Shift+B/A/T label, mark reviewed and move on · X clear label · "
-    "R reviewed · Ctrl+Return mark and advance · N next unreviewed · J / K next / previous · "
-    "E edit prompt · I / O / U image role · 1–9 pick image · D draw boxes · "
-    "Ctrl+L / Ctrl+G hide or show the list / the images · Ctrl+Z / Ctrl+Shift+Z undo / redo")
 
 
 class CurateActions:
@@ -85,10 +79,6 @@ class CurateActions:
         pick = images.addMenu("Pick Image")
         for k in range(1, 10):
             self._add(pick, f"Image {k}", lambda k=k: ws.view.images.select_index(k - 1), str(k))
-        m.addSeparator()
-        help_action = m.addAction("Shortcuts…")
-        help_action.triggered.connect(
-            lambda: ws.context.message("Curate shortcuts", SHORTCUTS_HELP.replace(" · ", "\n")))
 
     def _add(self, menu: QMenu, text: str, slot: Callable[[], Any], shortcut: Any = None,
              tip: str = "") -> QAction:

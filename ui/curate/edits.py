@@ -112,7 +112,11 @@ class Editor:
             finally:
                 view.close()
 
+        finished = False
+
         def done(job: Any) -> None:
+            nonlocal finished
+            finished = True
             if stack is not self.stack:  # the project was closed meanwhile: saved, unbooked
                 return
             self.job = None
@@ -133,7 +137,8 @@ class Editor:
             for queued in waiting:
                 self.run(queued)
 
-        self.job = self.context.start_job(title, work, done)
-        if self.job is not None and getattr(self.job, "outcome", "running") != "running":
-            self.job = None  # finished already (a synchronous runner in tests)
+        job = self.context.start_job(title, work, done)
+        # busy until ``done`` has run (at once with a synchronous runner): a job that has
+        # finished but whose ``done`` is still queued is not yet booked
+        self.job = None if finished else job
         self._busy_changed()

@@ -9,10 +9,19 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRect, Qt
-from PySide6.QtGui import QColor, QFont, QImage, QImageReader, QPainter, QPen
+from PySide6.QtGui import (
+    QFont,
+    QGuiApplication,
+    QImage,
+    QImageReader,
+    QPainter,
+    QPalette,
+    QPen,
+)
 
 from core.curate.cache import LruCache
 from core.curate.detail import ImageUnavailable, image_bytes
+from ui.widgets.theme import tone_text
 
 THUMB = 96
 MAX_PIXELS = 80_000_000
@@ -86,17 +95,19 @@ def decode(data: bytes) -> tuple[QImage | None, str]:
 
 
 def placeholder(w: int, h: int, text: str) -> QImage:
-    """A grey tile with a red cross and ``text`` (plain text)."""
+    """A tile in the palette's colours with a red cross and ``text`` (plain text)."""
+    palette = QGuiApplication.palette()
+    ground = QPalette.ColorRole.AlternateBase
     img = QImage(w, h, QImage.Format.Format_RGB32)
-    img.fill(QColor("#ececec"))
+    img.fill(palette.color(ground))
     p = QPainter(img)
-    p.setPen(QPen(QColor("#c0392b"), 2))
+    p.setPen(QPen(tone_text("danger", role=ground), 2))
     p.drawLine(8, 8, 22, 22)
     p.drawLine(22, 8, 8, 22)
     font = QFont()
     font.setPointSizeF(7)
     p.setFont(font)
-    p.setPen(QColor("#333333"))
+    p.setPen(palette.color(QPalette.ColorRole.Text))
     p.drawText(QRect(4, 26, w - 8, h - 30),
                int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop) | int(Qt.TextFlag.TextWordWrap),
                text)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QFont, QFontMetrics, QPalette
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -21,6 +21,8 @@ from PySide6.QtWidgets import (
     QToolButton,
     QWidget,
 )
+
+from ui.widgets.theme import set_tone
 
 QUALITY_KEYS = (("Benchmark", "B"), ("Analysis", "A"), ("Trash", "T"))
 CHECK = "✓ "
@@ -120,10 +122,10 @@ class LabelBar(QWidget):
         self.title.setFont(font)
         self.link = QLabel()
         self.link.setTextFormat(Qt.TextFormat.PlainText)
-        self.link.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        set_tone(self.link, "muted", text_only=True)
         self.link.setWordWrap(True)
         self.read_only_note = QLabel("Read-only")
-        self.read_only_note.setStyleSheet("font-weight:600")
+        set_tone(self.read_only_note, "danger", "font-weight: 600;", text_only=True)
         self.read_only_note.setToolTip(
             "The project is open read-only (another Winnow may be writing to it): labels, "
             "prompts, notes, tags and images cannot be changed here. Reopen it for writing "

@@ -6,15 +6,16 @@ from collections import OrderedDict
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QPalette
 
 from core.curate.queries import COLUMNS, SampleLister, SampleRow, fetch_rows
 from core.selection import SampleFilter
 from core.store.errors import ProjectError
+from ui.widgets.theme import tone_text
 
 PAGE = 200
 MAX_PAGES = 40
-QUALITY_COLOURS = {"Benchmark": "#1b7f3b", "Analysis": "#9a6a00", "Trash": "#a23030"}
+QUALITY_TONES = {"Benchmark": "success", "Analysis": "warning", "Trash": "danger"}
 _Index = QModelIndex | QPersistentModelIndex
 
 
@@ -150,7 +151,6 @@ class SampleListModel(QAbstractTableModel):
 _ROLES = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole,
                     Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.TextAlignmentRole})
 _CENTRED = frozenset({"n_inputs", "n_outputs", "modified", "review_status", "split"})
-_BRUSHES = {quality: QBrush(QColor(colour)) for quality, colour in QUALITY_COLOURS.items()}
 
 
 def _cell(row: SampleRow, key: str, role: int) -> Any:
@@ -159,7 +159,8 @@ def _cell(row: SampleRow, key: str, role: int) -> Any:
         return (Qt.AlignmentFlag.AlignCenter if key in _CENTRED
                 else Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
     if role == Qt.ItemDataRole.ForegroundRole:
-        return _BRUSHES.get(row.quality or "") if key == "quality" else None
+        tone = QUALITY_TONES.get(row.quality or "") if key == "quality" else None
+        return QBrush(tone_text(tone, role=QPalette.ColorRole.Base)) if tone else None
     if role == Qt.ItemDataRole.ToolTipRole:
         return {"prompt": row.prompt, "review_status": row.review_status,
                 "modified": "prompt edited" if row.modified else "original prompt",

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QFont, QPalette
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -28,6 +28,8 @@ from PySide6.QtWidgets import (
 
 from core.curate.detail import PostInfo, SampleDetail
 from ui.curate.image_panel import plain_tooltip
+from ui.widgets.dates import format_when, when_tooltip
+from ui.widgets.theme import tone_text
 
 _ENGAGEMENT = (("likes", "likes"), ("reposts", "reposts"), ("replies", "replies"),
                ("views", "views"), ("bookmarks", "bookmarks"))
@@ -112,7 +114,7 @@ class PostPanel(QWidget):
         bold.setBold(True)
         for p in d.ancestors:
             item = self._item(p, "above")
-            item.setForeground(1, QBrush(QColor("#666")))
+            item.setForeground(1, QBrush(tone_text("muted", role=QPalette.ColorRole.Base)))
             self.tree.addTopLevelItem(item)
         if post is not None:
             main = self._item(post, "post")
@@ -144,6 +146,7 @@ class PostPanel(QWidget):
         item.setData(0, Qt.ItemDataRole.UserRole, p.id)
         item.setData(1, Qt.ItemDataRole.UserRole, kind)
         item.setToolTip(1, plain_tooltip(p.text))
+        item.setToolTip(2, when_tooltip(p.timestamp))
         return item
 
     def selected_reply(self) -> str | None:
@@ -184,7 +187,7 @@ class FeedbackList(QListWidget):
         self.clear()
         if not feedback:
             item = QListWidgetItem("No community feedback for this sample.")
-            item.setForeground(QBrush(QColor("#777")))
+            item.setForeground(QBrush(tone_text("muted", role=QPalette.ColorRole.Base)))
             self.addItem(item)
         for post_id, text in feedback:
             item = QListWidgetItem(" ".join(text.split()))
@@ -209,12 +212,13 @@ class HistoryList(QTreeWidget):
             what = r["action"] + (f" {r['field']}" if r["field"] else "")
             change = f"{_short(r['old'])} → {_short(r['new'])}"
             item = QTreeWidgetItem([_when(r["at"]), r["actor"], what, change])
+            item.setToolTip(0, when_tooltip(r["at"]))
             item.setToolTip(3, plain_tooltip(f"old: {_full(r['old'])}\nnew: {_full(r['new'])}"))
             self.addTopLevelItem(item)
 
 
 def _when(ts: str) -> str:
-    return ts.replace("T", " ").replace("Z", "")[:19] if ts else ""
+    return format_when(ts)  # the user's locale, relative when recent (ADR 083)
 
 
 def _short(v: Any) -> str:

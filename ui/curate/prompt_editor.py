@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.curate.diff import prompt_diff
+from ui.widgets.theme import set_tone, span_style
 
 
 class _Edit(QPlainTextEdit):
@@ -46,10 +47,10 @@ def diff_html(original: str, edited: str) -> str:
     for op, text in prompt_diff(original, edited):
         t = html.escape(text)
         if op == "delete":
-            parts.append(f"<span style='background:#fbd3d3;color:#8a1f1f;"
+            parts.append(f"<span style='{span_style('danger')};"
                          f"text-decoration:line-through'>{t}</span>")
         elif op == "insert":
-            parts.append(f"<span style='background:#cdeccd;color:#145214'>{t}</span>")
+            parts.append(f"<span style='{span_style('success')}'>{t}</span>")
         else:
             parts.append(t)
     return "<div style='white-space:pre-wrap'>" + "".join(parts) + "</div>"
@@ -76,7 +77,7 @@ class PromptEditor(QWidget):
         self.original.setTextFormat(Qt.TextFormat.PlainText)
         self.original.setWordWrap(True)
         self.original.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.original.setStyleSheet("color:#555")
+        set_tone(self.original, "muted", text_only=True)
         self.diff = QTextBrowser()
         self.diff.setOpenLinks(False)
         self.diff.setMaximumHeight(60)
@@ -141,9 +142,10 @@ class PromptEditor(QWidget):
 
     def _update_diff(self) -> None:
         modified = self.text() != self._original
-        self.badge.setText("<span style='color:#9a6a00'>● edited</span>" if modified else
-                           "<span style='color:#1b7f3b'>original</span>" if self._original
-                           else "")
+        self.badge.setText(f"<span style='{span_style('warning', text_only=True)}'>● edited</span>"
+                           if modified else
+                           f"<span style='{span_style('success', text_only=True)}'>original</span>"
+                           if self._original else "")
         self.reset.setEnabled(modified and not self.read_only)
         self.diff.setVisible(modified)
         self.diff_caption.setVisible(modified)

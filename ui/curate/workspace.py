@@ -25,7 +25,7 @@ from core.curate.derive import DeriveFromTemplate, fill_template
 from core.curate.image_edits import add_box, delete_box, move_image, set_box, set_image_role
 from core.curate.queries import count_samples, distinct_tags, next_unreviewed
 from core.selection import SampleFilter
-from ui.curate.actions import SHORTCUTS_HELP, CurateActions
+from ui.curate.actions import CurateActions
 from ui.curate.dialogs import ExportDialog, FillDialog
 from ui.curate.edits import Editor
 from ui.curate.filter_bar import FilterBar
@@ -35,11 +35,12 @@ from ui.curate.list_view import SampleTable
 from ui.curate.panes import Panes
 from ui.curate.sample_view import SampleView
 from ui.empty_state import EmptyState
+from ui.widgets.theme import set_tone
 from ui.workspaces import WORKSPACES
 
-HINT = ("To start, use File → New Demo Project… (a generated project to try things on), "
-        "File → Open Project…, or open a project and File → Import Posts… to load a JSON "
-        "Lines file of posts and samples.")
+HINT = ("To start, use File → New Project… and then File → Import Posts… to load a JSON "
+        "Lines file of posts and samples, File → Open Project…, or File → New Demo "
+        "Project… (a generated project to try things on).")
 
 
 class CurateWorkspace(QWidget):
@@ -56,11 +57,11 @@ class CurateWorkspace(QWidget):
         self._dialogs: list[QWidget] = []
         info = next(w for w in WORKSPACES if w.key == "curate")
         self.start = EmptyState(info.title, info.purpose, list(info.bullets))
-        hint = QLabel(HINT + "\n\nOnce samples are listed, the keyboard does the work:\n"
-                      + SHORTCUTS_HELP.replace(" · ", "\n"))
+        hint = QLabel(HINT + "\n\nOnce samples are listed, the keyboard does the work: "
+                      "Help → Keyboard Shortcuts (F1) lists every key.")
         hint.setWordWrap(True)
         hint.setTextFormat(Qt.TextFormat.PlainText)
-        hint.setStyleSheet("color:#444")
+        set_tone(hint, "muted", text_only=True)
         hint.setMaximumWidth(760)
         self.start.extra.addSpacing(12)
         self.start.extra.addWidget(hint)
@@ -112,7 +113,7 @@ class CurateWorkspace(QWidget):
             return
         self._start_buttons = True
         window = self.window()
-        for name in ("act_import", "act_open", "act_new_demo"):  # inserted on top: reversed
+        for name in ("act_import", "act_open", "act_new_demo", "act_new"):  # on top: reversed
             action = getattr(window, name, None)
             if action is None or not hasattr(action, "trigger"):
                 continue
@@ -168,6 +169,22 @@ class CurateWorkspace(QWidget):
         self.filters.set_tags(distinct_tags(self.project))
         self.model.reload()
         self._after_reload(current)
+
+    def reveal(self, sample_id: object) -> None:
+        """Select sample ``sample_id`` (asked by another workspace, e.g. Metrics'
+        drill-down); a filter that hides it is cleared first."""
+        if self.project is None:
+            return
+        sid = str(sample_id)
+        if self.model.row_of(sid) is None:
+            self.filters.reset()
+            self.apply_filter(self.filters.filter())
+        row = self.model.row_of(sid)
+        if row is None:
+            self.context.status(f"Sample {sid} is no longer in the project")
+            return
+        self.select_row(row)
+        self.table.setFocus()
 
     # -- list ------------------------------------------------------------------------------------
     def apply_filter(self, selection: SampleFilter) -> None:

@@ -6,12 +6,13 @@ import json
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QImage, QPixmap
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QPushButton,
     QSizePolicy,
     QSplitter,
     QTableWidget,
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import (
 from core.metrics.imageio import MetricInputError, load_array
 from core.metrics.items import collect_items
 from core.metrics.store import ResultRow
+from ui.metrics.results_model import better_text
 
 PREVIEW_SIDE = 720
 
@@ -65,7 +67,8 @@ class ImagePanel(QWidget):
         self.image.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.image.setMinimumSize(200, 160)
         self.image.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
-        self.image.setStyleSheet("background: #202124; color: #bbb;")
+        self.image.setStyleSheet("background: palette(base); color: palette(text); "
+                                 "border: 1px solid palette(mid);")
         self._pixmap: QPixmap | None = None
         layout.addWidget(self.caption)
         layout.addWidget(self.image, 1)
@@ -88,14 +91,37 @@ class ImagePanel(QWidget):
             self.image.setPixmap(QPixmap())
 
 
+EMPTY = "Select a result to see the input and output side by side."
+DETAIL_COLUMNS = ["Metric", "Better", "Value", "Status", "Details"]
+
+
 class DrillDown(QWidget):
-    """Shows one (sample, model): images side by side and a table of all its values."""
+    """Shows one (sample, model): images side by side and a table of all its values.
+
+    Previous/Next step through the results table (the workspace owns the order);
+    "Show in Curate" asks for the sample in Curate.
+    """
+
+    step_requested = Signal(int)
+    reveal_requested = Signal(str)
 
     def __init__(self) -> None:
         super().__init__()
-        self.title = QLabel("Select a result to see the input and output side by side.")
+        self.title = QLabel(EMPTY)
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.title.setWordWrap(True)
+        self.previous = QPushButton("◀ Previous")
+        self.next = QPushButton("Next ▶")
+        self.curate = QPushButton("Show in Curate")
+        self.previous.clicked.connect(lambda: self.step_requested.emit(-1))
+        self.next.clicked.connect(lambda: self.step_requested.emit(1))
+        self.curate.clicked.connect(
+            lambda: self.reveal_requested.emit(self.current[0]) if self.current else None)
+        bar = QHBoxLayout()
+        bar.addWidget(self.title, 1)
+        for button in (self.previous, self.next, self.curate):
+            button.setEnabled(False)
+            bar.addWidget(button)
         self.prompt = QLabel()
         self.prompt.setTextFormat(Qt.TextFormat.PlainText)
         self.prompt.setWordWrap(True)
@@ -107,9 +133,10 @@ class DrillDown(QWidget):
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.input_panel, 1)
         row.addWidget(self.output_panel, 1)
-        self.table = QTableWidget(0, 4)
-        self.table.setHorizontalHeaderLabels(["Metric", "Value", "Status", "Details"])
-        self.table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.table = QTableWidget(0, len(DETAIL_COLUMNS))
+        self.table.setHorizontalHeaderLabels(DETAIL_COLUMNS)
+        self.table.horizontalHeader().setSectionResizeMode(len(DETAIL_COLUMNS) - 1,
+                                                           QHeaderView.ResizeMode.Stretch)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setWordWrap(True)
         split = QSplitter(Qt.Orientation.Vertical)
@@ -118,7 +145,7 @@ class DrillDown(QWidget):
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.title)
+        layout.addLayout(bar)
         layout.addWidget(self.prompt)
         layout.addWidget(split, 1)
         self.current: tuple[str, str] | None = None
@@ -126,7 +153,8 @@ class DrillDown(QWidget):
     def clear(self) -> None:
         """Back to the empty prompt (e.g. another project was opened)."""
         self.current = None
-        self.title.setText("Select a result to see the input and output side by side.")
+        self.title.setText(EMPTY)
+        self.set_position(None, 0)
         self.prompt.setText("")
         self.input_panel.caption.setText("Input")
         self.output_panel.caption.setText("Output")
@@ -134,8 +162,18 @@ class DrillDown(QWidget):
         self.output_panel.show_array(None, "")
         self.table.setRowCount(0)
 
+    def set_position(self, row: int | None, count: int) -> None:
+        """Which result of the table is shown (``row`` of ``count``): enables stepping."""
+        self.previous.setEnabled(row is not None and row > 0)
+        self.next.setEnabled(row is not None and row + 1 < count)
+        self.curate.setEnabled(self.current is not None)
+        if row is not None and self.current is not None:
+            self.previous.setToolTip(f"Previous result (K) — {row} before this one")
+            self.next.setToolTip(f"Next result (J) — {count - row - 1} after this one")
+            self.curate.setToolTip(f"Show sample {self.current[0]} in Curate (Ctrl+G)")
+
     def show_pair(self, project: Any, sample_id: str, model: str, rows: list[ResultRow],
-                  titles: dict[str, str]) -> None:
+                  titles: dict[str, str], higher: dict[str, bool] | None = None) -> None:
         """Load the pair's images (through core) and list ``rows`` (all its results)."""
         self.current = (sample_id, model)
         self.title.setText(f"Sample {sample_id}  ·  model {model}")
@@ -158,13 +196,15 @@ class DrillDown(QWidget):
         for k, r in enumerate(rows):
             value = "" if r.value is None else f"{r.value:.6g}"
             detail = r.error or format_details(r.details)
-            cells = (titles.get(r.metric, r.metric), value, r.status.replace("_", " "), detail)
+            cells = (titles.get(r.metric, r.metric), better_text((higher or {}).get(r.metric)),
+                     value, r.status.replace("_", " "), detail)
             for c, text in enumerate(cells):
                 cell = QTableWidgetItem(text)
                 cell.setToolTip(text[:2000])
                 self.table.setItem(k, c, cell)
         self.table.resizeColumnsToContents()
-        self.table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setSectionResizeMode(len(DETAIL_COLUMNS) - 1,
+                                                           QHeaderView.ResizeMode.Stretch)
         self.table.resizeRowsToContents()
 
     @staticmethod

@@ -9,7 +9,15 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from core.metrics.store import ResultRow, sub_values
 
 Index = QModelIndex | QPersistentModelIndex
-COLUMNS = ("Sample", "Model", "Metric", "Value", "Status", "Details")
+COLUMNS = ("Sample", "Model", "Metric", "Better", "Value", "Status", "Details")
+VALUE, DETAILS = COLUMNS.index("Value"), COLUMNS.index("Details")
+
+
+def better_text(higher_is_better: bool | None) -> str:
+    """What the "Better" column says: which way a metric's values improve."""
+    if higher_is_better is None:
+        return ""
+    return "↑ higher" if higher_is_better else "↓ lower"
 
 
 def details_text(row: ResultRow) -> str:
@@ -32,14 +40,18 @@ class ResultsModel(QAbstractTableModel):
         super().__init__(parent)
         self.rows: list[ResultRow] = []
         self.titles: dict[str, str] = {}
+        self.higher: dict[str, bool] = {}
         #: the view's last sort request, re-applied when the rows are replaced
         self._sort: tuple[int, Qt.SortOrder] | None = None
 
-    def set_rows(self, rows: list[ResultRow], titles: dict[str, str]) -> None:
-        """Replace the rows, keeping the order the user last sorted by."""
+    def set_rows(self, rows: list[ResultRow], titles: dict[str, str],
+                 higher: dict[str, bool] | None = None) -> None:
+        """Replace the rows, keeping the order the user last sorted by; ``higher`` says
+        per metric whether higher values are better (the "Better" column)."""
         self.beginResetModel()
         self.rows = list(rows)
         self.titles = titles
+        self.higher = higher or {}
         if self._sort is not None:
             self.rows.sort(key=self._key(self._sort[0]),
                            reverse=self._sort[1] == Qt.SortOrder.DescendingOrder)
@@ -53,8 +65,12 @@ class ResultsModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
             return COLUMNS[section]
+        if role == Qt.ItemDataRole.ToolTipRole and COLUMNS[section] == "Better":
+            return "Whether higher or lower values of the metric are better"
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -63,26 +79,28 @@ class ResultsModel(QAbstractTableModel):
         row = self.rows[index.row()]
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return (row.sample_id, row.model, self.titles.get(row.metric, row.metric),
-                    "" if row.value is None else f"{row.value:.4f}",
-                    row.status.replace("_", " "), details_text(row))[col]
+            return self._cells(row)[col]
         if role == Qt.ItemDataRole.UserRole:  # sort key
-            if col == 3:
+            if col == VALUE:
                 return float("inf") if row.value is None else row.value
             return self.data(index, Qt.ItemDataRole.DisplayRole)
-        if role == Qt.ItemDataRole.ToolTipRole and col == 5:
+        if role == Qt.ItemDataRole.ToolTipRole and col == DETAILS:
             return details_text(row)
-        if role == Qt.ItemDataRole.TextAlignmentRole and col == 3:
+        if role == Qt.ItemDataRole.TextAlignmentRole and col == VALUE:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
+    def _cells(self, row: ResultRow) -> tuple[str, ...]:
+        return (row.sample_id, row.model, self.titles.get(row.metric, row.metric),
+                better_text(self.higher.get(row.metric)),
+                "" if row.value is None else f"{row.value:.4f}",
+                row.status.replace("_", " "), details_text(row))
+
     def _key(self, column: int) -> Any:
         def key(r: ResultRow) -> Any:
-            if column == 3:
+            if column == VALUE:
                 return (r.value is None, r.value or 0.0)
-            if column == 2:  # the title the column shows, not the internal name
-                return self.titles.get(r.metric, r.metric)
-            return (r.sample_id, r.model, "", 0, r.status, details_text(r))[column]
+            return self._cells(r)[column]  # what the column shows (titles, not names)
         return key
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:

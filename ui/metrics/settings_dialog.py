@@ -33,6 +33,7 @@ from core.metrics.settings import (
     MetricSettings,
     judges_from_text,
 )
+from ui.widgets.theme import set_tone
 
 PREFIX = "metrics/"
 #: key -> (default, type)
@@ -153,7 +154,7 @@ class MetricsSettingsDialog(QDialog):
         def update() -> None:
             found, why = model_status(edit.text())
             label.setText(("✓ " if found else "✗ ") + why)
-            label.setStyleSheet("color: #2e7d32;" if found else "color: #b3261e;")
+            set_tone(label, "success" if found else "danger", text_only=True)
             label.setProperty("found", found)
 
         edit.textChanged.connect(update)

@@ -9,23 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, Signal, Slot
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QItemSelectionModel, QObject, Qt, Signal, Slot
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
-    QComboBox,
     QFileDialog,
-    QFormLayout,
-    QGroupBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QMenu,
-    QProgressBar,
-    QPushButton,
     QScrollArea,
     QSplitter,
     QStackedWidget,
@@ -43,10 +38,10 @@ from core.metrics.store import export_csv, load_results
 from ui.empty_state import EmptyState
 from ui.metrics.drilldown import DrillDown
 from ui.metrics.histograms import HistogramCanvas
-from ui.metrics.results_model import ResultsModel
+from ui.metrics.results_model import DETAILS, ResultsModel
+from ui.metrics.run_panel import RunPanel, report_items
 from ui.metrics.settings_dialog import MetricsSettingsDialog, load_settings
-
-DEVICES = (("Automatic (GPU if present)", "auto"), ("CPU", "cpu"), ("CUDA GPU", "cuda"))
+from ui.widgets.actions import make_action
 
 
 class _Progress(QObject):
@@ -65,6 +60,7 @@ class MetricsWorkspace(QWidget):
         self.sample_ids: list[str] = []
         self.all_rows: list[Any] = []
         self.titles = {m.name: m.title for m in all_metrics()}
+        self.higher = {m.name: m.higher_is_better for m in all_metrics()}
         self._progress = _Progress(self)
         self._progress.changed.connect(self._show_progress)
         self.stack = QStackedWidget()
@@ -87,73 +83,15 @@ class MetricsWorkspace(QWidget):
 
     # -- construction ----------------------------------------------------------------------
     def _build_main(self) -> QWidget:
-        self.selection_label = QLabel()
-        self.selection_label.setWordWrap(True)
-        self.selection_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.models = QListWidget()
-        self.models.setToolTip("Which outputs to score; @sample = the sample's own output image")
-        # long model names elide (full name in the item's tooltip) instead of scrolling
-        self.models.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.models.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.metrics = QListWidget()
-        for m in all_metrics():
-            item = QListWidgetItem(m.title)
-            item.setData(Qt.ItemDataRole.UserRole, m.name)
-            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Unchecked)
-            item.setToolTip(f"{m.name} (v{m.version}, "
-                            f"{'higher' if m.higher_is_better else 'lower'} is better)\n\n"
-                            + _wrap(m.definition))
-            self.metrics.addItem(item)
-        self.metrics.item(0).setCheckState(Qt.CheckState.Checked)
-        self.device = QComboBox()
-        for label, key in DEVICES:
-            self.device.addItem(label, key)
-        self.run_button = QPushButton("Run")
-        self.run_button.setToolTip("Score the selection (Ctrl+Return)")
+        left = RunPanel()
+        # the panel's widgets, by the names the rest of the workspace (and tests) use
+        for name in ("selection_label", "models", "metrics", "device", "run_button",
+                     "cancel_button", "settings_button", "progress", "status", "source"):
+            setattr(self, name, getattr(left, name))
         self.run_button.clicked.connect(self.run)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel)
-        self.settings_button = QPushButton("Settings…")
         self.settings_button.clicked.connect(self.open_settings)
-        self.progress = QProgressBar()
-        self.progress.setFormat("%v / %m")
-        self.status = QLabel("Ready")
-        self.status.setTextFormat(Qt.TextFormat.PlainText)
-        self.status.setWordWrap(True)
-
-        self.source = QComboBox()
-        self.source.setToolTip("Score the samples of the Curate filter, or exactly the "
-                               "samples and models of a rating session")
         self.source.currentIndexChanged.connect(self._source_changed)
-        sel_box = QGroupBox("Selection")
-        sv = QVBoxLayout(sel_box)
-        sv.addWidget(self.source)
-        sv.addWidget(self.selection_label)
-        model_box = QGroupBox("Models")
-        QVBoxLayout(model_box).addWidget(self.models)
-        metric_box = QGroupBox("Metrics")
-        QVBoxLayout(metric_box).addWidget(self.metrics)
-        run_box = QWidget()
-        form = QFormLayout(run_box)
-        form.setContentsMargins(0, 0, 0, 0)
-        form.addRow("Device:", self.device)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.run_button)
-        buttons.addWidget(self.cancel_button)
-        buttons.addWidget(self.settings_button)
-        left = QWidget()
-        lv = QVBoxLayout(left)
-        lv.addWidget(sel_box)
-        lv.addWidget(model_box, 2)
-        lv.addWidget(metric_box, 3)
-        lv.addWidget(run_box)
-        lv.addLayout(buttons)
-        lv.addWidget(self.progress)
-        lv.addWidget(self.status)
-        left.setMinimumWidth(280)
-        left.setMaximumWidth(380)
 
         self.model = ResultsModel(self)
         self.table = QTableView()
@@ -162,7 +100,13 @@ class MetricsWorkspace(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
+        self.table.setWordWrap(False)  # one line a result; Details has its tooltip
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        header = self.table.horizontalHeader()
+        for column, widest in enumerate(("demo-000000", "brushwork-2", "Colour shift",
+                                         "↓ lower", "0.00000", "not applicable")):
+            header.resizeSection(column, self.fontMetrics().horizontalAdvance(widest) + 28)
+        header.setSectionResizeMode(DETAILS, QHeaderView.ResizeMode.Stretch)
         self.table.doubleClicked.connect(lambda _: self.tabs.setCurrentWidget(self.drill))
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
         self.table.activated.connect(lambda _: self.tabs.setCurrentWidget(self.drill))
@@ -183,6 +127,8 @@ class MetricsWorkspace(QWidget):
         rv.addWidget(self.table, 1)
         self.hist = HistogramCanvas()
         self.drill = DrillDown()
+        self.drill.step_requested.connect(self.step)
+        self.drill.reveal_requested.connect(lambda sid: self.context.reveal("curate", sid))
         self.tabs = QTabWidget()
         self.tabs.addTab(results, "Results")
         scroll = QScrollArea()
@@ -197,25 +143,50 @@ class MetricsWorkspace(QWidget):
         return split
 
     def _build_actions(self) -> None:
-        self.act_run = QAction("&Run metrics", self)
-        self.act_run.setShortcut(QKeySequence("Ctrl+Return"))
-        self.act_run.triggered.connect(self.run)
-        self.act_cancel = QAction("&Cancel run", self)
-        self.act_cancel.triggered.connect(self.cancel)
-        self.act_settings = QAction("&Settings…", self)
-        self.act_settings.triggered.connect(self.open_settings)
-        self.act_export = QAction("&Export results as CSV…", self)
-        self.act_export.triggered.connect(self.export)
-        for act in (self.act_run,):
-            act.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            self.addAction(act)
+        def action(text: str, slot: Any, shortcut: Any = None, tip: str = "") -> Any:
+            return make_action(self, text, lambda _=False: slot(), shortcut, tip, local=True)
+
+        self.act_run = action("&Run Metrics", self.run, "Ctrl+Return",
+                              "Score the selection with the ticked metrics")
+        self.act_cancel = action("&Cancel Run", self.cancel, None,
+                                 "Stop the run after the current batch (results so far stay)")
+        self.act_settings = action("&Settings…", self.open_settings, None,
+                                   "Model folders, judges and batch sizes")
+        self.act_export = action("&Export Results as CSV…", self.export,
+                                 QKeySequence("Ctrl+E"), "Write every stored result to a CSV")
+        self.act_next = action("&Next Result", lambda: self.step(1), "J",
+                               "Drill-down: the next row of the results")
+        self.act_next.setShortcuts([QKeySequence("J"), QKeySequence("Alt+Down")])
+        self.act_previous = action("&Previous Result", lambda: self.step(-1), "K",
+                                   "Drill-down: the previous row of the results")
+        self.act_previous.setShortcuts([QKeySequence("K"), QKeySequence("Alt+Up")])
+        self.act_reveal = action("Show Sample in &Curate", self.reveal_current, "Ctrl+G",
+                                 "Switch to Curate with this result's sample selected")
 
     def workspace_menu(self) -> QMenu:
         """The Metrics menu of the menu bar."""
         menu = QMenu("&Metrics", self)
-        for act in (self.act_run, self.act_cancel, self.act_settings, self.act_export):
-            menu.addAction(act)
+        for act in (self.act_run, self.act_cancel, None, self.act_next, self.act_previous,
+                    self.act_reveal, None, self.act_settings, self.act_export):
+            menu.addSeparator() if act is None else menu.addAction(act)
         return menu
+
+    def update_actions(self) -> None:
+        """Enable what can act now (ADR 080): Run needs a writable project and no run in
+        progress, Cancel a run, stepping and Curate a result on screen."""
+        project = self.project
+        writable = project is not None and not project.readonly
+        running = self.job is not None
+        self.act_run.setEnabled(writable and not running)
+        self.run_button.setEnabled(writable and not running)
+        self.act_cancel.setEnabled(running)
+        self.cancel_button.setEnabled(running)
+        self.act_export.setEnabled(project is not None)
+        row = self.table.currentIndex().row()
+        count = self.model.rowCount()
+        self.act_next.setEnabled(0 <= row < count - 1 or (row < 0 and count > 0))
+        self.act_previous.setEnabled(row > 0)
+        self.act_reveal.setEnabled(self.drill.current is not None)
 
     # -- state -----------------------------------------------------------------------------
     @property
@@ -243,10 +214,7 @@ class MetricsWorkspace(QWidget):
         project = self.project
         self.stack.setCurrentIndex(0 if project is None else 1)
         # results are stored in the project: a read-only one can show and export, not run
-        writable = project is not None and not project.readonly
-        self.act_run.setEnabled(writable and self.job is None)
-        self.run_button.setEnabled(writable and self.job is None)
-        self.act_export.setEnabled(project is not None)
+        self.update_actions()
         if project is None:
             return
         previous = set(self.checked(self.models))
@@ -315,13 +283,30 @@ class MetricsWorkspace(QWidget):
         n_na = sum(r.status == "not_applicable" for r in shown)
         visible = [r for r in shown if r.status != "not_applicable"] \
             if self.hide_na.isChecked() else shown
-        self.model.set_rows(visible, self.titles)
+        self.model.set_rows(visible, self.titles, self.higher)
         self.hist.show_rows(shown, self.titles)
+        self.summary.setText(self._summary_text(shown, visible, n_na))
+        self.update_actions()
+
+    def _summary_text(self, shown: list[Any], visible: list[Any], n_na: int) -> str:
+        """What the results say, and what to do next: run when there is nothing yet,
+        open the drill-down when there are rows."""
+        if not shown:
+            if not self.sample_ids:
+                return ("No samples selected: choose samples in Curate (its filter is the "
+                        "selection) or a rating session above.")
+            if not self.checked(self.models):
+                return "No results: tick at least one model on the left."
+            return ("No results yet for this selection: tick the metrics to compute and "
+                    "press Run (Ctrl+Return).")
         ok = sum(r.status == "ok" for r in shown)
-        self.summary.setText(f"{len(shown):,} results: {ok:,} values, "
-                             f"{sum(r.status == 'error' for r in shown):,} errors, "
-                             f"{n_na:,} not applicable. Double-click a row (or press "
-                             "Enter) for the drill-down.")
+        text = (f"{len(shown):,} results: {ok:,} values, "
+                f"{sum(r.status == 'error' for r in shown):,} errors, {n_na:,} not "
+                "applicable. ↑ higher is better, ↓ lower is better (Better column).")
+        if visible:
+            return text + " Double-click a row (or press Enter) for the drill-down."
+        return text + " Every result is not applicable: untick “Hide not applicable” to " \
+            "list them."
 
     # -- running -----------------------------------------------------------------------------
     @Slot()
@@ -346,23 +331,25 @@ class MetricsWorkspace(QWidget):
             return None
         project, ids = self.project, list(self.sample_ids)
         emit = self._progress.changed.emit
+        titles = dict(self.titles)
 
         def work(state: Any) -> Any:
             state.subscribe(lambda s: emit(s.done, s.total or 0, s.status))
             view = project.worker_view()
             try:
                 items = collect_items(view, ids, models)
-                return run_metrics(state, view, metrics, items, settings)
+                summary = run_metrics(state, view, metrics, items, settings)
             finally:
                 view.close()
+            report_items(state, summary, len(items), titles)
+            return summary
 
         names = ", ".join(m.title for m in metrics)
-        self.run_button.setEnabled(False)
-        self.cancel_button.setEnabled(True)
         self.status.setText("Starting…")
         job = self.context.start_job(f"Metrics: {names}", work, self._finished)
         # a fully cached run can finish (and call _finished) before start_job returns
         self.job = None if getattr(job, "metrics_handled", False) else job
+        self.update_actions()
         return job
 
     @Slot()
@@ -381,15 +368,14 @@ class MetricsWorkspace(QWidget):
     def _finished(self, job: Any) -> None:
         job.metrics_handled = True
         self.job = None
-        writable = self.project is not None and not self.project.readonly
-        self.run_button.setEnabled(writable)
-        self.act_run.setEnabled(writable)
-        self.cancel_button.setEnabled(False)
+        self.update_actions()
         if job.outcome == "done":
             s = job.future.result()
             text = (f"Done on {s.device}: {s.computed} computed, {s.cached} cached, "
                     f"{s.not_applicable} not applicable, {s.errors} errors "
                     f"({s.seconds:.1f} s).")
+            if job.state.verdict == "failed":
+                text = "Failed: nothing could be computed. " + text
             if s.failed_metrics:
                 failed = "\n".join(f"{self.titles.get(k, k)}: {v}"
                                    for k, v in s.failed_metrics.items())
@@ -445,13 +431,31 @@ class MetricsWorkspace(QWidget):
 
     def _row_changed(self, current: Any, _previous: Any) -> None:
         if not current.isValid():
+            self.update_actions()
             return
         row = self.model.rows[current.row()]
         rows = [r for r in self.all_rows if (r.sample_id, r.model) == (row.sample_id, row.model)]
-        self.drill.show_pair(self.project, row.sample_id, row.model, rows, self.titles)
+        self.drill.show_pair(self.project, row.sample_id, row.model, rows, self.titles,
+                             self.higher)
+        self.drill.set_position(current.row(), self.model.rowCount())
+        self.update_actions()
 
+    @Slot(int)
+    def step(self, delta: int) -> None:
+        """Show the next (+1) or previous (-1) result of the table in the drill-down."""
+        count = self.model.rowCount()
+        if count == 0:
+            return
+        row = self.table.currentIndex().row()
+        target = 0 if row < 0 else max(0, min(count - 1, row + delta))
+        index = self.model.index(target, 0)
+        self.table.selectionModel().setCurrentIndex(
+            index, QItemSelectionModel.SelectionFlag.ClearAndSelect
+            | QItemSelectionModel.SelectionFlag.Rows)
+        self.table.scrollTo(index)
 
-def _wrap(text: str, width: int = 70) -> str:
-    import textwrap
-
-    return "\n".join(textwrap.wrap(text, width))
+    @Slot()
+    def reveal_current(self) -> None:
+        """Show the drill-down's sample in Curate."""
+        if self.drill.current is not None:
+            self.context.reveal("curate", self.drill.current[0])

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 from core.rating.design import SessionDesign
 from core.rating.protocols import CRITERIA, PROTOCOL_TITLES, PROTOCOLS
 from core.rating.sessions import session_files_in_the_way
+from ui.widgets.theme import set_tone
 
 
 class DesignDialog(QDialog):
@@ -142,7 +143,7 @@ class DesignDialog(QDialog):
         form.addRow("Instructions:", self.instructions)
         form.addRow("Write rater files to:", _wrap(out_row))
         self.error = QLabel()
-        self.error.setStyleSheet("color: #b00020;")
+        set_tone(self.error, "danger", text_only=True)
         self.error.setTextFormat(Qt.TextFormat.PlainText)
         self.error.setWordWrap(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok |

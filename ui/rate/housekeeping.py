@@ -4,7 +4,6 @@ Rate workspace (ADR 037); the decisions and the deleting are ``core``'s
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -18,15 +17,6 @@ from core.rating.session_admin import (
     session_folder,
 )
 from core.store.errors import ProjectError
-
-
-def when(iso: str) -> str:
-    """An ISO-8601 time as local "YYYY-MM-DD HH:MM" (the text itself if it is not one)."""
-    try:
-        stamp = datetime.fromisoformat(iso.replace("Z", "+00:00"))
-    except ValueError:
-        return iso
-    return (stamp.astimezone() if stamp.tzinfo else stamp).strftime("%Y-%m-%d %H:%M")
 
 
 class SessionHousekeeping:

@@ -90,7 +90,7 @@ class ImageTile(QFrame):
         layout.addWidget(self.view, 1)
         self.set_selected(False)
 
-    def set_selected(self, selected: bool, accent: str = "#2f7de1") -> None:
+    def set_selected(self, selected: bool, accent: str = "palette(highlight)") -> None:
         colour = accent if selected else "transparent"
         self.setStyleSheet(f"QFrame#imageTile {{ border: 4px solid {colour}; "
                            "border-radius: 6px; }")

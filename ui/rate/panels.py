@@ -33,6 +33,7 @@ from core.rating.protocols import (
 )
 from ui.rate.image_view import ImageTile
 from ui.rate.rank_strip import RankStrip, groups_from_ranks, ranks_from_groups, thumbnail
+from ui.widgets.theme import clear_tone, set_tone
 
 LETTERS = "ABCDEFGHIJ"
 LIKERT_QUESTION = ("Rate the edited output:  " +
@@ -153,7 +154,7 @@ class RankingPanel(ProtocolPanel):
             "Your order, best → worst:  drag a card to move it" +
             ("; drop it onto another card to tie them" if ties else "") +
             "  (or choose with ←/→ and press its rank)", 1.0)
-        self.order_label.setStyleSheet("color: #444;")
+        set_tone(self.order_label, "muted", text_only=True)
         self.strip = RankStrip()
         self.strip.allow_ties = ties
         self.strip.reordered.connect(self._dropped)
@@ -279,7 +280,7 @@ class SideBySidePanel(ProtocolPanel):
     def _refresh(self) -> None:
         for side, tile in zip(("left", "right"), self.tiles, strict=True):
             tile.set_selected(self.choice in (side, "tie"),
-                              "#8a8a8a" if self.choice == "tie" else "#2f7de1")
+                              "palette(text)" if self.choice == "tie" else "palette(highlight)")
         if self.choice:
             self.hint.emit(f"Chosen: {self.choice}. Enter to confirm.")
 
@@ -323,8 +324,10 @@ class _RowsPanel(ProtocolPanel):
     def _paint_rows(self, texts: list[str], current: int) -> None:
         for r, (label, text) in enumerate(zip(self.rows, texts, strict=True)):
             label.setText(("▶  " if r == current else "     ") + text)
-            label.setStyleSheet("background: #dde9fb; border-radius: 4px;" if r == current
-                                else "")
+            if r == current:
+                set_tone(label, "info", "border-radius: 4px;")
+            else:
+                clear_tone(label)
 
 
 class LikertPanel(_RowsPanel):

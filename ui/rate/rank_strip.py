@@ -16,14 +16,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QPoint, QRect, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QMouseEvent, QPainter, QPaintEvent, QPen, QPixmap
+from PySide6.QtGui import QFont, QMouseEvent, QPainter, QPaintEvent, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QApplication, QSizePolicy, QWidget
+
+from ui.widgets.theme import mix, tone_text
 
 #: (kind, index): ("gap", g) = before group g (g == len(groups): at the end);
 #: ("tie", g) = into group g
 Target = tuple[str, int]
 
-ACCENT = QColor("#2f7de1")
 CARD_MAX_W = 150
 CARD_MIN_W = 64
 MARGIN = 10
@@ -243,13 +244,15 @@ class RankStrip(QWidget):
         p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
         rects = self.card_rects()
         moving = self._press[0] if self.dragging and self._press else None
+        pal = self.palette()  # colours from the theme, never a white card in a dark one
         for g, group in enumerate(self.groups):
             if len(group) > 1:  # a tie: one shaded box behind the group
                 p.setPen(Qt.PenStyle.NoPen)
-                p.setBrush(QColor("#dbe7f8"))
+                p.setBrush(mix(pal.color(QPalette.ColorRole.Window),
+                               pal.color(QPalette.ColorRole.Highlight), 0.25))
                 p.drawRoundedRect(QRectF(self.group_rect(g).adjusted(-4, -4, 4, 4)), 8, 8)
             if g:
-                p.setPen(QColor("#9a9a9a"))
+                p.setPen(tone_text("muted", pal))
                 p.setFont(self._font(1.6, True))
                 x = self.gap_x(g)
                 p.drawText(QRect(x - 10, 0, 20, self.height()),
@@ -270,9 +273,12 @@ class RankStrip(QWidget):
 
     def _card(self, p: QPainter, item: int, rect: QRect, opacity: float) -> None:
         ranked = self.rank_text.get(item, "–") != "–"
+        pal, role = self.palette(), QPalette.ColorRole
+        ground = role.Base if ranked else role.AlternateBase
         p.setOpacity(opacity)
-        p.setBrush(QColor("#ffffff") if ranked else QColor("#f1f1f1"))
-        pen = QPen(ACCENT if item == self.focus else QColor("#b8b8b8"),
+        p.setBrush(pal.color(ground))
+        pen = QPen(pal.color(role.Highlight) if item == self.focus else
+                   mix(pal.color(role.Text), pal.color(role.Base), 0.7),
                    3 if item == self.focus else 1)
         p.setPen(pen)
         p.drawRoundedRect(QRectF(rect).adjusted(1, 1, -1, -1), 6, 6)
@@ -283,7 +289,7 @@ class RankStrip(QWidget):
             p.setOpacity(opacity * (1.0 if ranked else 0.45))
             p.drawPixmap(box.topLeft(), thumb)  # 1:1, no scaling while dragging
             p.setOpacity(opacity)
-        p.setPen(QColor("#222222") if ranked else QColor("#777777"))
+        p.setPen(pal.color(role.Text) if ranked else tone_text("muted", pal, ground))
         p.setFont(self._font(1.15, True))
         letter = self.letters[item] if item < len(self.letters) else "?"
         label = f"{letter}  ·  {self.rank_text.get(item, '–')}"
@@ -305,22 +311,23 @@ class RankStrip(QWidget):
         if self.target is None:
             return
         kind, g = self.target
+        accent = self.palette().color(QPalette.ColorRole.Highlight)
         if kind == "gap":
             x = self.gap_x(g)
             p.setPen(Qt.PenStyle.NoPen)
-            p.setBrush(ACCENT)
+            p.setBrush(accent)
             p.drawRoundedRect(QRectF(x - 3, MARGIN - 6, 6, self.height() - 2 * MARGIN + 12),
                               3, 3)
         else:
-            pen = QPen(ACCENT, 3, Qt.PenStyle.DashLine)
+            pen = QPen(accent, 3, Qt.PenStyle.DashLine)
             p.setPen(pen)
             p.setBrush(Qt.BrushStyle.NoBrush)
             box = self.group_rect(g)
             p.drawRoundedRect(QRectF(box.adjusted(-5, -5, 5, 5)), 8, 8)
             pill = QRect(box.center().x() - 24, box.top() + 4, 48, 20)
             p.setPen(Qt.PenStyle.NoPen)
-            p.setBrush(ACCENT)
+            p.setBrush(accent)
             p.drawRoundedRect(QRectF(pill), 10, 10)
             p.setFont(self._font(0.95, True))
-            p.setPen(QColor("#ffffff"))
+            p.setPen(self.palette().color(QPalette.ColorRole.HighlightedText))
             p.drawText(pill, Qt.AlignmentFlag.AlignCenter, "tie")

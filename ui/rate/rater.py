@@ -25,6 +25,7 @@ from core.rating.protocols import PROTOCOL_TITLES, AnswerError, TaskView
 from core.rating.session_file import RatingSession, SessionFileError, now_iso
 from ui.rate.image_view import pixmap_from_bytes
 from ui.rate.panels import COMMON_HINT, HINTS, PANELS, ProtocolPanel, _label
+from ui.widgets.theme import set_tone
 
 K = Qt.Key
 
@@ -128,10 +129,10 @@ class RaterWindow(QWidget):
         self.reason.hide()
         tl.addWidget(self.reason)
         self.status = _label("", 1.1, True)
-        self.status.setStyleSheet("color: #b35c00;")
+        set_tone(self.status, "warning", text_only=True)
         tl.addWidget(self.status)
         self.hints = _label(f"{HINTS[s.protocol]}  ·  {COMMON_HINT}", 0.95)
-        self.hints.setStyleSheet("color: #666;")
+        set_tone(self.hints, "muted", text_only=True)
         tl.addWidget(self.hints)
         # done page
         self.done_page = QWidget()

@@ -43,9 +43,10 @@ from core.rating.session_file import SUFFIX, RatingSession
 from core.rating.sessions import create_and_write, list_sessions
 from ui.empty_state import EmptyState
 from ui.rate.design_dialog import DesignDialog
-from ui.rate.housekeeping import SessionHousekeeping, when
+from ui.rate.housekeeping import SessionHousekeeping
 from ui.rate.rater import RaterWindow
 from ui.widgets.actions import make_action
+from ui.widgets.dates import format_when, when_tooltip
 
 SESSION_COLUMNS = ["Session", "Protocol", "Raters", "Tasks", "Judgments merged", "Seed",
                    "Created"]
@@ -248,8 +249,10 @@ class RateWorkspace(SessionHousekeeping, QWidget):
         for r, s in enumerate(rows):
             name = s.name + ("  (archived)" if s.uid in hidden else "")
             _set_row(self.sessions, r, [name, PROTOCOL_TITLES[s.protocol], s.raters, s.tasks,
-                                        s.judgments, s.design.seed, when(s.created_at)],
+                                        s.judgments, s.design.seed, format_when(s.created_at)],
                      key=s.name, dim=s.uid in hidden)
+            self.sessions.item(r, SESSION_COLUMNS.index("Created")).setToolTip(
+                when_tooltip(s.created_at))
             if s.name == current:
                 self.sessions.selectRow(r)
         self.sessions.resizeColumnsToContents()

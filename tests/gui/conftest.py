@@ -1,0 +1,34 @@
+"""Fixtures for the shell's GUI tests: one demo project per session, copied per test."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo project, generated once per test session (closed, so it can be copied)."""
+    from core.demo import create_demo_project
+
+    path = tmp_path_factory.mktemp("demo-template") / "demo.winnow"
+    project, _report = create_demo_project(path)
+    project.close()
+    return path
+
+
+@pytest.fixture
+def demo_path(demo_template: Path, tmp_path: Path) -> Path:
+    """A private copy of the demo project (file and asset folder) for one test."""
+    target = tmp_path / "demo"
+    target.mkdir()
+    for item in demo_template.parent.iterdir():
+        if item.name.endswith(".lock"):
+            continue
+        if item.is_dir():
+            shutil.copytree(item, target / item.name)
+        else:
+            shutil.copy2(item, target / item.name)
+    return target / demo_template.name
