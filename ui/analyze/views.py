@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from core.analysis.plots import figure_for
 from core.analysis.results import Section, Table
+from ui.widgets.figure_theme import style_figure
 from ui.widgets.theme import set_tone
 
 MAX_TABLE_ROWS = 14  # taller tables scroll inside themselves
@@ -91,6 +92,7 @@ class ChartView(QWidget):
 
         self.chart = chart
         self.figure_obj = figure_for(chart)
+        style_figure(self.figure_obj)
         self.canvas = FigureCanvasQTAgg(self.figure_obj)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -99,6 +101,13 @@ class ChartView(QWidget):
         self.setMinimumSize(int(min(width, 320)), int(height))
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setFixedHeight(int(height))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        """A theme change recolours the chart."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            style_figure(self.figure_obj, self.palette())
+            self.canvas.draw_idle()
 
 
 def _scroll(widget: QWidget) -> QScrollArea:

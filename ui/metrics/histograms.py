@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from PySide6.QtGui import QShowEvent
+from PySide6.QtCore import QEvent
+from PySide6.QtGui import QPalette, QShowEvent
 from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
 from core.metrics.store import ResultRow
+from ui.widgets.figure_theme import style_figure
 
 
 class HistogramCanvas(QWidget):
@@ -41,9 +43,16 @@ class HistogramCanvas(QWidget):
         return self._canvas.figure
 
     def draw_idle(self) -> None:
-        """Repaint the figure when Qt next gets to it."""
+        """Repaint the figure (in the app's palette) when Qt next gets to it."""
         if self._canvas is not None:
+            style_figure(self._canvas.figure, self.palette())
             self._canvas.draw_idle()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        """A theme change recolours the figure."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self.draw_idle()
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
@@ -62,11 +71,12 @@ class HistogramCanvas(QWidget):
         self._pending = None
         grouped = _grouped(rows)
         self.figure.clear()
+        ink = self.palette().color(QPalette.ColorRole.WindowText).name()
         if not grouped:
             ax = self.figure.add_subplot(1, 1, 1)
             ax.axis("off")
             ax.text(0.5, 0.5, "No values yet: tick metrics and press Run",
-                    ha="center", va="center", color="0.4")
+                    ha="center", va="center", color=ink)
             self.draw_idle()
             return
         models = sorted({m for by in grouped.values() for m in by})
@@ -85,7 +95,7 @@ class HistogramCanvas(QWidget):
                 vals = by_model.get(model, [])
                 if vals:
                     ax.hist(vals, bins=bins, color=colours[c], alpha=0.85)
-                    ax.axvline(float(np.mean(vals)), color="k", linewidth=1, linestyle="--")
+                    ax.axvline(float(np.mean(vals)), color=ink, linewidth=1, linestyle="--")
                     ax.set_title(f"{model}\nn={len(vals)}, mean {np.mean(vals):.3g}",
                                  fontsize=8)
                 else:
