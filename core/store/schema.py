@@ -17,6 +17,7 @@ from core.store.migrations import (
     m006_rating,
     m007_metrics,
     m009_search,
+    m010_proposals,
 )
 
 _V1 = """
@@ -194,6 +195,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _script(m006_rating.SQL),
     _script(m007_metrics.SQL),
     _script(m009_search.SQL),  # numbered 9: m008 is another branch's (the lead renumbers)
+    _script(m010_proposals.SQL),  # proposals (issue 19); the lead may renumber
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
