@@ -34,6 +34,7 @@ EXTRAS: dict[str, Extra] = {
     "metrics": Extra("metrics", "the local metrics (CLIPScore, structure distance, face "
                      "identity, text rendering)",
                      ("torch", "transformers", "face_recognition_models", *_ANONYMIZE)),
+    "keyring": Extra("keyring", "keeping API keys in the OS keyring", ("keyring",)),
 }
 
 
