@@ -284,8 +284,8 @@ def run_proposals(project: Project, endpoint: ProposeEndpoint, kinds: Sequence[s
     try:
         with asyncio.Runner(loop_factory=asyncio.SelectorEventLoop) as runner:
             runner.run(main())
-    except Cancelled:
-        report.outcome = "cancelled"
+    except (Cancelled, KeyboardInterrupt) as exc:
+        report.outcome = "cancelled" if isinstance(exc, Cancelled) else "interrupted"
         _finish(project, report)
         raise
     except EndpointError as exc:

@@ -78,19 +78,21 @@ def set_applied(project: Project, proposal_id: int, applied: dict[str, Any]) -> 
 
 
 # -- which posts --------------------------------------------------------------------------
-QUERY_HELP = ("QUERY: 'unsampled' (main posts without a sample; the default), 'all' (every "
+QUERY_HELP = ("QUERY: 'raw' (the default: main posts with no imported sample; samples made "
+              "from a post in Winnow, by hand or by a proposal, do not count), 'all' (every "
               "main post), 'ids:ID,ID,…', or words that must all occur in the post's text "
               "(main posts are posts that are not replies)")
 
 
-def select_posts(project: Project, query: str = "unsampled") -> list[str]:
+def select_posts(project: Project, query: str = "raw") -> list[str]:
     """Post ids a run works on, in id order (see :data:`QUERY_HELP`)."""
     q = query.strip()
     conn = project.conn
     top = "p.parent_id IS NULL"
-    if q in ("", "unsampled"):
+    if q in ("", "raw"):
         sql = (f"SELECT p.id FROM posts p WHERE {top} AND NOT EXISTS (SELECT 1 FROM samples s "
-               "WHERE s.post_id = p.id) ORDER BY p.id")
+               "WHERE s.post_id = p.id AND s.id NOT IN (SELECT sample_id FROM "
+               "proposal_samples)) ORDER BY p.id")
         return [r[0] for r in conn.execute(sql)]
     if q == "all":
         return [r[0] for r in conn.execute(f"SELECT p.id FROM posts p WHERE {top} "

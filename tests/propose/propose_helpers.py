@@ -16,10 +16,10 @@ def endpoint(url: str, model: str = "good", **kw: Any) -> ProposeEndpoint:
 
 def run(project: Any, url: str, model: str = "good", kinds: Any = None,
         posts: Any = None, **kw: Any) -> Any:
-    """One proposal run over ``posts`` (default: the unsampled main posts)."""
+    """One proposal run over ``posts`` (default: the raw main posts)."""
     from core.propose.job import run_proposals
     from core.propose.kinds import KINDS
     from core.propose.store import select_posts
 
-    ids = posts if posts is not None else select_posts(project, "unsampled")
+    ids = posts if posts is not None else select_posts(project, "raw")
     return run_proposals(project, endpoint(url, model, **kw), kinds or KINDS, ids)
