@@ -38,6 +38,7 @@ class NewSampleFromPost(Command):
             raise EditConflict(f"sample {self.new_id!r} exists again; redo refused")
         self.new_id, _ = create_from_post(project, self.post_id, "hand", self.new_id)
         self.sample_ids = (self.new_id,)
+        self.made = _content(project, self.new_id)
         self.created = True
 
     def _undo(self, project: Project) -> None:
@@ -45,6 +46,9 @@ class NewSampleFromPost(Command):
         sid = self.new_id
         if conn.execute("SELECT 1 FROM samples WHERE id = ?", (sid,)).fetchone() is None:
             raise EditConflict(f"sample {sid!r} is gone already; undo refused")
+        if _content(project, sid) != self.made:
+            raise EditConflict(f"sample {sid!r} was edited since it was made; undo refused so "
+                               "those edits are not deleted")
         for table, what in (("model_outputs", "model outputs"),
                             ("proposal_fields", "proposals written into it"),
                             ("sample_links", "derived samples")):
@@ -55,6 +59,19 @@ class NewSampleFromPost(Command):
                                    "not deleted")
         conn.execute("DELETE FROM samples WHERE id = ?", (sid,))
         project.audit("edit", "sample", sid, "deleted", {"from_post": self.post_id}, None)
+
+
+def _content(project: Project, sid: str | None) -> tuple[object, ...]:
+    """What a curator can change on a sample (to tell a sample untouched since made)."""
+    conn = project.conn
+    return (conn.execute("SELECT prompt, original_prompt, quality, split, is_screenshot, "
+                         "review_status, notes FROM samples WHERE id = ?", (sid,)).fetchone(),
+            conn.execute("SELECT tag FROM sample_tags WHERE sample_id = ? ORDER BY tag",
+                         (sid,)).fetchall(),
+            conn.execute("SELECT role, position, sha256, ref, bbox_x, bbox_y, bbox_w, bbox_h "
+                         "FROM sample_images WHERE sample_id = ? ORDER BY id", (sid,)).fetchall(),
+            conn.execute("SELECT post_id, text FROM feedback WHERE sample_id = ? ORDER BY "
+                         "position", (sid,)).fetchall())
 
 
 class AcceptProposals(Command):

@@ -58,7 +58,7 @@ def cached(project: Project, post_id: str, kind: str, template_id: int, model: s
     return None if row is None else (int(row[0]), json.loads(row[1]), bool(row[2]))
 
 
-def insert(project: Project, o: Outcome, model: str, run_id: int) -> int:
+def insert(project: Project, o: Outcome, model: str, run_id: int | None) -> int:
     """Append one answer (inside a transaction); its id."""
     raw = None if o.raw is None else o.raw[:MAX_RAW_CHARS]
     cur = project.conn.execute(
