@@ -15,6 +15,7 @@ nobody else has touched it:
 from __future__ import annotations
 
 import json
+import sqlite3
 from typing import Any
 
 from core.store.migrations.m010_proposals import SIGNATURE
@@ -98,11 +99,14 @@ def record_field(project: Project, sample_id: str, field: str, proposal_id: int,
 def field_status(project: Project, sample_id: str) -> list[dict[str, Any]]:
     """Every machine-made field of a sample: field, status, proposed value, model,
     kind and template version."""
-    rows = project.conn.execute(
-        "SELECT v.field, v.status, v.proposed, p.model, p.kind, t.version, p.id "
-        "FROM proposal_field_status v JOIN proposals p ON p.id = v.proposal_id "
-        "JOIN proposal_templates t ON t.id = p.template_id WHERE v.sample_id = ? "
-        "ORDER BY v.field", (sample_id,)).fetchall()
+    try:
+        rows = project.conn.execute(
+            "SELECT v.field, v.status, v.proposed, p.model, p.kind, t.version, p.id "
+            "FROM proposal_field_status v JOIN proposals p ON p.id = v.proposal_id "
+            "JOIN proposal_templates t ON t.id = p.template_id WHERE v.sample_id = ? "
+            "ORDER BY v.field", (sample_id,)).fetchall()
+    except sqlite3.OperationalError:  # a read-only project from before proposals existed
+        return []
     return [{"field": r[0], "status": r[1], "proposed": _loads(r[2]), "model": r[3],
              "kind": r[4], "version": r[5], "proposal_id": r[6]} for r in rows]
 

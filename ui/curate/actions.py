@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QInputDialog, QMenu
 #: shown in the menu and the tooltips; a curator's cheat sheet
 SHORTCUTS_HELP = (
     "B / A / T label · Shift+B/A/T label, mark reviewed and move on · X clear label · "
-    "R reviewed · Ctrl+Return mark and advance · N next unreviewed · J / K next / previous · "
+    "Y accept proposals · R reviewed · Ctrl+Return mark and advance · N next unreviewed · J / K next / previous · "
     "E edit prompt · I / O / U image role · 1–9 pick image · D draw boxes · "
     "Ctrl+L / Ctrl+G hide or show the list / the images · Ctrl+Z / Ctrl+Shift+Z undo / redo")
 
@@ -30,6 +30,7 @@ class CurateActions:
         m = self.menu
         self.export = self._add(m, "&Export Benchmark…", ws.ask_export, "Ctrl+E",
                                 "Write samples.jsonl and images/ (crops applied) to a folder")
+        self._add_proposals(m)
         m.addSeparator()
         self.undo = self._add(m, "&Undo", ws.undo, QKeySequence.StandardKey.Undo)
         self.redo = self._add(m, "&Redo", ws.redo, "Ctrl+Shift+Z")
@@ -89,6 +90,23 @@ class CurateActions:
         help_action = m.addAction("Shortcuts…")
         help_action.triggered.connect(
             lambda: ws.context.message("Curate shortcuts", SHORTCUTS_HELP.replace(" · ", "\n")))
+
+    def _add_proposals(self, m: QMenu) -> None:
+        """Posts, proposals and their report (issue 19)."""
+        p = self.ws.proposals
+        m.addSeparator()
+        self.posts = self._add(m, "P&osts…", p.open_posts, "Ctrl+Shift+P",
+                               "Every post: make a sample from one by hand, or propose")
+        first = len(self.all)
+        self.propose = self._add(m, "&Propose…", p.ask_propose, None,
+                                 "Let a vision-language model propose samples from raw posts")
+        self.accept = self._add(m, "Accept Pro&posals", p.accept, "Y",
+                                "Accept the machine-proposed values of the selected samples")
+        self.edits += self.all[first:]
+        self._add(m, "Proposal &Templates…", p.open_templates, None,
+                  "The instructions sent to the model, versioned in the project")
+        self._add(m, "How Good Are the Proposals?…", p.open_report, None,
+                  "Accepted vs corrected per field and template, confusion matrices, box IoU")
 
     def _add(self, menu: QMenu, text: str, slot: Callable[[], Any], shortcut: Any = None,
              tip: str = "") -> QAction:
