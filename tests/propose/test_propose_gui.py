@@ -196,3 +196,26 @@ def test_template_editor_saves_a_new_version(qtbot, posts_project) -> None:
         "SELECT version, note FROM proposal_templates WHERE kind = 'prompt' ORDER BY version")
             ] == [(1, "built-in"), (2, "English")]
     assert dialog.version.count() == 2 and not dialog.save.isEnabled()
+
+
+def test_analyze_shows_the_failure_keywords_as_a_chart(qtbot, posts_project, server) -> None:
+    from core.propose.commands import SetFeedbackLabel
+    from core.propose.plots import keyword_figure
+    from ui.analyze.workspace import AnalyzeWorkspace
+
+    run(posts_project, server.url, kinds=["feedback"])
+    SetFeedbackLabel("q3", "q3r1", "failure", "text rendering").do(posts_project)
+    context = AppContext()
+    context.bind(lambda *a: None, lambda *a: None, lambda *a: None)
+    context.project = posts_project
+    ws = AnalyzeWorkspace(context)
+    qtbot.addWidget(ws)
+    ws.show()
+    assert ws.stack.currentWidget() is ws.main  # no rating or metric data, still shown
+    assert ws.tabs.currentWidget() is ws.keywords
+    assert ws.keywords.counts == [("color drift", 1), ("text rendering", 1)]
+    assert ws.keywords.canvas is not None and "2 pieces" in ws.keywords.note.text()
+    fig = keyword_figure(ws.keywords.counts)
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["text rendering", "color drift"]
+    assert [p.get_width() for p in ax.patches] == [1, 1]

@@ -113,7 +113,7 @@ class ProposalActions:
 
         def done(job: Any) -> None:
             if self.ws.project is project:
-                self.ws.on_data_changed()
+                self.context.data_changed.emit()  # Curate's list, Analyze's keywords
                 if self.posts_dialog is not None and self.posts_dialog.isVisible():
                     self.posts_dialog.model.refresh()
             if job.outcome == "done":
