@@ -13,6 +13,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.imaging.boxes import iou
 from core.propose.kinds import FEEDBACK_LABELS, QUALITIES, ROLES
 from core.propose.store import failures
 from core.store.project import Project
@@ -69,17 +70,6 @@ class Report:
                 "box_iou": self.iou, "failure_keywords": [
                     {"keyword": k, "count": n} for k, n in self.keywords],
                 "runs": self.runs, "failures": self.failures, "totals": self.totals}
-
-
-def iou(a: list[int] | tuple[int, ...], b: list[int] | tuple[int, ...]) -> float:
-    """Intersection over union of two [x, y, w, h] boxes."""
-    ax, ay, aw, ah = a
-    bx, by, bw, bh = b
-    iw = max(0, min(ax + aw, bx + bw) - max(ax, bx))
-    ih = max(0, min(ay + ah, by + bh) - max(ay, by))
-    inter = iw * ih
-    union = aw * ah + bw * bh - inter
-    return inter / union if union > 0 else 0.0
 
 
 def keyword_counts(project: Project, limit: int | None = None) -> list[tuple[str, int]]:
@@ -146,7 +136,7 @@ def _boxes(project: Project) -> dict[str, Any]:
             k = b.get("image")
             key = keys[k] if isinstance(k, int) and 0 <= k < len(keys) else None
             same = [box for img, role, box in now if img == key and role == b.get("role")]
-            values.append(max((iou(b["box"], box) for box in same), default=0.0))
+            values.append(max((iou(tuple(b["box"]), box) for box in same), default=0.0))
     if not values:
         return {"boxes": 0, "mean": None, "median": None, "at_least_0_5": None}
     ordered = sorted(values)

@@ -1,7 +1,7 @@
 """The strip above a sample's prompt that says which of its values a model proposed.
 
 While any field is still *proposed* the strip is drawn in the palette's highlight
-colours with a robot mark, names the fields, the model and the template version, and
+colours names the fields, the model and the template version, and
 offers Accept (Y); correcting a field with the usual editors makes it *corrected*.
 Once every field is decided it shrinks to a quiet line ("proposals: 3 accepted, 1
 corrected").  Palette roles only, so it follows light and dark themes.
@@ -75,7 +75,7 @@ class ProposalBar(QFrame):
         models = sorted({f"{f['model']} · template v{f['version']}" for f in fields})
         if pending:
             names = ", ".join(_short(f["field"]) for f in pending)
-            self.text.setText(f"🤖 Machine-proposed, not yet reviewed: {names}  "
+            self.text.setText(f"Machine-proposed, not yet reviewed: {names}  "
                               f"({'; '.join(models)})")
             self.setStyleSheet(LIVE)
         else:
