@@ -29,6 +29,10 @@ if TYPE_CHECKING:  # httpx is imported on use (start-up need not pay for it)
 
 STRUCTURED_MODES = ("auto", "json_schema", "json_object", "off")
 FATAL_STATUSES = (401, 403, 404)
+#: connections per httpx pool: httpcore's pool does work proportional to connections ×
+#: waiting requests on every request, 3.9 ms a request at 32 connections; several small
+#: pools keep it near constant (docs/performance.md, "Proposals")
+PER_POOL = 8
 
 
 @dataclass(frozen=True)
@@ -152,8 +156,8 @@ class ProposeClient:
         self.policy = retrying.policy_for(endpoint.attempts, endpoint.backoff)
         self._transport = transport
         self._sleep = sleep
-        self._client: httpx.AsyncClient | None = None
-        self._slots = asyncio.Semaphore(endpoint.concurrency)
+        self._clients: list[httpx.AsyncClient] = []
+        self._lanes: asyncio.Queue[int] = asyncio.Queue()  # one entry per free request slot
         self._resume_at = 0.0  # monotonic time before which no request is sent (429)
         self.mode = "json_schema" if endpoint.structured == "auto" else endpoint.structured
         self.in_flight = 0
@@ -162,24 +166,35 @@ class ProposeClient:
         self.rate_limited = 0
 
     async def __aenter__(self) -> ProposeClient:
+        import importlib.util
+        import sys
+
         import httpx
 
+        if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
+            # httpcore tries "import sniffio" for every lock it makes; absent, each try
+            # searches sys.path again (8 a request, 2.7 ms). Absent now means absent.
+            sys.modules["sniffio"] = None  # type: ignore[assignment]
         ep = self.endpoint
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if ep.api_key:
             headers["Authorization"] = f"Bearer {ep.api_key}"
-        self._client = httpx.AsyncClient(
-            base_url=ep.base_url.strip().rstrip("/") + "/", headers=headers,
-            timeout=httpx.Timeout(ep.timeout, connect=min(10.0, ep.timeout)),
-            transport=self._transport, follow_redirects=False,
-            limits=httpx.Limits(max_connections=ep.concurrency,
-                                max_keepalive_connections=ep.concurrency))
+        pools = -(-ep.concurrency // PER_POOL)
+        for k in range(pools):
+            size = len(range(k, ep.concurrency, pools))
+            self._clients.append(httpx.AsyncClient(
+                base_url=ep.base_url.strip().rstrip("/") + "/", headers=headers,
+                timeout=httpx.Timeout(ep.timeout, connect=min(10.0, ep.timeout)),
+                transport=self._transport, follow_redirects=False,
+                limits=httpx.Limits(max_connections=size, max_keepalive_connections=size)))
+        for slot in range(ep.concurrency):
+            self._lanes.put_nowait(slot % pools)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        clients, self._clients = self._clients, []
+        for client in clients:
+            await client.aclose()
 
     def _payload(self, messages: list[dict[str, Any]], name: str,
                  schema: dict[str, Any]) -> dict[str, Any]:
@@ -208,7 +223,7 @@ class ProposeClient:
         """Send one request; the answer, or :class:`ProposeError` / :class:`EndpointError`."""
         import httpx
 
-        if self._client is None:
+        if not self._clients:
             raise RuntimeError("use ProposeClient as an async context manager")
         ep = self.endpoint
         attempts = self.policy.attempts()
@@ -224,15 +239,16 @@ class ProposeClient:
             mode = self.mode
             payload = self._payload(messages, name, schema)
             started = time.monotonic()
+            lane = await self._lanes.get()  # a free slot, on the pool it belongs to
             try:
-                async with self._slots:
-                    self.in_flight += 1
-                    self.max_in_flight = max(self.max_in_flight, self.in_flight)
-                    self.sent += 1
-                    try:
-                        status, headers, body = await self._post(payload)
-                    finally:
-                        self.in_flight -= 1
+                self.in_flight += 1
+                self.max_in_flight = max(self.max_in_flight, self.in_flight)
+                self.sent += 1
+                try:
+                    status, headers, body = await self._post(self._clients[lane], payload)
+                finally:
+                    self.in_flight -= 1
+                    self._lanes.put_nowait(lane)
             except httpx.TimeoutException:
                 last = f"timed out after {ep.timeout:g} s"
                 continue
@@ -276,11 +292,11 @@ class ProposeClient:
                            attempts=tries, structured=mode)
         raise ProposeError(f"{last} (gave up after {attempts} attempts)")
 
-    async def _post(self, payload: dict[str, Any]) -> tuple[int, Any, bytes]:
+    async def _post(self, client: httpx.AsyncClient,
+                    payload: dict[str, Any]) -> tuple[int, Any, bytes]:
         """POST and read the body up to the size cap."""
-        assert self._client is not None
         cap = self.endpoint.max_response_bytes
-        async with self._client.stream("POST", "chat/completions", json=payload) as resp:
+        async with client.stream("POST", "chat/completions", json=payload) as resp:
             declared = resp.headers.get("content-length")
             if declared and declared.isdigit() and int(declared) > cap:
                 raise _TooBig(f"the response is too large ({int(declared):,} bytes; at most "

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from core.propose.client import STRUCTURED_MODES, ProposeEndpoint
 from core.propose.kinds import KIND_TITLES, KINDS
 from core.propose.secrets import KEY_ENV, KeyStoreError, api_key, store_key
+from ui.metrics import settings_dialog
 
 PREFIX = "propose/"
 FIELDS: dict[str, tuple[Any, type]] = {
@@ -42,23 +43,12 @@ FIELDS: dict[str, tuple[Any, type]] = {
 
 def read_values() -> dict[str, Any]:
     """The saved endpoint settings (defaults where unset)."""
-    s = QSettings()
-    out: dict[str, Any] = {}
-    for key, (default, typ) in FIELDS.items():
-        value = s.value(PREFIX + key, default)
-        try:
-            out[key] = typ(value) if value not in (None, "") else default
-        except (TypeError, ValueError):
-            out[key] = default
-    return out
+    return settings_dialog.read_values(PREFIX, FIELDS)
 
 
 def write_values(values: dict[str, Any]) -> None:
-    s = QSettings()
-    for key in FIELDS:
-        if key in values:
-            s.setValue(PREFIX + key, values[key])
-    s.sync()
+    """Save the endpoint settings (never the key)."""
+    settings_dialog.write_values(values, PREFIX, FIELDS)
 
 
 class ProposeDialog(QDialog):
