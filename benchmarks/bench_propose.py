@@ -9,7 +9,8 @@ concurrency / latency; the client should reach it and its memory should stay fla
         [--concurrency 32,64] [--kind quality]
 
 Prints one JSON line per concurrency: wall time, requests/s, the ideal, their ratio,
-resident memory at start / peak / end (MiB), and the time of a second, cached run.
+the client's CPU time per request, resident memory at start / after a quarter / peak /
+end (MiB), and the time of a second, cached run.
 """
 
 from __future__ import annotations
@@ -94,9 +95,9 @@ def main() -> None:
                 start_rss = _rss_mib()
                 watcher = threading.Thread(target=watch, daemon=True)
                 watcher.start()
-                t0 = time.perf_counter()
+                t0, cpu0 = time.perf_counter(), time.process_time()
                 report = run_proposals(project, ep, [args.kind], posts)
-                wall = time.perf_counter() - t0
+                wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
                 done.set()
                 watcher.join()
                 end_rss = _rss_mib()
@@ -112,7 +113,9 @@ def main() -> None:
                 "concurrency": conc, "ok": report.ok, "failed": report.failed,
                 "max_in_flight": report.max_in_flight, "wall_s": round(wall, 1),
                 "requests_per_s": round(rate, 1), "ideal_per_s": round(ideal, 1),
-                "ratio": round(rate / ideal, 3), "rss_mib_start": round(start_rss, 1),
+                "ratio": round(rate / ideal, 3),
+                "client_cpu_ms_per_request": round(1000 * cpu / max(1, report.ok), 2),
+                "rss_mib_start": round(start_rss, 1),
                 "rss_mib_after_first_quarter": round(samples[quarter], 1) if samples else None,
                 "rss_mib_peak": round(max(samples or [end_rss]), 1),
                 "rss_mib_end": round(end_rss, 1), "cached_rerun_s": round(cached_wall, 1),

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable
 
 from core.curate.commands import Command, EditConflict
@@ -206,6 +207,9 @@ class SetFeedbackLabel(Command):
 
 def feedback_labels(project: Project, sample_id: str) -> dict[str, tuple[str, str]]:
     """{reply post id: (label, keyword)} of a sample's feedback."""
-    return {r[0]: (r[1], r[2]) for r in project.conn.execute(
-        "SELECT post_id, label, keyword FROM feedback_labels WHERE sample_id = ?",
-        (sample_id,))}
+    try:
+        return {r[0]: (r[1], r[2]) for r in project.conn.execute(
+            "SELECT post_id, label, keyword FROM feedback_labels WHERE sample_id = ?",
+            (sample_id,))}
+    except sqlite3.OperationalError:  # a read-only project from before proposals existed
+        return {}

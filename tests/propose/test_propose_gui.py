@@ -219,3 +219,20 @@ def test_analyze_shows_the_failure_keywords_as_a_chart(qtbot, posts_project, ser
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.get_yticklabels()] == ["text rendering", "color drift"]
     assert [p.get_width() for p in ax.patches] == [1, 1]
+
+
+def test_feedback_labels_show_and_are_corrected_undoably(qtbot, posts_project, server) -> None:
+    run(posts_project, server.url, kinds=["feedback"])
+    h = Harness(qtbot, posts_project)
+    h.select("q1")
+    items = h.ws.view.feedback
+    assert items.item(0).text() == "[failure: color drift] the green looks yellowish"
+    assert items.item(1).text() == "[success] love it"
+    assert h.ws.proposals.label_feedback(1, "failure", "Face Changed")
+    assert items.item(1).text() == "[failure: face changed] love it"
+    assert h.status("q1")["feedback/q1r2"] == "corrected"
+    assert not h.ws.proposals.label_feedback(0, "failure", "")  # a failure needs a keyword
+    assert "needs a short keyword" in h.messages[-1]
+    h.ws.undo()
+    assert items.item(1).text() == "[success] love it"
+    assert h.status("q1")["feedback/q1r2"] == "proposed"

@@ -95,3 +95,14 @@ class ProposalBar(QFrame):
 
 def _short(field: str) -> str:
     return "feedback " + field.split("/", 1)[1] if field.startswith("feedback/") else field
+
+
+def mark_feedback(items: Any, feedback: list[tuple[str | None, str]],
+                  labels: dict[str, tuple[str, str]]) -> None:
+    """Prefix each piece of feedback in the Feedback list with its label and keyword."""
+    for row, (post_id, _text) in enumerate(feedback):
+        item = items.item(row)
+        if item is None or post_id not in labels:
+            continue
+        label, keyword = labels[post_id]
+        item.setText(f"[{label}{': ' + keyword if keyword else ''}] {item.text()}")

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.propose.commands import AcceptProposals, NewSampleFromPost
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QInputDialog, QMenu
+
+from core.propose.commands import AcceptProposals, NewSampleFromPost, SetFeedbackLabel
 from core.selection import SampleFilter
 
 
@@ -17,6 +20,9 @@ class ProposalActions:
         self.ws = ws
         self.posts_dialog: Any = None
         self.last_job: Any = None
+        feedback = ws.view.feedback
+        feedback.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        feedback.customContextMenuRequested.connect(self._feedback_menu)
 
     @property
     def context(self) -> Any:
@@ -73,6 +79,42 @@ class ProposalActions:
             self.context.status("Nothing to accept: no machine-proposed value waits for "
                                 "review here.")
         return done
+
+    # -- feedback labels -------------------------------------------------------------------
+    def label_feedback(self, row: int, label: str | None, keyword: str = "") -> bool:
+        """Label the ``row``-th piece of feedback of the shown sample (undoable)."""
+        d = self.ws.view.detail
+        if d is None or not 0 <= row < len(d.feedback) or d.feedback[row][0] is None:
+            return False
+        try:
+            command = SetFeedbackLabel(d.id, d.feedback[row][0] or "", label, keyword)
+        except ValueError as exc:
+            self.context.message("Label not saved", str(exc))
+            return False
+        return self.ws.run(command)
+
+    def _feedback_menu(self, pos: Any) -> None:
+        view = self.ws.view.feedback
+        item = view.itemAt(pos)
+        if item is None or self.ws.project is None or self.ws.project.readonly:
+            return
+        row = view.row(item)
+        menu = QMenu(view)
+        for label in ("success", "neutral"):
+            menu.addAction(f"Label {label.title()}").triggered.connect(
+                lambda _=False, lb=label: self.label_feedback(row, lb))
+        menu.addAction("Label Failure…").triggered.connect(lambda: self._ask_failure(row))
+        menu.addAction("Clear Label").triggered.connect(
+            lambda: self.label_feedback(row, None))
+        menu.popup(view.viewport().mapToGlobal(pos))
+
+    def _ask_failure(self, row: int) -> None:
+        dialog = QInputDialog(self.ws)
+        dialog.setWindowTitle("Failure keyword")
+        dialog.setLabelText("A short keyword naming what went wrong (e.g. color drift):")
+        dialog.textValueSelected.connect(lambda text: self.label_feedback(row, "failure", text))
+        self.ws._keep(dialog)
+        dialog.open()
 
     # -- propose --------------------------------------------------------------------------
     def ask_propose(self, post_ids: list[str] | None = None) -> Any:

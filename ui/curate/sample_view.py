@@ -20,13 +20,14 @@ from PySide6.QtWidgets import (
 from core.curate.commands import Command, Macro, SetField, SetTag, reset_prompt, set_prompt
 from core.curate.derive import has_blank
 from core.curate.detail import SampleDetail, load_sample, sample_history
+from core.propose.commands import feedback_labels
 from core.propose.fields import field_status as proposal_fields
 from ui.curate.image_panel import ImagePanel
 from ui.curate.images import ImageStore
 from ui.curate.label_bar import LabelBar
 from ui.curate.post_panel import FeedbackList, HistoryList, PostPanel
 from ui.curate.prompt_editor import PromptEditor
-from ui.curate.proposal_bar import ProposalBar
+from ui.curate.proposal_bar import ProposalBar, mark_feedback
 
 
 class _NotesEdit(QPlainTextEdit):
@@ -187,6 +188,7 @@ class SampleView(QWidget):
             self.tags.setCursorPosition(0)  # show the first tags, not the end
         self.post.show_sample(d, has_blank(d.prompt) or has_blank(d.original_prompt))
         self.feedback.show_feedback(d.feedback)
+        mark_feedback(self.feedback, d.feedback, feedback_labels(self.project, d.id))
         self.tabs.setTabText(1, f"Feedback ({len(d.feedback)})")
         self._fill_history()
         self.proposals.show_fields(proposal_fields(self.project, d.id), self.read_only)
