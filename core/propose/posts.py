@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 
 from core.propose.store import select_posts
+from core.store.errors import ProjectError
 from core.store.project import Project
 
 #: (key, label) of the lists the Posts view offers
@@ -26,7 +28,15 @@ class PostRow:
 
 
 def post_ids(project: Project, which: str = "raw", text: str = "") -> list[str]:
-    """Ids of the posts the view lists (``which`` from :data:`LISTS`), filtered by words."""
+    """Ids of the posts the view lists (``which`` from :data:`LISTS`), filtered by words;
+    :class:`ProjectError` when the project cannot be read (closed meanwhile)."""
+    try:
+        return _post_ids(project, which, text)
+    except sqlite3.Error as exc:
+        raise ProjectError(f"{project.path.name}: cannot read the posts ({exc})") from exc
+
+
+def _post_ids(project: Project, which: str, text: str) -> list[str]:
     if which == "replies":
         if text.strip():
             from core.curate.search import parse
@@ -49,7 +59,14 @@ def post_ids(project: Project, which: str = "raw", text: str = "") -> list[str]:
 
 
 def fetch_posts(project: Project, ids: list[str]) -> dict[str, PostRow]:
-    """Display rows for ``ids`` (a page at a time)."""
+    """Display rows for ``ids`` (a page at a time); ProjectError when unreadable."""
+    try:
+        return _fetch_posts(project, ids)
+    except sqlite3.Error as exc:
+        raise ProjectError(f"{project.path.name}: cannot read the posts ({exc})") from exc
+
+
+def _fetch_posts(project: Project, ids: list[str]) -> dict[str, PostRow]:
     out: dict[str, PostRow] = {}
     for start in range(0, len(ids), 500):
         chunk = ids[start:start + 500]

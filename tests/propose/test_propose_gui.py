@@ -236,3 +236,17 @@ def test_feedback_labels_show_and_are_corrected_undoably(qtbot, posts_project, s
     h.ws.undo()
     assert items.item(1).text() == "[success] love it"
     assert h.status("q1")["feedback/q1r2"] == "proposed"
+
+
+def test_posts_window_outlives_its_project_quietly(qtbot, posts_project) -> None:
+    h = Harness(qtbot, posts_project)
+    dialog = h.ws.proposals.open_posts()
+    qtbot.addWidget(dialog)
+    dialog.search.setText("unicorn")  # a search still waiting when the window closes
+    dialog.hide()
+    qtbot.wait(400)  # an exception in the event loop would fail this test
+    assert dialog.model.ids == ["q1", "q2", "q3", "q4", "q5"]  # the search never ran
+    posts_project.close()  # closed under the window (e.g. by the app quitting)
+    dialog.reload()
+    assert dialog.model.ids == [] and dialog.model.row(0) is None
+    assert dialog.count.text().startswith("0 listed")

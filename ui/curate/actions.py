@@ -12,7 +12,8 @@ from PySide6.QtWidgets import QInputDialog, QMenu
 #: shown in the menu and the tooltips; a curator's cheat sheet
 SHORTCUTS_HELP = (
     "B / A / T label · Shift+B/A/T label, mark reviewed and move on · X clear label · "
-    "Y accept proposals · R reviewed · Ctrl+Return mark and advance · N next unreviewed · J / K next / previous · "
+    "Y accept proposals · Ctrl+Shift+P posts · R reviewed · Ctrl+Return mark and advance · "
+    "N next unreviewed · J / K next / previous · "
     "E edit prompt · I / O / U image role · 1–9 pick image · D draw boxes · "
     "Ctrl+L / Ctrl+G hide or show the list / the images · Ctrl+Z / Ctrl+Shift+Z undo / redo")
 

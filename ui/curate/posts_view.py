@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.propose.posts import LISTS, PostRow, count_posts, fetch_posts, post_ids
+from core.store.errors import ProjectError
 
 COLUMNS = (("id", "Post"), ("author", "Author"), ("images", "Img"), ("replies", "Replies"),
            ("samples", "Samples"), ("text", "Text"))
@@ -48,7 +49,10 @@ class PostListModel(QAbstractTableModel):
     def load(self, project: Any, which: str, text: str) -> None:
         self.beginResetModel()
         self.project = project
-        self.ids = post_ids(project, which, text) if project is not None else []
+        try:
+            self.ids = post_ids(project, which, text) if project is not None else []
+        except ProjectError:  # the project was closed under the window: show nothing
+            self.project, self.ids = None, []
         self._pages.clear()
         self.endResetModel()
 
@@ -65,7 +69,10 @@ class PostListModel(QAbstractTableModel):
         page = r // PAGE
         rows = self._pages.get(page)
         if rows is None:
-            rows = fetch_posts(self.project, self.ids[page * PAGE:(page + 1) * PAGE])
+            try:
+                rows = fetch_posts(self.project, self.ids[page * PAGE:(page + 1) * PAGE])
+            except ProjectError:
+                return None
             self._pages[page] = rows
             while len(self._pages) > 20:
                 self._pages.popitem(last=False)
@@ -161,11 +168,16 @@ class PostsDialog(QDialog):
         self.resize(860, 520)
         self.reload()
 
+    def hideEvent(self, event: Any) -> None:  # noqa: N802
+        self._timer.stop()  # a search typed just before closing must not run afterwards
+        super().hideEvent(event)
+
     def reload(self) -> None:
         """Re-run the list query."""
+        self._timer.stop()
         project = self.ws.project
         self.model.load(project, self.which.currentData(), self.search.text())
-        total = count_posts(project) if project is not None else 0
+        total = count_posts(project) if self.model.project is not None else 0
         self.count.setText(f"{len(self.model.ids):,} listed of {total:,} posts")
         if self.model.ids:
             self.table.selectRow(0)

@@ -20,6 +20,7 @@ class ProposalActions:
         self.ws = ws
         self.posts_dialog: Any = None
         self.last_job: Any = None
+        ws.context.project_changed.connect(self._project_changed)
         feedback = ws.view.feedback
         feedback.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         feedback.customContextMenuRequested.connect(self._feedback_menu)
@@ -27,6 +28,12 @@ class ProposalActions:
     @property
     def context(self) -> Any:
         return self.ws.context
+
+    def _project_changed(self) -> None:
+        """Another project (or none): the Posts window belonged to the old one."""
+        if self.posts_dialog is not None:
+            self.posts_dialog.close()
+            self.posts_dialog = None
 
     # -- posts --------------------------------------------------------------------------
     def open_posts(self) -> Any:
