@@ -38,6 +38,7 @@ EXTRAS: dict[str, Extra] = {
                      ("torch", "transformers", "face_recognition_models", *_ANONYMIZE)),
     "parquet": Extra("parquet", "Hugging Face dataset folders and parquet files",
                      ("pyarrow",)),
+    "keyring": Extra("keyring", "keeping API keys in the OS keyring", ("keyring",)),
 }
 
 

@@ -8,6 +8,8 @@ from typing import Any
 from core.curate.search import text_clause
 from core.store.project import Project
 
+PROPOSAL_STATES = ("any", "proposed", "accepted", "corrected")
+
 
 @dataclass(frozen=True)
 class SampleFilter:
@@ -27,6 +29,9 @@ class SampleFilter:
     tag: str | None = None
     text: str = ""
     ids: tuple[str, ...] = field(default=())
+    #: machine-made fields: "any" (has some), "proposed" (some still to review),
+    #: "accepted" or "corrected" (some so decided) — see core.propose.fields
+    proposal: str | None = None
 
     def where(self) -> tuple[str, list[Any]]:
         """SQL WHERE clause (over ``samples s``) and its parameters."""
@@ -60,6 +65,13 @@ class SampleFilter:
         if text is not None:
             clauses.append(text[0])
             params.extend(text[1])
+        if self.proposal:
+            if self.proposal not in PROPOSAL_STATES:
+                raise ValueError(f"proposal filter must be one of {', '.join(PROPOSAL_STATES)}")
+            status = "" if self.proposal == "any" else " AND v.status = ?"
+            clauses.append("EXISTS (SELECT 1 FROM proposal_field_status v WHERE "
+                           f"v.sample_id = s.id{status})")
+            params.extend([] if self.proposal == "any" else [self.proposal])
         if self.ids:
             clauses.append(f"s.id IN ({','.join('?' * len(self.ids))})")
             params.extend(self.ids)

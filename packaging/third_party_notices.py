@@ -136,7 +136,7 @@ def render() -> str:
     """The notices file's text."""
     everything = closure("all")
     lean = closure("anonymize")
-    optional = {name: closure(name) for name in ("metrics", "parquet")}
+    optional = {name: closure(name) for name in ("metrics", "parquet", "keyring")}
     rows = []
     for key in sorted(everything):
         dist = metadata.distribution(everything[key])

@@ -18,6 +18,7 @@ from core.store.migrations import (
     m007_metrics,
     m008_rating_integrity,
     m009_search,
+    m010_proposals,
 )
 
 _V1 = """
@@ -196,6 +197,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _script(m007_metrics.SQL),
     _script(m008_rating_integrity.SQL),
     _script(m009_search.SQL),
+    _script(m010_proposals.SQL),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -67,6 +67,8 @@ def test_open_csv_switch_tabs_with_keyboard(qtbot, page, monkeypatch, tmp_path) 
         assert view.tables or view.message.isVisible()
         qtbot.keyClick(page.tabs, Qt.Key.Key_Tab, Qt.KeyboardModifier.ControlModifier)
     assert seen == ["leaderboard", "significance", "agreement", "success", "breakdown", "idea"]
+    assert page.tabs.currentWidget() is page.keywords  # the failure keywords (issue 19)
+    qtbot.keyClick(page.tabs, Qt.Key.Key_Tab, Qt.KeyboardModifier.ControlModifier)
     assert page.tabs.currentIndex() == 0
     assert "Likert" in page.views["success"].message.text()
 

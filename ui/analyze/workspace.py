@@ -32,6 +32,7 @@ from core.analysis.report import AnalysisOptions, analyze, export_html
 from core.analysis.results import SECTIONS, Analysis
 from core.analysis.sources import DataSet, open_csv, project_datasets
 from ui.analyze.controls import Controls
+from ui.analyze.keywords import KeywordPanel
 from ui.analyze.views import SectionView, plain_label
 from ui.empty_state import EmptyState
 from ui.widgets.actions import make_action
@@ -81,6 +82,7 @@ class AnalyzeWorkspace(QWidget):
         self._timer.timeout.connect(self.recompute)
         context.project_changed.connect(self._project_changed)
         context.data_changed.connect(self._project_changed)
+        self.keywords.refresh(context.project)
         self.refresh_datasets()
 
     # -- construction ------------------------------------------------------------------
@@ -128,6 +130,8 @@ class AnalyzeWorkspace(QWidget):
             self.tabs.addTab(view, title)
         for key, layout in self.controls.tab_rows.items():
             self.views[key].controls.addLayout(layout)
+        self.keywords = KeywordPanel()  # community feedback's failure keywords (issue 19)
+        self.tabs.addTab(self.keywords, "Failure keywords")
         layout = QVBoxLayout(self.main)
         layout.setContentsMargins(12, 10, 12, 6)
         layout.addLayout(top)
@@ -138,6 +142,7 @@ class AnalyzeWorkspace(QWidget):
     # -- data sets -----------------------------------------------------------------------
     def _project_changed(self) -> None:
         self._rows = {k: v for k, v in self._rows.items() if k.startswith("csv:")}
+        self.keywords.refresh(self.context.project)
         self.refresh_datasets(recompute=True)
 
     def refresh_datasets(self, recompute: bool = False) -> None:
@@ -148,6 +153,10 @@ class AnalyzeWorkspace(QWidget):
         self.controls.set_datasets(self.datasets, current.key if current else None)
         if errors:
             self.context.status("Some data sets could not be listed: " + "; ".join(errors))
+        if not self.datasets and self.keywords.has_data:
+            self.stack.setCurrentWidget(self.main)
+            self.tabs.setCurrentWidget(self.keywords)
+            return
         if not self.datasets:
             note = ("This project has no merged rating sessions or metric results yet."
                     if self.context.project is not None else "No project is open.")

@@ -24,6 +24,7 @@ class CurateActions:
         m = self.menu
         self.export = self._add(m, "&Export Benchmark…", ws.ask_export, "Ctrl+E",
                                 "Write samples.jsonl and images/ (crops applied) to a folder")
+        self._add_proposals(m)
         m.addSeparator()
         self.undo = self._add(m, "&Undo", ws.undo, QKeySequence.StandardKey.Undo)
         self.redo = self._add(m, "&Redo", ws.redo, "Ctrl+Shift+Z")
@@ -79,6 +80,23 @@ class CurateActions:
         pick = images.addMenu("Pick Image")
         for k in range(1, 10):
             self._add(pick, f"Image {k}", lambda k=k: ws.view.images.select_index(k - 1), str(k))
+
+    def _add_proposals(self, m: QMenu) -> None:
+        """Posts, proposals and their report (issue 19)."""
+        p = self.ws.proposals
+        m.addSeparator()
+        self.posts = self._add(m, "P&osts…", p.open_posts, "Ctrl+Shift+P",
+                               "Every post: make a sample from one by hand, or propose")
+        first = len(self.all)
+        self.propose = self._add(m, "&Propose…", p.ask_propose, None,
+                                 "Let a vision-language model propose samples from raw posts")
+        self.accept = self._add(m, "Accept Pro&posals", p.accept, "Y",
+                                "Accept the machine-proposed values of the selected samples")
+        self.edits += self.all[first:]
+        self._add(m, "Proposal &Templates…", p.open_templates, None,
+                  "The instructions sent to the model, versioned in the project")
+        self._add(m, "How Good Are the Proposals?…", p.open_report, None,
+                  "Accepted vs corrected per field and template, confusion matrices, box IoU")
 
     def _add(self, menu: QMenu, text: str, slot: Callable[[], Any], shortcut: Any = None,
              tip: str = "") -> QAction:

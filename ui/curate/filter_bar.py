@@ -17,6 +17,9 @@ _SPLIT = [("Any split", None), ("Text-to-image", "text-to-image"),
           ("Image-to-image", "image-to-image")]
 _SHOT = [("Screenshots?", None), ("Screenshots only", True), ("No screenshots", False)]
 _MODIFIED = [("Edited?", None), ("Prompt edited", True), ("Prompt not edited", False)]
+_PROPOSAL = [("Proposals?", None), ("Machine-proposed, to review", "proposed"),
+             ("Proposal accepted", "accepted"), ("Proposal corrected", "corrected"),
+             ("Any proposal", "any")]
 
 
 class FilterBar(QWidget):
@@ -35,6 +38,8 @@ class FilterBar(QWidget):
         self.split = _combo(_SPLIT, "Split")
         self.screenshot = _combo(_SHOT, "Screenshot samples")
         self.modified = _combo(_MODIFIED, "Prompt edited by a curator")
+        self.proposal = _combo(_PROPOSAL, "Machine-made proposals: still to review, "
+                                          "accepted or corrected by a curator")
         self.tag = QComboBox()
         _compact(self.tag)
         self.tag.setToolTip("Tag")
@@ -47,15 +52,15 @@ class FilterBar(QWidget):
         grid.setSpacing(4)
         grid.addWidget(self.search, 0, 0, 1, 3)
         for k, w in enumerate((self.quality, self.review, self.split, self.screenshot,
-                               self.modified, self.tag)):
+                               self.modified, self.tag, self.proposal)):
             grid.addWidget(w, 1 + k // 3, k % 3)
-        grid.addWidget(self.count, 3, 0, 1, 3)
+        grid.addWidget(self.count, 4, 0, 1, 3)
         self._timer = QTimer(self, singleShot=True, interval=200)
         self._timer.timeout.connect(self._emit)
         self.search.textChanged.connect(lambda _t: self._timer.start())
         self.search.returnPressed.connect(self._emit)
         for combo in (self.quality, self.review, self.split, self.screenshot, self.modified,
-                      self.tag):
+                      self.tag, self.proposal):
             combo.currentIndexChanged.connect(lambda _i: self._emit())
 
     def set_tags(self, tags: list[str]) -> None:
@@ -79,12 +84,13 @@ class FilterBar(QWidget):
             is_screenshot=self.screenshot.currentData(),
             modified=self.modified.currentData(),
             tag=self.tag.currentData(),
-            text=self.search.text().strip())
+            text=self.search.text().strip(),
+            proposal=self.proposal.currentData())
 
     def reset(self) -> None:
         """Back to "everything" without emitting."""
         for w in (self.quality, self.review, self.split, self.screenshot, self.modified,
-                  self.tag):
+                  self.tag, self.proposal):
             w.blockSignals(True)
             w.setCurrentIndex(0)
             w.blockSignals(False)

@@ -20,11 +20,14 @@ from PySide6.QtWidgets import (
 from core.curate.commands import Command, Macro, SetField, SetTag, reset_prompt, set_prompt
 from core.curate.derive import has_blank
 from core.curate.detail import SampleDetail, load_sample, sample_history
+from core.propose.commands import feedback_labels
+from core.propose.fields import field_status as proposal_fields
 from ui.curate.image_panel import ImagePanel
 from ui.curate.images import ImageStore
 from ui.curate.label_bar import LabelBar
 from ui.curate.post_panel import FeedbackList, HistoryList, PostPanel
 from ui.curate.prompt_editor import PromptEditor
+from ui.curate.proposal_bar import ProposalBar, mark_feedback
 
 
 class _NotesEdit(QPlainTextEdit):
@@ -107,7 +110,9 @@ class SampleView(QWidget):
         self.splitter = split
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
+        self.proposals = ProposalBar()  # machine-made values of the sample (issue 19)
         layout.addWidget(self.bar)
+        layout.addWidget(self.proposals)
         layout.addWidget(split, 1)
 
     def set_read_only(self, on: bool) -> None:
@@ -161,6 +166,7 @@ class SampleView(QWidget):
             self.history.clear()
             self.tabs.setTabText(1, "Feedback")
             self.images.set_items(self.project, [], False, empty_text="")
+            self.proposals.show_fields([])
             return
         self.title.setText(d.id)
         link = ""
@@ -182,8 +188,10 @@ class SampleView(QWidget):
             self.tags.setCursorPosition(0)  # show the first tags, not the end
         self.post.show_sample(d, has_blank(d.prompt) or has_blank(d.original_prompt))
         self.feedback.show_feedback(d.feedback)
+        mark_feedback(self.feedback, d.feedback, feedback_labels(self.project, d.id))
         self.tabs.setTabText(1, f"Feedback ({len(d.feedback)})")
         self._fill_history()
+        self.proposals.show_fields(proposal_fields(self.project, d.id), self.read_only)
         current = self.images.current_item()
         self.images.set_items(self.project, d.images, d.is_screenshot,
                               current.key if (keep_image and current) else None)

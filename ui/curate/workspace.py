@@ -24,6 +24,7 @@ from core.curate.commands import Command, UndoStack
 from core.curate.derive import DeriveFromTemplate, fill_template
 from core.curate.image_edits import add_box, delete_box, move_image, set_box, set_image_role
 from core.curate.queries import count_samples, distinct_tags, next_unreviewed
+from core.propose.commands import NewSampleFromPost
 from core.selection import SampleFilter
 from ui.curate.actions import CurateActions
 from ui.curate.dialogs import ExportDialog, FillDialog
@@ -33,6 +34,7 @@ from ui.curate.images import ImageStore
 from ui.curate.list_model import SampleListModel
 from ui.curate.list_view import SampleTable
 from ui.curate.panes import Panes
+from ui.curate.proposals import ProposalActions
 from ui.curate.sample_view import SampleView
 from ui.empty_state import EmptyState
 from ui.widgets.theme import set_tone
@@ -78,6 +80,8 @@ class CurateWorkspace(QWidget):
         self._wire_images()
         self.view.post.fill_requested.connect(self.ask_fill)
         self.view.prompt.escape_pressed.connect(self.table.setFocus)
+        self.proposals = ProposalActions(self)  # posts, proposals (issue 19)
+        self.view.proposals.accept_requested.connect(self.proposals.accept)
         left = QWidget()
         ll = QVBoxLayout(left)
         ll.setContentsMargins(4, 4, 0, 4)
@@ -205,7 +209,12 @@ class CurateWorkspace(QWidget):
     def _after_reload(self, keep: str | None) -> None:
         n = self.model.rowCount()
         total = count_samples(self.project) if self.project is not None else 0
-        if self.project is not None and total == 0:
+        posts = self.project.counts()["posts"] if self.project is not None and not total else 0
+        if self.project is not None and total == 0 and posts:
+            self.filters.count.setText(
+                f"No samples yet, {posts:,} posts: make samples by hand in Curate → Posts… "
+                "(Ctrl+Shift+P), or let a model propose them (Curate → Propose…).")
+        elif self.project is not None and total == 0:
             self.filters.count.setText("No samples yet: import a JSON Lines file of posts "
                                        "and samples (File → Import Posts…).")
         else:
@@ -300,7 +309,7 @@ class CurateWorkspace(QWidget):
             self.select_row(self.model.row_of(sid) or 0)
 
     def _after_command(self, command: Command, what: str) -> None:
-        if isinstance(command, DeriveFromTemplate):
+        if isinstance(command, DeriveFromTemplate | NewSampleFromPost):
             current = self.current_id()
             self.model.reload()
             self._after_reload(command.new_id if what != "undo" else current)

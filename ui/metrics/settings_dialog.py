@@ -46,12 +46,14 @@ FIELDS: dict[str, tuple[Any, type]] = {
 }
 
 
-def read_values() -> dict[str, Any]:
-    """Current values from QSettings (defaults where unset)."""
+def read_values(prefix: str = PREFIX,
+                fields: dict[str, tuple[Any, type]] | None = None) -> dict[str, Any]:
+    """Current values of ``fields`` under ``prefix`` in QSettings (defaults where unset);
+    the metrics settings unless told otherwise (the proposal endpoint shares it)."""
     s = QSettings()
     out = {}
-    for key, (default, typ) in FIELDS.items():
-        value = s.value(PREFIX + key, default)
+    for key, (default, typ) in (FIELDS if fields is None else fields).items():
+        value = s.value(prefix + key, default)
         try:
             out[key] = typ(value) if value not in (None, "") else default
         except (TypeError, ValueError):
@@ -59,11 +61,13 @@ def read_values() -> dict[str, Any]:
     return out
 
 
-def write_values(values: dict[str, Any]) -> None:
+def write_values(values: dict[str, Any], prefix: str = PREFIX,
+                 fields: dict[str, tuple[Any, type]] | None = None) -> None:
+    """Store ``values`` (those named in ``fields``) under ``prefix`` in QSettings."""
     s = QSettings()
-    for key in FIELDS:
+    for key in FIELDS if fields is None else fields:
         if key in values:
-            s.setValue(PREFIX + key, values[key])
+            s.setValue(prefix + key, values[key])
     s.sync()
 
 

@@ -1,0 +1,319 @@
+"""OpenAI-compatible chat-completions client for proposals (``httpx.AsyncClient``).
+
+One client per run and endpoint: at most ``concurrency`` requests in flight (one
+connection each, kept alive), structured outputs (``response_format`` with the JSON
+schema) where the server takes them, retries through :mod:`core.retry` (the one policy, ADR 019),
+and a shared pause after a 429 so a rate limit is honoured by every request, not only
+the one that met it.  A response is read in chunks up to a size cap, so a hostile
+2 GB answer costs nothing but the cap.
+
+Outcomes: an :class:`Answer` (the assistant text, tokens, cost), a
+:class:`ProposeError` (this request failed, after retries where they make sense; the
+run goes on), or a :class:`EndpointError` (the endpoint refuses everything: a wrong
+key, an unknown model or path; the run stops and says so).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from core.retry import RetryPolicy, parse_retry_after, retryable_status
+
+if TYPE_CHECKING:  # httpx is imported on use (start-up need not pay for it)
+    import httpx
+
+STRUCTURED_MODES = ("auto", "json_schema", "json_object", "off")
+FATAL_STATUSES = (401, 403, 404)
+#: connections per httpx pool: httpcore's pool does work proportional to connections ×
+#: waiting requests on every request, 3.9 ms a request at 32 connections; several small
+#: pools keep it near constant (docs/performance.md, "Proposals")
+PER_POOL = 8
+
+
+@dataclass(frozen=True)
+class ProposeEndpoint:
+    """Where and how proposals are asked for (the key is never stored in a project)."""
+
+    base_url: str
+    model: str
+    api_key: str | None = None
+    concurrency: int = 8
+    timeout: float = 120.0
+    max_tokens: int = 1024
+    temperature: float | None = 0.0
+    structured: str = "auto"
+    #: price per million prompt / completion tokens, when the server reports no cost
+    price_in: float | None = None
+    price_out: float | None = None
+    attempts: int = 4
+    backoff: float = 0.5
+    max_response_bytes: int = 8 * 2**20
+
+    def __post_init__(self) -> None:
+        if not self.base_url.strip():
+            raise ValueError("no endpoint URL: give the server's base URL, e.g. "
+                             "http://localhost:8000/v1")
+        if not self.base_url.strip().lower().startswith(("http://", "https://")):
+            raise ValueError(f"the endpoint URL must start with http:// or https://, "
+                             f"not {self.base_url!r}")
+        if not self.model.strip():
+            raise ValueError("no model name given")
+        if not 1 <= self.concurrency <= 1024:
+            raise ValueError(f"concurrency must be 1–1024, not {self.concurrency}")
+        if self.structured not in STRUCTURED_MODES:
+            raise ValueError(f"structured must be one of {', '.join(STRUCTURED_MODES)}")
+        if self.timeout <= 0:
+            raise ValueError("the timeout must be positive")
+
+    def public(self) -> dict[str, Any]:
+        """What a run records about the endpoint (never the key)."""
+        return {"base_url": self.base_url.rstrip("/"), "model": self.model,
+                "concurrency": self.concurrency, "structured": self.structured,
+                "temperature": self.temperature, "max_tokens": self.max_tokens}
+
+
+@dataclass
+class Answer:
+    """A successful response."""
+
+    text: str
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost: float | None = None
+    latency_ms: int = 0
+    attempts: int = 1
+    structured: str = "off"
+
+
+class ProposeError(Exception):
+    """One request failed; ``str()`` is the reason stored with the failed proposal."""
+
+    def __init__(self, reason: str, raw: str | None = None) -> None:
+        super().__init__(reason)
+        self.raw = raw
+
+
+class EndpointError(ProposeError):
+    """The endpoint refuses every request (wrong key, unknown model or path)."""
+
+
+def _snippet(text: str, n: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[:n] + "…"
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if value == value and abs(value) != float("inf") else None
+
+
+def parse_body(body: bytes, ep: ProposeEndpoint) -> Answer:
+    """The assistant text and usage of a chat-completions body; ProposeError if malformed."""
+    text = body.decode("utf-8", errors="replace")
+    try:
+        data = json.loads(text)
+        choice = data["choices"][0]
+        content = choice["message"]["content"]
+    except (ValueError, KeyError, IndexError, TypeError):
+        raise ProposeError(f"malformed response (not a chat completion): {_snippet(text)!r}",
+                           raw=text[:2000]) from None
+    if isinstance(content, list):  # some servers return content parts
+        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    if not isinstance(content, str) or not content.strip():
+        reason = choice.get("finish_reason") if isinstance(choice, dict) else None
+        raise ProposeError(f"the model returned no text (finish_reason={reason!r})",
+                           raw=text[:2000])
+    usage = data.get("usage") if isinstance(data, dict) else None
+    usage = usage if isinstance(usage, dict) else {}
+    p_tok, c_tok = _number(usage.get("prompt_tokens")), _number(usage.get("completion_tokens"))
+    cost = _number(usage.get("cost"))
+    if cost is None and (ep.price_in is not None or ep.price_out is not None) \
+            and (p_tok is not None or c_tok is not None):
+        cost = ((p_tok or 0) * (ep.price_in or 0) + (c_tok or 0) * (ep.price_out or 0)) / 1e6
+    return Answer(content, None if p_tok is None else int(p_tok),
+                  None if c_tok is None else int(c_tok), cost)
+
+
+def _rejects_format(status: int, body: str) -> bool:
+    low = body.lower()
+    return status in (400, 422) and any(w in low for w in (
+        "response_format", "json_schema", "json schema", "guided", "structured"))
+
+
+class ProposeClient:
+    """Use as ``async with ProposeClient(endpoint) as c: await c.complete(...)``."""
+
+    def __init__(self, endpoint: ProposeEndpoint, *,
+                 transport: httpx.AsyncBaseTransport | None = None,
+                 sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep) -> None:
+        self.endpoint = endpoint
+        # a long job against a hosted API honours longer Retry-After waits than a fetch
+        self.policy = RetryPolicy(retries=max(0, endpoint.attempts - 1),
+                                  backoff=endpoint.backoff, max_backoff=30.0,
+                                  max_retry_after=120.0)
+        self._transport = transport
+        self._sleep = sleep
+        self._clients: list[httpx.AsyncClient] = []
+        self._lanes: asyncio.Queue[int] = asyncio.Queue()  # one entry per free request slot
+        self._resume_at = 0.0  # monotonic time before which no request is sent (429)
+        self.mode = "json_schema" if endpoint.structured == "auto" else endpoint.structured
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.sent = 0
+        self.rate_limited = 0
+
+    async def __aenter__(self) -> ProposeClient:
+        import importlib.util
+        import sys
+
+        import httpx
+
+        if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
+            # httpcore tries "import sniffio" for every lock it makes; absent, each try
+            # searches sys.path again (8 a request, 2.7 ms). Absent now means absent.
+            sys.modules["sniffio"] = None  # type: ignore[assignment]
+        ep = self.endpoint
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if ep.api_key:
+            headers["Authorization"] = f"Bearer {ep.api_key}"
+        pools = -(-ep.concurrency // PER_POOL)
+        for k in range(pools):
+            size = len(range(k, ep.concurrency, pools))
+            self._clients.append(httpx.AsyncClient(
+                base_url=ep.base_url.strip().rstrip("/") + "/", headers=headers,
+                timeout=httpx.Timeout(ep.timeout, connect=min(10.0, ep.timeout)),
+                transport=self._transport, follow_redirects=False,
+                limits=httpx.Limits(max_connections=size, max_keepalive_connections=size)))
+        for slot in range(ep.concurrency):
+            self._lanes.put_nowait(slot % pools)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        clients, self._clients = self._clients, []
+        for client in clients:
+            await client.aclose()
+
+    def _payload(self, messages: list[dict[str, Any]], name: str,
+                 schema: dict[str, Any]) -> dict[str, Any]:
+        ep = self.endpoint
+        payload: dict[str, Any] = {"model": ep.model, "messages": messages,
+                                   "max_tokens": ep.max_tokens}
+        if ep.temperature is not None:
+            payload["temperature"] = ep.temperature
+        if self.mode == "json_schema":
+            payload["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": name, "schema": schema, "strict": True}}
+        elif self.mode == "json_object":
+            payload["response_format"] = {"type": "json_object"}
+        return payload
+
+    async def _gate(self) -> None:
+        """Wait while a 429's Retry-After holds every request back."""
+        while True:
+            wait = self._resume_at - time.monotonic()
+            if wait <= 0:
+                return
+            await self._sleep(wait)
+
+    async def complete(self, messages: list[dict[str, Any]], name: str,
+                       schema: dict[str, Any]) -> Answer:
+        """Send one request; the answer, or :class:`ProposeError` / :class:`EndpointError`."""
+        import httpx
+
+        if not self._clients:
+            raise RuntimeError("use ProposeClient as an async context manager")
+        ep = self.endpoint
+        attempts = self.policy.attempts
+        last = "no attempt made"
+        retry_after: float | None = None
+        tries = 0
+        while tries < attempts:
+            if tries:
+                await self._sleep(self.policy.delay(tries, retry_after))
+            tries += 1
+            retry_after = None
+            await self._gate()
+            mode = self.mode
+            payload = self._payload(messages, name, schema)
+            started = time.monotonic()
+            lane = await self._lanes.get()  # a free slot, on the pool it belongs to
+            try:
+                self.in_flight += 1
+                self.max_in_flight = max(self.max_in_flight, self.in_flight)
+                self.sent += 1
+                try:
+                    status, headers, body = await self._post(self._clients[lane], payload)
+                finally:
+                    self.in_flight -= 1
+                    self._lanes.put_nowait(lane)
+            except httpx.TimeoutException:
+                last = f"timed out after {ep.timeout:g} s"
+                continue
+            except httpx.TransportError as exc:
+                last = f"cannot reach {ep.base_url} ({type(exc).__name__}: {exc})"
+                continue
+            except _TooBig as exc:
+                raise ProposeError(str(exc)) from None
+            text = body.decode("utf-8", errors="replace")
+            if status == 429:
+                self.rate_limited += 1
+                retry_after = parse_retry_after(headers.get("retry-after"))
+                wait = self.policy.delay(tries, retry_after)
+                self._resume_at = max(self._resume_at, time.monotonic() + wait)
+                retry_after = 0.0  # the gate above does the waiting
+                last = f"rate limited (HTTP 429): {_snippet(text)!r}"
+                continue
+            if retryable_status(status):
+                retry_after = parse_retry_after(headers.get("retry-after"))
+                last = f"HTTP {status}: {_snippet(text)!r}"
+                continue
+            if status >= 400:
+                if mode != "off" and ep.structured == "auto" and _rejects_format(status, text):
+                    self.mode = "json_object" if mode == "json_schema" else "off"
+                    tries -= 1  # the server told us what it cannot do: not a failed try
+                    continue
+                if status in FATAL_STATUSES:
+                    raise EndpointError(f"the endpoint refused the request: HTTP {status}: "
+                                        f"{_snippet(text)!r} (check the URL, the model name "
+                                        "and the API key)")
+                raise ProposeError(f"refused: HTTP {status}: {_snippet(text)!r}", raw=text[:2000])
+            if not 200 <= status < 300:
+                last = f"unexpected HTTP {status}"
+                continue
+            try:
+                answer = parse_body(body, ep)
+            except ProposeError as exc:
+                last = str(exc)
+                continue
+            return replace(answer, latency_ms=int(1000 * (time.monotonic() - started)),
+                           attempts=tries, structured=mode)
+        raise ProposeError(f"{last} (gave up after {attempts} attempts)")
+
+    async def _post(self, client: httpx.AsyncClient,
+                    payload: dict[str, Any]) -> tuple[int, Any, bytes]:
+        """POST and read the body up to the size cap."""
+        cap = self.endpoint.max_response_bytes
+        async with client.stream("POST", "chat/completions", json=payload) as resp:
+            declared = resp.headers.get("content-length")
+            if declared and declared.isdigit() and int(declared) > cap:
+                raise _TooBig(f"the response is too large ({int(declared):,} bytes; at most "
+                              f"{cap:,} are read)")
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in resp.aiter_bytes():
+                size += len(chunk)
+                if size > cap:
+                    raise _TooBig(f"the response is too large (over {cap:,} bytes); it was "
+                                  "not read further")
+                chunks.append(chunk)
+            return resp.status_code, resp.headers, b"".join(chunks)
+
+
+class _TooBig(Exception):
+    pass
