@@ -105,7 +105,7 @@ def test_demo_project_content_is_pinned(demo_template: Path) -> None:
 def test_demo_sources_are_pinned(tmp_path: Path) -> None:
     """Every file of a small demo data set (posts, pictures, outputs, screenshot truth);
     not the folder's hidden bookkeeping (its ownership marker, with times in it)."""
-    from core.demo_sources import generate_demo_sources
+    from core.demo.sources import generate_demo_sources
 
     root = tmp_path / "src"
     sources = generate_demo_sources(root, seed=0, n_threads=30)

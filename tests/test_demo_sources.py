@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from core.demo_sources import DemoSources, generate_demo_sources
+from core.demo.sources import DemoSources, generate_demo_sources
 
 POST_FIELDS = {"id", "text", "timestamp", "keyword", "url", "author", "image_urls", "replies_above",
                "replies_below", "engagement"}
@@ -208,7 +208,7 @@ def test_refuses_foreign_folder_but_regenerates_a_demo(tmp_path: Path) -> None:
 
 
 def test_core_demo_modules_import_no_qt() -> None:
-    code = ("import sys, core.demo_sources, core.demo_drawing; "
+    code = ("import sys, core.demo.sources, core.demo.drawing, core.demo.photos, core.demo.ratings; "
             "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6', 'ui', 'app', 'qasync')]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1])

@@ -1,4 +1,4 @@
-"""Build the demo project: generated sources (core.demo_sources) imported through the
+"""Build the demo project: generated sources (core.demo.sources) imported through the
 real importer, so the demo exercises the same code paths as a user's data."""
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ def create_demo_project(path: str | Path, *, seed: int = 0, state: JobState | No
     Never replaces anything: an existing project at ``path`` (or its ``-wal``/``-shm``
     file) raises :class:`FileExistsError` before anything is written, and an asset
     folder already beside it is only added to. ``ratings`` adds three finished rating
-    sessions answered by simulated raters (core.demo_ratings), so Rate and Analyze show
+    sessions answered by simulated raters (core.demo.ratings), so Rate and Analyze show
     a study.
     """
-    from core.demo_sources import generate_demo_sources
+    from core.demo.sources import generate_demo_sources
 
     path = Path(path)
     state = state or JobState(title="Create demo project")
@@ -51,12 +51,12 @@ def create_demo_project(path: str | Path, *, seed: int = 0, state: JobState | No
         from core import extras
 
         if extras.available("anonymize"):  # drawing and detecting need OpenCV & co.
-            from core.demo_photos import add_demo_photos
+            from core.demo.photos import add_demo_photos
 
             state.set_status("Adding demo photos")
             add_demo_photos(project, sources_dir, state, seed=seed)
         if ratings:
-            from core.demo_ratings import add_demo_ratings
+            from core.demo.ratings import add_demo_ratings
 
             state.set_status("Rating sessions for the demo")
             add_demo_ratings(project, sources_dir / "rating-sessions", state, seed=seed)
