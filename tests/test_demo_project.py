@@ -102,6 +102,17 @@ def test_demo_project_content_is_pinned(demo_template: Path) -> None:
     assert got == {**EXPECTED, **(EXPECTED_PHOTOS if photos else {})}
 
 
+def test_a_later_demo_may_replace_the_whole_sources_folder(demo_template: Path) -> None:
+    """Everything the demo wrote beside the project — the data set, the photos, the
+    rater files — is in the folder's ownership marker, unchanged (ADR 005)."""
+    from core.demo import demo_sources_dir
+    from core.export_folder import folder_problem
+
+    sources = demo_sources_dir(demo_template)
+    assert (sources / "rating-sessions").is_dir()
+    assert folder_problem(sources) is None
+
+
 def test_demo_sources_are_pinned(tmp_path: Path) -> None:
     """Every file of a small demo data set (posts, pictures, outputs, screenshot truth);
     not the folder's hidden bookkeeping (its ownership marker, with times in it)."""

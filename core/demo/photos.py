@@ -49,18 +49,22 @@ def _stored(photo: DemoPhoto) -> Image.Image:
     return photo.image
 
 
-def write_demo_photos(folder: Path, shots: list[DemoPhoto]) -> list[Path]:
-    """Write ``shots`` as JPEGs with EXIF into ``folder``; returns the paths."""
+def write_demo_photos(folder: Path, shots: list[DemoPhoto], root: Path | None = None
+                      ) -> list[Path]:
+    """Write ``shots`` as JPEGs with EXIF into ``folder``; returns the paths.
+
+    Each file is recorded in the ownership marker of ``root`` (default ``folder``); an
+    existing file is replaced only when that marker proves Winnow wrote it (ADR 005).
+    """
     import io
 
-    folder.mkdir(parents=True, exist_ok=True)
+    from core.export_files import export_bytes
+
     paths = []
     for photo in shots:
         buffer = io.BytesIO()
         _stored(photo).save(buffer, "JPEG", quality=90, exif=exif_bytes(photo))
-        path = folder / photo.name
-        path.write_bytes(buffer.getvalue())
-        paths.append(path)
+        paths.append(export_bytes(folder / photo.name, buffer.getvalue(), root=root or folder))
     return paths
 
 
@@ -100,7 +104,7 @@ def add_demo_photos(project: Any, sources_dir: Path, state: Any, seed: int = 0) 
     shots = {s.name: s for s in draw_demo_photos(seed)}
     state.check()
     folder = Path(sources_dir) / PHOTOS_SUBDIR
-    write_demo_photos(folder, list(shots.values()))
+    write_demo_photos(folder, list(shots.values()), root=Path(sources_dir))
     state.set_status("Importing demo photos")
     report = repo.import_folder(project, folder, state)
     if report.errors:
