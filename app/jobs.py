@@ -7,7 +7,6 @@ result comes back to the event loop as an awaitable future. The UI watches
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -75,11 +74,6 @@ class JobRunner:
         job.future = self.executor.submit(fn, state, *args, **kwargs)
         job.future.add_done_callback(lambda f, job=job: self._finished(job))
         return job
-
-    async def run(self, title: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """Submit and await the result (raises :class:`Cancelled` if cancelled)."""
-        job = self.submit(title, fn, *args, **kwargs)
-        return await asyncio.wrap_future(job.future)
 
     def _finished(self, job: Job) -> None:
         exc = job.future.exception() if not job.future.cancelled() else Cancelled()

@@ -35,6 +35,17 @@ def _isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory,
     monkeypatch.setenv("WINNOW_USER", "tester")
 
 
+@pytest.fixture(scope="session")
+def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo project, generated once per test session (closed, so it can be copied)."""
+    from core.demo import create_demo_project
+
+    path = tmp_path_factory.mktemp("demo-template") / "demo.winnow"
+    project, _report = create_demo_project(path)
+    project.close()
+    return path
+
+
 @pytest.fixture
 def project(tmp_path: Path):  # type: ignore[no-untyped-def]
     """A fresh empty project, closed after the test."""

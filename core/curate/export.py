@@ -191,19 +191,21 @@ def exported_image(project: Project, sha: str, box: tuple[int, int, int, int] | 
     """(bytes, extension) an export writes for a stored image: the file byte for byte, or
     its crop by ``box`` as PNG.  :class:`ImageUnavailable` names ``name`` when it cannot be
     read or decoded (a write error is not a decode error: it propagates)."""
-    from PIL import Image, UnidentifiedImageError
+    from core.imaging import decode
 
     data = image_bytes(project, sha)
+    img = None
     try:
-        with Image.open(io.BytesIO(data)) as img:
+        with decode.open_image(data, name, max_pixels=decode.PHOTO_MAX_PIXELS) as img:
             if box is None:
                 img.verify()
                 return data, (img.format or "png").lower().replace("jpeg", "jpg")
             buffer = io.BytesIO()
             crop_box(img, box, name).save(buffer, "PNG")
             return buffer.getvalue(), "png"
-    except (UnidentifiedImageError, Image.DecompressionBombError, OSError, SyntaxError) as exc:
-        raise ImageUnavailable(f"image {name} cannot be decoded ({exc})") from exc
+    except (decode.DecodeError, OSError, SyntaxError, ValueError) as exc:
+        reason = decode.decode_failure(exc, None, img, data).reason
+        raise ImageUnavailable(f"image {name} cannot be decoded ({reason})") from exc
 
 
 def crop_box(img: Any, box: tuple[int, int, int, int], name: str = "image") -> Any:

@@ -324,8 +324,3 @@ def spec_for(photo: Any, region: Any) -> HideSpec:
         strength = None
     return HideSpec(region.x, region.y, region.w, region.h, region.shape, method,
                     strength, photo.feather)
-
-
-def with_method(specs: Sequence[HideSpec], method: str) -> list[HideSpec]:
-    """The same regions with another method (for the headless batch)."""
-    return [replace(s, method=method, strength=None) for s in specs]

@@ -5,22 +5,20 @@ an accepted format and not a decompression bomb, and says what it is.  Every
 problem becomes an :class:`ImageError` whose message a curator can act on
 ("truncated JPEG: …", "not an image (looks like HTML)", …).
 
-Pillow's global ``Image.MAX_IMAGE_PIXELS`` is never modified: the pixel limit is
-checked explicitly from the image header before any pixel data is decoded.
+Decoding is :mod:`core.imaging.decode`'s (ADR 140): the pixel limit is checked from the
+image header before any pixel data is decoded, and the failures are worded there.
 """
 
 from __future__ import annotations
 
 import io
 import os
-import re
 import stat
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from PIL import Image, UnidentifiedImageError
+from core.imaging import decode
 
 __all__ = [
     "DEFAULT_MAX_PIXELS",
@@ -31,7 +29,8 @@ __all__ = [
     "inspect_local_image",
 ]
 
-DEFAULT_MAX_PIXELS = 80_000_000
+#: the pixel limit of images from outside (one constant for all of Winnow, ADR 140)
+DEFAULT_MAX_PIXELS = decode.MAX_PIXELS
 
 # Pillow format name -> (MIME type, file extension).  MPO is how Pillow reports
 # the JPEGs most phone cameras write; HEIF is registered by pillow-heif.
@@ -46,9 +45,6 @@ _FORMATS: dict[str, tuple[str, str]] = {
     "HEIF": ("image/heic", "heic"),
 }
 _ACCEPTED = "JPEG, PNG, WebP, GIF, BMP, TIFF, HEIC"
-
-_init_lock = threading.Lock()
-_initialised = False
 
 
 class ImageError(ValueError):
@@ -74,68 +70,6 @@ def format_size(n: int | float) -> str:
     return f"{int(n)} bytes"
 
 
-def _init_plugins() -> None:
-    """Register all Pillow plugins once (and pillow-heif when installed)."""
-    global _initialised
-    with _init_lock:
-        if _initialised:
-            return
-        Image.init()
-        try:  # optional plugin: HEIC photos from phones
-            from pillow_heif import register_heif_opener  # type: ignore[import-not-found]
-
-            register_heif_opener()
-        except Exception:  # not installed, or broken: HEIC stays unsupported
-            pass
-        _initialised = True
-
-
-def _sniff_label(data: bytes) -> str | None:
-    """Format name from magic bytes, used only to word error messages."""
-    if data.startswith(b"\xff\xd8\xff"):
-        return "JPEG"
-    if data.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "PNG"
-    if data[:6] in (b"GIF87a", b"GIF89a"):
-        return "GIF"
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "WebP"
-    if data[:2] == b"BM":
-        return "BMP"
-    if data[:4] in (b"II*\x00", b"MM\x00*"):
-        return "TIFF"
-    if data[4:8] == b"ftyp" and data[8:12] in (b"heic", b"heix", b"mif1", b"msf1", b"hevc"):
-        return "HEIC"
-    return None
-
-
-def _label(fmt: str | None) -> str:
-    return {"MPO": "JPEG", "WEBP": "WebP", "HEIF": "HEIC"}.get(fmt or "", fmt or "image")
-
-
-def _describe_non_image(data: bytes) -> str:
-    """Why bytes that no decoder accepts are not an image, e.g. "looks like HTML".
-
-    Never quotes the bytes themselves: a report must not disclose a file's contents.
-    """
-    head = data[:1024].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
-    if head.startswith((b"<!doctype html", b"<html", b"<head", b"<body")) or b"<html" in head:
-        return "not an image (looks like HTML)"
-    if b"<svg" in head:
-        return "not a raster image (looks like SVG, which is not supported)"
-    if head.startswith(b"<?xml") or head.startswith(b"<"):
-        return "not an image (looks like XML)"
-    if head.startswith((b"{", b"[")):
-        return "not an image (looks like JSON)"
-    try:
-        text = data[:1024].decode("utf-8")
-    except UnicodeDecodeError:
-        text = ""
-    if text and sum(ch.isprintable() or ch.isspace() for ch in text) >= 0.95 * len(text):
-        return "not an image (looks like text)"
-    return "not an image (unrecognised data)"
-
-
 class _Source:
     """Image bytes in memory or in a file: the first bytes, the size, and a reader."""
 
@@ -154,106 +88,37 @@ class _Source:
         return open(self.path, "rb") if self.path is not None else io.BytesIO(self.data or b"")
 
 
-def _peek(src: _Source) -> tuple[str, int, int] | None:
-    """(format, width, height) read from the header by the accepted decoders.
-
-    Same lookup as ``Image.open`` but without its global decompression-bomb
-    check, so a bomb is reported with its real dimensions and no warning.
-    """
-    _init_plugins()
-    prefix = src.head[:16]
-    for fmt in ("JPEG", "PNG", "WEBP", "GIF", "BMP", "TIFF", "HEIF"):
-        entry = Image.OPEN.get(fmt)
-        if entry is None:
-            continue
-        factory, accept = entry
-        try:
-            accepted = accept(prefix) if accept else True
-            if not accepted or isinstance(accepted, str):
-                continue
-            with src.open() as fh:
-                im = factory(fh, "")
-                try:
-                    return im.format or fmt, im.size[0], im.size[1]
-                finally:
-                    im.close()
-        except Exception:
-            continue
-    return None
-
-
-def _bomb(width: int, height: int, max_pixels: int) -> ImageError:
-    return ImageError(
-        f"decompression bomb: {width}×{height} pixels exceeds the {max_pixels / 1e6:g} MP limit"
-    )
-
-
-def _bomb_from_pillow(exc: Exception, max_pixels: int) -> ImageError:
-    match = re.search(r"\((\d+) pixels\)", str(exc))
-    pixels = f"{int(match.group(1)) / 1e6:.0f} MP" if match else "too many pixels"
-    return ImageError(f"decompression bomb: {pixels} exceeds the {max_pixels / 1e6:g} MP limit")
-
-
-def _decode_error(fmt: str | None, exc: BaseException, src: _Source) -> ImageError:
-    detail = str(exc) or type(exc).__name__
-    head = src.head
-    if head[:4] == b"RIFF" and src.size >= 12:  # WebP: the RIFF header declares the size
-        declared = int.from_bytes(head[4:8], "little") + 8
-        if declared > src.size:
-            detail = f"file has {src.size} of the {declared} bytes its header declares"
-    kind = "truncated" if "truncated" in detail.lower() or "declares" in detail else "corrupt"
-    return ImageError(f"{kind} {_label(fmt)}: {detail}")
-
-
 def inspect_image(data: bytes | Path, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageInfo:
     """Check that ``data`` (bytes, or a file) is a complete, decodable image and describe it.
 
     Raises :class:`ImageError` for empty data, non-images (HTML, text…),
     unsupported formats, images over ``max_pixels`` (checked before decoding)
-    and corrupt or truncated files.  A file is read from disk as the decoder needs it,
-    never loaded whole.
+    and corrupt or truncated files (the reasons of :mod:`core.imaging.decode`).  A file
+    is read from disk as the decoder needs it, never loaded whole.
     """
     src = _Source(data)
-    if not src.size:
-        raise ImageError("empty file (0 bytes)")
-    peeked = _peek(src)
-    if peeked is not None and peeked[1] * peeked[2] > max_pixels:
-        raise _bomb(peeked[1], peeked[2], max_pixels)
-    sniffed = peeked[0] if peeked else _sniff_label(src.head)
-
     try:
-        with src.open() as fh, Image.open(fh) as im:
+        with src.open() as fh, decode.open_image(fh, max_pixels=max_pixels) as im:
             fmt = im.format or ""
             width, height = im.size
-    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
-        raise _bomb_from_pillow(exc, max_pixels) from exc
-    except UnidentifiedImageError as exc:
-        if sniffed:
-            raise ImageError(f"corrupt {_label(sniffed)}: cannot read the header") from exc
-        raise ImageError(_describe_non_image(src.head)) from exc
-    except Exception as exc:  # plugins raise OSError, SyntaxError, ValueError…
-        raise _decode_error(sniffed, exc, src) from exc
-
+    except decode.DecodeError as exc:
+        raise ImageError(exc.reason) from exc
     if fmt not in _FORMATS:
         raise ImageError(f"unsupported image format {fmt or 'unknown'} (accepted: {_ACCEPTED})")
-    if width <= 0 or height <= 0:
-        raise ImageError(f"corrupt {_label(fmt)}: invalid size {width}×{height}")
-    if width * height > max_pixels:
-        raise _bomb(width, height, max_pixels)
 
     try:
-        with src.open() as fh, Image.open(fh) as im:
+        with src.open() as fh, decode.open_image(fh, max_pixels=max_pixels) as im:
             im.verify()  # structure and checksums, without decoding pixels
-        with src.open() as fh, Image.open(fh) as im:
+        with src.open() as fh, decode.open_image(fh, max_pixels=max_pixels) as im:
             im.load()  # decode: catches truncated pixel data that verify() misses
-    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
-        raise _bomb_from_pillow(exc, max_pixels) from exc
+    except decode.DecodeError as exc:
+        raise ImageError(exc.reason) from exc
     except MemoryError as exc:
         raise ImageError(
-            f"{_label(fmt)} of {width}×{height} pixels is too large to decode"
+            f"{decode.label(fmt)} of {width}×{height} pixels is too large to decode"
         ) from exc
-    except Exception as exc:
-        raise _decode_error(fmt, exc, src) from exc
+    except Exception as exc:  # plugins raise OSError, SyntaxError, ValueError…
+        raise ImageError(decode.failure_reason(fmt, exc, src.head, src.size)) from exc
 
     mime, ext = _FORMATS[fmt]
     return ImageInfo(mime=mime, ext=ext, width=width, height=height)

@@ -10,7 +10,6 @@ place, so a cancelled or failed export leaves nothing that looks complete, and
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -246,15 +245,18 @@ def _benchmark_row(project: Project, sid: str) -> tuple[str, dict[str, Any], int
 
 
 def _released(project: Project, sha: str | None, name: str) -> tuple[bytes, int, int]:
-    from PIL import Image, UnidentifiedImageError
+    from core.imaging import decode
 
     if not sha:
         raise ImageUnavailable(f"{name}: the released file is not in the project")
     data = image_bytes(project, sha)
+    img = None
     try:
-        with Image.open(io.BytesIO(data)) as img:
+        with decode.open_image(data, name, max_pixels=decode.PHOTO_MAX_PIXELS) as img:
             width, height = img.size
             img.verify()
-    except (UnidentifiedImageError, Image.DecompressionBombError, OSError, SyntaxError) as exc:
-        raise ImageUnavailable(f"{name}: the released file cannot be decoded ({exc})") from exc
+    except (decode.DecodeError, OSError, SyntaxError, ValueError) as exc:
+        reason = decode.decode_failure(exc, None, img, data).reason
+        raise ImageUnavailable(f"{name}: the released file cannot be decoded ({reason})"
+                               ) from exc
     return data, width, height

@@ -1,7 +1,8 @@
 """Decoding and resizing for metrics (runs on decode threads; Pillow + numpy only).
 
 Pillow releases the GIL while decoding and resampling, so several decode threads
-overlap with the model thread.  Every failure is a :class:`MetricInputError` that
+overlap with the model thread.  Images are opened by :mod:`core.imaging.decode` (its pixel
+limit from the header, its wording); every failure is a :class:`MetricInputError` that
 names the image.
 """
 
@@ -13,9 +14,11 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from core.imaging import decode
 from core.metrics.base import ImageRef
 
-MAX_PIXELS = 80_000_000
+#: the pixel limit of images from outside (ADR 140)
+MAX_PIXELS = decode.MAX_PIXELS
 #: JPEG draft (DCT-scaled) decoding; the benchmark turns it off for its naive baseline
 USE_DRAFT = True
 
@@ -40,22 +43,21 @@ def open_rgb(ref: ImageRef | str | Path, max_side: int | None = None,
     if path is None:
         raise MetricInputError(f"image {name} is missing from the project's assets")
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-        im = Image.open(io.BytesIO(data))
-        if im.width * im.height > MAX_PIXELS:
-            raise MetricInputError(f"{name}: {im.width}×{im.height} pixels is too large")
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise MetricInputError(f"{name}: file not found ({path})") from None
+    except OSError as exc:
+        raise MetricInputError(f"{name}: cannot read ({exc.strerror or exc})") from None
+    im = None
+    try:
+        im = decode.open_image(data, name, max_pixels=MAX_PIXELS)
         if USE_DRAFT and bbox is None and im.format == "JPEG" and (max_side or draft):
             scale = (max_side / max(im.size)) if max_side else (draft or 1) / min(im.size)
             if scale <= 0.5:
                 im.draft("RGB", (int(im.width * scale) + 1, int(im.height * scale) + 1))
         im = im.convert("RGB")
-    except MetricInputError:
-        raise
-    except FileNotFoundError:
-        raise MetricInputError(f"{name}: file not found ({path})") from None
     except Exception as exc:  # Pillow raises many types for broken files
-        raise MetricInputError(f"{name}: cannot decode image ({exc})") from exc
+        raise MetricInputError(str(decode.decode_failure(exc, name, im, data))) from None
     if bbox is not None:
         x, y, w, h = bbox
         if w <= 0 or h <= 0:

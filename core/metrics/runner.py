@@ -60,6 +60,14 @@ class RunSummary:
                 "seconds": round(self.seconds, 3)}
 
 
+def _run_async(coro: Any) -> Any:
+    """Run ``coro`` on a plain selector loop of this thread: under the GUI, qasync's
+    policy would make ``asyncio.run``'s loop a Qt loop, which fails off the GUI thread
+    (ADR 002, ADR 142)."""
+    with asyncio.Runner(loop_factory=asyncio.SelectorEventLoop) as runner:
+        return runner.run(coro)
+
+
 def resolve_device(metrics: Sequence[Metric], settings: MetricSettings) -> str:
     """The device a run uses (imports torch only when a torch metric is among them)."""
     if not any(m.uses_torch for m in metrics) or not extras.available("metrics"):
@@ -155,9 +163,9 @@ def evaluate(metric: Metric, items: Sequence[PairItem], settings: MetricSettings
         def keep(item: PairItem, result: MetricResult) -> None:
             results[index[id(item)]] = result
         with ThreadPoolExecutor(max(1, settings.decode_threads)) as pool:
-            asyncio.run(judge_items(metric, settings, runnable, keep,
-                                    state.cancelled if state else (lambda: False),
-                                    executor=pool))
+            _run_async(judge_items(metric, settings, runnable, keep,
+                                   state.cancelled if state else (lambda: False),
+                                   executor=pool))
         check()
     else:
         for batch in iter_results(metric, runnable, settings, device, worker, check):
@@ -255,7 +263,7 @@ def _run_one(state: JobState, project: Project, metric: Metric, params: dict[str
     items = [item for item, _ in todo]
     if isinstance(metric, JudgeMetric):
         with ThreadPoolExecutor(max(1, settings.decode_threads)) as pool:
-            asyncio.run(judge_items(
+            _run_async(judge_items(
                 metric, settings, items,
                 lambda item, result: save([(item, result, None)]),  # type: ignore[list-item]
                 state.cancelled, executor=pool))

@@ -12,11 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from core.metrics.store import ResultRow, load_results
+from core.metrics.store import ResultRow
 from core.stats.calibration import zscore_params
 from core.stats.success import LikertMeans
 from core.stats.winrate import WinRateResult, win_rates
-from core.store.project import Project
 
 
 @dataclass(frozen=True)
@@ -106,8 +105,3 @@ def calibrate_tecci(rows: Sequence[ResultRow], human: LikertMeans,
                 row[crit] = float(p.apply([crits[crit]])[0])
         out_rows.append(row)
     return {"params": params, "rows": out_rows}
-
-
-def results_for(project: Project, metric: str) -> list[ResultRow]:
-    """All stored rows of one metric."""
-    return load_results(project, metrics=[metric])

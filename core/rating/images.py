@@ -21,14 +21,12 @@ blurred image compresses far better and its byte length alone would mark it as g
 
 from __future__ import annotations
 
-import io
 import statistics
-import warnings
 from collections.abc import Iterable
 
 import numpy as np
 
-from core.imaging.loading import PhotoDecodeError, decode_rgb
+from core.imaging.decode import MAX_PIXELS, DecodeError, decode_rgb, read_header
 
 #: the session's one format (the extension stored with every image)
 SESSION_FORMAT = "jpg"
@@ -47,51 +45,17 @@ class SessionImageError(ValueError):
 
 def max_pixels() -> int:
     """The pixel limit every decode in Winnow uses (checked from the header first)."""
-    from core.ingest.images import DEFAULT_MAX_PIXELS
-
-    return DEFAULT_MAX_PIXELS
+    return MAX_PIXELS
 
 
 def header(data: bytes, name: str) -> tuple[int, int, int]:
     """(width, height, EXIF orientation) of an image, its pixel limit checked, without
-    decoding pixels (Pillow's ``getexif()`` would decode a whole PNG to find its eXIf
-    chunk: the chunk is read from the file's structure instead)."""
-    from PIL import Image
-
+    decoding pixels (:func:`core.imaging.decode.read_header`)."""
     try:
-        with warnings.catch_warnings():  # the limit is checked right here, by name
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            head = Image.open(io.BytesIO(data))
-        with head:
-            width, height = head.size
-            if width * height > max_pixels():
-                raise SessionImageError(f"image {name}: {width}×{height} pixels is more "
-                                        f"than the {max_pixels():,} Winnow decodes")
-            if head.format != "PNG":
-                return width, height, int(head.getexif().get(0x0112, 1) or 1)
-    except SessionImageError:
-        raise
-    except Image.DecompressionBombError as exc:
-        raise SessionImageError(f"image {name}: too many pixels to decode ({exc})") from None
-    except Exception as exc:  # Pillow raises many types for broken headers
-        raise SessionImageError(f"image {name}: not a readable image ({exc})") from None
-    return width, height, _png_orientation(data)
-
-
-def _png_orientation(data: bytes) -> int:
-    from PIL import Image
-
-    from core.imaging.segments import SegmentError, png_chunks
-
-    try:
-        for chunk in png_chunks(data):
-            if chunk.kind == "eXIf":
-                exif = Image.Exif()
-                exif.load(chunk.payload)
-                return int(exif.get(0x0112, 1) or 1)
-    except (SegmentError, ValueError, SyntaxError):
-        return 1  # the decoder reports a broken file
-    return 1
+        head = read_header(data, name, max_pixels=max_pixels())
+    except DecodeError as exc:
+        raise SessionImageError(f"image {exc}") from None
+    return head.width, head.height, head.orientation
 
 
 def upright_size(data: bytes, name: str) -> tuple[int, int]:
@@ -103,15 +67,15 @@ def upright_size(data: bytes, name: str) -> tuple[int, int]:
 def decode(data: bytes, name: str, box: list[int] | None = None) -> np.ndarray:
     """Upright sRGB pixels of ``data`` (``(h, w, 3)`` uint8), cropped to ``box``.
 
-    Decoding is :func:`core.imaging.loading.decode_rgb` (orientation, colour profile to
+    Decoding is :func:`core.imaging.decode.decode_rgb` (orientation, colour profile to
     sRGB, alpha on white), after :func:`header` checked the pixel limit.  ``box`` =
     ``[x, y, w, h]`` in the stored image's pixels (as Curate draws it and the benchmark
     export crops it), mapped through the EXIF orientation.
     """
     width, height, orientation = header(data, name)
     try:
-        rgb = decode_rgb(data, name)
-    except PhotoDecodeError as exc:
+        rgb = decode_rgb(data, name, max_pixels=MAX_PIXELS)
+    except DecodeError as exc:
         raise SessionImageError(f"image {exc}") from None
     if box is None:
         return rgb

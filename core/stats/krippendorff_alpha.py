@@ -125,10 +125,3 @@ def alpha_records(
     """Krippendorff's alpha from long records (missing ratings are absent records)."""
     data, _, _ = reliability_matrix(rater, unit, value)
     return alpha(data, level)
-
-
-def nominal_codes(values: Sequence[str]) -> np.ndarray:
-    """Map nominal labels to float codes (sorted label order) so :func:`alpha` can use them."""
-    labels = sorted(set(values))
-    idx = {v: float(i) for i, v in enumerate(labels)}
-    return np.fromiter((idx[v] for v in values), dtype=float, count=len(values))

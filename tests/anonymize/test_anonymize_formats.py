@@ -191,11 +191,12 @@ def test_broken_heic_names_the_file(tmp_path: Path) -> None:
 
 def test_without_pillow_heif_heic_files_are_not_picked_up(tmp_path: Path,
                                                          monkeypatch) -> None:
-    import sys
-
+    from core.imaging import decode
     from core.imaging.loading import accepted_suffixes, heif_available
 
-    monkeypatch.setitem(sys.modules, "pillow_heif", None)  # import now fails
+    # HEIF is registered once per process (ADR 140): pretend that found no pillow-heif
+    monkeypatch.setattr(decode, "_initialised", True)
+    monkeypatch.setattr(decode, "_heif", False)
     assert heif_available() is False and ".heic" not in accepted_suffixes()
     (tmp_path / "a.heic").write_bytes(b"\0\0\0\x18ftypheic")
     Image.fromarray(quadrant_image()).save(tmp_path / "b.png")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from core.demo_photos import (
+from core.demo.photos import (
     DEMO_CREDIT,
     DEMO_LICENCE,
     PHOTOS_SUBDIR,

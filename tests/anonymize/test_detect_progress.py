@@ -15,7 +15,7 @@ from core.imaging import photos as repo
 from core.imaging.detect import TILE, DetectSettings, _tile_plan, detect_all
 from core.jobs import Cancelled, JobState
 from core.store import Project
-from ui.anonymize.jobs import STEPS, detect_job
+from ui.anonymize.workers import STEPS, detect_job
 
 
 def _photo(width: int, height: int) -> np.ndarray:

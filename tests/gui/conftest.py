@@ -1,4 +1,5 @@
-"""Fixtures for the shell's GUI tests: one demo project per session, copied per test."""
+"""Fixtures for the shell's GUI tests: the session's demo project (tests/conftest.py),
+copied per test."""
 
 from __future__ import annotations
 
@@ -6,17 +7,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-
-@pytest.fixture(scope="session")
-def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The demo project, generated once per test session (closed, so it can be copied)."""
-    from core.demo import create_demo_project
-
-    path = tmp_path_factory.mktemp("demo-template") / "demo.winnow"
-    project, _report = create_demo_project(path)
-    project.close()
-    return path
 
 
 @pytest.fixture

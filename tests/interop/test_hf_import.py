@@ -332,3 +332,30 @@ def test_a_repeated_id_is_refused_not_silently_replaced(project, tmp_path: Path)
                               "error": "id 'a' is already used by train row 0"}]
     assert project.conn.execute("SELECT prompt FROM samples WHERE id = 'a'").fetchone()[0] == \
         "first"
+
+
+def test_images_stored_as_paths_inside_the_folder(project, tmp_path: Path) -> None:
+    """A dataset whose image cells hold only a path: the file inside the dataset's folder
+    is validated (core.imaging.decode's wording) and read; a broken one names its row."""
+    folder = tmp_path / "paths"
+    folder.mkdir()
+    (folder / "a.png").write_bytes(png_bytes(pattern((20, 20), 3)))
+    (folder / "b.png").write_bytes(png_bytes(pattern((20, 20), 4))[:60])  # truncated
+    (folder / "c.png").write_bytes(png_bytes(pattern((20, 20), 5)))
+    table = {"prompt": ["ok", "broken"],
+             "image": [{"bytes": None, "path": "a.png"}, {"bytes": None, "path": "b.png"}],
+             "output": [{"bytes": None, "path": "c.png"}, {"bytes": None, "path": "c.png"}]}
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table(table), folder / "test.parquet")
+    report = import_hf(project, folder, columns={"input_images": "image",
+                                                 "output_images": "output"})
+    assert report.imported == 1
+    assert len(report.errors) == 1
+    assert report.errors[0]["row"] == 1
+    assert report.errors[0]["error"].startswith("'image': b.png: truncated PNG")
+    import hashlib
+
+    shas = {sha for (sha,) in project.conn.execute("SELECT sha256 FROM sample_images")}
+    assert hashlib.sha256(png_bytes(pattern((20, 20), 3))).hexdigest() in shas

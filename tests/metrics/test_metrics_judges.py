@@ -188,3 +188,30 @@ def _with_scores(row, scores):
     judges = {name: {**e, "score": float(s)}
               for (name, e), s in zip(sorted(row.details["judges"].items()), scores, strict=True)}
     return replace(row, details={**row.details, "judges": judges})
+
+
+def test_judges_run_on_a_worker_thread_under_the_guis_qasync_policy(server, images,
+                                                                    qapp) -> None:
+    """``winnow`` runs the GUI with qasync, whose event-loop policy makes every new loop a
+    Qt loop; a metrics job's worker thread must still get a plain loop (ADR 002, 142)."""
+    import threading
+
+    qasync = pytest.importorskip("qasync")
+    out: list[object] = []
+
+    def job() -> None:
+        try:
+            out.append(_one("judge_overall", [_judge(server.url, "good:7")], images))
+        except BaseException as exc:  # noqa: BLE001 - reported by the assert below
+            out.append(exc)
+
+    old = asyncio.get_event_loop_policy()
+    asyncio.set_event_loop_policy(qasync.DefaultQEventLoopPolicy())
+    try:
+        worker = threading.Thread(target=job)
+        worker.start()
+        worker.join(30)
+    finally:
+        asyncio.set_event_loop_policy(old)
+    assert len(out) == 1 and not isinstance(out[0], BaseException), out
+    assert out[0].status == "ok" and out[0].value == 7.0

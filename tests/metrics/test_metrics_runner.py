@@ -85,7 +85,7 @@ def test_broken_output_is_one_error_and_is_retried(small_project, worker) -> Non
     summary = _run(project, worker=worker)
     assert summary.errors == 1 and summary.computed == 7
     bad = next(r for r in store.load_results(project) if r.status == "error")
-    assert (bad.sample_id, bad.model) == ("s02", "tinted") and "cannot decode" in bad.error
+    assert (bad.sample_id, bad.model) == ("s02", "tinted") and "truncated PNG" in bad.error
     again = _run(project, worker=worker)  # errors are not cache hits
     assert again.errors == 1 and again.cached == 8
 

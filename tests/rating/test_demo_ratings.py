@@ -1,4 +1,4 @@
-"""Demo rating sessions (core.demo_ratings) on a real demo project: sessions merged through
+"""Demo rating sessions (core.demo.ratings) on a real demo project: sessions merged through
 the rating code paths, results export, Analyze sources, determinism, idempotent merge."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from app.cli import run_cli
 from core.analysis.report import AnalysisOptions, analyze
 from core.analysis.sources import project_datasets
 from core.demo import create_demo_project
-from core.demo_ratings import LIKERT, RANKING, RATERS, SIDE_BY_SIDE, add_demo_ratings
+from core.demo.ratings import LIKERT, RANKING, RATERS, SIDE_BY_SIDE, add_demo_ratings
 from core.jobs import Cancelled, JobState
 from core.rating.merge import merge_files
 from core.rating.results import rater_summaries, result_rows

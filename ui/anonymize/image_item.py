@@ -86,10 +86,3 @@ class PyramidItem(QGraphicsItem):
                               scale * self._rect.width() < level.shape[1] * 1.5)
         target = QRectF(x0 / fx, y0 / fy, (x1 - x0) / fx, (y1 - y0) / fy)
         painter.drawImage(target, self._image(level), QRectF(x0, y0, x1 - x0, y1 - y0))
-
-    def level_shown(self, scale: float) -> int:
-        """Index of the level a paint at view ``scale`` uses (-1 when none)."""
-        if self.pyramid is None:
-            return -1
-        level = self.pyramid.level_for(scale)
-        return next(i for i, lv in enumerate(self.pyramid.levels) if lv is level)

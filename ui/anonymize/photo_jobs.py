@@ -1,6 +1,6 @@
 """Work on the project that runs in the background: photo intake, detection, release.
 
-The heavy lifting runs in ``core`` on a worker thread (:mod:`ui.anonymize.jobs`); the
+The heavy lifting runs in ``core`` on a worker thread (:mod:`ui.anonymize.workers`); the
 results come back here on the GUI thread.
 """
 
@@ -16,8 +16,8 @@ from core.imaging import photos as repo
 from core.store.project import Project
 from ui.anonymize.detector import DetectorBanner
 from ui.anonymize.editor import PhotoEditor, writable
-from ui.anonymize.jobs import JobHandle, detect_job, import_job, release_all_job, release_job
 from ui.anonymize.viewer import PhotoViewer
+from ui.anonymize.workers import JobHandle, detect_job, import_job, release_all_job, release_job
 from ui.context import AppContext
 
 if TYPE_CHECKING:

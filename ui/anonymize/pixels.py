@@ -29,7 +29,7 @@ from core.imaging.pyramid import (
     render_after,
 )
 from core.store.project import Project
-from ui.anonymize.jobs import JobHandle, Work, open_job, render_job
+from ui.anonymize.workers import JobHandle, Work, open_job, render_job
 from ui.context import AppContext
 
 #: memory for decoded photos kept for going back (the one on screen is always kept)

@@ -21,10 +21,12 @@ from PySide6.QtGui import (
 
 from core.curate.cache import LruCache
 from core.curate.detail import ImageUnavailable, image_bytes
+from core.imaging import decode as decode_limits
 from ui.widgets.theme import tone_text
 
 THUMB = 96
-MAX_PIXELS = 80_000_000
+#: the one pixel limit of images from outside (ADR 140)
+MAX_PIXELS = decode_limits.MAX_PIXELS
 
 
 class ImageStore:

@@ -1,4 +1,4 @@
-"""Build the demo project: generated sources (core.demo_sources) imported through the
+"""Build the demo project: generated sources (core.demo.sources) imported through the
 real importer, so the demo exercises the same code paths as a user's data."""
 
 from __future__ import annotations
@@ -21,13 +21,15 @@ def create_demo_project(path: str | Path, *, seed: int = 0, state: JobState | No
                         ratings: bool = True) -> tuple[Project, ImportReport]:
     """Write a fresh demo project at ``path`` and return it open, with the import report.
 
-    Never replaces anything: an existing project at ``path`` (or its ``-wal``/``-shm``
-    file) raises :class:`FileExistsError` before anything is written, and an asset
-    folder already beside it is only added to. ``ratings`` adds three finished rating
-    sessions answered by simulated raters (core.demo_ratings), so Rate and Analyze show
+    Never replaces anything it cannot prove it wrote (ADR 005): an existing project at
+    ``path`` (or its ``-wal``/``-shm`` file) raises :class:`FileExistsError` before
+    anything is written, an asset folder already beside it is only added to, and the
+    generated sources beside it (:func:`demo_sources_dir`) replace an earlier demo's only
+    while every file there is listed, unchanged, in its ownership marker. ``ratings`` adds three finished rating
+    sessions answered by simulated raters (core.demo.ratings), so Rate and Analyze show
     a study.
     """
-    from core.demo_sources import generate_demo_sources
+    from core.demo.sources import generate_demo_sources
 
     path = Path(path)
     state = state or JobState(title="Create demo project")
@@ -51,19 +53,32 @@ def create_demo_project(path: str | Path, *, seed: int = 0, state: JobState | No
         from core import extras
 
         if extras.available("anonymize"):  # drawing and detecting need OpenCV & co.
-            from core.demo_photos import add_demo_photos
+            from core.demo.photos import add_demo_photos
 
             state.set_status("Adding demo photos")
             add_demo_photos(project, sources_dir, state, seed=seed)
         if ratings:
-            from core.demo_ratings import add_demo_ratings
+            from core.demo.ratings import add_demo_ratings
 
             state.set_status("Rating sessions for the demo")
-            add_demo_ratings(project, sources_dir / "rating-sessions", state, seed=seed)
+            summary = add_demo_ratings(project, sources_dir / "rating-sessions", state,
+                                       seed=seed)
+            _record(sources_dir, [Path(f) for s in summary["sessions"] for f in s["files"]])
     except BaseException:
         project.close()
         raise
     return project, report
+
+
+def _record(root: Path, paths: list[Path]) -> None:
+    """Add files this run wrote under ``root`` (the rater files, new files each: writing
+    them never replaces one) to its ownership marker, so a later demo may replace the
+    folder only while they are unchanged (ADR 005)."""
+    from core.export_files import append_to_marker, file_record
+    from core.files import digest
+
+    append_to_marker(root, [file_record(p.relative_to(root).as_posix(), *digest(p))
+                            for p in paths])
 
 
 def _demo_metrics(project: Project, state: JobState) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image, ImageChops, ImageDraw, ImageEnhance, ImageFilter, ImageOps
 
-from core.demo_drawing import centered_text, fit_size, wrap
+from core.demo.drawing import centered_text, fit_size, wrap
 
 
 def yellow_tint(img: Image.Image, strength: float = 0.22) -> Image.Image:

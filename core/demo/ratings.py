@@ -30,7 +30,7 @@ from typing import Any
 from core.jobs import JobState
 from core.store.project import Project
 
-#: latent quality on a free scale (higher = better), from how core.demo_sources made them
+#: latent quality on a free scale (higher = better), from how core.demo.sources made them
 MODEL_QUALITY = {"lumen-edit": 1.0, "brushwork-2": 0.2, "aurora-xl": 0.1, "pixelforge": -0.9}
 #: mean Likert ratings (IF, IC, VQ): the tint hurts consistency, blur and posterising quality
 LIKERT_MEANS = {
