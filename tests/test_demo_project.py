@@ -98,7 +98,9 @@ def test_demo_project_content_is_pinned(demo_template: Path) -> None:
         for table, extra in PHOTO_COUNTS.items():
             expected_counts[table] += extra
     assert got.pop("sample_ids") == SAMPLE_IDS_SHA256
-    assert counts == expected_counts
+    # tables of later features that the demo does not fill (proposals, ...) stay empty
+    assert {t: n for t, n in counts.items() if t not in expected_counts and n} == {}
+    assert {t: counts.get(t) for t in expected_counts} == expected_counts
     assert got == {**EXPECTED, **(EXPECTED_PHOTOS if photos else {})}
 
 
