@@ -72,7 +72,7 @@ def json_lines(fh: BinaryIO, name: str, progress: Progress | None = None
                ) -> Iterator[tuple[int, int, Any]]:
     """``(record, line, value)`` for each non-blank line of a JSON Lines file."""
     lines = BoundedLines(fh, MAX_RECORD_BYTES)
-    record = 0
+    record = reported = 0
     for lineno, raw in lines:
         if isinstance(raw, int):
             raise JsonStreamError(f"{name} line {lineno}: {raw / 2**20:,.0f} MB on one line is "
@@ -90,13 +90,15 @@ def json_lines(fh: BinaryIO, name: str, progress: Progress | None = None
         try:
             value = _DECODER.decode(text)
         except (ValueError, RecursionError) as exc:
+            hint = (" (JSON Lines holds one whole record per line; a JSON array starts with "
+                    "'[')" if record == 1 and isinstance(exc, json.JSONDecodeError) else "")
             if isinstance(exc, json.JSONDecodeError) and exc.msg == "Extra data":
-                raise JsonStreamError(
-                    f"{name} line {lineno}: more than one JSON value on the line (JSON Lines "
-                    "has one record per line; a JSON array must start with '[')") from None
-            raise JsonStreamError(f"{name} line {lineno}: {_problem(exc)}") from None
-        if progress is not None:
-            progress(lines.offset)
+                raise JsonStreamError(f"{name} line {lineno}: more than one JSON value on the "
+                                      f"line{hint}") from None
+            raise JsonStreamError(f"{name} line {lineno}: {_problem(exc)}{hint}") from None
+        if progress is not None and lines.offset - reported >= CHUNK:
+            reported = lines.offset
+            progress(reported)
         yield record, lineno, value
 
 

@@ -30,7 +30,7 @@ def _open(qtbot, page, monkeypatch, path: Path) -> None:  # type: ignore[no-unty
                         lambda *a, **k: (str(path), "CSV files (*.csv)"))
     button = page.empty.buttons[0] if page.stack.currentWidget() is page.empty else next(
         b for b in page.main.findChildren(type(page.empty.buttons[0]))
-        if b.text() == "Open CSV…")
+        if b.text() == "Open Data File…")
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: page.analysis is not None and page.analysis.dataset == path.name,
                     timeout=20_000)
@@ -41,10 +41,10 @@ def test_empty_state_explains_how_to_get_data(page) -> None:  # type: ignore[no-
     text = page.empty.details.text()
     assert "Rating sessions" in text and "Metrics" in text and "CSV" in text
     assert page.empty_note.text() == "No project is open."
-    assert [b.text() for b in page.empty.buttons] == ["Open CSV…"]
+    assert [b.text() for b in page.empty.buttons] == ["Open Data File…"]
     assert not page.act_export.isEnabled()
     menu = page.workspace_menu()
-    assert [a.text() for a in menu.actions()] == ["Open &CSV…", "&Recompute",
+    assert [a.text() for a in menu.actions()] == ["&Open Data File…", "&Recompute",
                                                   "&Export HTML Report…"]
 
 
@@ -112,7 +112,7 @@ def test_bad_csv_shows_a_message_naming_the_row(qtbot, page, monkeypatch, tmp_pa
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
     qtbot.mouseClick(page.empty.buttons[0], Qt.MouseButton.LeftButton)
     title, text = page.context.messages[-1]
-    assert title == "Cannot open CSV" and "bad.csv row 3, column 'winner'" in text
+    assert title == "Cannot open bad.csv" and "bad.csv row 3, column 'winner'" in text
     assert page.stack.currentWidget() is page.empty
 
 
@@ -125,7 +125,7 @@ def test_csv_from_another_tool_names_its_header_and_keeps_the_open_data(
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
     page.act_open.trigger()
     title, text = page.context.messages[-1]
-    assert title == "Cannot open CSV"
+    assert title == "Cannot open export.csv"
     assert "export.csv: cannot tell what this file holds (header: 'Date;Model;Score'" in text
     assert "separated by semicolons" in text
     assert page.current_dataset().name == "v.csv" and page.analysis.dataset == "v.csv"
