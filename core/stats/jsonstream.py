@@ -117,7 +117,7 @@ class _Text:
         self.read_bytes = 0
         self.first = True
 
-    def more(self, at_least: int = CHUNK) -> bool:
+    def more(self, at_least: int = 0) -> bool:
         """Append at least ``at_least`` more bytes' worth of text; False at end of file."""
         if self.eof:
             return False
