@@ -19,8 +19,10 @@ from core.stats.csvcolumns import CsvFormatError
 from core.stats.votefiles import detect_format, read_vote_file
 
 _WINNER_WORDS = ("a", "b", "tie")  # A_WINS, B_WINS, TIE
-ARENA_FORMATS = ("battle JSON or JSON Lines (model_a, model_b, winner), or a CSV / parquet "
-                 "table with model_a, model_b and winner, or with wins_a, wins_b[, ties]")
+ARENA_FORMATS = (
+    "battle JSON or JSON Lines (model_a, model_b, winner), or a CSV / parquet "
+    "table with model_a, model_b and winner, or with wins_a, wins_b[, ties]"
+)
 
 
 def vote_rows(vf: VoteFile) -> list[Row]:
@@ -36,22 +38,29 @@ def vote_rows(vf: VoteFile) -> list[Row]:
         row = shared.get(key)
         if row is None:
             a, b, o = key
-            row = shared[key] = {"a": votes.models[a], "b": votes.models[b],
-                                 "winner": _WINNER_WORDS[o]}
+            row = shared[key] = {
+                "a": votes.models[a],
+                "b": votes.models[b],
+                "winner": _WINNER_WORDS[o],
+            }
         rows.append(row)
     return rows
 
 
 def describe(vf: VoteFile, path: Path) -> str:
     """One line for the status bar: what was read, left out and found."""
-    text = (f"{len(vf.votes):,} {KIND_TITLES['votes']} from {vf.records:,} records of "
-            f"{path} ({vf.source})")
+    text = (
+        f"{len(vf.votes):,} {KIND_TITLES['votes']} from {vf.records:,} records of "
+        f"{path} ({vf.source})"
+    )
     if vf.left_out:
         text += f"; left out {describe_left_out(vf.left_out)}"
     if vf.duplicates is not None:
         d = vf.duplicates
-        text += (f"; {d.count:,} repeat an earlier battle, {'left out' if d.dropped else 'counted'}"
-                 f" (e.g. {d.example})")
+        text += (
+            f"; {d.count:,} repeat an earlier battle, {'left out' if d.dropped else 'counted'}"
+            f" (e.g. {d.example})"
+        )
     return text
 
 
@@ -72,6 +81,12 @@ def open_data_file(path: str | Path, progress: Callable[[int], None] | None = No
             raise CsvFormatError(f"{exc}; or arena votes: {ARENA_FORMATS}") from None
     vf = read_vote_file(path, fmt, progress=progress)
     rows = vote_rows(vf)
-    return DataSet(name=path.name, kind="votes", key=f"csv:{path.resolve()}",
-                   loader=lambda _project: rows, source=vf.source, description=describe(vf, path),
-                   meta={"path": str(path)})
+    return DataSet(
+        name=path.name,
+        kind="votes",
+        key=f"csv:{path.resolve()}",
+        loader=lambda _project: rows,
+        source=vf.source,
+        description=describe(vf, path),
+        meta={"path": str(path)},
+    )

@@ -36,8 +36,14 @@ from core.stats.votes import A_WINS, B_WINS, MAX_MODELS, TIE, Votes
 #: ``tie (bothbad)``: a tie in which the voter disliked both outputs.
 BOTHBAD = 3
 #: Accepted ``winner`` values (compared lower-cased and stripped).
-WINNERS = {"model_a": A_WINS, "a": A_WINS, "model_b": B_WINS, "b": B_WINS, "tie": TIE,
-           "tie (bothbad)": BOTHBAD}
+WINNERS = {
+    "model_a": A_WINS,
+    "a": A_WINS,
+    "model_b": B_WINS,
+    "b": B_WINS,
+    "tie": TIE,
+    "tie (bothbad)": BOTHBAD,
+}
 WINNER_WORDS = "model_a, model_b, tie or tie (bothbad)"
 #: Fields that name one battle on their own, checked in this order.
 ID_FIELDS = ("battle_id", "id")
@@ -99,13 +105,20 @@ class Duplicates:
     dropped: bool
 
     def as_dict(self) -> dict[str, Any]:
-        return {"count": self.count, "conflicting": self.conflicting, "example": self.example,
-                "dropped": self.dropped}
+        return {
+            "count": self.count,
+            "conflicting": self.conflicting,
+            "example": self.example,
+            "dropped": self.dropped,
+        }
 
 
 #: words for the keys of ``VoteFile.left_out``
-LEFT_OUT_WORDS = {"duplicates": "repeated battles", "not_anonymous": "not anonymous",
-                  "bothbad": "tie (bothbad)"}
+LEFT_OUT_WORDS = {
+    "duplicates": "repeated battles",
+    "not_anonymous": "not anonymous",
+    "bothbad": "tie (bothbad)",
+}
 
 
 def describe_left_out(left_out: dict[str, int]) -> str:
@@ -132,8 +145,13 @@ class VoteFile:
 
 
 def _kind(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "true/false",
-            type(None): "null"}.get(type(value), "a number")
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "true/false",
+        type(None): "null",
+    }.get(type(value), "a number")
 
 
 class _Collector:
@@ -153,37 +171,52 @@ class _Collector:
         self.id_label = ""
 
     def where(self, record: int, line: int) -> str:
-        return f"{self.name} line {line}" if self.jsonl else f"{self.name} record {record} " \
-                                                             f"(line {line})"
+        return (
+            f"{self.name} line {line}"
+            if self.jsonl
+            else f"{self.name} record {record} (line {line})"
+        )
 
     def _model(self, obj: dict[str, Any], key: str, here: str) -> int:
         value = obj.get(key)
         if not isinstance(value, str) or not value.strip():
-            what = "missing" if value is None else (
-                "empty" if isinstance(value, str) else f"expected the model's name, got "
-                                                       f"{_kind(value)}")
+            what = (
+                "missing"
+                if value is None
+                else (
+                    "empty"
+                    if isinstance(value, str)
+                    else f"expected the model's name, got {_kind(value)}"
+                )
+            )
             raise CsvFormatError(f"{here}, field '{key}': {what}")
         name = value.strip()
         code = self.models.get(name)
         if code is None:
             if len(self.models) >= MAX_MODELS:
-                raise CsvFormatError(f"{here}, field '{key}': more than {MAX_MODELS:,} distinct "
-                                     "models, the most the pairwise statistics handle")
+                raise CsvFormatError(
+                    f"{here}, field '{key}': more than {MAX_MODELS:,} distinct "
+                    "models, the most the pairwise statistics handle"
+                )
             code = self.models[name] = len(self.models)
         return code
 
     def add(self, record: int, line: int, obj: Any) -> None:
         here = self.where(record, line)
         if not isinstance(obj, dict):
-            raise CsvFormatError(f"{here}: expected a battle object with model_a, model_b and "
-                                 f"winner, got {_kind(obj)}")
+            raise CsvFormatError(
+                f"{here}: expected a battle object with model_a, model_b and "
+                f"winner, got {_kind(obj)}"
+            )
         twice = [k for k in obj.get(DUPLICATE_KEYS, ()) if k in _USED]
         if twice:
             raise CsvFormatError(f"{here}, field '{twice[0]}': given twice in one record")
         a, b = self._model(obj, "model_a", here), self._model(obj, "model_b", here)
         if a == b:
-            raise CsvFormatError(f"{here}, field 'model_b': the same model as field 'model_a' "
-                                 f"({obj['model_a'].strip()!r})")
+            raise CsvFormatError(
+                f"{here}, field 'model_b': the same model as field 'model_a' "
+                f"({obj['model_a'].strip()!r})"
+            )
         winner = obj.get("winner")
         code = WINNERS.get(winner.strip().lower()) if isinstance(winner, str) else None
         if code is None:
@@ -191,18 +224,26 @@ class _Collector:
             raise CsvFormatError(f"{here}, field 'winner': expected one of {WINNER_WORDS}, {got}")
         anony = obj.get("anony")
         if anony is not None and not isinstance(anony, bool):
-            raise CsvFormatError(f"{here}, field 'anony': expected true or false, got "
-                                 f"{_kind(anony)}")
+            raise CsvFormatError(
+                f"{here}, field 'anony': expected true or false, got {_kind(anony)}"
+            )
         stamp = obj.get("tstamp")
         if stamp is None:
             stamp = math.nan
-        elif isinstance(stamp, bool) or not isinstance(stamp, int | float) \
-                or not math.isfinite(stamp):
-            raise CsvFormatError(f"{here}, field 'tstamp': expected a time in seconds, got "
-                                 f"{_kind(stamp) if not isinstance(stamp, float) else stamp}")
+        elif (
+            isinstance(stamp, bool)
+            or not isinstance(stamp, int | float)
+            or not math.isfinite(stamp)
+        ):
+            raise CsvFormatError(
+                f"{here}, field 'tstamp': expected a time in seconds, got "
+                f"{_kind(stamp) if not isinstance(stamp, float) else stamp}"
+            )
         if len(self.a) >= MAX_BATTLES:
-            raise CsvFormatError(f"{here}: more than {MAX_BATTLES:,} battles; split the file "
-                                 "or sum it into a counts table")
+            raise CsvFormatError(
+                f"{here}: more than {MAX_BATTLES:,} battles; split the file "
+                "or sum it into a counts table"
+            )
         self.a.append(a)
         self.b.append(b)
         self.outcome.append(code)
@@ -225,8 +266,9 @@ class _Collector:
         return hashlib.blake2b(text.encode(), digest_size=16).digest()
 
     def raw(self, source: str) -> RawBattles:
-        lines = np.frombuffer(self.lines, dtype=np.int64) if len(self.lines) else np.zeros(0,
-                                                                                        np.int64)
+        lines = (
+            np.frombuffer(self.lines, dtype=np.int64) if len(self.lines) else np.zeros(0, np.int64)
+        )
 
         def where(k: int) -> str:
             return self.where(k + 1, int(lines[k]))
@@ -236,12 +278,20 @@ class _Collector:
             keys = np.frombuffer(bytes(self.keys), dtype=np.uint64).reshape(-1, 2)
         tstamp = np.array(self.tstamp, dtype=float)
         anony = np.array(self.anony, dtype=np.int8)
-        return RawBattles(self.name, source, list(self.models),
-                          np.array(self.a, dtype=np.int64), np.array(self.b, dtype=np.int64),
-                          np.array(self.outcome, dtype=np.int8), where, "field",
-                          anony if (anony >= 0).any() else None,
-                          tstamp if (~np.isnan(tstamp)).any() else None, keys,
-                          self._label())
+        return RawBattles(
+            self.name,
+            source,
+            list(self.models),
+            np.array(self.a, dtype=np.int64),
+            np.array(self.b, dtype=np.int64),
+            np.array(self.outcome, dtype=np.int8),
+            where,
+            "field",
+            anony if (anony >= 0).any() else None,
+            tstamp if (~np.isnan(tstamp)).any() else None,
+            keys,
+            self._label(),
+        )
 
     def _label(self) -> str:
         if self.id_label == "question_id":
@@ -286,7 +336,7 @@ def _duplicates(raw: RawBattles, keep: np.ndarray, drop: bool) -> Duplicates | N
 
 
 def _short(where: str, name: str) -> str:
-    return where[len(name) + 1:] if where.startswith(name + " ") else where
+    return where[len(name) + 1 :] if where.startswith(name + " ") else where
 
 
 def finalize(raw: RawBattles, options: BattleOptions | None = None) -> VoteFile:
@@ -296,8 +346,11 @@ def finalize(raw: RawBattles, options: BattleOptions | None = None) -> VoteFile:
     same = np.flatnonzero(raw.a == raw.b)
     if same.size:
         k = int(same[0])
-        raise raw.error(k, raw.fields[1], f"the same model as {raw.field_word} "
-                                          f"'{raw.fields[0]}' ({raw.models[raw.a[k]]!r})")
+        raise raw.error(
+            k,
+            raw.fields[1],
+            f"the same model as {raw.field_word} '{raw.fields[0]}' ({raw.models[raw.a[k]]!r})",
+        )
     keep = np.ones(n, dtype=bool)
     left_out: dict[str, int] = {}
     dups = _duplicates(raw, keep, opt.duplicates == "drop")
@@ -307,8 +360,11 @@ def finalize(raw: RawBattles, options: BattleOptions | None = None) -> VoteFile:
         anony = raw.anony if raw.anony is not None else np.full(n, -1, dtype=np.int8)
         missing = np.flatnonzero(anony < 0)
         if missing.size:
-            raise raw.error(int(missing[0]), "anony", "not given; keeping only anonymous "
-                            "battles needs it on every battle")
+            raise raw.error(
+                int(missing[0]),
+                "anony",
+                "not given; keeping only anonymous battles needs it on every battle",
+            )
         named = keep & (anony == 0)
         left_out["not_anonymous"] = int(named.sum())
         keep &= anony == 1
@@ -337,5 +393,6 @@ def finalize(raw: RawBattles, options: BattleOptions | None = None) -> VoteFile:
             vote_order, by = np.argsort(stamps, kind="stable"), "tstamp"
         else:
             vote_order, by = np.arange(len(idx)), "file"
-    return VoteFile(votes, raw.source, raw.records if raw.records >= 0 else n, left_out, dups,
-                    vote_order, by)
+    return VoteFile(
+        votes, raw.source, raw.records if raw.records >= 0 else n, left_out, dups, vote_order, by
+    )

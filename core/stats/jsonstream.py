@@ -68,20 +68,25 @@ def _problem(exc: BaseException) -> str:
     return text
 
 
-def json_lines(fh: BinaryIO, name: str, progress: Progress | None = None
-               ) -> Iterator[tuple[int, int, Any]]:
+def json_lines(
+    fh: BinaryIO, name: str, progress: Progress | None = None
+) -> Iterator[tuple[int, int, Any]]:
     """``(record, line, value)`` for each non-blank line of a JSON Lines file."""
     lines = BoundedLines(fh, MAX_RECORD_BYTES)
     record = reported = 0
     for lineno, raw in lines:
         if isinstance(raw, int):
-            raise JsonStreamError(f"{name} line {lineno}: {raw / 2**20:,.0f} MB on one line is "
-                                  f"more than the {MAX_RECORD_BYTES // 2**20} MB a record may have")
+            raise JsonStreamError(
+                f"{name} line {lineno}: {raw / 2**20:,.0f} MB on one line is "
+                f"more than the {MAX_RECORD_BYTES // 2**20} MB a record may have"
+            )
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise JsonStreamError(f"{name} line {lineno}: not UTF-8 text (byte {exc.start} of "
-                                  "the line cannot be decoded)") from None
+            raise JsonStreamError(
+                f"{name} line {lineno}: not UTF-8 text (byte {exc.start} of "
+                "the line cannot be decoded)"
+            ) from None
         if lineno == 1:
             text = text.removeprefix("\ufeff")
         if not text.strip():
@@ -90,11 +95,15 @@ def json_lines(fh: BinaryIO, name: str, progress: Progress | None = None
         try:
             value = _DECODER.decode(text)
         except (ValueError, RecursionError) as exc:
-            hint = (" (JSON Lines holds one whole record per line; a JSON array starts with "
-                    "'[')" if record == 1 and isinstance(exc, json.JSONDecodeError) else "")
+            hint = (
+                " (JSON Lines holds one whole record per line; a JSON array starts with '[')"
+                if record == 1 and isinstance(exc, json.JSONDecodeError)
+                else ""
+            )
             if isinstance(exc, json.JSONDecodeError) and exc.msg == "Extra data":
-                raise JsonStreamError(f"{name} line {lineno}: more than one JSON value on the "
-                                      f"line{hint}") from None
+                raise JsonStreamError(
+                    f"{name} line {lineno}: more than one JSON value on the line{hint}"
+                ) from None
             raise JsonStreamError(f"{name} line {lineno}: {_problem(exc)}{hint}") from None
         if progress is not None and lines.offset - reported >= CHUNK:
             reported = lines.offset
@@ -122,7 +131,7 @@ class _Text:
         if self.eof:
             return False
         if self.pos > CHUNK:
-            self.buf = self.buf[self.pos:]
+            self.buf = self.buf[self.pos :]
             self.pos = 0
         data = self.fh.read(max(CHUNK, at_least))
         self.read_bytes += len(data)
@@ -131,8 +140,9 @@ class _Text:
         except UnicodeDecodeError as exc:
             line = self.line + self.buf.count("\n", self.pos) + data.count(b"\n", 0, exc.start)
             byte = self.read_bytes - len(data) + exc.start
-            raise JsonStreamError(f"{self.name} line {line}: not UTF-8 text (byte {byte} cannot "
-                                  "be decoded)") from None
+            raise JsonStreamError(
+                f"{self.name} line {line}: not UTF-8 text (byte {byte} cannot be decoded)"
+            ) from None
         if self.first:
             text = text.removeprefix("\ufeff")
             self.first = False
@@ -164,14 +174,16 @@ class _Text:
             try:
                 value, end = _DECODER.raw_decode(self.buf, self.pos)
             except json.JSONDecodeError as exc:
-                incomplete = (exc.pos >= len(self.buf) - _NEAR_END
-                              or exc.msg.startswith("Unterminated string"))
+                incomplete = exc.pos >= len(self.buf) - _NEAR_END or exc.msg.startswith(
+                    "Unterminated string"
+                )
                 if incomplete and not self.eof:
                     size = len(self.buf) - self.pos
                     if size > MAX_RECORD_BYTES:
                         raise JsonStreamError(
                             f"{self.where(record)}: the record is longer than "
-                            f"{MAX_RECORD_BYTES // 2**20} MB (or is not valid JSON)") from None
+                            f"{MAX_RECORD_BYTES // 2**20} MB (or is not valid JSON)"
+                        ) from None
                     self.more(size)  # doubles what is held: linear, not quadratic
                     continue
                 line = self.line + self.buf.count("\n", self.pos, exc.pos)
@@ -186,15 +198,17 @@ class _Text:
             return value
 
 
-def json_array(fh: BinaryIO, name: str, progress: Progress | None = None
-               ) -> Iterator[tuple[int, int, Any]]:
+def json_array(
+    fh: BinaryIO, name: str, progress: Progress | None = None
+) -> Iterator[tuple[int, int, Any]]:
     """``(record, line, value)`` for each element of the JSON array that is the whole file."""
     text = _Text(fh, name, progress)
     first = text.skip_ws()
     if first != "[":
         got = "an empty file" if not first else f"{first!r}"
-        raise JsonStreamError(f"{text.where()}: expected a JSON array of records starting "
-                              f"with '[', found {got}")
+        raise JsonStreamError(
+            f"{text.where()}: expected a JSON array of records starting with '[', found {got}"
+        )
     text.pos += 1
     record = 0
     if text.skip_ws() == "]":
@@ -203,9 +217,14 @@ def json_array(fh: BinaryIO, name: str, progress: Progress | None = None
         while True:
             record += 1
             if text.skip_ws() in ("", "]", ","):
-                raise JsonStreamError(f"{text.where(record)}: expected a value"
-                                      + (" (the file ends inside the array)"
-                                         if text.eof and text.pos >= len(text.buf) else ""))
+                raise JsonStreamError(
+                    f"{text.where(record)}: expected a value"
+                    + (
+                        " (the file ends inside the array)"
+                        if text.eof and text.pos >= len(text.buf)
+                        else ""
+                    )
+                )
             line = text.line
             yield record, line, text.value(record)
             sep = text.skip_ws()
@@ -214,7 +233,8 @@ def json_array(fh: BinaryIO, name: str, progress: Progress | None = None
                 break
             if sep != ",":
                 found = f"{sep!r}" if sep else "the end of the file"
-                raise JsonStreamError(f"{text.where(record)}: expected ',' or ']' after the "
-                                      f"record, found {found}")
+                raise JsonStreamError(
+                    f"{text.where(record)}: expected ',' or ']' after the record, found {found}"
+                )
     if text.skip_ws():
         raise JsonStreamError(f"{text.where()}: text after the closing ']' of the array")

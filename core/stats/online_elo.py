@@ -28,8 +28,9 @@ DEFAULT_K = 4.0
 _DRAW = 1_000_000
 
 
-def online_elo(a: np.ndarray, b: np.ndarray, outcome: np.ndarray, n_models: int,
-               k: float = DEFAULT_K) -> np.ndarray:
+def online_elo(
+    a: np.ndarray, b: np.ndarray, outcome: np.ndarray, n_models: int, k: float = DEFAULT_K
+) -> np.ndarray:
     """Ratings after replaying the battles in the given order (FastChat's formulas)."""
     rating = [ELO_BASE] * n_models
     score = {A_WINS: 1.0, B_WINS: 0.0}
@@ -43,8 +44,9 @@ def online_elo(a: np.ndarray, b: np.ndarray, outcome: np.ndarray, n_models: int,
     return np.array(rating)
 
 
-def bootstrap_online(votes: Votes, n_boot: int, k: float = DEFAULT_K,
-                     seed: int | None = None) -> np.ndarray:
+def bootstrap_online(
+    votes: Votes, n_boot: int, k: float = DEFAULT_K, seed: int | None = None
+) -> np.ndarray:
     """``(n_boot, K)`` ratings of replays of N battles drawn with replacement in random
     order; NaN where a model did not play in that replay.  Vectorized over resamples."""
     n, m = len(votes), len(votes.models)
@@ -84,13 +86,24 @@ class OnlineEloResult:
     def ratings_dict(self) -> dict[str, dict[str, float]]:
         """``{model: {"elo", "lo", "hi"}}``, best first."""
         order = np.argsort(-self.elo, kind="stable")
-        return {self.models[i]: {"elo": float(self.elo[i]), "lo": float(self.lo[i]),
-                                 "hi": float(self.hi[i])} for i in order}
+        return {
+            self.models[i]: {
+                "elo": float(self.elo[i]),
+                "lo": float(self.lo[i]),
+                "hi": float(self.hi[i]),
+            }
+            for i in order
+        }
 
 
-def online_elo_ratings(votes: Votes, order: np.ndarray | None = None, n_boot: int = 1000,
-                       ci: float = 0.95, k: float = DEFAULT_K,
-                       seed: int | None = None) -> OnlineEloResult:
+def online_elo_ratings(
+    votes: Votes,
+    order: np.ndarray | None = None,
+    n_boot: int = 1000,
+    ci: float = 0.95,
+    k: float = DEFAULT_K,
+    seed: int | None = None,
+) -> OnlineEloResult:
     """Online Elo of ``votes`` replayed in ``order`` (default: as given) with a bootstrap."""
     if len(votes) == 0:
         raise ValueError("no votes")

@@ -33,14 +33,27 @@ from core.stats.votes import A_WINS, B_WINS, MAX_MODELS, TIE
 
 MODEL_PAIRS = (("model_a", "model_b"), ("a", "b"))
 #: count column → accepted names, first match wins
-COUNT_COLUMNS = {"wins_a": ("wins_a", "winner_model_a"), "wins_b": ("wins_b", "winner_model_b"),
-                 "ties": ("ties", "winner_tie"), "bothbad": ("bothbad",)}
+COUNT_COLUMNS = {
+    "wins_a": ("wins_a", "winner_model_a"),
+    "wins_b": ("wins_b", "winner_model_b"),
+    "ties": ("ties", "winner_tie"),
+    "bothbad": ("bothbad",),
+}
 _COUNT_KINDS = {"wins_a": A_WINS, "wins_b": B_WINS, "ties": TIE, "bothbad": BOTHBAD}
 _BOOL = {"true": 1.0, "false": 0.0, "1": 1.0, "0": 0.0, "": -1.0}
 KEY_COLUMNS = ("battle_id", "id", "question_id", "judge", "turn")
-CANDIDATES = tuple(dict.fromkeys([
-    *(c for pair in MODEL_PAIRS for c in pair), "winner",
-    *(c for names in COUNT_COLUMNS.values() for c in names), "anony", "tstamp", *KEY_COLUMNS]))
+CANDIDATES = tuple(
+    dict.fromkeys(
+        [
+            *(c for pair in MODEL_PAIRS for c in pair),
+            "winner",
+            *(c for names in COUNT_COLUMNS.values() for c in names),
+            "anony",
+            "tstamp",
+            *KEY_COLUMNS,
+        ]
+    )
+)
 
 
 def is_pairwise_header(header: Sequence[str]) -> bool:
@@ -72,8 +85,9 @@ class ParquetColumns(CsvColumns):
             raise CsvFormatError(f"{self.name}: not a readable parquet file ({exc})") from None
         self.header = list(names)
         self.n = table.num_rows
-        self._encoded = {c: _encode_arrow(pa, table.column(names[c]), c, self.name)
-                         for c in present}
+        self._encoded = {
+            c: _encode_arrow(pa, table.column(names[c]), c, self.name) for c in present
+        }
         self.columns = _Columns(self._encoded)
 
     def line(self, k: int) -> int:
@@ -87,8 +101,9 @@ def _encode_arrow(pa: Any, column: Any, name: str, file: str) -> Encoded:
     if pa.types.is_nested(kind) or pa.types.is_binary(kind) or pa.types.is_large_binary(kind):
         raise CsvFormatError(f"{file}: column '{name}' holds {kind}, not text or numbers")
     dic = arr if pa.types.is_dictionary(arr.type) else arr.dictionary_encode()
-    uniques = [str(v).lower() if isinstance(v, bool) else str(v)
-               for v in dic.dictionary.to_pylist()]
+    uniques = [
+        str(v).lower() if isinstance(v, bool) else str(v) for v in dic.dictionary.to_pylist()
+    ]
     indices = dic.indices
     if indices.null_count:  # a null reads as an empty cell
         if "" not in uniques:
@@ -114,21 +129,29 @@ def read_pairwise_table(path: str | Path, parquet: bool = False) -> RawBattles:
     header = t.header if isinstance(t, ParquetColumns) else [h.strip() for h in _header(path)]
     pair = next((p for p in MODEL_PAIRS if t.has(p[0]) and t.has(p[1])), None)
     counts = {c: next((n for n in names if t.has(n)), None) for c, names in COUNT_COLUMNS.items()}
-    expected = ("model_a, model_b and winner (one battle per row), or model_a, model_b, "
-                "wins_a, wins_b[, ties] (vote counts)")
+    expected = (
+        "model_a, model_b and winner (one battle per row), or model_a, model_b, "
+        "wins_a, wins_b[, ties] (vote counts)"
+    )
     if pair is None or not (t.has("winner") or (counts["wins_a"] and counts["wins_b"])):
-        raise CsvFormatError(f"{t.name}: not a pairwise vote table (header has: "
-                             f"{', '.join(header[:20])}); expected columns {expected}")
+        raise CsvFormatError(
+            f"{t.name}: not a pairwise vote table (header has: "
+            f"{', '.join(header[:20])}); expected columns {expected}"
+        )
     if t.has("winner") and (counts["wins_a"] or counts["wins_b"]):
-        raise CsvFormatError(f"{t.name}: has both a 'winner' column and vote counts "
-                             f"('{counts['wins_a'] or counts['wins_b']}'); keep one of them")
+        raise CsvFormatError(
+            f"{t.name}: has both a 'winner' column and vote counts "
+            f"('{counts['wins_a'] or counts['wins_b']}'); keep one of them"
+        )
     t.require_rows("votes")
     a_names, a_codes = t.categories(pair[0])
     b_names, b_codes = t.categories(pair[1])
     models = sorted(set(a_names) | set(b_names))
     if len(models) > MAX_MODELS:
-        raise CsvFormatError(f"{t.name}: {len(models):,} distinct models is more than the "
-                             f"{MAX_MODELS:,} the statistics handle; check the model columns")
+        raise CsvFormatError(
+            f"{t.name}: {len(models):,} distinct models is more than the "
+            f"{MAX_MODELS:,} the statistics handle; check the model columns"
+        )
     pos = {m: i for i, m in enumerate(models)}
     a = np.array([pos[m] for m in a_names], dtype=np.int64)[a_codes]
     b = np.array([pos[m] for m in b_names], dtype=np.int64)[b_codes]
@@ -142,19 +165,39 @@ def read_pairwise_table(path: str | Path, parquet: bool = False) -> RawBattles:
     return _count_rows(t, models, a, b, pair, counts, source)
 
 
-def _battle_rows(t: CsvColumns, models: list[str], a: np.ndarray, b: np.ndarray,
-                 pair: tuple[str, str], source: str) -> RawBattles:
+def _battle_rows(
+    t: CsvColumns,
+    models: list[str],
+    a: np.ndarray,
+    b: np.ndarray,
+    pair: tuple[str, str],
+    source: str,
+) -> RawBattles:
     if t.n > MAX_BATTLES:
-        raise CsvFormatError(f"{t.name}: {t.n:,} battles is more than the {MAX_BATTLES:,} one "
-                             "file may hold; split it or sum it into a counts table")
+        raise CsvFormatError(
+            f"{t.name}: {t.n:,} battles is more than the {MAX_BATTLES:,} one "
+            "file may hold; split it or sum it into a counts table"
+        )
     mapping = {k: float(v) for k, v in WINNERS.items()}
     outcome = t.codes("winner", mapping, f"one of {WINNER_WORDS}").astype(np.int8)
     anony = t.codes("anony", _BOOL, "true or false").astype(np.int8) if t.has("anony") else None
     tstamp = _optional_numbers(t, "tstamp") if t.has("tstamp") else None
     keys, label = _keys(t)
-    return RawBattles(t.name, source, models, a, b, outcome, lambda k: f"{t.name} row {t.line(k)}",
-                      "column", anony if anony is not None and (anony >= 0).any() else None,
-                      tstamp, keys, label, fields=pair)
+    return RawBattles(
+        t.name,
+        source,
+        models,
+        a,
+        b,
+        outcome,
+        lambda k: f"{t.name} row {t.line(k)}",
+        "column",
+        anony if anony is not None and (anony >= 0).any() else None,
+        tstamp,
+        keys,
+        label,
+        fields=pair,
+    )
 
 
 def _optional_numbers(t: CsvColumns, column: str) -> np.ndarray:
@@ -181,8 +224,9 @@ def _keys(t: CsvColumns) -> tuple[np.ndarray | None, str]:
     if ident is not None:
         columns, label = [ident], ident
     elif t.has("question_id"):
-        columns = [c for c in ("question_id", "model_a", "model_b", "a", "b", "judge", "turn")
-                   if t.has(c)]
+        columns = [
+            c for c in ("question_id", "model_a", "model_b", "a", "b", "judge", "turn") if t.has(c)
+        ]
         label = "question_id, models, judge and turn"
     else:
         return None, ""
@@ -190,13 +234,21 @@ def _keys(t: CsvColumns) -> tuple[np.ndarray | None, str]:
     uniques, codes = t._encoded[columns[0]]
     if "" in uniques:  # a row without an id is a battle of its own
         empty = codes == uniques.index("")
-        stacked = np.concatenate([stacked, np.where(empty, np.arange(len(codes)), -1)[:, None]],
-                                 axis=1)
+        stacked = np.concatenate(
+            [stacked, np.where(empty, np.arange(len(codes)), -1)[:, None]], axis=1
+        )
     return stacked, label
 
 
-def _count_rows(t: CsvColumns, models: list[str], a: np.ndarray, b: np.ndarray,
-                pair: tuple[str, str], counts: dict[str, str | None], source: str) -> RawBattles:
+def _count_rows(
+    t: CsvColumns,
+    models: list[str],
+    a: np.ndarray,
+    b: np.ndarray,
+    pair: tuple[str, str],
+    counts: dict[str, str | None],
+    source: str,
+) -> RawBattles:
     given = {c: name for c, name in counts.items() if name}
     per_row = np.zeros((t.n, len(given)), dtype=np.int64)
     for j, name in enumerate(given.values()):
@@ -204,20 +256,30 @@ def _count_rows(t: CsvColumns, models: list[str], a: np.ndarray, b: np.ndarray,
         whole = values == np.floor(values)
         if not whole.all():
             k = int(np.flatnonzero(~whole)[0])
-            raise t.error(k, name, f"expected a whole number of votes, got "
-                                   f"{t.columns[name][k]!r}")
+            raise t.error(k, name, f"expected a whole number of votes, got {t.columns[name][k]!r}")
         per_row[:, j] = values.astype(np.int64)
     total = int(per_row.sum())
     if total > MAX_BATTLES:
-        raise CsvFormatError(f"{t.name}: {total:,} votes is more than the {MAX_BATTLES:,} the "
-                             "statistics read from one file")
+        raise CsvFormatError(
+            f"{t.name}: {total:,} votes is more than the {MAX_BATTLES:,} the "
+            "statistics read from one file"
+        )
     if total == 0:
         raise CsvFormatError(f"{t.name}: no votes (every count is 0)")
     flat = per_row.reshape(-1)
     kinds = np.tile(np.array([_COUNT_KINDS[c] for c in given], dtype=np.int8), t.n)
     rows = np.repeat(np.arange(t.n), len(given))
     vote_rows = np.repeat(rows, flat)
-    return RawBattles(t.name, source.replace("table", "counts"), models, a[vote_rows],
-                      b[vote_rows], np.repeat(kinds, flat),
-                      lambda k: f"{t.name} row {t.line(int(vote_rows[k]))}", "column",
-                      ordered=False, fields=pair, records=t.n)
+    return RawBattles(
+        t.name,
+        source.replace("table", "counts"),
+        models,
+        a[vote_rows],
+        b[vote_rows],
+        np.repeat(kinds, flat),
+        lambda k: f"{t.name} row {t.line(int(vote_rows[k]))}",
+        "column",
+        ordered=False,
+        fields=pair,
+        records=t.n,
+    )

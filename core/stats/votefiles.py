@@ -34,9 +34,9 @@ FORMATS = ("csv", "battles", "pairwise")
 FORMAT_HELP = {
     "csv": "Winnow's CSV (a,b,winner with winner a, b or tie)",
     "battles": "FastChat / GenAI-Arena battles (JSON array or JSON Lines with model_a, "
-               "model_b, winner)",
+    "model_b, winner)",
     "pairwise": "a CSV or parquet table with model_a, model_b and winner, or with vote "
-                "counts wins_a, wins_b[, ties]",
+    "counts wins_a, wins_b[, ties]",
 }
 _JSON_SUFFIXES = (".json", ".jsonl", ".ndjson")
 _HEAD = 65536
@@ -69,8 +69,10 @@ def detect_format(path: str | Path) -> tuple[str, str]:
         return "battles", "json" if start == b"[" else "jsonl"
     if suffix in _JSON_SUFFIXES:
         got = "an empty file" if not start else f"{start.decode('latin-1')!r}"
-        raise CsvFormatError(f"{path.name}: not a battle file: expected a JSON array ('[') or "
-                             f"JSON Lines (one object '{{…}}' per line), found {got}")
+        raise CsvFormatError(
+            f"{path.name}: not a battle file: expected a JSON array ('[') or "
+            f"JSON Lines (one object '{{…}}' per line), found {got}"
+        )
     if is_pairwise_header(_first_row(head)):
         return "pairwise", "csv"
     return "csv", "csv"
@@ -95,15 +97,21 @@ def resolve_format(path: str | Path, fmt: str = "auto") -> tuple[str, str]:
     return fmt, "json" if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"[") else "jsonl"
 
 
-def read_vote_file(path: str | Path, fmt: str = "auto", options: BattleOptions | None = None,
-                   progress: Progress | None = None) -> VoteFile:
+def read_vote_file(
+    path: str | Path,
+    fmt: str = "auto",
+    options: BattleOptions | None = None,
+    progress: Progress | None = None,
+) -> VoteFile:
     """Votes from a file in any of :data:`FORMATS` (``auto``: detected)."""
     path = Path(path)
     fmt, container = resolve_format(path, fmt)
     if fmt == "csv":
         if options is not None and options.anonymous_only:
-            raise CsvFormatError(f"{path.name}: a Winnow votes CSV has no 'anony' column; "
-                                 "keeping only anonymous battles needs battle data")
+            raise CsvFormatError(
+                f"{path.name}: a Winnow votes CSV has no 'anony' column; "
+                "keeping only anonymous battles needs battle data"
+            )
         votes = tables.read_votes(path)
         return VoteFile(votes, "CSV", len(votes), order=np.arange(len(votes)))
     if fmt == "battles":

@@ -29,11 +29,24 @@ def battles(n: int = 400, seed: int = 2) -> list[dict]:
         a, b = rng.choice(len(MODELS), 2, replace=False)
         p = 1 / (1 + np.exp(strength[MODELS[b]] - strength[MODELS[a]]))
         u = rng.random()
-        winner = "tie (bothbad)" if u < 0.05 else "tie" if u < 0.12 else (
-            "model_a" if rng.random() < p else "model_b")
-        out.append({"question_id": f"q{i}", "model_a": MODELS[a], "model_b": MODELS[b],
-                    "winner": winner, "judge": "arena_user_1", "anony": True,
-                    "tstamp": 1.7e9 + i})
+        winner = (
+            "tie (bothbad)"
+            if u < 0.05
+            else "tie"
+            if u < 0.12
+            else ("model_a" if rng.random() < p else "model_b")
+        )
+        out.append(
+            {
+                "question_id": f"q{i}",
+                "model_a": MODELS[a],
+                "model_b": MODELS[b],
+                "winner": winner,
+                "judge": "arena_user_1",
+                "anony": True,
+                "tstamp": 1.7e9 + i,
+            }
+        )
     return out
 
 
@@ -50,8 +63,9 @@ def _choose(monkeypatch, path: Path) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
 
 
-def test_open_battle_json_shows_the_same_board_as_winnow_stats(qtbot, page, monkeypatch,
-                                                               tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_open_battle_json_shows_the_same_board_as_winnow_stats(
+    qtbot, page, monkeypatch, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
     data = battles()
     data.append(dict(data[3]))  # a battle logged twice
     path = tmp_path / "clean_battle_20240220.json"
@@ -78,24 +92,34 @@ def test_open_jsonl_and_a_parquet_counts_table(qtbot, page, monkeypatch, tmp_pat
     jsonl = tmp_path / "battles.jsonl"
     jsonl.write_text("".join(json.dumps(b) + "\n" for b in data), encoding="utf-8")
     page.open_csv_file(jsonl)
-    qtbot.waitUntil(lambda: page.analysis is not None
-                    and page.analysis.dataset == jsonl.name, timeout=20_000)
+    qtbot.waitUntil(
+        lambda: page.analysis is not None and page.analysis.dataset == jsonl.name, timeout=20_000
+    )
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
-    table = pa.table({"model_a": ["flux-pro", "dalle-3"], "model_b": ["dalle-3", "sdxl-turbo"],
-                      "wins_a": [30, 25], "wins_b": [10, 5], "ties": [4, 0]})
+    table = pa.table(
+        {
+            "model_a": ["flux-pro", "dalle-3"],
+            "model_b": ["dalle-3", "sdxl-turbo"],
+            "wins_a": [30, 25],
+            "wins_b": [10, 5],
+            "ties": [4, 0],
+        }
+    )
     counts = tmp_path / "counts.parquet"
     pq.write_table(table, counts)
     page.open_csv_file(counts)
-    qtbot.waitUntil(lambda: page.analysis is not None
-                    and page.analysis.dataset == counts.name, timeout=20_000)
+    qtbot.waitUntil(
+        lambda: page.analysis is not None and page.analysis.dataset == counts.name, timeout=20_000
+    )
     assert "Rows: 74" in page.facts.text()
     assert [d.name for d in page.datasets] == [jsonl.name, counts.name]
     assert "(parquet counts)" in page.context.statuses[-1]
 
 
-def test_malformed_battle_file_names_the_record_and_keeps_the_page(qtbot, page, monkeypatch,
-                                                                   tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_malformed_battle_file_names_the_record_and_keeps_the_page(
+    qtbot, page, monkeypatch, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
     data = battles(5)
     data[2]["winner"] = "left"
     path = tmp_path / "bad.json"
@@ -104,6 +128,8 @@ def test_malformed_battle_file_names_the_record_and_keeps_the_page(qtbot, page, 
     page.act_open.trigger()
     title, text = page.context.messages[-1]
     assert title == "Cannot open bad.json"
-    assert "bad.json record 3 (line 20), field 'winner': expected one of model_a, model_b, " \
-           "tie or tie (bothbad), got 'left'" in text
+    assert (
+        "bad.json record 3 (line 20), field 'winner': expected one of model_a, model_b, "
+        "tie or tie (bothbad), got 'left'" in text
+    )
     assert page.stack.currentWidget() is page.empty and page.analysis is None

@@ -29,8 +29,13 @@ def write_jsonl(path: Path, records: list) -> Path:
     return path
 
 
-BASIC = [battle("x", "y", "model_a"), battle("y", "z", "model_b"), battle("z", "x", "tie"),
-         battle("x", "z", "tie (bothbad)"), battle("y", "x", "model_a")]
+BASIC = [
+    battle("x", "y", "model_a"),
+    battle("y", "z", "model_b"),
+    battle("z", "x", "tie"),
+    battle("x", "z", "tie (bothbad)"),
+    battle("y", "x", "model_a"),
+]
 
 
 def cli(capsys, *argv: str) -> tuple[int, dict | None, str]:
@@ -55,14 +60,17 @@ def test_detection_by_content_then_extension(tmp_path: Path, write_csv) -> None:
     table = pa.table({"model_a": ["x"], "model_b": ["y"], "winner": ["tie"]})
     pq.write_table(table, tmp_path / "votes.dat")
     assert detect_format(tmp_path / "votes.dat") == ("pairwise", "parquet")
-    assert detect_format(write_csv("p.csv", ["Model_A", "model_b", "winner"], [])) == \
-        ("pairwise", "csv")
-    assert detect_format(write_csv("c.csv", ["a", "b", "wins_a", "wins_b"], [])) == \
-        ("pairwise", "csv")
+    assert detect_format(write_csv("p.csv", ["Model_A", "model_b", "winner"], [])) == (
+        "pairwise",
+        "csv",
+    )
+    assert detect_format(write_csv("c.csv", ["a", "b", "wins_a", "wins_b"], [])) == (
+        "pairwise",
+        "csv",
+    )
     assert detect_format(write_csv("w.csv", ["a", "b", "winner"], [])) == ("csv", "csv")
     assert detect_format(write_csv("s.csv", ["sample", "model", "score"], [])) == ("csv", "csv")
-    for name, text in (("x.parquet", "a,b,winner\n"), ("x.json", "a,b,winner\n"),
-                       ("e.jsonl", "")):
+    for name, text in (("x.parquet", "a,b,winner\n"), ("x.json", "a,b,winner\n"), ("e.jsonl", "")):
         (tmp_path / name).write_text(text)
         with pytest.raises(CsvFormatError, match=name.replace(".", r"\.")):
             detect_format(tmp_path / name)
@@ -92,8 +100,11 @@ def test_json_array_and_json_lines_read_the_same_votes(tmp_path: Path) -> None:
     a = read_vote_file(write_json(tmp_path / "a.json", BASIC))
     b = read_vote_file(write_jsonl(tmp_path / "b.jsonl", BASIC))
     assert a.source == "JSON array" and b.source == "JSON Lines"
-    for x, y in ((a.votes.a, b.votes.a), (a.votes.b, b.votes.b),
-                 (a.votes.outcome, b.votes.outcome)):
+    for x, y in (
+        (a.votes.a, b.votes.a),
+        (a.votes.b, b.votes.b),
+        (a.votes.outcome, b.votes.outcome),
+    ):
         np.testing.assert_array_equal(x, y)
     assert a.votes.models == ("x", "y", "z")
     # model_a wins, model_b wins, tie, both-bad tie (as a tie), model_a wins
@@ -101,24 +112,43 @@ def test_json_array_and_json_lines_read_the_same_votes(tmp_path: Path) -> None:
 
 
 def test_winner_words_case_and_winnow_spellings(tmp_path: Path) -> None:
-    records = [battle("x", "y", " Model_A "), battle("x", "y", "B"), battle("x", "y", "TIE"),
-               battle("x", "y", "Tie (BothBad)")]
+    records = [
+        battle("x", "y", " Model_A "),
+        battle("x", "y", "B"),
+        battle("x", "y", "TIE"),
+        battle("x", "y", "Tie (BothBad)"),
+    ]
     vf = read_vote_file(write_json(tmp_path / "w.json", records))
     assert vf.votes.outcome.tolist() == [0, 1, 2, 2]
 
 
 def test_other_fields_and_conversations_are_ignored(tmp_path: Path) -> None:
     conv = [{"role": "user", "content": "a cat " * 50}, {"role": "assistant", "content": "ok"}]
-    records = [battle("x", "y", "model_a", conversation_a=conv, conversation_b=conv,
-                      language="English", turn=1, judge="arena_user_9", anony=True,
-                      tstamp=1707700514.3167, question_id="5e1f")]
+    records = [
+        battle(
+            "x",
+            "y",
+            "model_a",
+            conversation_a=conv,
+            conversation_b=conv,
+            language="English",
+            turn=1,
+            judge="arena_user_9",
+            anony=True,
+            tstamp=1707700514.3167,
+            question_id="5e1f",
+        )
+    ]
     assert len(read_vote_file(write_json(tmp_path / "c.json", records)).votes) == 1
 
 
 def test_bothbad_drop_and_anonymous_only(capsys, tmp_path: Path) -> None:
-    records = [battle("x", "y", "model_a", anony=True), battle("y", "x", "tie (bothbad)",
-                                                               anony=True),
-               battle("x", "y", "model_b", anony=False), battle("x", "y", "tie", anony=True)]
+    records = [
+        battle("x", "y", "model_a", anony=True),
+        battle("y", "x", "tie (bothbad)", anony=True),
+        battle("x", "y", "model_b", anony=False),
+        battle("x", "y", "tie", anony=True),
+    ]
     path = write_json(tmp_path / "b.json", records)
     vf = read_vote_file(path, options=BattleOptions(bothbad="drop", anonymous_only=True))
     assert len(vf.votes) == 2 and vf.left_out == {"not_anonymous": 1, "bothbad": 1}
@@ -130,8 +160,9 @@ def test_bothbad_drop_and_anonymous_only(capsys, tmp_path: Path) -> None:
 
 def test_anonymous_only_needs_anony_on_every_battle(capsys, tmp_path: Path, write_csv) -> None:
     records = [battle("x", "y", "model_a", anony=True), battle("x", "y", "model_b")]
-    code, _, err = cli(capsys, "bt", str(write_json(tmp_path / "b.json", records)),
-                       "--anonymous-only")
+    code, _, err = cli(
+        capsys, "bt", str(write_json(tmp_path / "b.json", records)), "--anonymous-only"
+    )
     assert code == 2 and "b.json record 2 (line 8), field 'anony': not given" in err
     votes = write_csv("v.csv", ["a", "b", "winner"], [["x", "y", "a"]])
     code, _, err = cli(capsys, "bt", str(votes), "--anonymous-only")
@@ -141,15 +172,20 @@ def test_anonymous_only_needs_anony_on_every_battle(capsys, tmp_path: Path, writ
 def test_everything_left_out_is_an_error(tmp_path: Path) -> None:
     records = [battle("x", "y", "tie (bothbad)")]
     with pytest.raises(CsvFormatError, match=r"no battles left to count \(left out: 1 tie"):
-        read_vote_file(write_json(tmp_path / "b.json", records),
-                       options=BattleOptions(bothbad="drop"))
+        read_vote_file(
+            write_json(tmp_path / "b.json", records), options=BattleOptions(bothbad="drop")
+        )
 
 
 def test_a_model_only_in_dropped_battles_is_not_on_the_board(tmp_path: Path) -> None:
-    records = [battle("x", "y", "model_a"), battle("y", "x", "model_a"),
-               battle("x", "ghost", "tie (bothbad)")]
-    vf = read_vote_file(write_json(tmp_path / "b.json", records),
-                        options=BattleOptions(bothbad="drop"))
+    records = [
+        battle("x", "y", "model_a"),
+        battle("y", "x", "model_a"),
+        battle("x", "ghost", "tie (bothbad)"),
+    ]
+    vf = read_vote_file(
+        write_json(tmp_path / "b.json", records), options=BattleOptions(bothbad="drop")
+    )
     assert vf.votes.models == ("x", "y")
 
 
@@ -164,19 +200,24 @@ def test_self_comparison_rejects_the_file_naming_the_record(capsys, tmp_path: Pa
 
 
 def test_duplicate_question_ids_are_reported_and_kept_or_dropped(capsys, tmp_path: Path) -> None:
-    records = [battle("x", "y", "model_a", question_id="q1", judge="u1", turn=1),
-               battle("y", "z", "model_b", question_id="q2", judge="u1", turn=1),
-               battle("x", "y", "model_b", question_id="q1", judge="u1", turn=1),  # conflicts
-               battle("x", "y", "model_a", question_id="q1", judge="u1", turn=2),  # other turn
-               battle("x", "z", "model_a", question_id="q1", judge="u1", turn=1),  # other pair
-               battle("y", "z", "model_b", question_id="q2", judge="u1", turn=1)]  # repeat
+    records = [
+        battle("x", "y", "model_a", question_id="q1", judge="u1", turn=1),
+        battle("y", "z", "model_b", question_id="q2", judge="u1", turn=1),
+        battle("x", "y", "model_b", question_id="q1", judge="u1", turn=1),  # conflicts
+        battle("x", "y", "model_a", question_id="q1", judge="u1", turn=2),  # other turn
+        battle("x", "z", "model_a", question_id="q1", judge="u1", turn=1),  # other pair
+        battle("y", "z", "model_b", question_id="q2", judge="u1", turn=1),
+    ]  # repeat
     path = write_json(tmp_path / "b.json", records, indent=None)
     code, out, err = cli(capsys, "bt", str(path))
     assert code == 0 and "left_out" not in out
     assert out["duplicates"] == {
-        "count": 2, "conflicting": 1, "dropped": False,
+        "count": 2,
+        "conflicting": 1,
+        "dropped": False,
         "example": "b.json record 3 (line 1) repeats record 1 (line 1) (same question_id, "
-                   "models, judge and turn)"}
+        "models, judge and turn)",
+    }
     assert "warning: 2 battles repeat an earlier battle, 1 of them with another winner" in err
     assert "counted, as FastChat does" in err
     code, dropped, err = cli(capsys, "bt", str(path), "--duplicates", "drop")
@@ -186,9 +227,11 @@ def test_duplicate_question_ids_are_reported_and_kept_or_dropped(capsys, tmp_pat
 
 
 def test_a_dedicated_battle_id_wins_over_question_id(tmp_path: Path) -> None:
-    records = [battle("x", "y", "model_a", battle_id=7, question_id="q1"),
-               battle("x", "z", "model_a", battle_id=8, question_id="q1"),
-               battle("y", "z", "model_a", battle_id=7, question_id="q9")]
+    records = [
+        battle("x", "y", "model_a", battle_id=7, question_id="q1"),
+        battle("x", "z", "model_a", battle_id=8, question_id="q1"),
+        battle("y", "z", "model_a", battle_id=7, question_id="q9"),
+    ]
     vf = read_vote_file(write_jsonl(tmp_path / "b.jsonl", records))
     assert vf.duplicates.count == 1
     assert vf.duplicates.example == "b.jsonl line 3 repeats line 1 (same battle_id)"
@@ -201,8 +244,12 @@ def test_battles_without_ids_are_events_never_duplicates(tmp_path: Path) -> None
 
 
 def test_records_without_an_id_among_records_with_one(tmp_path: Path) -> None:
-    records = [battle("x", "y", "model_a", question_id="q"), battle("x", "y", "model_a"),
-               battle("x", "y", "model_a"), battle("x", "y", "model_a", question_id="q")]
+    records = [
+        battle("x", "y", "model_a", question_id="q"),
+        battle("x", "y", "model_a"),
+        battle("x", "y", "model_a"),
+        battle("x", "y", "model_a", question_id="q"),
+    ]
     vf = read_vote_file(write_json(tmp_path / "b.json", records))
     assert vf.duplicates.count == 1 and "record 4" in vf.duplicates.example
 
@@ -211,11 +258,15 @@ def test_records_without_an_id_among_records_with_one(tmp_path: Path) -> None:
 
 
 def test_pairwise_csv_with_winner_and_extra_columns(write_csv) -> None:
-    path = write_csv("arena.csv", ["question_id", "Model_A", "model_b", "winner", "judge",
-                                   "anony", "tstamp", "language"],
-                     [["q1", "x", "y", "model_a", "u", "True", "3.5", "en"],
-                      ["q2", "y", "x", "tie (bothbad)", "u", "false", "1.25", "en"],
-                      ["q1", "x", "y", "model_b", "u", "true", "", "en"]])
+    path = write_csv(
+        "arena.csv",
+        ["question_id", "Model_A", "model_b", "winner", "judge", "anony", "tstamp", "language"],
+        [
+            ["q1", "x", "y", "model_a", "u", "True", "3.5", "en"],
+            ["q2", "y", "x", "tie (bothbad)", "u", "false", "1.25", "en"],
+            ["q1", "x", "y", "model_b", "u", "true", "", "en"],
+        ],
+    )
     vf = read_vote_file(path, options=BattleOptions(anonymous_only=True))
     assert vf.source == "CSV table" and len(vf.votes) == 2
     assert vf.left_out == {"not_anonymous": 1}
@@ -225,18 +276,26 @@ def test_pairwise_csv_with_winner_and_extra_columns(write_csv) -> None:
 
 
 def test_pairwise_tstamp_orders_online_elo(write_csv) -> None:
-    path = write_csv("arena.csv", ["model_a", "model_b", "winner", "tstamp"],
-                     [["x", "y", "model_a", "30"], ["x", "y", "model_b", "10"],
-                      ["y", "x", "tie", "20"]])
+    path = write_csv(
+        "arena.csv",
+        ["model_a", "model_b", "winner", "tstamp"],
+        [["x", "y", "model_a", "30"], ["x", "y", "model_b", "10"], ["y", "x", "tie", "20"]],
+    )
     vf = read_vote_file(path)
     assert vf.ordered_by == "tstamp" and vf.order.tolist() == [1, 2, 0]
 
 
 def test_counts_table_with_aliases_sums_repeated_pairs(capsys, write_csv) -> None:
-    path = write_csv("prefs.csv", ["id", "model_a", "model_b", "winner_model_a",
-                                   "winner_model_b", "winner_tie"],
-                     [[1, "x", "y", 1, 0, 0], [2, "x", "y", 0, 0, 1], [3, "y", "x", 0, 1, 0],
-                      [4, "y", "z", "1.0", 0, 0]])
+    path = write_csv(
+        "prefs.csv",
+        ["id", "model_a", "model_b", "winner_model_a", "winner_model_b", "winner_tie"],
+        [
+            [1, "x", "y", 1, 0, 0],
+            [2, "x", "y", 0, 0, 1],
+            [3, "y", "x", 0, 1, 0],
+            [4, "y", "z", "1.0", 0, 0],
+        ],
+    )
     vf = read_vote_file(path)
     assert vf.source == "CSV counts" and vf.records == 4 and len(vf.votes) == 4
     assert vf.duplicates is None and vf.order is None
@@ -247,38 +306,77 @@ def test_counts_table_with_aliases_sums_repeated_pairs(capsys, write_csv) -> Non
 
 
 def test_counts_bothbad_column_follows_the_option(write_csv) -> None:
-    path = write_csv("c.csv", ["a", "b", "wins_a", "wins_b", "ties", "bothbad"],
-                     [["x", "y", 3, 1, 0, 2], ["y", "z", 2, 2, 1, 0]])
+    path = write_csv(
+        "c.csv",
+        ["a", "b", "wins_a", "wins_b", "ties", "bothbad"],
+        [["x", "y", 3, 1, 0, 2], ["y", "z", 2, 2, 1, 0]],
+    )
     assert len(read_vote_file(path).votes) == 11
     vf = read_vote_file(path, options=BattleOptions(bothbad="drop"))
     assert len(vf.votes) == 9 and vf.left_out == {"bothbad": 2}
 
 
-@pytest.mark.parametrize(("header", "row", "message"), [
-    (["model_a", "model_b", "wins_a", "wins_b"], ["x", "y", "2.5", "1"],
-     "c.csv row 2, column 'wins_a': expected a whole number of votes, got '2.5'"),
-    (["model_a", "model_b", "wins_a", "wins_b"], ["x", "y", "-1", "1"],
-     "c.csv row 2, column 'wins_a': expected a number >= 0, got '-1'"),
-    (["model_a", "model_b", "wins_a", "wins_b"], ["x", "y", "nan", "1"],
-     "c.csv row 2, column 'wins_a': expected a finite number, got 'nan'"),
-    (["model_a", "model_b", "wins_a", "wins_b"], ["x", "y", "0", "0"],
-     "c.csv: no votes (every count is 0)"),
-    (["model_a", "model_b", "wins_a", "wins_b"], ["x", "", "1", "1"],
-     "c.csv row 2, column 'model_b': empty value"),
-    (["model_a", "model_b", "wins_a", "wins_b"], ["x", "x", "1", "1"],
-     "c.csv row 2, column 'model_b': the same model as column 'model_a' ('x')"),
-    (["model_a", "model_b", "winner", "wins_a"], ["x", "y", "tie", "1"],
-     "c.csv: has both a 'winner' column and vote counts ('wins_a'); keep one of them"),
-    (["model_a", "model_b", "winner"], ["x", "y", "left"],
-     "c.csv row 2, column 'winner': expected one of model_a, model_b, tie or tie (bothbad), "
-     "got 'left'"),
-    (["model_a", "model_b", "winner", "anony"], ["x", "y", "tie", "maybe"],
-     "c.csv row 2, column 'anony': expected true or false, got 'maybe'"),
-    (["model_a", "model_b", "winner", "tstamp"], ["x", "y", "tie", "noon"],
-     "c.csv row 2, column 'tstamp': expected a time in seconds, got 'noon'"),
-    (["model_a", "model_b", "winner", "tstamp"], ["x", "y", "tie", "inf"],
-     "c.csv row 2, column 'tstamp': expected a time in seconds, got 'inf'"),
-])
+@pytest.mark.parametrize(
+    ("header", "row", "message"),
+    [
+        (
+            ["model_a", "model_b", "wins_a", "wins_b"],
+            ["x", "y", "2.5", "1"],
+            "c.csv row 2, column 'wins_a': expected a whole number of votes, got '2.5'",
+        ),
+        (
+            ["model_a", "model_b", "wins_a", "wins_b"],
+            ["x", "y", "-1", "1"],
+            "c.csv row 2, column 'wins_a': expected a number >= 0, got '-1'",
+        ),
+        (
+            ["model_a", "model_b", "wins_a", "wins_b"],
+            ["x", "y", "nan", "1"],
+            "c.csv row 2, column 'wins_a': expected a finite number, got 'nan'",
+        ),
+        (
+            ["model_a", "model_b", "wins_a", "wins_b"],
+            ["x", "y", "0", "0"],
+            "c.csv: no votes (every count is 0)",
+        ),
+        (
+            ["model_a", "model_b", "wins_a", "wins_b"],
+            ["x", "", "1", "1"],
+            "c.csv row 2, column 'model_b': empty value",
+        ),
+        (
+            ["model_a", "model_b", "wins_a", "wins_b"],
+            ["x", "x", "1", "1"],
+            "c.csv row 2, column 'model_b': the same model as column 'model_a' ('x')",
+        ),
+        (
+            ["model_a", "model_b", "winner", "wins_a"],
+            ["x", "y", "tie", "1"],
+            "c.csv: has both a 'winner' column and vote counts ('wins_a'); keep one of them",
+        ),
+        (
+            ["model_a", "model_b", "winner"],
+            ["x", "y", "left"],
+            "c.csv row 2, column 'winner': expected one of model_a, model_b, tie or tie (bothbad), "
+            "got 'left'",
+        ),
+        (
+            ["model_a", "model_b", "winner", "anony"],
+            ["x", "y", "tie", "maybe"],
+            "c.csv row 2, column 'anony': expected true or false, got 'maybe'",
+        ),
+        (
+            ["model_a", "model_b", "winner", "tstamp"],
+            ["x", "y", "tie", "noon"],
+            "c.csv row 2, column 'tstamp': expected a time in seconds, got 'noon'",
+        ),
+        (
+            ["model_a", "model_b", "winner", "tstamp"],
+            ["x", "y", "tie", "inf"],
+            "c.csv row 2, column 'tstamp': expected a time in seconds, got 'inf'",
+        ),
+    ],
+)
 def test_bad_table_rows_are_named(write_csv, header, row, message) -> None:
     path = write_csv("c.csv", header, [row])
     with pytest.raises(CsvFormatError) as err:
@@ -288,8 +386,11 @@ def test_bad_table_rows_are_named(write_csv, header, row, message) -> None:
 
 def test_a_table_without_the_columns_says_what_it_expected(write_csv) -> None:
     path = write_csv("c.csv", ["model_a", "model_b", "score"], [["x", "y", "1"]])
-    with pytest.raises(CsvFormatError, match=r"c\.csv: not a pairwise vote table \(header has: "
-                                             r"model_a, model_b, score\); expected columns"):
+    with pytest.raises(
+        CsvFormatError,
+        match=r"c\.csv: not a pairwise vote table \(header has: "
+        r"model_a, model_b, score\); expected columns",
+    ):
         read_vote_file(path, "pairwise")
 
 
@@ -297,29 +398,58 @@ def test_parquet_tables_types_nulls_and_rows(tmp_path: Path) -> None:
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
     path = tmp_path / "arena.parquet"
-    pq.write_table(pa.table({
-        "question_id": ["q1", "q2", "q1"], "model_a": ["x", "y", "x"],
-        "model_b": ["y", "z", "y"], "winner": ["model_a", "tie", "model_a"],
-        "anony": [True, False, True], "tstamp": [2.0, 1.0, 3.0], "turn": [1, 1, 1]}), path)
+    pq.write_table(
+        pa.table(
+            {
+                "question_id": ["q1", "q2", "q1"],
+                "model_a": ["x", "y", "x"],
+                "model_b": ["y", "z", "y"],
+                "winner": ["model_a", "tie", "model_a"],
+                "anony": [True, False, True],
+                "tstamp": [2.0, 1.0, 3.0],
+                "turn": [1, 1, 1],
+            }
+        ),
+        path,
+    )
     vf = read_vote_file(path, options=BattleOptions(anonymous_only=True))
     assert vf.source == "parquet table" and len(vf.votes) == 2
-    assert vf.duplicates.example == "arena.parquet row 3 repeats row 1 (same question_id, " \
-                                    "models, judge and turn)"
+    assert (
+        vf.duplicates.example == "arena.parquet row 3 repeats row 1 (same question_id, "
+        "models, judge and turn)"
+    )
     nulls = tmp_path / "nulls.parquet"
-    pq.write_table(pa.table({"model_a": ["x", None], "model_b": ["y", "x"],
-                             "winner": ["tie", "tie"]}), nulls)
-    with pytest.raises(CsvFormatError, match=r"^nulls\.parquet row 2, column 'model_a': empty "
-                                             r"value$"):
+    pq.write_table(
+        pa.table({"model_a": ["x", None], "model_b": ["y", "x"], "winner": ["tie", "tie"]}), nulls
+    )
+    with pytest.raises(
+        CsvFormatError,
+        match=r"^nulls\.parquet row 2, column 'model_a': empty "
+        r"value$",
+    ):
         read_vote_file(nulls)
     nested = tmp_path / "nested.parquet"
     pq.write_table(pa.table({"model_a": [["x"]], "model_b": ["y"], "winner": ["tie"]}), nested)
     with pytest.raises(CsvFormatError, match=r"column 'model_a' holds list<.*string>, not text"):
         read_vote_file(nested)
     counts = tmp_path / "counts.parquet"
-    pq.write_table(pa.table({"A": ["x"], "B": ["y"], "wins_a": [3.0], "wins_b": [1],
-                             "ties": pa.array([None], pa.int64())}), counts)
-    with pytest.raises(CsvFormatError, match=r"counts\.parquet row 1, column 'ties': expected "
-                                             r"a number, got ''"):
+    pq.write_table(
+        pa.table(
+            {
+                "A": ["x"],
+                "B": ["y"],
+                "wins_a": [3.0],
+                "wins_b": [1],
+                "ties": pa.array([None], pa.int64()),
+            }
+        ),
+        counts,
+    )
+    with pytest.raises(
+        CsvFormatError,
+        match=r"counts\.parquet row 1, column 'ties': expected "
+        r"a number, got ''",
+    ):
         read_vote_file(counts)
 
 
@@ -375,8 +505,10 @@ def test_vote_win_rates_tables(tmp_path: Path) -> None:
 
 
 def test_read_battle_json_keeps_what_finalize_needs(tmp_path: Path) -> None:
-    records = [battle("x", "y", "model_a", anony=True, tstamp=5),
-               battle("y", "x", "tie", anony=False, tstamp=1)]
+    records = [
+        battle("x", "y", "model_a", anony=True, tstamp=5),
+        battle("y", "x", "tie", anony=False, tstamp=1),
+    ]
     raw = read_battle_json(write_json(tmp_path / "b.json", records))
     assert raw.anony.tolist() == [1, 0] and raw.tstamp.tolist() == [5.0, 1.0]
     assert raw.keys is None and raw.where(1) == "b.json record 2 (line 9)"

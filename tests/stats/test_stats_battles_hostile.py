@@ -37,8 +37,16 @@ def write(tmp_path: Path, name: str, data: bytes | str) -> Path:
 def test_array_split_anywhere_reads_the_same(monkeypatch, chunk: int) -> None:
     """Records and numbers cut at every possible chunk boundary still read right."""
     monkeypatch.setattr(jsonstream, "CHUNK", chunk)
-    values = [GOOD, {"s": "é\u00e9 \\\" ]}, [", "n": -12.5e-3}, [1, [2, {}]], 123456789, "z", True,
-              None, {"u": "\U0001f600"}]
+    values = [
+        GOOD,
+        {"s": 'é\u00e9 \\" ]}, [', "n": -12.5e-3},
+        [1, [2, {}]],
+        123456789,
+        "z",
+        True,
+        None,
+        {"u": "\U0001f600"},
+    ]
     text = json.dumps(values, indent=1, ensure_ascii=False).encode()
     got = list(json_array(io.BytesIO(text), "f.json"))
     assert [v for _, _, v in got] == values
@@ -46,24 +54,35 @@ def test_array_split_anywhere_reads_the_same(monkeypatch, chunk: int) -> None:
     assert got[0][1] == 2  # line of the first record
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("", "f.json (line 1): expected a JSON array of records starting with '[', found an empty "
-         "file"),
-    ('{"a": 1}', "found '{'"),
-    ("[1,]", "f.json record 2 (line 1): expected a value"),
-    ("[1 2]", "f.json record 1 (line 1): expected ',' or ']' after the record, found '2'"),
-    ("[1]\n]", "f.json (line 2): text after the closing ']' of the array"),
-    ('[{"a": 1},\n {"a": ', "f.json record 2 (line 2): not valid JSON: Expecting value"),
-    ('[{"a": 1},\n {"a": "unterminated', "f.json record 2 (line 2): not valid JSON: "
-                                         "Unterminated string"),
-    ('[\n{"a": 1}', "f.json record 1 (line 2): expected ',' or ']' after the record, found "
-                    "the end of the file"),
-    ('[{"a": NaN}]', "f.json record 1 (line 1): NaN is not a JSON value"),
-    ('[{"a": -Infinity}]', "f.json record 1 (line 1): -Infinity is not a JSON value"),
-    ('[{"a": 1' + "0" * 5000 + "}]", "f.json record 1 (line 1): a number with too many digits"),
-    ("[" * 200_000, "f.json record 1 (line 1): values nested too deeply"),
-    ('[\n\n{"a": tru}]', "f.json record 1 (line 3): not valid JSON: Expecting value"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "",
+            "f.json (line 1): expected a JSON array of records starting with '[', found an empty "
+            "file",
+        ),
+        ('{"a": 1}', "found '{'"),
+        ("[1,]", "f.json record 2 (line 1): expected a value"),
+        ("[1 2]", "f.json record 1 (line 1): expected ',' or ']' after the record, found '2'"),
+        ("[1]\n]", "f.json (line 2): text after the closing ']' of the array"),
+        ('[{"a": 1},\n {"a": ', "f.json record 2 (line 2): not valid JSON: Expecting value"),
+        (
+            '[{"a": 1},\n {"a": "unterminated',
+            "f.json record 2 (line 2): not valid JSON: Unterminated string",
+        ),
+        (
+            '[\n{"a": 1}',
+            "f.json record 1 (line 2): expected ',' or ']' after the record, found "
+            "the end of the file",
+        ),
+        ('[{"a": NaN}]', "f.json record 1 (line 1): NaN is not a JSON value"),
+        ('[{"a": -Infinity}]', "f.json record 1 (line 1): -Infinity is not a JSON value"),
+        ('[{"a": 1' + "0" * 5000 + "}]", "f.json record 1 (line 1): a number with too many digits"),
+        ("[" * 200_000, "f.json record 1 (line 1): values nested too deeply"),
+        ('[\n\n{"a": tru}]', "f.json record 1 (line 3): not valid JSON: Expecting value"),
+    ],
+)
 def test_malformed_arrays_name_record_and_line(text: str, message: str) -> None:
     with pytest.raises(JsonStreamError) as err:
         list(json_array(io.BytesIO(text.encode()), "f.json"))
@@ -108,33 +127,53 @@ def test_json_lines_line_limit_and_hints(tmp_path: Path, monkeypatch) -> None:
     path = write(tmp_path, "b.jsonl", json.dumps(GOOD) + "\n" + "x" * 500 + "\n")
     assert "b.jsonl line 2: 0 MB on one line is more than" in refused(path)
     pretty = write(tmp_path, "one.json", json.dumps(GOOD, indent=2))
-    assert "one.json line 1: not valid JSON: Expecting property name enclosed in double " \
-           "quotes (JSON Lines holds one whole record per line" in refused(pretty)
+    assert (
+        "one.json line 1: not valid JSON: Expecting property name enclosed in double "
+        "quotes (JSON Lines holds one whole record per line" in refused(pretty)
+    )
 
 
 # -- records ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("record", "message"), [
-    ([1, 2], "b.jsonl line 2: expected a battle object with model_a, model_b and winner, got "
-             "a list"),
-    ({"model_b": "y", "winner": "tie"}, "b.jsonl line 2, field 'model_a': missing"),
-    ({"model_a": 12, "model_b": "y", "winner": "tie"},
-     "b.jsonl line 2, field 'model_a': expected the model's name, got a number"),
-    ({"model_a": "  ", "model_b": "y", "winner": "tie"}, "b.jsonl line 2, field 'model_a': empty"),
-    ({"model_a": "x", "model_b": "y"}, "b.jsonl line 2, field 'winner': expected one of "
-                                       "model_a, model_b, tie or tie (bothbad), missing"),
-    ({"model_a": "x", "model_b": "y", "winner": None}, "field 'winner': expected one of "
-                                                       "model_a, model_b, tie or tie (bothbad), "
-                                                       "got None"),
-    ({"model_a": "x", "model_b": "y", "winner": 1}, "got 1"),
-    ({**GOOD, "anony": "yes"}, "b.jsonl line 2, field 'anony': expected true or false, got a "
-                               "string"),
-    ({**GOOD, "tstamp": "noon"}, "b.jsonl line 2, field 'tstamp': expected a time in seconds, "
-                                 "got a string"),
-    ({**GOOD, "tstamp": True}, "field 'tstamp': expected a time in seconds, got true/false"),
-    ({**GOOD, "tstamp": "1e999"}, "field 'tstamp': expected a time in seconds, got inf"),
-])
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        (
+            [1, 2],
+            "b.jsonl line 2: expected a battle object with model_a, model_b and winner, got a list",
+        ),
+        ({"model_b": "y", "winner": "tie"}, "b.jsonl line 2, field 'model_a': missing"),
+        (
+            {"model_a": 12, "model_b": "y", "winner": "tie"},
+            "b.jsonl line 2, field 'model_a': expected the model's name, got a number",
+        ),
+        (
+            {"model_a": "  ", "model_b": "y", "winner": "tie"},
+            "b.jsonl line 2, field 'model_a': empty",
+        ),
+        (
+            {"model_a": "x", "model_b": "y"},
+            "b.jsonl line 2, field 'winner': expected one of "
+            "model_a, model_b, tie or tie (bothbad), missing",
+        ),
+        (
+            {"model_a": "x", "model_b": "y", "winner": None},
+            "field 'winner': expected one of model_a, model_b, tie or tie (bothbad), got None",
+        ),
+        ({"model_a": "x", "model_b": "y", "winner": 1}, "got 1"),
+        (
+            {**GOOD, "anony": "yes"},
+            "b.jsonl line 2, field 'anony': expected true or false, got a string",
+        ),
+        (
+            {**GOOD, "tstamp": "noon"},
+            "b.jsonl line 2, field 'tstamp': expected a time in seconds, got a string",
+        ),
+        ({**GOOD, "tstamp": True}, "field 'tstamp': expected a time in seconds, got true/false"),
+        ({**GOOD, "tstamp": "1e999"}, "field 'tstamp': expected a time in seconds, got inf"),
+    ],
+)
 def test_bad_records_are_named(tmp_path: Path, record, message: str) -> None:
     text = json.dumps(GOOD) + "\n" + json.dumps(record).replace('"1e999"', "1e999") + "\n"
     assert message in refused(write(tmp_path, "b.jsonl", text))
@@ -142,10 +181,14 @@ def test_bad_records_are_named(tmp_path: Path, record, message: str) -> None:
 
 def test_duplicate_keys_matter_only_in_fields_winnow_reads(tmp_path: Path) -> None:
     twice = '[{"model_a": "x", "model_b": "y", "winner": "model_a", "winner": "model_b"}]'
-    assert refused(write(tmp_path, "d.json", twice)) == \
-        "d.json record 1 (line 1), field 'winner': given twice in one record"
-    nested = ('[{"model_a": "x", "model_b": "y", "winner": "model_a", '
-              '"conversation_a": [{"role": "user", "role": "assistant"}]}]')
+    assert (
+        refused(write(tmp_path, "d.json", twice))
+        == "d.json record 1 (line 1), field 'winner': given twice in one record"
+    )
+    nested = (
+        '[{"model_a": "x", "model_b": "y", "winner": "model_a", '
+        '"conversation_a": [{"role": "user", "role": "assistant"}]}]'
+    )
     assert len(read_vote_file(write(tmp_path, "n.json", nested)).votes) == 1
 
 
@@ -154,14 +197,17 @@ def test_bom_crlf_and_blank_lines_are_fine(tmp_path: Path) -> None:
     path = write(tmp_path, "b.jsonl", b"\xef\xbb\xbf" + body.encode())
     vf = read_vote_file(path)
     assert len(vf.votes) == 2
-    array = write(tmp_path, "a.json", b"\xef\xbb\xbf\r\n[\r\n" + json.dumps(GOOD).encode()
-                  + b"\r\n]\r\n")
+    array = write(
+        tmp_path, "a.json", b"\xef\xbb\xbf\r\n[\r\n" + json.dumps(GOOD).encode() + b"\r\n]\r\n"
+    )
     assert len(read_vote_file(array).votes) == 1
 
 
 def test_empty_array_and_empty_lines_are_no_battles(tmp_path: Path) -> None:
-    assert refused(write(tmp_path, "e.json", " [ ] ")) == "e.json: no battles (the file holds " \
-                                                          "no records)"
+    assert (
+        refused(write(tmp_path, "e.json", " [ ] ")) == "e.json: no battles (the file holds "
+        "no records)"
+    )
     assert refused(write(tmp_path, "e.jsonl", "\n\n  \n")).endswith("found an empty file")
     forced = write(tmp_path, "e.log", "\n\n  \n")
     with pytest.raises(CsvFormatError, match=r"^e\.log: no battles \(the file holds no "):
@@ -170,8 +216,10 @@ def test_empty_array_and_empty_lines_are_no_battles(tmp_path: Path) -> None:
 
 def test_a_huge_array_of_non_battles_fails_at_its_first_record(tmp_path: Path) -> None:
     path = write(tmp_path, "nums.json", "[" + ",".join(["1"] * 200_000) + "]")
-    assert refused(path) == "nums.json record 1 (line 1): expected a battle object with " \
-                            "model_a, model_b and winner, got a number"
+    assert (
+        refused(path) == "nums.json record 1 (line 1): expected a battle object with "
+        "model_a, model_b and winner, got a number"
+    )
 
 
 def test_too_many_models_is_refused_while_reading(tmp_path: Path, monkeypatch) -> None:
@@ -180,8 +228,10 @@ def test_too_many_models_is_refused_while_reading(tmp_path: Path, monkeypatch) -
     monkeypatch.setattr(battles, "MAX_MODELS", 3)
     records = [{"model_a": f"m{i}", "model_b": f"m{i + 1}", "winner": "tie"} for i in range(5)]
     path = write(tmp_path, "m.jsonl", "".join(json.dumps(r) + "\n" for r in records))
-    assert refused(path) == "m.jsonl line 3, field 'model_b': more than 3 distinct models, " \
-                            "the most the pairwise statistics handle"
+    assert (
+        refused(path) == "m.jsonl line 3, field 'model_b': more than 3 distinct models, "
+        "the most the pairwise statistics handle"
+    )
 
 
 def test_too_many_battles_is_refused(tmp_path: Path, monkeypatch) -> None:
@@ -195,15 +245,24 @@ def test_too_many_battles_is_refused(tmp_path: Path, monkeypatch) -> None:
 def test_streaming_memory_stays_bounded(tmp_path: Path) -> None:
     """A ~24 MB battle array with conversations: memory is a chunk and a record, not the file
     (``json.load`` would hold the text and every conversation: well over 50 MB)."""
-    conv = [{"role": "user", "content": "draw a red fox in the snow " * 40},
-            {"role": "assistant", "content": "<image>" * 100}]
+    conv = [
+        {"role": "user", "content": "draw a red fox in the snow " * 40},
+        {"role": "assistant", "content": "<image>" * 100},
+    ]
     path = tmp_path / "big.json"
     with open(path, "w", encoding="utf-8") as fh:
         fh.write("[")
         for i in range(8000):
-            rec = {"question_id": f"{i:032x}", "model_a": f"m{i % 7}", "model_b": f"m{(i + 3) % 7}",
-                   "winner": ("model_a", "model_b", "tie")[i % 3], "conversation_a": conv,
-                   "conversation_b": conv, "anony": True, "tstamp": 1.7e9 + i}
+            rec = {
+                "question_id": f"{i:032x}",
+                "model_a": f"m{i % 7}",
+                "model_b": f"m{(i + 3) % 7}",
+                "winner": ("model_a", "model_b", "tie")[i % 3],
+                "conversation_a": conv,
+                "conversation_b": conv,
+                "anony": True,
+                "tstamp": 1.7e9 + i,
+            }
             fh.write(("," if i else "") + json.dumps(rec))
         fh.write("]")
     size = path.stat().st_size
@@ -219,9 +278,13 @@ def test_streaming_memory_stays_bounded(tmp_path: Path) -> None:
 
 
 def test_cli_never_shows_a_traceback(capsys, tmp_path: Path) -> None:
-    for name, data in (("t.json", '[{"model_a": "x", "model_b"'), ("u.json", b"[\xfe\xff]"),
-                       ("n.jsonl", '{"model_a": NaN}\n')):
+    for name, data in (
+        ("t.json", '[{"model_a": "x", "model_b"'),
+        ("u.json", b"[\xfe\xff]"),
+        ("n.jsonl", '{"model_a": NaN}\n'),
+    ):
         code = run_cli(["stats", "elo", str(write(tmp_path, name, data))])
         err = capsys.readouterr().err
-        assert code == 2 and err.startswith(f"winnow stats: error: {name}") \
-            and "Traceback" not in err
+        assert (
+            code == 2 and err.startswith(f"winnow stats: error: {name}") and "Traceback" not in err
+        )

@@ -34,8 +34,13 @@ from core.stats.votes import resample_cells, vote_cells
 
 SCALE, BASE, INIT = 400.0, 10.0, 1000.0
 MODELS = ["dalle-3", "flux-pro", "sd3-medium", "playground-v2.5", "sdxl-turbo"]
-STRENGTH = {"dalle-3": 0.6, "flux-pro": 0.9, "sd3-medium": 0.1, "playground-v2.5": 0.3,
-            "sdxl-turbo": -0.5}
+STRENGTH = {
+    "dalle-3": 0.6,
+    "flux-pro": 0.9,
+    "sd3-medium": 0.1,
+    "playground-v2.5": 0.3,
+    "sdxl-turbo": -0.5,
+}
 
 
 def make_battles(n: int = 600, seed: int = 7) -> list[dict]:
@@ -47,12 +52,28 @@ def make_battles(n: int = 600, seed: int = 7) -> list[dict]:
         ma, mb = MODELS[a], MODELS[b]
         p = 1 / (1 + math.exp(-(STRENGTH[ma] - STRENGTH[mb])))
         u = rng.random()
-        winner = ("tie (bothbad)" if u < 0.06 else "tie" if u < 0.14
-                  else "model_a" if rng.random() < p else "model_b")
-        out.append({"question_id": f"{i:032x}", "model_a": ma, "model_b": mb,
-                    "winner": winner, "judge": f"arena_user_{i % 37}",
-                    "anony": bool(rng.random() < 0.8), "language": "English", "turn": 1,
-                    "tstamp": 1707700514.3167 + 97.31 * i + rng.random()})
+        winner = (
+            "tie (bothbad)"
+            if u < 0.06
+            else "tie"
+            if u < 0.14
+            else "model_a"
+            if rng.random() < p
+            else "model_b"
+        )
+        out.append(
+            {
+                "question_id": f"{i:032x}",
+                "model_a": ma,
+                "model_b": mb,
+                "winner": winner,
+                "judge": f"arena_user_{i % 37}",
+                "anony": bool(rng.random() < 0.8),
+                "language": "English",
+                "turn": 1,
+                "tstamp": 1707700514.3167 + 97.31 * i + rng.random(),
+            }
+        )
     return out
 
 
@@ -76,8 +97,13 @@ def _fit_logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> 
         p = 1.0 / (1.0 + np.exp(-z))
         return float(value), x.T @ (w * (p - y))
 
-    res = minimize(loss, np.zeros(x.shape[1]), jac=True, method="L-BFGS-B",
-                   options={"maxiter": 10_000, "gtol": 1e-11, "ftol": 0.0})
+    res = minimize(
+        loss,
+        np.zeros(x.shape[1]),
+        jac=True,
+        method="L-BFGS-B",
+        options={"maxiter": 10_000, "gtol": 1e-11, "ftol": 0.0},
+    )
     assert res.success or "ABNORMAL" in res.message, res.message
     return res.x
 
@@ -93,14 +119,15 @@ def fastchat_mle_elo(battles: list[dict]) -> dict[str, float]:
     x[np.arange(n), [col[r["model_b"]] for r in rows]] = -math.log(BASE)
     y = np.array([1.0 if r["winner"] == "model_a" else 0.0 for r in rows])
     tie = np.array([r["winner"] in ("tie", "tie (bothbad)") for r in rows])
-    tie[n // 2:] = False  # one tie => one A win + one B win
+    tie[n // 2 :] = False  # one tie => one A win + one B win
     y[tie] = 1.0
     beta = _fit_logistic(x, y)
     return dict(zip(models, SCALE * beta + INIT, strict=True))
 
 
-def fastchat_weighted_elo(matchups: np.ndarray, outcomes: np.ndarray, weights: np.ndarray,
-                          n_models: int) -> np.ndarray:
+def fastchat_weighted_elo(
+    matchups: np.ndarray, outcomes: np.ndarray, weights: np.ndarray, n_models: int
+) -> np.ndarray:
     """FastChat's ``fit_bt`` on distinct (a, b, outcome) rows with weights (outcome 1, ½, 0)."""
     x = np.zeros((len(matchups), n_models))
     x[np.arange(len(matchups)), matchups[:, 0]] = math.log(BASE)
@@ -156,13 +183,17 @@ def test_reference_fit_is_fastchat_anchor_free(battles) -> None:
     assert max(ref, key=ref.get) == "flux-pro" and min(ref, key=ref.get) == "sdxl-turbo"
 
 
-@pytest.mark.parametrize(("options", "keep"), [
-    ((), lambda b: True),
-    (("--bothbad", "drop"), lambda b: b["winner"] != "tie (bothbad)"),
-    (("--anonymous-only",), lambda b: b["anony"]),
-])
-def test_elo_and_bt_match_fastchat_compute_mle_elo(capsys, tmp_path, battles, options,
-                                                   keep) -> None:
+@pytest.mark.parametrize(
+    ("options", "keep"),
+    [
+        ((), lambda b: True),
+        (("--bothbad", "drop"), lambda b: b["winner"] != "tie (bothbad)"),
+        (("--anonymous-only",), lambda b: b["anony"]),
+    ],
+)
+def test_elo_and_bt_match_fastchat_compute_mle_elo(
+    capsys, tmp_path, battles, options, keep
+) -> None:
     path = write_battles(tmp_path / "clean_battle_20240220.json", battles)
     ref = centred(fastchat_mle_elo([b for b in battles if keep(b)]))
     out = run(capsys, "elo", str(path), "--bootstrap", "0", *options)
@@ -200,8 +231,7 @@ def test_bootstrap_resamples_are_fastchat_weighted_refits(tmp_path, battles) -> 
     matchups = np.stack([cells.i, cells.j], axis=1)
     outcomes = np.select([cells.kind == 0, cells.kind == 1], [1.0, 0.0], 0.5)
     for r in range(n_boot):
-        ref = fastchat_weighted_elo(matchups, outcomes, counts[r] / cells.total,
-                                    len(votes.models))
+        ref = fastchat_weighted_elo(matchups, outcomes, counts[r] / cells.total, len(votes.models))
         ref += INIT - ref.mean()
         np.testing.assert_allclose(winnow[r], ref, atol=1e-4)
 
@@ -214,8 +244,12 @@ def test_cli_bounds_are_quantiles_of_the_reference_resamples(capsys, tmp_path, b
     counts = resample_cells(cells, 60, np.random.default_rng(3))
     matchups = np.stack([cells.i, cells.j], axis=1)
     outcomes = np.select([cells.kind == 0, cells.kind == 1], [1.0, 0.0], 0.5)
-    boot = np.array([fastchat_weighted_elo(matchups, outcomes, c / cells.total,
-                                           len(votes.models)) for c in counts])
+    boot = np.array(
+        [
+            fastchat_weighted_elo(matchups, outcomes, c / cells.total, len(votes.models))
+            for c in counts
+        ]
+    )
     boot += INIT - boot.mean(axis=1, keepdims=True)
     lo, hi = np.quantile(boot, [0.05, 0.95], axis=0)
     for i, m in enumerate(votes.models):
@@ -223,8 +257,7 @@ def test_cli_bounds_are_quantiles_of_the_reference_resamples(capsys, tmp_path, b
         assert out["ratings"][m]["hi"] == pytest.approx(hi[i], abs=1e-3)
 
 
-def test_online_elo_matches_fastchat_compute_elo_in_time_order(capsys, tmp_path,
-                                                               battles) -> None:
+def test_online_elo_matches_fastchat_compute_elo_in_time_order(capsys, tmp_path, battles) -> None:
     shuffled = list(reversed(battles))  # the file is not in time order; FastChat sorts
     path = write_battles(tmp_path / "b.json", shuffled)
     ref = fastchat_online_elo(sorted(battles, key=lambda b: b["tstamp"]))
@@ -255,9 +288,10 @@ def test_online_bootstrap_replays_resampled_battles_like_fastchat(tmp_path, batt
     got = bootstrap_online(votes, 3, seed=5)
     draws = np.random.default_rng(5).integers(0, len(votes), size=(3, len(votes)))
     words = {0: "model_a", 1: "model_b", 2: "tie"}
-    as_battles = [{"model_a": votes.models[a], "model_b": votes.models[b],
-                   "winner": words[int(o)]} for a, b, o in zip(votes.a, votes.b, votes.outcome,
-                                                              strict=True)]
+    as_battles = [
+        {"model_a": votes.models[a], "model_b": votes.models[b], "winner": words[int(o)]}
+        for a, b, o in zip(votes.a, votes.b, votes.outcome, strict=True)
+    ]
     for r in range(3):
         ref = fastchat_online_elo([as_battles[i] for i in draws[r]])
         for i, m in enumerate(votes.models):
@@ -279,10 +313,10 @@ def test_every_format_gives_the_same_board(capsys, tmp_path, battles) -> None:
     frame.to_csv(files["csv"], index=False)
     files["parquet"] = tmp_path / "pairs.parquet"
     frame.to_parquet(files["parquet"], index=False)
-    column = {"model_a": "wins_a", "model_b": "wins_b", "tie": "ties",
-              "tie (bothbad)": "bothbad"}
-    tally: dict[tuple[str, str], dict[str, int]] = defaultdict(lambda: dict.fromkeys(
-        column.values(), 0))
+    column = {"model_a": "wins_a", "model_b": "wins_b", "tie": "ties", "tie (bothbad)": "bothbad"}
+    tally: dict[tuple[str, str], dict[str, int]] = defaultdict(
+        lambda: dict.fromkeys(column.values(), 0)
+    )
     for b in battles:  # per ordered pair, as FastChat's pivot tables count them
         tally[b["model_a"], b["model_b"]][column[b["winner"]]] += 1
     counts = pd.DataFrame([{"Model_A": a, "Model_B": b, **c} for (a, b), c in tally.items()])

@@ -93,9 +93,11 @@ class AnalyzeWorkspace(QWidget):
 
     def _build_actions(self) -> None:
         self.act_open = self._action("&Open Data File…", self.choose_csv, "Ctrl+Shift+O")
-        self.act_open.setToolTip("Open a statistics CSV (votes, rankings, Likert, checklist "
-                                 "or scores), arena battle JSON / JSON Lines, or a pairwise "
-                                 "CSV / parquet vote table")
+        self.act_open.setToolTip(
+            "Open a statistics CSV (votes, rankings, Likert, checklist "
+            "or scores), arena battle JSON / JSON Lines, or a pairwise "
+            "CSV / parquet vote table"
+        )
         self.act_export = self._action("&Export HTML Report…", self.choose_export, "Ctrl+E")
         self.act_recompute = self._action("&Recompute", self.recompute, "F5")
 
@@ -154,8 +156,11 @@ class AnalyzeWorkspace(QWidget):
         if errors:
             self.context.status("Some data sets could not be listed: " + "; ".join(errors))
         if not self.datasets:
-            note = ("This project has no merged rating sessions or metric results yet."
-                    if self.context.project is not None else "No project is open.")
+            note = (
+                "This project has no merged rating sessions or metric results yet."
+                if self.context.project is not None
+                else "No project is open."
+            )
             self.empty_note.setText(note)
             self.stack.setCurrentWidget(self.empty)
             self.analysis = None
@@ -163,8 +168,13 @@ class AnalyzeWorkspace(QWidget):
             return
         self.stack.setCurrentWidget(self.main)
         new = self.current_dataset()
-        if recompute or self.analysis is None or new is None or current is None \
-                or new.key != current.key:
+        if (
+            recompute
+            or self.analysis is None
+            or new is None
+            or current is None
+            or new.key != current.key
+        ):
             self.schedule()
 
     def current_dataset(self) -> DataSet | None:
@@ -178,10 +188,13 @@ class AnalyzeWorkspace(QWidget):
 
     def choose_csv(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self, "Open a statistics file", str(Path.home()),
+            self,
+            "Open a statistics file",
+            str(Path.home()),
             "Statistics files (*.csv *.json *.jsonl *.ndjson *.parquet);;CSV files (*.csv);;"
             "Arena battles (*.json *.jsonl *.ndjson);;Parquet tables (*.parquet);;"
-            "All files (*)")
+            "All files (*)",
+        )
         if path:
             self.open_csv_file(path)
 
@@ -304,14 +317,18 @@ class AnalyzeWorkspace(QWidget):
     # -- export ----------------------------------------------------------------------------------
     def choose_export(self) -> None:
         if self.analysis is None:
-            self.context.message("Nothing to export", "Choose a data set and wait for the "
-                                 "analysis to finish first.")
+            self.context.message(
+                "Nothing to export", "Choose a data set and wait for the analysis to finish first."
+            )
             return
         base = Path(self.context.project.path).parent if self.context.project else Path.home()
         stem = re.sub(r"[^A-Za-z0-9._-]+", "-", self.analysis.dataset).strip("-") or "analysis"
         path, _ = QFileDialog.getSaveFileName(
-            self, "Export HTML report (a folder with report.html and the tables as CSV)",
-            str(base / f"{stem}-report"), "Report folder (*)")
+            self,
+            "Export HTML report (a folder with report.html and the tables as CSV)",
+            str(base / f"{stem}-report"),
+            "Report folder (*)",
+        )
         if path:
             self.export_report(path)
 
