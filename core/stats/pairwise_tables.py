@@ -250,20 +250,26 @@ def _count_rows(
     source: str,
 ) -> RawBattles:
     given = {c: name for c, name in counts.items() if name}
-    per_row = np.zeros((t.n, len(given)), dtype=np.int64)
+    as_read = np.zeros((t.n, len(given)))
     for j, name in enumerate(given.values()):
         values = t.numbers(name, non_negative=True)
         whole = values == np.floor(values)
         if not whole.all():
             k = int(np.flatnonzero(~whole)[0])
             raise t.error(k, name, f"expected a whole number of votes, got {t.columns[name][k]!r}")
-        per_row[:, j] = values.astype(np.int64)
-    total = int(per_row.sum())
-    if total > MAX_BATTLES:
-        raise CsvFormatError(
-            f"{t.name}: {total:,} votes is more than the {MAX_BATTLES:,} the "
-            "statistics read from one file"
+        as_read[:, j] = values
+    running = np.cumsum(as_read.reshape(-1))  # floats: no overflow before the check
+    over = np.flatnonzero(running > MAX_BATTLES)
+    if over.size:
+        k, j = divmod(int(over[0]), len(given))
+        raise t.error(
+            k,
+            list(given.values())[j],
+            f"the votes up to here are more than the {MAX_BATTLES:,} the statistics read "
+            "from one file",
         )
+    per_row = as_read.astype(np.int64)
+    total = int(per_row.sum())
     if total == 0:
         raise CsvFormatError(f"{t.name}: no votes (every count is 0)")
     flat = per_row.reshape(-1)

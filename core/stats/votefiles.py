@@ -42,7 +42,14 @@ _JSON_SUFFIXES = (".json", ".jsonl", ".ndjson")
 _HEAD = 65536
 
 
+def _regular(path: Path) -> None:
+    """Refuse a folder, pipe or device at once (reading a named pipe would block)."""
+    if path.exists() and not path.is_file():
+        raise CsvFormatError(f"{path.name}: not a regular file (a folder, pipe or device)")
+
+
 def _head(path: Path) -> bytes:
+    _regular(path)
     with open(path, "rb") as fh:
         return fh.read(_HEAD)
 
@@ -90,6 +97,7 @@ def resolve_format(path: str | Path, fmt: str = "auto") -> tuple[str, str]:
     if fmt not in FORMATS:
         raise ValueError(f"unknown vote format {fmt!r} (expected one of {', '.join(FORMATS)})")
     if fmt == "csv":
+        _regular(Path(path))
         return fmt, "csv"
     head = _head(Path(path))
     if fmt == "pairwise":

@@ -288,3 +288,24 @@ def test_cli_never_shows_a_traceback(capsys, tmp_path: Path) -> None:
         assert (
             code == 2 and err.startswith(f"winnow stats: error: {name}") and "Traceback" not in err
         )
+
+
+@pytest.mark.parametrize("count", ["1e30", "99999999999999999999999", "2e7"])
+def test_a_huge_vote_count_is_refused_naming_the_row(tmp_path: Path, count: str) -> None:
+    """A count beyond what one file may hold is named, not cast to a negative integer."""
+    path = write(tmp_path, "c.csv", f"model_a,model_b,wins_a,wins_b\nx,y,1,2\nx,z,{count},2\n")
+    message = refused(path)
+    assert message.startswith("c.csv row 3, column 'wins_a': ")
+    assert "20,000,000" in message
+
+
+def test_a_folder_or_a_pipe_is_refused_without_waiting(tmp_path: Path) -> None:
+    """Not a regular file: a clear error at once (reading a named pipe would block)."""
+    import os
+
+    (tmp_path / "d.json").mkdir()
+    assert refused(tmp_path / "d.json") == "d.json: not a regular file (a folder, pipe or device)"
+    os.mkfifo(tmp_path / "p.json")
+    assert refused(tmp_path / "p.json") == "p.json: not a regular file (a folder, pipe or device)"
+    with pytest.raises(CsvFormatError, match="not a regular file"):
+        read_vote_file(tmp_path / "p.json", "csv")
