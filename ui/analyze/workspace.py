@@ -156,11 +156,8 @@ class AnalyzeWorkspace(QWidget):
         if errors:
             self.context.status("Some data sets could not be listed: " + "; ".join(errors))
         if not self.datasets:
-            note = (
-                "This project has no merged rating sessions or metric results yet."
-                if self.context.project is not None
-                else "No project is open."
-            )
+            note = ("This project has no merged rating sessions or metric results yet."
+                    if self.context.project is not None else "No project is open.")
             self.empty_note.setText(note)
             self.stack.setCurrentWidget(self.empty)
             self.analysis = None
@@ -168,13 +165,8 @@ class AnalyzeWorkspace(QWidget):
             return
         self.stack.setCurrentWidget(self.main)
         new = self.current_dataset()
-        if (
-            recompute
-            or self.analysis is None
-            or new is None
-            or current is None
-            or new.key != current.key
-        ):
+        if recompute or self.analysis is None or new is None or current is None \
+                or new.key != current.key:
             self.schedule()
 
     def current_dataset(self) -> DataSet | None:
@@ -317,18 +309,14 @@ class AnalyzeWorkspace(QWidget):
     # -- export ----------------------------------------------------------------------------------
     def choose_export(self) -> None:
         if self.analysis is None:
-            self.context.message(
-                "Nothing to export", "Choose a data set and wait for the analysis to finish first."
-            )
+            self.context.message("Nothing to export", "Choose a data set and wait for the "
+                                 "analysis to finish first.")
             return
         base = Path(self.context.project.path).parent if self.context.project else Path.home()
         stem = re.sub(r"[^A-Za-z0-9._-]+", "-", self.analysis.dataset).strip("-") or "analysis"
         path, _ = QFileDialog.getSaveFileName(
-            self,
-            "Export HTML report (a folder with report.html and the tables as CSV)",
-            str(base / f"{stem}-report"),
-            "Report folder (*)",
-        )
+            self, "Export HTML report (a folder with report.html and the tables as CSV)",
+            str(base / f"{stem}-report"), "Report folder (*)")
         if path:
             self.export_report(path)
 
