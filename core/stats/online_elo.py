@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.stats.elo import ELO_BASE, ELO_SCALE, MAX_BOOTSTRAP
+from core.stats.elo import ELO_BASE, ELO_SCALE, MAX_BOOTSTRAP, ratings_dict
 from core.stats.votes import A_WINS, B_WINS, Votes
 
 DEFAULT_K = 4.0
@@ -85,15 +85,7 @@ class OnlineEloResult:
 
     def ratings_dict(self) -> dict[str, dict[str, float]]:
         """``{model: {"elo", "lo", "hi"}}``, best first."""
-        order = np.argsort(-self.elo, kind="stable")
-        return {
-            self.models[i]: {
-                "elo": float(self.elo[i]),
-                "lo": float(self.lo[i]),
-                "hi": float(self.hi[i]),
-            }
-            for i in order
-        }
+        return ratings_dict(self.models, self.elo, self.lo, self.hi)
 
 
 def online_elo_ratings(

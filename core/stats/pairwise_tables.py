@@ -29,7 +29,8 @@ import numpy as np
 from core.interop.deps import require_pyarrow
 from core.stats.battles import BOTHBAD, MAX_BATTLES, WINNER_WORDS, WINNERS, RawBattles
 from core.stats.csvcolumns import CsvColumns, CsvFormatError, Encoded, _Columns, _restrip
-from core.stats.votes import A_WINS, B_WINS, MAX_MODELS, TIE
+from core.stats.tables import model_pair_codes
+from core.stats.votes import A_WINS, B_WINS, TIE
 
 MODEL_PAIRS = (("model_a", "model_b"), ("a", "b"))
 #: count column → accepted names, first match wins
@@ -144,21 +145,8 @@ def read_pairwise_table(path: str | Path, parquet: bool = False) -> RawBattles:
             f"('{counts['wins_a'] or counts['wins_b']}'); keep one of them"
         )
     t.require_rows("votes")
-    a_names, a_codes = t.categories(pair[0])
-    b_names, b_codes = t.categories(pair[1])
-    models = sorted(set(a_names) | set(b_names))
-    if len(models) > MAX_MODELS:
-        raise CsvFormatError(
-            f"{t.name}: {len(models):,} distinct models is more than the "
-            f"{MAX_MODELS:,} the statistics handle; check the model columns"
-        )
-    pos = {m: i for i, m in enumerate(models)}
-    a = np.array([pos[m] for m in a_names], dtype=np.int64)[a_codes]
-    b = np.array([pos[m] for m in b_names], dtype=np.int64)[b_codes]
-    same = np.flatnonzero(a == b)
-    if same.size:
-        k = int(same[0])
-        raise t.error(k, pair[1], f"the same model as column '{pair[0]}' ({models[a[k]]!r})")
+    names, a, b = model_pair_codes(t, *pair)
+    models = list(names)
     source = "parquet table" if parquet else "CSV table"
     if t.has("winner"):
         return _battle_rows(t, models, a, b, pair, source)
