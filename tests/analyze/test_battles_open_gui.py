@@ -16,7 +16,6 @@ from PySide6.QtWidgets import QFileDialog  # noqa: E402
 
 from core import stats  # noqa: E402
 from core.stats.votefiles import read_vote_file  # noqa: E402
-from ui.analyze.workspace import AnalyzeWorkspace  # noqa: E402
 
 MODELS = ("flux-pro", "dalle-3", "sd3-medium", "sdxl-turbo")
 
@@ -48,15 +47,6 @@ def battles(n: int = 400, seed: int = 2) -> list[dict]:
             }
         )
     return out
-
-
-@pytest.fixture
-def page(qtbot, context):  # type: ignore[no-untyped-def]
-    w = AnalyzeWorkspace(context)
-    qtbot.addWidget(w)
-    w.resize(1300, 850)
-    w.show()
-    return w
 
 
 def _choose(monkeypatch, path: Path) -> None:  # type: ignore[no-untyped-def]

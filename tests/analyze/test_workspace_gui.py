@@ -16,15 +16,6 @@ from PySide6.QtWidgets import QFileDialog  # noqa: E402
 from ui.analyze.workspace import AnalyzeWorkspace  # noqa: E402
 
 
-@pytest.fixture
-def page(qtbot, context):  # type: ignore[no-untyped-def]
-    w = AnalyzeWorkspace(context)
-    qtbot.addWidget(w)
-    w.resize(1300, 850)
-    w.show()
-    return w
-
-
 def _open(qtbot, page, monkeypatch, path: Path) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(
         QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), "CSV files (*.csv)")
