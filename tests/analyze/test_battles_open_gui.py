@@ -123,3 +123,42 @@ def test_malformed_battle_file_names_the_record_and_keeps_the_page(
         "tie or tie (bothbad), got 'left'" in text
     )
     assert page.stack.currentWidget() is page.empty and page.analysis is None
+
+
+@pytest.mark.parametrize("name", ["big.json", "big.jsonl"])
+def test_cancel_while_a_battle_file_streams_stops_reading_and_opens_nothing(
+    qtbot, page, monkeypatch, tmp_path, name
+) -> None:  # type: ignore[no-untyped-def]
+    """Cancel in the Jobs panel during the read: it stops at the next chunk, no error box,
+    no data set, the page as it was."""
+    pad = "x" * 2000  # ~2 KB a battle: the file spans several 1 MB chunks
+    records = [dict(b, note=pad) for b in battles(2000)]
+    path = tmp_path / name
+    if name.endswith(".jsonl"):
+        path.write_text("".join(json.dumps(b) + "\n" for b in records), encoding="utf-8")
+    else:
+        path.write_text(json.dumps(records), encoding="utf-8")
+    seen: list[int] = []
+
+    start = page.context.start_job
+
+    def start_job(title, fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+        def cancelling(state):  # type: ignore[no-untyped-def]
+            plain = state.set_progress
+
+            def set_progress(done: int) -> None:
+                seen.append(done)
+                plain(done)
+                state.cancel()  # the user presses Cancel at the first progress
+
+            state.set_progress = set_progress
+            return fn(state)
+
+        return start(title, cancelling, *args, **kwargs)
+
+    monkeypatch.setattr(page.context, "start_job", start_job)
+    job = page.open_csv_file(path)
+    assert job.outcome == "cancelled"
+    assert len(seen) == 1 and seen[0] < path.stat().st_size / 2
+    assert page.context.messages == [] and page.csv_sets == []
+    assert page.stack.currentWidget() is page.empty and page.analysis is None
