@@ -278,13 +278,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     def add_votes(
         name: str, fn: Callable[[argparse.Namespace], int], help_: str, columns: str
     ) -> argparse.ArgumentParser:
-        formats = "; ".join(f"{k}: {v}" for k, v in FORMAT_HELP.items())
+        formats = "; ".join(f"{k}: {v}" for k, v in FORMAT_HELP.items() if k != "csv")
         p = sub.add_parser(
             name,
             help=help_,
             description=(
                 f"{help_}. FILE is a CSV with columns {columns}, or arena vote data: {formats}. "
-                "The format is detected from the content and the extension."
+                "The format is detected from the content and the extension (--format forces "
+                "it); docs/adr/022-024 give the rules."
             ),
         )
         p.add_argument(
@@ -351,7 +352,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         cmd_winrate,
         "ECHO pseudo-pairwise win rate (of per-output scores, "
         "or each model's share of its battles won)",
-        "sample,model,score[,judge]",
+        "sample,model,score[,judge] (or votes a,b,winner)",
     )
     add("kemeny", cmd_kemeny, "Kemeny-Young consensus ranking", "rater,item,model,rank (1 = best)")
     p = add(
