@@ -62,10 +62,32 @@ def _first_row(head: bytes) -> list[str]:
         return []
 
 
+def _refuse_undecodable(name: str, head: bytes) -> None:
+    """A compressed or UTF-16 file says so, instead of a puzzling 'not UTF-8' later."""
+    what = ""
+    if head.startswith(b"\x1f\x8b"):
+        what = "gzip-compressed; decompress it first"
+    elif head.startswith(b"PK\x03\x04"):
+        what = "a zip archive; extract the file first"
+    elif head.startswith((b"\xff\xfe", b"\xfe\xff")) or _utf16_without_bom(head[:64]):
+        what = "UTF-16 text; save it as UTF-8"
+    if what:
+        raise CsvFormatError(f"{name}: {what}")
+
+
+def _utf16_without_bom(head: bytes) -> bool:
+    """ASCII text written as UTF-16: every other byte of the start is NUL."""
+    if len(head) < 4:
+        return False
+    even, odd = head[0::2], head[1::2]
+    return even.count(0) == len(even) or odd.count(0) == len(odd)
+
+
 def detect_format(path: str | Path) -> tuple[str, str]:
     """``(format, container)``: container is ``csv``, ``json``, ``jsonl`` or ``parquet``."""
     path = Path(path)
     head = _head(path)
+    _refuse_undecodable(path.name, head)
     suffix = path.suffix.lower()
     if head.startswith(b"PAR1"):
         return "pairwise", "parquet"
@@ -100,6 +122,7 @@ def resolve_format(path: str | Path, fmt: str = "auto") -> tuple[str, str]:
         _regular(Path(path))
         return fmt, "csv"
     head = _head(Path(path))
+    _refuse_undecodable(Path(path).name, head)
     if fmt == "pairwise":
         return fmt, "parquet" if head.startswith(b"PAR1") else "csv"
     return fmt, "json" if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"[") else "jsonl"

@@ -309,3 +309,16 @@ def test_a_folder_or_a_pipe_is_refused_without_waiting(tmp_path: Path) -> None:
     assert refused(tmp_path / "p.json") == "p.json: not a regular file (a folder, pipe or device)"
     with pytest.raises(CsvFormatError, match="not a regular file"):
         read_vote_file(tmp_path / "p.json", "csv")
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "says"),
+    [
+        ("b.json.gz", b"\x1f\x8b\x08\x00rest", "b.json.gz: gzip-compressed; decompress it first"),
+        ("b.zip", b"PK\x03\x04rest", "b.zip: a zip archive; extract the file first"),
+        ("u.json", "[1]".encode("utf-16"), "u.json: UTF-16 text; save it as UTF-8"),
+        ("u.csv", "a,b,winner\n".encode("utf-16-be"), "u.csv: UTF-16 text; save it as UTF-8"),
+    ],
+)
+def test_compressed_or_utf16_files_say_what_they_are(tmp_path: Path, name, data, says) -> None:
+    assert refused(write(tmp_path, name, data)) == says
