@@ -1,9 +1,11 @@
 """``winnow stats ...`` subcommands: statistics on CSV files, JSON on stdout (SPEC §6).
 
 Each command reads one CSV (see :mod:`core.stats.tables` for the formats), calls
-:mod:`core.stats` and prints exactly the keys SPEC §6 lists.  A malformed file or
-input the method cannot handle raises ``ValueError``, which ``app.cli`` prints as
-one line on stderr with exit status 2.
+:mod:`core.stats` and prints exactly the keys SPEC §6 lists.  ``bt``, ``elo`` and
+``winrate`` also read arena battle JSON / JSON Lines and pairwise CSV / parquet tables
+(:mod:`core.stats.votefiles`, ADRs 022–024), detected or forced with ``--format``.
+A malformed file or input the method cannot handle raises ``ValueError``, which
+``app.cli`` prints as one line on stderr with exit status 2.
 """
 
 from __future__ import annotations
@@ -14,6 +16,21 @@ from collections.abc import Callable
 
 from core import stats
 from core.stats import tables
+from core.stats.battles import (
+    BOTHBAD_CHOICES,
+    DUPLICATE_CHOICES,
+    BattleOptions,
+    VoteFile,
+    describe_left_out,
+)
+from core.stats.votefiles import (
+    FORMAT_HELP,
+    FORMATS,
+    csv_has_votes,
+    read_vote_file,
+    resolve_format,
+    vote_win_rates,
+)
 
 
 def _print(data: object) -> int:
@@ -57,11 +74,20 @@ def _finite_float(text: str) -> float:
     return value
 
 
+def _positive_float(text: str) -> float:
+    value = _finite_float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
+    return value
+
+
 def _likert_tau(text: str) -> float:
     value = _finite_float(text)
     lo, hi = tables.LIKERT_RANGE
     if not lo <= value <= hi:
-        raise argparse.ArgumentTypeError(f"expected a threshold from {lo:g} to {hi:g}, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected a threshold from {lo:g} to {hi:g}, got {text!r}"
+        )
     return value
 
 
@@ -75,30 +101,101 @@ def _components(out: dict[str, object], groups: tuple[tuple[str, ...], ...]) -> 
         print(
             f"winnow stats: warning: the votes split into {len(groups)} groups of models that "
             f"are never compared with each other (sizes {sizes}); the groups' places relative "
-            "to each other rest on the prior alone (see \"components\")",
+            'to each other rest on the prior alone (see "components")',
             file=sys.stderr,
         )
         out["components"] = [list(g) for g in groups]
     return out
 
 
+def _vote_file(args: argparse.Namespace) -> VoteFile:
+    """The votes of ``args.file`` in any vote format, with what was left out said on stderr."""
+    options = BattleOptions(
+        bothbad=args.bothbad, anonymous_only=args.anonymous_only, duplicates=args.duplicates
+    )
+    vf = read_vote_file(args.file, args.format, options)
+    dups = vf.duplicates
+    if dups is not None:
+        other = f", {dups.conflicting:,} of them with another winner" if dups.conflicting else ""
+        fate = (
+            "left out (--duplicates drop)"
+            if dups.dropped
+            else "counted, as FastChat does (--duplicates drop leaves them out)"
+        )
+        many = dups.count > 1
+        print(
+            f"winnow stats: warning: {dups.count:,} battle{'s' if many else ''} "
+            f"repeat{'' if many else 's'} an earlier battle{other}; e.g. {dups.example}; {fate}",
+            file=sys.stderr,
+        )
+    if vf.left_out:
+        print(
+            f"winnow stats: {vf.records:,} records read ({vf.source}); left out "
+            f"{describe_left_out(vf.left_out)}; "
+            f"{len(vf.votes):,} votes counted",
+            file=sys.stderr,
+        )
+    return vf
+
+
+def _reading(out: dict[str, object], vf: VoteFile) -> dict[str, object]:
+    """Add ``"left_out"`` and ``"duplicates"`` when reading the file left out or found any."""
+    if vf.left_out:
+        out["left_out"] = dict(vf.left_out)
+    if vf.duplicates is not None:
+        out["duplicates"] = vf.duplicates.as_dict()
+    return out
+
+
 def cmd_bt(args: argparse.Namespace) -> int:
-    res = stats.fit_votes(tables.read_votes(args.file), method=args.method)
-    return _print(_components({"scores": res.scores_dict(), "method": res.method},
-                              res.components))
+    vf = _vote_file(args)
+    res = stats.fit_votes(vf.votes, method=args.method)
+    return _print(
+        _reading(
+            _components({"scores": res.scores_dict(), "method": res.method}, res.components), vf
+        )
+    )
 
 
 def cmd_elo(args: argparse.Namespace) -> int:
-    votes = tables.read_votes(args.file)
-    res = stats.elo_ratings(votes, n_boot=args.bootstrap, ci=args.ci, seed=args.seed)
+    vf = _vote_file(args)
+    if args.online:
+        from core.stats.online_elo import online_elo_ratings
+
+        if vf.order is None:
+            raise ValueError(
+                f"{args.file}: a table of vote counts has no battle order; online "
+                "Elo replays battles one by one (use the maximum-likelihood Elo)"
+            )
+        online = online_elo_ratings(
+            vf.votes, vf.order, n_boot=args.bootstrap, ci=args.ci, k=args.k, seed=args.seed
+        )
+        return _print(
+            _reading(
+                {
+                    "ratings": online.ratings_dict(),
+                    "ci": online.ci,
+                    "bootstrap": online.n_boot,
+                    "method": "online",
+                    "k": online.k,
+                    "order": vf.ordered_by,
+                },
+                vf,
+            )
+        )
+    res = stats.elo_ratings(vf.votes, n_boot=args.bootstrap, ci=args.ci, seed=args.seed)
     out = {"ratings": res.ratings_dict(), "ci": res.ci, "bootstrap": res.n_boot}
-    return _print(_components(out, res.components))
+    return _print(_reading(_components(out, res.components), vf))
 
 
 def cmd_winrate(args: argparse.Namespace) -> int:
-    rec = tables.read_scores(args.file)
-    res = stats.win_rates(rec.sample, rec.model, rec.score, rec.judge)
-    return _print({"win_rate": res.win_rate_dict()})
+    fmt, _ = resolve_format(args.file, args.format)
+    if fmt == "csv" and (args.format == "csv" or not csv_has_votes(args.file)):
+        rec = tables.read_scores(args.file)  # the command's own CSV: per-output scores
+        res = stats.win_rates(rec.sample, rec.model, rec.score, rec.judge)
+        return _print({"win_rate": res.win_rate_dict()})
+    vf = _vote_file(args)
+    return _print(_reading({"win_rate": vote_win_rates(vf.votes).win_rate_dict()}, vf))
 
 
 def cmd_kemeny(args: argparse.Namespace) -> int:
@@ -146,8 +243,10 @@ def _memory_guarded(fn: Callable[[argparse.Namespace], int]) -> Callable[[argpar
         try:
             return fn(args)
         except MemoryError:
-            raise ValueError(f"{args.file}: not enough memory for this statistic on this "
-                             "file; use a smaller file or fewer bootstrap resamples") from None
+            raise ValueError(
+                f"{args.file}: not enough memory for this statistic on this "
+                "file; use a smaller file or fewer bootstrap resamples"
+            ) from None
 
     return run
 
@@ -176,20 +275,85 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         p.set_defaults(handler=_memory_guarded(fn))
         return p
 
-    p = add("bt", cmd_bt, "Bradley-Terry scores (sum to 100)", "a,b,winner (winner: a, b or tie)")
+    def add_votes(
+        name: str, fn: Callable[[argparse.Namespace], int], help_: str, columns: str
+    ) -> argparse.ArgumentParser:
+        formats = "; ".join(f"{k}: {v}" for k, v in FORMAT_HELP.items() if k != "csv")
+        p = sub.add_parser(
+            name,
+            help=help_,
+            description=(
+                f"{help_}. FILE is a CSV with columns {columns}, or arena vote data: {formats}. "
+                "The format is detected from the content and the extension (--format forces "
+                "it); docs/adr/022-024 give the rules."
+            ),
+        )
+        p.add_argument(
+            "file",
+            metavar="FILE",
+            help="votes: CSV, battle JSON / JSON Lines, or a pairwise CSV / parquet table",
+        )
+        p.add_argument(
+            "--format",
+            choices=("auto", *FORMATS),
+            default="auto",
+            help="read FILE as this format (default: detect it)",
+        )
+        p.add_argument(
+            "--bothbad",
+            choices=BOTHBAD_CHOICES,
+            default="tie",
+            help="'tie (bothbad)' votes: count as ties (default, as FastChat) or drop them",
+        )
+        p.add_argument(
+            "--anonymous-only",
+            action="store_true",
+            help="count only battles with anony: true (FastChat's leaderboard)",
+        )
+        p.add_argument(
+            "--duplicates",
+            choices=DUPLICATE_CHOICES,
+            default="keep",
+            help="battles repeating an earlier battle's id: keep (default, as "
+            "FastChat) or drop; either way they are reported",
+        )
+        p.set_defaults(handler=_memory_guarded(fn))
+        return p
+
+    p = add_votes(
+        "bt", cmd_bt, "Bradley-Terry scores (sum to 100)", "a,b,winner (winner: a, b or tie)"
+    )
     p.add_argument(
         "--method",
         choices=("auto", "ml", "map"),
         default="auto",
         help="ml, map (Newman's prior) or auto: ml when it exists (default)",
     )
-    p = add("elo", cmd_elo, "Elo ratings with bootstrap intervals", "a,b,winner")
+    p = add_votes("elo", cmd_elo, "Elo ratings with bootstrap intervals", "a,b,winner")
     p.add_argument(
         "--bootstrap", type=_non_negative_int, default=1000, help="resamples (default 1000)"
     )
     p.add_argument("--ci", type=_probability, default=0.95, help="interval level (default 0.95)")
     p.add_argument("--seed", type=int, default=None, help="random seed (default: random)")
-    add("winrate", cmd_winrate, "ECHO pseudo-pairwise win rate", "sample,model,score[,judge]")
+    p.add_argument(
+        "--online",
+        action="store_true",
+        help="FastChat's online Elo (battles replayed in time order, K per "
+        "battle) instead of the maximum-likelihood fit",
+    )
+    p.add_argument(
+        "--k",
+        type=_positive_float,
+        default=4.0,
+        help="K of the online Elo (default 4, as FastChat)",
+    )
+    add_votes(
+        "winrate",
+        cmd_winrate,
+        "ECHO pseudo-pairwise win rate (of per-output scores, "
+        "or each model's share of its battles won)",
+        "sample,model,score[,judge] (or votes a,b,winner)",
+    )
     add("kemeny", cmd_kemeny, "Kemeny-Young consensus ranking", "rater,item,model,rank (1 = best)")
     p = add(
         "kendall",

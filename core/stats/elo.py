@@ -44,15 +44,17 @@ class EloResult:
 
     def ratings_dict(self) -> dict[str, dict[str, float]]:
         """``{model: {"elo", "lo", "hi"}}``, best first."""
-        order = np.argsort(-self.elo, kind="stable")
-        return {
-            self.models[i]: {
-                "elo": float(self.elo[i]),
-                "lo": float(self.lo[i]),
-                "hi": float(self.hi[i]),
-            }
-            for i in order
-        }
+        return ratings_dict(self.models, self.elo, self.lo, self.hi)
+
+
+def ratings_dict(
+    models: tuple[str, ...], elo: np.ndarray, lo: np.ndarray, hi: np.ndarray
+) -> dict[str, dict[str, float]]:
+    """``{model: {"elo", "lo", "hi"}}``, best first (ties keep the models' order)."""
+    order = np.argsort(-elo, kind="stable")
+    return {
+        models[i]: {"elo": float(elo[i]), "lo": float(lo[i]), "hi": float(hi[i])} for i in order
+    }
 
 
 #: Working memory one bootstrap batch may use (its win matrices and iteration arrays).

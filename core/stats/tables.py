@@ -61,9 +61,18 @@ def read_votes(path: str | Path) -> Votes:
     """``a,b,winner`` with winner in ``a | b | tie`` → :class:`Votes` (models sorted)."""
     t = CsvColumns(path, ("a", "b", "winner"))
     t.require_rows("votes")
-    a_names, a_codes = t.categories("a")
-    b_names, b_codes = t.categories("b")
     winner = t.codes("winner", {k: float(v) for k, v in WINNER_CODES.items()}, "one of a, b, tie")
+    models, ai, bi = model_pair_codes(t, "a", "b")
+    return Votes(models, ai, bi, winner.astype(np.int8))
+
+
+def model_pair_codes(
+    t: CsvColumns, col_a: str, col_b: str
+) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+    """Models sorted by name and each row's two codes into them; too many models, or a
+    row of a model against itself (ADR 018), rejects the file naming it."""
+    a_names, a_codes = t.categories(col_a)
+    b_names, b_codes = t.categories(col_b)
     models = tuple(sorted(set(a_names) | set(b_names)))
     _require_dense(t, models=len(models))
     pos = {m: i for i, m in enumerate(models)}
@@ -72,8 +81,8 @@ def read_votes(path: str | Path) -> Votes:
     same = np.flatnonzero(ai == bi)
     if same.size:
         k = int(same[0])
-        raise t.error(k, "b", f"the same model as column 'a' ({models[ai[k]]!r})")
-    return Votes(models, ai, bi, winner.astype(np.int8))
+        raise t.error(k, col_b, f"the same model as column '{col_a}' ({models[ai[k]]!r})")
+    return models, ai, bi
 
 
 @dataclass(frozen=True)

@@ -47,3 +47,15 @@ def context(qtbot):  # type: ignore[no-untyped-def]
     ctx.bind(start_job, lambda t, m: ctx.messages.append((t, m)),  # type: ignore[attr-defined]
              lambda text, ms=0: ctx.statuses.append(text))  # type: ignore[attr-defined]
     return ctx
+
+
+@pytest.fixture
+def page(qtbot, context):  # type: ignore[no-untyped-def]
+    """The Analyze workspace, shown at 1300 x 850, on the synchronous ``context``."""
+    from ui.analyze.workspace import AnalyzeWorkspace
+
+    w = AnalyzeWorkspace(context)
+    qtbot.addWidget(w)
+    w.resize(1300, 850)
+    w.show()
+    return w

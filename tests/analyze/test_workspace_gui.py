@@ -16,24 +16,23 @@ from PySide6.QtWidgets import QFileDialog  # noqa: E402
 from ui.analyze.workspace import AnalyzeWorkspace  # noqa: E402
 
 
-@pytest.fixture
-def page(qtbot, context):  # type: ignore[no-untyped-def]
-    w = AnalyzeWorkspace(context)
-    qtbot.addWidget(w)
-    w.resize(1300, 850)
-    w.show()
-    return w
-
-
 def _open(qtbot, page, monkeypatch, path: Path) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(QFileDialog, "getOpenFileName",
-                        lambda *a, **k: (str(path), "CSV files (*.csv)"))
-    button = page.empty.buttons[0] if page.stack.currentWidget() is page.empty else next(
-        b for b in page.main.findChildren(type(page.empty.buttons[0]))
-        if b.text() == "Open CSV…")
+    monkeypatch.setattr(
+        QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), "CSV files (*.csv)")
+    )
+    button = (
+        page.empty.buttons[0]
+        if page.stack.currentWidget() is page.empty
+        else next(
+            b
+            for b in page.main.findChildren(type(page.empty.buttons[0]))
+            if b.text() == "Open Data File…"
+        )
+    )
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: page.analysis is not None and page.analysis.dataset == path.name,
-                    timeout=20_000)
+    qtbot.waitUntil(
+        lambda: page.analysis is not None and page.analysis.dataset == path.name, timeout=20_000
+    )
 
 
 def test_empty_state_explains_how_to_get_data(page) -> None:  # type: ignore[no-untyped-def]
@@ -41,11 +40,14 @@ def test_empty_state_explains_how_to_get_data(page) -> None:  # type: ignore[no-
     text = page.empty.details.text()
     assert "Rating sessions" in text and "Metrics" in text and "CSV" in text
     assert page.empty_note.text() == "No project is open."
-    assert [b.text() for b in page.empty.buttons] == ["Open CSV…"]
+    assert [b.text() for b in page.empty.buttons] == ["Open Data File…"]
     assert not page.act_export.isEnabled()
     menu = page.workspace_menu()
-    assert [a.text() for a in menu.actions()] == ["Open &CSV…", "&Recompute",
-                                                  "&Export HTML Report…"]
+    assert [a.text() for a in menu.actions()] == [
+        "&Open Data File…",
+        "&Recompute",
+        "&Export HTML Report…",
+    ]
 
 
 def test_open_csv_switch_tabs_with_keyboard(qtbot, page, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -56,8 +58,7 @@ def test_open_csv_switch_tabs_with_keyboard(qtbot, page, monkeypatch, tmp_path) 
     board = lead.tables[0]
     assert board.texts()[0][1] == page.analysis.section("leaderboard").tables[0].rows[0][1]
     # widgets added to a visible layout are shown by a queued call: let it run
-    qtbot.waitUntil(lambda: len(lead.charts) == 1 and lead.charts[0].isVisible(),
-                    timeout=5_000)
+    qtbot.waitUntil(lambda: len(lead.charts) == 1 and lead.charts[0].isVisible(), timeout=5_000)
     assert "Raters: 3" in page.facts.text()
     page.tabs.setFocus()
     seen = []
@@ -85,8 +86,10 @@ def test_rater_filter_toggle_and_threshold(qtbot, page, monkeypatch, tmp_path) -
     controls.threshold.selectAll()
     qtbot.keyClicks(controls.threshold, "0.5")
     qtbot.keyClick(controls.threshold, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: page.analysis.options.rater_filter
-                    and page.analysis.options.threshold == 0.5, timeout=20_000)
+    qtbot.waitUntil(
+        lambda: page.analysis.options.rater_filter and page.analysis.options.threshold == 0.5,
+        timeout=20_000,
+    )
     view = page.views["agreement"]
     flt = view.table_titled("Rater filter")
     assert [r[3] for r in flt.texts()] == ["kept"] * 4 + ["dropped"]
@@ -114,12 +117,13 @@ def test_bad_csv_shows_a_message_naming_the_row(qtbot, page, monkeypatch, tmp_pa
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
     qtbot.mouseClick(page.empty.buttons[0], Qt.MouseButton.LeftButton)
     title, text = page.context.messages[-1]
-    assert title == "Cannot open CSV" and "bad.csv row 3, column 'winner'" in text
+    assert title == "Cannot open bad.csv" and "bad.csv row 3, column 'winner'" in text
     assert page.stack.currentWidget() is page.empty
 
 
 def test_csv_from_another_tool_names_its_header_and_keeps_the_open_data(
-        qtbot, page, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    qtbot, page, monkeypatch, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
     good = data.write_csv(tmp_path / "v.csv", data.votes(50))
     _open(qtbot, page, monkeypatch, good)
     path = tmp_path / "export.csv"
@@ -127,7 +131,7 @@ def test_csv_from_another_tool_names_its_header_and_keeps_the_open_data(
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
     page.act_open.trigger()
     title, text = page.context.messages[-1]
-    assert title == "Cannot open CSV"
+    assert title == "Cannot open export.csv"
     assert "export.csv: cannot tell what this file holds (header: 'Date;Model;Score'" in text
     assert "separated by semicolons" in text
     assert page.current_dataset().name == "v.csv" and page.analysis.dataset == "v.csv"
@@ -152,9 +156,12 @@ def test_project_sessions_are_listed_and_follow_project_changes(qtbot, page, tmp
         page.context.project_changed.emit()
         assert page.stack.currentWidget() is page.empty
         assert "no merged rating sessions" in page.empty_note.text()
-        data.rated_session(project, tmp_path / "f", "ranking",
-                           lambda t, n: {"ranks": {tok: k + 1 for k, (tok, _) in
-                                                   enumerate(t.options)}})
+        data.rated_session(
+            project,
+            tmp_path / "f",
+            "ranking",
+            lambda t, n: {"ranks": {tok: k + 1 for k, (tok, _) in enumerate(t.options)}},
+        )
         page.context.data_changed.emit()
         qtbot.waitUntil(lambda: page.analysis is not None, timeout=20_000)
         assert page.controls.dataset.currentText().startswith("Session: ranking")
@@ -174,8 +181,7 @@ def test_in_the_main_window_with_real_background_jobs(qtbot, tmp_path, main_wind
         assert isinstance(page, AnalyzeWorkspace)
         win.nav.setCurrentRow(4)  # the user is on Analyze (a hidden page defers its work)
         page.open_csv_file(data.write_csv(tmp_path / "s.csv", data.scores(20)))
-        qtbot.waitUntil(lambda: page.analysis is not None and not page.busy.text(),
-                        timeout=30_000)
+        qtbot.waitUntil(lambda: page.analysis is not None and not page.busy.text(), timeout=30_000)
         assert page.analysis.kind == "scores"
         assert page.views["leaderboard"].charts
     finally:
@@ -193,7 +199,8 @@ def test_a_hidden_analyze_page_waits_until_shown(qtbot, tmp_path, main_window) -
         qtbot.waitUntil(lambda: bool(page.datasets), timeout=30_000)
         qtbot.wait(400)  # longer than the debounce: nothing may start while hidden
         assert page.analysis is None and not any(
-            j.state.title.startswith("Analyze") for j in win.runner.jobs)
+            j.state.title.startswith("Analyze") for j in win.runner.jobs
+        )
         win.nav.setCurrentRow(4)
         qtbot.waitUntil(lambda: page.analysis is not None, timeout=30_000)
         assert page.analysis.kind == "scores"

@@ -1,7 +1,8 @@
 """The Analyze workspace: pick a data set, read the leaderboard, tests, agreement and plots.
 
 Data sets come from the project's providers (rating sessions, metric and judge
-results; see :mod:`core.analysis.sources`) or from CSV files opened here.  Every
+results; see :mod:`core.analysis.sources`) or from files opened here: statistics CSVs,
+arena battle JSON and pairwise vote tables (:mod:`core.analysis.datafiles`).  Every
 computation runs through ``context.start_job``; results from an outdated request
 are dropped.  "Export HTML report…" writes the current analysis with
 :func:`core.analysis.report.export_html`.
@@ -28,9 +29,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.analysis.datafiles import open_data_file
 from core.analysis.report import AnalysisOptions, analyze, export_html
 from core.analysis.results import SECTIONS, Analysis
-from core.analysis.sources import DataSet, open_csv, project_datasets
+from core.analysis.sources import DataSet, project_datasets
 from ui.analyze.controls import Controls
 from ui.analyze.keywords import KeywordPanel
 from ui.analyze.views import SectionView, plain_label
@@ -45,7 +47,9 @@ HOW_TO = [
     "Metrics: run metrics or VLM judges in Metrics — every stored metric is listed here",
     "Or open a CSV in a `winnow stats` format: votes (a,b,winner), rankings "
     "(rater,item,model,rank), Likert (rater,unit,model,criterion,value), checklist "
-    "(model,category,subtask,case,q1…q6) or scores (sample,model,score[,judge])",
+    "(model,category,subtask,case,q1…q6) or scores (sample,model,score[,judge]); or "
+    "arena votes: FastChat / GenAI-Arena battle JSON, or a CSV / parquet table with "
+    "model_a, model_b and a winner or vote counts",
     "Then read win rates, Bradley-Terry and Elo with intervals, Friedman tests, "
     "Krippendorff's α, success rates and breakdowns, and export an HTML report",
 ]
@@ -90,9 +94,12 @@ class AnalyzeWorkspace(QWidget):
         return make_action(self, text, slot, shortcut, local=True)
 
     def _build_actions(self) -> None:
-        self.act_open = self._action("Open &CSV…", self.choose_csv, "Ctrl+Shift+O")
-        self.act_open.setToolTip("Open a statistics CSV (votes, rankings, Likert, checklist "
-                                 "or scores)")
+        self.act_open = self._action("&Open Data File…", self.choose_csv, "Ctrl+Shift+O")
+        self.act_open.setToolTip(
+            "Open a statistics CSV (votes, rankings, Likert, checklist "
+            "or scores), arena battle JSON / JSON Lines, or a pairwise "
+            "CSV / parquet vote table"
+        )
         self.act_export = self._action("&Export HTML Report…", self.choose_export, "Ctrl+E")
         self.act_recompute = self._action("&Recompute", self.recompute, "F5")
 
@@ -181,23 +188,37 @@ class AnalyzeWorkspace(QWidget):
         self.schedule()
 
     def choose_csv(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open statistics CSV", str(Path.home()),
-                                              "CSV files (*.csv);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            self,
+            "Open a statistics file",
+            str(Path.home()),
+            "Statistics files (*.csv *.json *.jsonl *.ndjson *.parquet);;CSV files (*.csv);;"
+            "Arena battles (*.json *.jsonl *.ndjson);;Parquet tables (*.parquet);;"
+            "All files (*)",
+        )
         if path:
             self.open_csv_file(path)
 
     def open_csv_file(self, path: str | Path) -> Any:
-        """Validate and load a CSV in the background, then select it."""
+        """Validate and load a statistics file (CSV, battles, vote table) in the background,
+        then select it."""
         path = Path(path)
 
         def work(state: Any) -> DataSet:
             state.set_status(f"Reading {path.name}")
-            return open_csv(path)
+
+            def progress(done: int) -> None:  # bytes of a battle file read so far
+                if state.total is None:
+                    state.set_total(max(1, path.stat().st_size))
+                state.set_progress(done)
+                state.check()
+
+            return open_data_file(path, progress)
 
         def done(job: Any) -> None:
             if job.outcome != "done":
                 if job.outcome == "failed":
-                    self.context.message("Cannot open CSV", _error(job))
+                    self.context.message(f"Cannot open {path.name}", _error(job))
                 return
             ds: DataSet = job.future.result()
             self.csv_sets = [d for d in self.csv_sets if d.key != ds.key] + [ds]

@@ -1,0 +1,164 @@
+"""Analyze → Open Data File… on arena vote data: battle JSON, JSON Lines, vote tables."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PySide6")
+pytestmark = pytest.mark.gui
+
+from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtWidgets import QFileDialog  # noqa: E402
+
+from core import stats  # noqa: E402
+from core.stats.votefiles import read_vote_file  # noqa: E402
+
+MODELS = ("flux-pro", "dalle-3", "sd3-medium", "sdxl-turbo")
+
+
+def battles(n: int = 400, seed: int = 2) -> list[dict]:
+    rng = np.random.default_rng(seed)
+    strength = dict(zip(MODELS, (1.0, 0.5, 0.0, -0.8), strict=True))
+    out = []
+    for i in range(n):
+        a, b = rng.choice(len(MODELS), 2, replace=False)
+        p = 1 / (1 + np.exp(strength[MODELS[b]] - strength[MODELS[a]]))
+        u = rng.random()
+        winner = (
+            "tie (bothbad)"
+            if u < 0.05
+            else "tie"
+            if u < 0.12
+            else ("model_a" if rng.random() < p else "model_b")
+        )
+        out.append(
+            {
+                "question_id": f"q{i}",
+                "model_a": MODELS[a],
+                "model_b": MODELS[b],
+                "winner": winner,
+                "judge": "arena_user_1",
+                "anony": True,
+                "tstamp": 1.7e9 + i,
+            }
+        )
+    return out
+
+
+def _choose(monkeypatch, path: Path) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
+
+
+def test_open_battle_json_shows_the_same_board_as_winnow_stats(
+    qtbot, page, monkeypatch, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    data = battles()
+    data.append(dict(data[3]))  # a battle logged twice
+    path = tmp_path / "clean_battle_20240220.json"
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    _choose(monkeypatch, path)
+    qtbot.mouseClick(page.empty.buttons[0], Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.analysis is not None, timeout=20_000)
+    assert page.stack.currentWidget() is page.main
+    assert page.current_dataset().name == path.name
+    assert page.current_dataset().kind == "votes"
+    assert "Rows: 401" in page.facts.text() and "Models: 4" in page.facts.text()
+    status = page.context.statuses[-1]
+    assert "401 pairwise votes from 401 records" in status and "(JSON array)" in status
+    assert "1 repeat an earlier battle, counted" in status and "record 401" in status
+    board = page.analysis.section("leaderboard").tables[0]
+    expected = stats.fit_votes(read_vote_file(path).votes).scores_dict()
+    assert [row[1] for row in board.rows] == list(expected)
+    bt_column = board.columns.index("BT/100")
+    assert [row[bt_column] for row in board.rows] == pytest.approx(list(expected.values()))
+
+
+def test_open_jsonl_and_a_parquet_counts_table(qtbot, page, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    data = battles(200, seed=5)
+    jsonl = tmp_path / "battles.jsonl"
+    jsonl.write_text("".join(json.dumps(b) + "\n" for b in data), encoding="utf-8")
+    page.open_csv_file(jsonl)
+    qtbot.waitUntil(
+        lambda: page.analysis is not None and page.analysis.dataset == jsonl.name, timeout=20_000
+    )
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    table = pa.table(
+        {
+            "model_a": ["flux-pro", "dalle-3"],
+            "model_b": ["dalle-3", "sdxl-turbo"],
+            "wins_a": [30, 25],
+            "wins_b": [10, 5],
+            "ties": [4, 0],
+        }
+    )
+    counts = tmp_path / "counts.parquet"
+    pq.write_table(table, counts)
+    page.open_csv_file(counts)
+    qtbot.waitUntil(
+        lambda: page.analysis is not None and page.analysis.dataset == counts.name, timeout=20_000
+    )
+    assert "Rows: 74" in page.facts.text()
+    assert [d.name for d in page.datasets] == [jsonl.name, counts.name]
+    assert "(parquet counts)" in page.context.statuses[-1]
+
+
+def test_malformed_battle_file_names_the_record_and_keeps_the_page(
+    qtbot, page, monkeypatch, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    data = battles(5)
+    data[2]["winner"] = "left"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    _choose(monkeypatch, path)
+    page.act_open.trigger()
+    title, text = page.context.messages[-1]
+    assert title == "Cannot open bad.json"
+    assert (
+        "bad.json record 3 (line 20), field 'winner': expected one of model_a, model_b, "
+        "tie or tie (bothbad), got 'left'" in text
+    )
+    assert page.stack.currentWidget() is page.empty and page.analysis is None
+
+
+@pytest.mark.parametrize("name", ["big.json", "big.jsonl"])
+def test_cancel_while_a_battle_file_streams_stops_reading_and_opens_nothing(
+    qtbot, page, monkeypatch, tmp_path, name
+) -> None:  # type: ignore[no-untyped-def]
+    """Cancel in the Jobs panel during the read: it stops at the next chunk, no error box,
+    no data set, the page as it was."""
+    pad = "x" * 2000  # ~2 KB a battle: the file spans several 1 MB chunks
+    records = [dict(b, note=pad) for b in battles(2000)]
+    path = tmp_path / name
+    if name.endswith(".jsonl"):
+        path.write_text("".join(json.dumps(b) + "\n" for b in records), encoding="utf-8")
+    else:
+        path.write_text(json.dumps(records), encoding="utf-8")
+    seen: list[int] = []
+
+    start = page.context.start_job
+
+    def start_job(title, fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+        def cancelling(state):  # type: ignore[no-untyped-def]
+            plain = state.set_progress
+
+            def set_progress(done: int) -> None:
+                seen.append(done)
+                plain(done)
+                state.cancel()  # the user presses Cancel at the first progress
+
+            state.set_progress = set_progress
+            return fn(state)
+
+        return start(title, cancelling, *args, **kwargs)
+
+    monkeypatch.setattr(page.context, "start_job", start_job)
+    job = page.open_csv_file(path)
+    assert job.outcome == "cancelled"
+    assert len(seen) == 1 and seen[0] < path.stat().st_size / 2
+    assert page.context.messages == [] and page.csv_sets == []
+    assert page.stack.currentWidget() is page.empty and page.analysis is None
