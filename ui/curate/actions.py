@@ -22,7 +22,7 @@ class CurateActions:
         self.edits: list[QAction] = []
         self.read_only = False
         m = self.menu
-        self.export = self._add(m, "&Export Benchmark…", ws.ask_export, "Ctrl+E",
+        self.export = self._add(m, "&Export Benchmark…", ws.exports.ask, "Ctrl+E",
                                 "Write samples.jsonl and images/ (crops applied) to a folder")
         self._add_proposals(m)
         m.addSeparator()
@@ -69,11 +69,11 @@ class CurateActions:
         images = m.addMenu("&Images")
         for role, key in (("input", "I"), ("output", "O"), ("unused", "U")):
             self._add(images, f"Mark as {role.title()}",
-                      lambda r=role: ws.set_role(ws.view.images.current_item(), r), key)
+                      lambda r=role: ws.image_edits.set_role(ws.view.images.current_item(), r), key)
         self._add(images, "Move Earlier",
-                  lambda: ws.move_current_image(ws.view.images.current_item(), -1), "Ctrl+Left")
+                  lambda: ws.image_edits.move_current_image(ws.view.images.current_item(), -1), "Ctrl+Left")
         self._add(images, "Move Later",
-                  lambda: ws.move_current_image(ws.view.images.current_item(), 1), "Ctrl+Right")
+                  lambda: ws.image_edits.move_current_image(ws.view.images.current_item(), 1), "Ctrl+Right")
         self.edits += self.all[first_edit:]
         self._add(images, "Draw Boxes On/Off",
                   lambda: ws.view.images.draw_toggle.toggle(), "D")

@@ -6,7 +6,6 @@ transaction with audit rows.  Keyboard first: see :mod:`ui.curate.actions`.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSize, Qt
@@ -22,14 +21,15 @@ from PySide6.QtWidgets import (
 
 from core.curate.commands import Command, UndoStack
 from core.curate.derive import DeriveFromTemplate, fill_template
-from core.curate.image_edits import add_box, delete_box, move_image, set_box, set_image_role
 from core.curate.queries import count_samples, distinct_tags, next_unreviewed
 from core.propose.commands import NewSampleFromPost
 from core.selection import SampleFilter
 from ui.curate.actions import CurateActions
-from ui.curate.dialogs import ExportDialog, FillDialog
+from ui.curate.dialogs import FillDialog
 from ui.curate.edits import Editor
+from ui.curate.export_controller import ExportController
 from ui.curate.filter_bar import FilterBar
+from ui.curate.image_controller import ImageController
 from ui.curate.images import ImageStore
 from ui.curate.list_model import SampleListModel
 from ui.curate.list_view import SampleTable
@@ -77,7 +77,8 @@ class CurateWorkspace(QWidget):
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.selectionModel().currentRowChanged.connect(self._current_changed)
         self.view = SampleView(self.store, self.run)
-        self._wire_images()
+        self.image_edits = ImageController(self)  # roles, order and boxes from the image panel
+        self.exports = ExportController(self)
         self.view.post.fill_requested.connect(self.ask_fill)
         self.view.prompt.escape_pressed.connect(self.table.setFocus)
         self.proposals = ProposalActions(self)  # posts, proposals (issue 19)
@@ -368,71 +369,6 @@ class CurateWorkspace(QWidget):
             self.run(SetTag(ids, tag, present))
             self.filters.set_tags(distinct_tags(self.project))
 
-    # -- images -------------------------------------------------------------------------------------
-    def _wire_images(self) -> None:
-        panel = self.view.images
-        panel.role_requested.connect(self.set_role)
-        panel.move_requested.connect(self.move_current_image)
-        panel.drop_requested.connect(self.drop_image)
-        panel.box_drawn.connect(self._box_drawn)
-        panel.box_changed.connect(self._box_changed)
-        panel.box_deleted.connect(
-            lambda item, rid: self.run(delete_box(self.current_id() or "", rid)))
-
-    def set_role(self, item: Any, role: str) -> None:
-        """Use a whole image as input / output / unused; with a box selected, relabel it."""
-        sid = self.current_id()
-        if sid is None or item is None:
-            return
-        canvas = self.view.images.canvas
-        if canvas.selected is not None and role in ("input", "output") and canvas.hasFocus():
-            from core.curate.image_edits import set_box_role
-
-            self.run(set_box_role(sid, canvas.selected, role))
-            return
-        self.run(set_image_role(sid, role, row_id=item.row_id, sha256=item.sha256, ref=item.ref))
-
-    def move_current_image(self, item: Any, delta: int) -> None:
-        """Move the selected image earlier/later among its role's images."""
-        sid = self.current_id()
-        if sid is None or item is None:
-            return
-        row_id = item.row_id if item.row_id is not None else (
-            self.view.images.canvas.selected or (item.boxes[0].row_id if item.boxes else None))
-        if row_id is None:
-            self.context.status("Give the image a role first, then reorder it.")
-            return
-        self.run(move_image(sid, row_id, delta))
-
-    def drop_image(self, item: Any, plan: Any) -> None:
-        """A thumbnail was dropped: the reorder (Ctrl+←/→) or role (I/O/U) command."""
-        sid = self.current_id()
-        if sid is None or item is None:
-            return
-        if plan.kind == "refuse":
-            self.context.status("Not moved: " + plan.reason, 6000)
-        elif plan.kind == "move":
-            self.run(move_image(sid, plan.row_id, plan.delta))
-        else:
-            self.run(set_image_role(sid, plan.role, row_id=item.row_id, sha256=item.sha256,
-                                    ref=item.ref, index=plan.index))
-
-    def _size(self, item: Any) -> tuple[int, int] | None:
-        image = self.view.images.canvas.image
-        return (image.width(), image.height()) if image is not None else None
-
-    def _box_drawn(self, item: Any, rect: Any, role: str) -> None:
-        sid = self.current_id()
-        if sid is not None:
-            rect_t = (rect.x(), rect.y(), rect.width(), rect.height())
-            self.run(add_box(sid, item.sha256, item.ref, role, rect_t, self._size(item)))
-
-    def _box_changed(self, item: Any, row_id: int, rect: Any, nudge: bool) -> None:
-        sid = self.current_id()
-        if sid is not None:
-            rect_t = (rect.x(), rect.y(), rect.width(), rect.height())
-            self.run(set_box(sid, row_id, rect_t, self._size(item), nudge=nudge))
-
     # -- fill-in-the-blank ----------------------------------------------------------------------------
     def ask_fill(self, reply_id: str) -> FillDialog | None:
         """Open the fill-in-the-blank dialog for the reply ``reply_id`` (non-blocking)."""
@@ -448,65 +384,6 @@ class CurateWorkspace(QWidget):
         self._keep(dialog)
         dialog.open()
         return dialog
-
-    # -- export -------------------------------------------------------------------------------------------
-    def ask_export(self) -> ExportDialog | None:
-        """Open the export dialog (non-blocking); Export starts a background job."""
-        if self.project is None:
-            return None
-        from core.interop.deps import pyarrow_available, pyarrow_missing_message
-
-        default = self.project.path.with_name(self.project.path.stem + "-benchmark")
-        missing = "" if pyarrow_available() else pyarrow_missing_message(
-            "The Hugging Face format")
-        dialog = ExportDialog(default, self.filters.count.text(), self, hf_missing=missing)
-        dialog.accepted.connect(lambda: self.start_export(**dialog.options()))
-        self._keep(dialog)
-        dialog.open()
-        return dialog
-
-    def start_export(self, out_dir: Path, qualities: tuple[str, ...] = ("Benchmark",),
-                     splits: tuple[str, ...] = (), use_filter: bool = False,
-                     overwrite: bool = False, fmt: str = "jsonl") -> Any:
-        """Export in the background with progress; a report or the error comes after.
-
-        ``fmt`` "hf" writes a Hugging Face dataset folder (core.interop.hf_export)."""
-        from core.curate.export import export_benchmark
-        from core.interop.hf_export import export_benchmark_hf
-
-        if self.project is None:
-            return None
-        self.view.commit_pending()
-        view = self.project.worker_view()
-        selection = self.model.selection if use_filter else None
-
-        def work(state: Any) -> Any:
-            try:
-                if fmt == "hf":
-                    return export_benchmark_hf(view, out_dir, qualities=qualities,
-                                               splits=splits, selection=selection, state=state,
-                                               overwrite=overwrite)
-                return export_benchmark(view, out_dir, qualities=qualities, splits=splits,
-                                        selection=selection, overwrite=overwrite, state=state)
-            finally:
-                view.close()
-
-        def done(job: Any) -> None:
-            if job.outcome == "done":
-                r = job.future.result()
-                text = f"Exported {r.exported} sample(s), {r.images} image(s) to {r.out}"
-                if r.skipped:
-                    text += (f"; {len(r.skipped)} left out: " + "; ".join(
-                        f"{s['sample']}: {s['reason']}" for s in r.skipped[:5]))
-                    self.context.message("Export finished with samples left out", text)
-                self.context.status(text, 10000)
-            elif job.outcome == "failed":
-                self.context.message("Export failed", f"{out_dir}: {job.error}")
-            elif job.outcome == "cancelled":
-                self.context.status(f"Export to {out_dir} cancelled; nothing was written",
-                                    10000)
-
-        return self.context.start_job("Export benchmark", work, done)
 
     def _keep(self, dialog: Any) -> None:
         self._dialogs.append(dialog)
