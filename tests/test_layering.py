@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import json
+import pathlib
 import pkgutil
 import subprocess
 import sys
@@ -44,3 +46,38 @@ def test_ui_does_not_import_app() -> None:
     offenders = [str(p) for p in ui_dir.rglob("*.py")
                  if re.search(r"^\s*(from|import)\s+app(\.|\s)", p.read_text(), re.M)]
     assert offenders == []
+
+
+#: (file, what) pairs allowed to break the rule below, each with its reason; empty: none is
+SQL_OUTSIDE_CORE_ALLOWED: dict[tuple[str, str], str] = {}
+
+
+def _sql_uses(path: pathlib.Path, rel: str) -> list[tuple[str, str, int]]:
+    """``(file, what, line)`` for each database use the AST of ``path`` shows."""
+    found: list[tuple[str, str, int]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found += [(rel, "import sqlite3", node.lineno) for a in node.names
+                      if a.name.split(".")[0] == "sqlite3"]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "sqlite3":
+            found.append((rel, "import sqlite3", node.lineno))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in ("execute", "executemany", "executescript"):
+            found.append((rel, f".{node.func.attr}()", node.lineno))
+        elif isinstance(node, ast.Attribute) and node.attr == "conn":
+            found.append((rel, ".conn", node.lineno))
+    return found
+
+
+def test_sql_lives_in_core() -> None:
+    """ui and app never touch the database: no ``sqlite3``, no ``.execute()``, no
+    ``project.conn`` (issue #16); they call core functions, which raise
+    ``core.store.errors.ProjectError`` rather than sqlite3's errors."""
+    root = pathlib.Path(core.__path__[0]).parent
+    files = sorted(p for top in ("ui", "app") for p in (root / top).rglob("*.py"))
+    assert len(files) > 50
+    offenders = [f"{rel}:{line}: {what}" for p in files
+                 for rel, what, line in _sql_uses(p, str(p.relative_to(root)))
+                 if (rel, what) not in SQL_OUTSIDE_CORE_ALLOWED]
+    assert offenders == [], "database work outside core (move it to a core function):\n" \
+        + "\n".join(offenders)

@@ -244,7 +244,7 @@ class AnalyzeWorkspace(QWidget):
                     rows = ds.load(view)
                 finally:
                     if view is not None:
-                        view.conn.close()
+                        view.close()
             return rows, analyze(rows, ds.kind, opt, name=ds.name, state=state)
 
         def done(job: Any) -> None:
