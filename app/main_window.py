@@ -27,10 +27,11 @@ from PySide6.QtWidgets import (
 
 from app import settings as app_settings
 from app.errors import router
-from app.jobs import Job, JobRunner
+from app.jobs import JobRunner
 from app.window_jobs import WindowJobs
 from app.window_menus import WindowMenus
 from app.window_project import WindowProject
+from core.jobs import Job
 from core.store import Project
 from ui.context import AppContext
 from ui.empty_state import EmptyState

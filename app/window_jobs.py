@@ -11,7 +11,8 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import QDockWidget, QMessageBox, QToolButton
 
 from app.errors import router
-from app.jobs import Job, JobRunner
+from app.jobs import JobRunner
+from core.jobs import Job
 from ui.jobs_panel import JobsPanel
 
 if TYPE_CHECKING:

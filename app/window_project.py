@@ -11,7 +11,7 @@ from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 from app import settings as app_settings
-from app.jobs import Job
+from core.jobs import Job, JobState
 from core.store import Project, ProjectError, ProjectLockedError, ReadOnlyLocationError
 from core.store.summary import project_summary
 from ui.import_report import ImportReportDialog
@@ -214,7 +214,7 @@ class WindowProject(QObject):
                                 "for the demo.")
             return None
 
-        def work(state: Any) -> None:
+        def work(state: JobState) -> None:
             project, _report = create_demo_project(path, state=state)
             project.close()
 
@@ -295,7 +295,7 @@ class WindowProject(QObject):
                 cache_dir=view.assets.root / ".http-cache",
                 allow_private_network=app_settings.allow_private_network())
 
-        def work(state: Any) -> dict[str, Any]:
+        def work(state: JobState) -> dict[str, Any]:
             try:
                 if importer is not None:
                     report = importer(view, path, state=state)

@@ -6,8 +6,7 @@ from concurrent.futures import Future
 
 from PySide6.QtCore import Qt
 
-from app.jobs import Job
-from core.jobs import JobState
+from core.jobs import Job, JobState
 from ui.jobs_panel import MAX_FINISHED_ROWS, JobsPanel
 
 
