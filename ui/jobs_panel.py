@@ -8,8 +8,6 @@ failures", never a plain "Finished" (ADR 081).
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFrame,
@@ -22,13 +20,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.jobs import Job
 from ui.widgets.theme import set_tone
 
 
 class JobRow(QWidget):
     """One job: title, status line, progress bar, Cancel."""
 
-    def __init__(self, job: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, job: Job, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.job = job
         self.title = QLabel(f"<b>{_escape(job.state.title)}</b>")
@@ -150,7 +149,7 @@ class JobsPanel(QWidget):
         """Room for about three rows: the dock opens compact."""
         return QSize(640, 110)
 
-    def add_job(self, job: Any) -> JobRow:
+    def add_job(self, job: Job) -> JobRow:
         """Show a newly submitted job."""
         self.placeholder.hide()
         row = JobRow(job, self)

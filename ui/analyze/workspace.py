@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from core.analysis.report import AnalysisOptions, analyze, export_html
 from core.analysis.results import SECTIONS, Analysis
 from core.analysis.sources import DataSet, open_csv, project_datasets
+from core.jobs import Job, JobState
 from ui.analyze.controls import Controls
 from ui.analyze.views import SectionView, plain_label
 from ui.empty_state import EmptyState
@@ -59,7 +60,7 @@ class AnalyzeWorkspace(QWidget):
         self.datasets: list[DataSet] = []
         self.csv_sets: list[DataSet] = []
         self.analysis: Analysis | None = None
-        self.last_job: Any = None
+        self.last_job: Job | None = None
         self.last_export: Path | None = None
         self._rows: dict[str, list[dict[str, Any]]] = {}
         self._generation = 0
@@ -181,11 +182,11 @@ class AnalyzeWorkspace(QWidget):
         """Validate and load a CSV in the background, then select it."""
         path = Path(path)
 
-        def work(state: Any) -> DataSet:
+        def work(state: JobState) -> DataSet:
             state.set_status(f"Reading {path.name}")
             return open_csv(path)
 
-        def done(job: Any) -> None:
+        def done(job: Job) -> None:
             if job.outcome != "done":
                 if job.outcome == "failed":
                     self.context.message("Cannot open CSV", _error(job))
@@ -235,7 +236,7 @@ class AnalyzeWorkspace(QWidget):
         cached = self._rows.get(ds.key)
         project = self.context.project
 
-        def work(state: Any) -> tuple[list[dict[str, Any]], Analysis]:
+        def work(state: JobState) -> tuple[list[dict[str, Any]], Analysis]:
             rows = cached
             if rows is None:
                 state.set_status(f"Loading {ds.name}")
@@ -247,7 +248,7 @@ class AnalyzeWorkspace(QWidget):
                         view.close()
             return rows, analyze(rows, ds.kind, opt, name=ds.name, state=state)
 
-        def done(job: Any) -> None:
+        def done(job: Job) -> None:
             if job.outcome == "done":
                 rows, analysis = job.future.result()
                 self._rows[ds.key] = rows
@@ -306,11 +307,11 @@ class AnalyzeWorkspace(QWidget):
             return None
         out_dir = Path(out_dir)
 
-        def work(state: Any) -> Path:
+        def work(state: JobState) -> Path:
             state.set_status("Drawing the charts")
             return export_html(analysis, out_dir, state)
 
-        def done(job: Any) -> None:
+        def done(job: Job) -> None:
             if job.outcome == "done":
                 self.last_export = job.future.result()
                 self.context.status(f"Report written to {self.last_export}")
@@ -321,6 +322,6 @@ class AnalyzeWorkspace(QWidget):
         return self.last_job
 
 
-def _error(job: Any) -> str:
+def _error(job: Job) -> str:
     exc = job.future.exception()
     return str(exc) if exc is not None else (getattr(job, "error", "") or "unknown error")

@@ -8,9 +8,8 @@ project takes its own ``worker_view()`` connection and closes it when done; view
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from core.imaging import photos as repo
 from core.imaging.anonymize import HideSpec
@@ -34,15 +33,6 @@ if TYPE_CHECKING:
 
 #: how finely a job reports progress per photo (JobState counts whole steps)
 STEPS = 1000
-
-
-class JobHandle(Protocol):
-    """What ``context.start_job`` returns (``app.jobs.Job``; ui cannot import app)."""
-
-    state: JobState
-    future: Future[Any]
-    outcome: str
-    error: str
 
 
 Work = Callable[[JobState], Any]

@@ -24,6 +24,7 @@ from core.curate.commands import Command, UndoStack
 from core.curate.derive import DeriveFromTemplate, fill_template
 from core.curate.image_edits import add_box, delete_box, move_image, set_box, set_image_role
 from core.curate.queries import count_samples, distinct_tags, next_unreviewed
+from core.jobs import Job, JobState
 from core.selection import SampleFilter
 from ui.curate.actions import CurateActions
 from ui.curate.dialogs import ExportDialog, FillDialog
@@ -471,7 +472,7 @@ class CurateWorkspace(QWidget):
         view = self.project.worker_view()
         selection = self.model.selection if use_filter else None
 
-        def work(state: Any) -> Any:
+        def work(state: JobState) -> Any:
             try:
                 if fmt == "hf":
                     return export_benchmark_hf(view, out_dir, qualities=qualities,
@@ -482,7 +483,7 @@ class CurateWorkspace(QWidget):
             finally:
                 view.close()
 
-        def done(job: Any) -> None:
+        def done(job: Job) -> None:
             if job.outcome == "done":
                 r = job.future.result()
                 text = f"Exported {r.exported} sample(s), {r.images} image(s) to {r.out}"

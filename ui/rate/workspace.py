@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from core.curate.queries import count_samples, distinct_tags
 from core.ingest.outputs import import_outputs, output_models
+from core.jobs import Job, JobState
 from core.rating.design import SessionDesign
 from core.rating.merge import merge_files
 from core.rating.protocols import PROTOCOL_TITLES
@@ -87,7 +88,7 @@ class RateWorkspace(SessionHousekeeping, QWidget):
         super().__init__(parent)
         self.context = context
         self.raters: list[RaterWindow] = []
-        self.last_job: Any = None
+        self.last_job: Job | None = None
         self._build_actions()
         self.empty = EmptyState(
             "Rate", "Offline expert rating sessions with blinded, randomized model outputs.",
@@ -298,13 +299,13 @@ class RateWorkspace(SessionHousekeeping, QWidget):
         """Import model outputs in the background, then report missing/extra files."""
         view = self.context.project.worker_view()
 
-        def work(state: Any) -> dict[str, Any]:
+        def work(state: JobState) -> dict[str, Any]:
             try:
                 return import_outputs(view, folder, state=state).to_json()
             finally:
                 view.close()
 
-        def done(job: Any) -> None:
+        def done(job: Job) -> None:
             if job.outcome == "done":
                 self._report_outputs(job.future.result())
             elif job.outcome == "failed":
@@ -366,13 +367,13 @@ class RateWorkspace(SessionHousekeeping, QWidget):
             return None
         view = self.context.project.worker_view()
 
-        def work(state: Any) -> list[str]:
+        def work(state: JobState) -> list[str]:
             try:
                 return [str(p) for p in create_and_write(view, design, out_dir, state=state)]
             finally:
                 view.close()
 
-        def done(job: Any) -> None:
+        def done(job: Job) -> None:
             self.refresh()
             if job.outcome == "done":
                 files = job.future.result()
@@ -396,14 +397,14 @@ class RateWorkspace(SessionHousekeeping, QWidget):
         """Merge returned files in the background; refused files are listed with why."""
         view = self.context.project.worker_view()
 
-        def work(state: Any) -> tuple[list[str], list[str]]:
+        def work(state: JobState) -> tuple[list[str], list[str]]:
             try:
                 results, errors = merge_files(view, list(paths), state=state)
                 return [r.summary() for r in results], errors
             finally:
                 view.close()
 
-        def done(job: Any) -> None:
+        def done(job: Job) -> None:
             self.refresh()
             if job.outcome != "done":
                 self.context.message("Merge failed", str(job.error))
