@@ -3,7 +3,7 @@
 Thin adapters over the public APIs of :mod:`core.rating` (``list_sessions``,
 ``results.result_rows``: the same rows ``winnow session export`` writes) and
 :mod:`core.metrics` (``store.load_results``, the registry's ``higher_is_better``).
-Registered with :func:`core.analysis.sources.register_provider` on import.
+Registered with :func:`core.analysis.datasets.register_provider` on import.
 
 * a rating session with merged judgments → its protocol's kind (side-by-side →
   ``votes`` with ``rater``, ``item`` and ``criterion`` columns, so agreement is
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.analysis.sources import DataSet, Row, register_provider
+from core.analysis.datasets import DataSet, Row, register_provider
 
 _PROTOCOL_KINDS = {"side_by_side": "votes", "ranking": "rankings", "likert": "likert",
                    "checklist": "checklist"}
