@@ -220,13 +220,15 @@ def _external(path: str | None, where: str, source: Path) -> bytes:
         raise RowError(f"{where} is not embedded and {path!r} is not a file inside "
                        f"{root.name}")
     from core.ingest.fetch import FetchSettings
-    from core.ingest.images import ImageError, read_local_image
+    from core.ingest.images import ImageError, inspect_local_image
 
     try:
-        data, _info = read_local_image(target, max_bytes=FetchSettings().max_bytes)
+        inspect_local_image(target, max_bytes=FetchSettings().max_bytes, name=path)
+        return target.read_bytes()  # validated again with the row's images on import
     except ImageError as exc:
         raise RowError(f"{where}: {exc}") from exc
-    return data
+    except OSError as exc:
+        raise RowError(f"{where}: {path}: cannot read ({exc.strerror or exc})") from exc
 
 
 def _boxes(row: dict[str, Any], cols: _Columns, role: str, n: int, per_image: bool
