@@ -89,7 +89,7 @@ def inscribed_scale(width: float, height: float, angle_deg: float) -> float:
 
 def plan(geom: Geometry, width: int, height: int) -> tuple[np.ndarray, tuple[int, int]]:
     """The homography (photo → output, continuous coords) and the output (w, h)."""
-    matrix = np.eye(3)
+    matrix: np.ndarray = np.eye(3)
     w, h = float(width), float(height)
     if geom.quad is not None:
         import cv2
@@ -153,7 +153,8 @@ def map_points(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Apply a homography to (n, 2) points."""
     pts = np.hstack([np.asarray(points, np.float64), np.ones((len(points), 1))])
     mapped = pts @ matrix.T
-    return mapped[:, :2] / mapped[:, 2:3]
+    out: np.ndarray = mapped[:, :2] / mapped[:, 2:3]
+    return out
 
 
 def map_box(matrix: np.ndarray, box: tuple[float, float, float, float], shape: str = "rect"

@@ -27,7 +27,7 @@ class PhotoDecodeError(ValueError):
 def heif_available() -> bool:
     """Register the HEIC opener if ``pillow-heif`` is installed; True when it is."""
     try:
-        from pillow_heif import register_heif_opener  # type: ignore[import-not-found]
+        from pillow_heif import register_heif_opener
     except ImportError:
         return False
     register_heif_opener()
@@ -55,9 +55,11 @@ def _to_srgb(image: Image.Image) -> Image.Image:
             mode = image.mode if image.mode in ("RGB", "CMYK", "L") else "RGB"
             if image.mode != mode:
                 image = image.convert(mode)
-            return ImageCms.profileToProfile(
+            converted = ImageCms.profileToProfile(
                 image, src, ImageCms.createProfile("sRGB"), outputMode="RGB",
                 renderingIntent=ImageCms.Intent.PERCEPTUAL)
+            if converted is not None:  # always: None only when converting in place
+                return converted
         except (OSError, ImageCms.PyCMSError, ValueError):
             pass  # a broken profile: fall back to plain conversion
     return image if image.mode == "RGB" else image.convert("RGB")
