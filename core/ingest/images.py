@@ -82,7 +82,7 @@ def _init_plugins() -> None:
             return
         Image.init()
         try:  # optional plugin: HEIC photos from phones
-            from pillow_heif import register_heif_opener  # type: ignore[import-not-found]
+            from pillow_heif import register_heif_opener
 
             register_heif_opener()
         except Exception:  # not installed, or broken: HEIC stays unsupported
