@@ -115,7 +115,8 @@ def import_hf(project: Project, source: str | Path, *, columns: dict[str, str] |
             try:
                 for row in hf_read.iter_rows(data):
                     state.check()
-                    where = {"split": data.split, "row": start + count, "file": data.rel}
+                    where: dict[str, Any] = {"split": data.split, "row": start + count,
+                                             "file": data.rel}
                     count += 1
                     report.rows += 1
                     try:
@@ -167,9 +168,9 @@ def _columns(data: hf_read.DataFile, overrides: dict[str, str]) -> _Columns:
                          "name one with --column prompt=NAME")
     images: dict[str, str] = {}
     for key in ("input_images", "output_images", "screenshots"):
-        column = names.get(key)
-        if column is None:
+        if key not in names:
             continue
+        column = names[key]
         kind = hf_read.image_kind(present[column])
         if kind is None:
             raise ValueError(f"{data.rel}: column {column!r} is not an image column "
@@ -312,9 +313,9 @@ def _onto_screenshots(boxes: list[Any], picks: list[Any], shots: list[bytes],
     kept = []
     for b in boxes:
         k = b["image"] if isinstance(b, dict) else None
-        pick = picks[k] if k is not None and k < len(picks) else None
-        if pick is None:
+        if k is None or k >= len(picks) or picks[k] is None:
             continue
+        pick = picks[k]
         if not isinstance(pick, int) or not 0 <= pick < len(shots):
             raise RowError(f"'{role}_bbox_screenshot[{k}]' does not name one of the "
                            f"{len(shots)} screenshot(s)")
