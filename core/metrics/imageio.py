@@ -42,7 +42,7 @@ def open_rgb(ref: ImageRef | str | Path, max_side: int | None = None,
     try:
         with open(path, "rb") as fh:
             data = fh.read()
-        im = Image.open(io.BytesIO(data))
+        im: Image.Image = Image.open(io.BytesIO(data))
         if im.width * im.height > MAX_PIXELS:
             raise MetricInputError(f"{name}: {im.width}×{im.height} pixels is too large")
         if USE_DRAFT and bbox is None and im.format == "JPEG" and (max_side or draft):
