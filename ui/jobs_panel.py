@@ -125,13 +125,13 @@ class JobsPanel(QWidget):
         top.addStretch(1)
         top.addWidget(self.clear_button)
         outer.addLayout(top)
-        self.scroll = QScrollArea()
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll_area = QScrollArea()  # not "scroll": that is QWidget.scroll()
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         inner = QWidget()
-        self.scroll.setWidget(inner)
-        outer.addWidget(self.scroll)
+        self.scroll_area.setWidget(inner)
+        outer.addWidget(self.scroll_area)
         self._layout = QVBoxLayout(inner)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self.placeholder = QLabel("No background jobs. Imports, detections and metric "
@@ -160,7 +160,7 @@ class JobsPanel(QWidget):
             self.rows.remove(old)
             self._layout.removeWidget(old)
             old.deleteLater()
-        self.scroll.verticalScrollBar().setValue(0)
+        self.scroll_area.verticalScrollBar().setValue(0)
         self.job_added.emit()
         return row
 
