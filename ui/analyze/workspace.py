@@ -113,7 +113,7 @@ class AnalyzeWorkspace(QWidget):
             button.setToolTip(action.toolTip() or action.text().replace("&", ""))
             button.clicked.connect(action.trigger)
             top.addWidget(button)
-        self.export_button = top.itemAt(top.count() - 1).widget()
+        self.export_button = button  # the last one: Export
         self.facts = plain_label()
         set_tone(self.facts, "muted", text_only=True)
         self.busy = QLabel()
@@ -129,12 +129,12 @@ class AnalyzeWorkspace(QWidget):
             self.tabs.addTab(view, title)
         for key, layout in self.controls.tab_rows.items():
             self.views[key].controls.addLayout(layout)
-        layout = QVBoxLayout(self.main)
-        layout.setContentsMargins(12, 10, 12, 6)
-        layout.addLayout(top)
-        layout.addLayout(self.controls.second)
-        layout.addLayout(info)
-        layout.addWidget(self.tabs, 1)
+        main_layout = QVBoxLayout(self.main)
+        main_layout.setContentsMargins(12, 10, 12, 6)
+        main_layout.addLayout(top)
+        main_layout.addLayout(self.controls.second)
+        main_layout.addLayout(info)
+        main_layout.addWidget(self.tabs, 1)
 
     # -- data sets -----------------------------------------------------------------------
     def _project_changed(self) -> None:
