@@ -62,8 +62,11 @@ def detect_job(view: Project, photo_ids: list[int], settings: DetectSettings) ->
                 report = _stage(state, STEPS * index, photo.file_name)
                 report(0.0, "decoding")
                 rgb = repo.load_original(view, photo)
-                found = detect_all(rgb, settings, state.check,
-                                   lambda f, stage, report=report: report(0.1 + 0.9 * f, stage))
+                def detecting(f: float, stage: str, report: Callable[[float, str], None] = report
+                              ) -> None:
+                    report(0.1 + 0.9 * f, stage)
+
+                found = detect_all(rgb, settings, state.check, detecting)
                 repo.replace_detections(view, photo_id, found, settings.to_json())
                 total += len(found)
                 state.set_progress(STEPS * (index + 1))
