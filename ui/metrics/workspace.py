@@ -54,6 +54,9 @@ class _Progress(QObject):
 class MetricsWorkspace(QWidget):
     """The page built by the main window as ``MetricsWorkspace(context)``."""
 
+    drill: DrillDown  # built in _build_main, after the table whose signals show it
+    tabs: QTabWidget
+
     def __init__(self, context: Any) -> None:
         super().__init__()
         self.context = context
@@ -87,9 +90,12 @@ class MetricsWorkspace(QWidget):
     def _build_main(self) -> QWidget:
         left = RunPanel()
         # the panel's widgets, by the names the rest of the workspace (and tests) use
-        for name in ("selection_label", "models", "metrics", "device", "run_button",
-                     "cancel_button", "settings_button", "progress", "status", "source"):
-            setattr(self, name, getattr(left, name))
+        self.selection_label, self.models, self.metrics = (left.selection_label, left.models,
+                                                           left.metrics)
+        self.device, self.run_button, self.cancel_button = (left.device, left.run_button,
+                                                            left.cancel_button)
+        self.settings_button, self.progress, self.status, self.source = (
+            left.settings_button, left.progress, left.status, left.source)
         self.run_button.clicked.connect(self.run)
         self.cancel_button.clicked.connect(self.cancel)
         self.settings_button.clicked.connect(self.open_settings)
