@@ -5,6 +5,7 @@ results export, delete / archive a session and open its folder, and the rater vi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -252,8 +253,9 @@ class RateWorkspace(SessionHousekeeping, QWidget):
             _set_row(self.sessions, r, [name, PROTOCOL_TITLES[s.protocol], s.raters, s.tasks,
                                         s.judgments, s.design.seed, format_when(s.created_at)],
                      key=s.name, dim=s.uid in hidden)
-            self.sessions.item(r, SESSION_COLUMNS.index("Created")).setToolTip(
-                when_tooltip(s.created_at))
+            created = self.sessions.item(r, SESSION_COLUMNS.index("Created"))
+            assert created is not None  # _set_row filled every cell
+            created.setToolTip(when_tooltip(s.created_at))
             if s.name == current:
                 self.sessions.selectRow(r)
         self.sessions.resizeColumnsToContents()
@@ -266,7 +268,8 @@ class RateWorkspace(SessionHousekeeping, QWidget):
         items = self.sessions.selectedItems()
         if not items:
             return None
-        return self.sessions.item(items[0].row(), 0).data(Qt.ItemDataRole.UserRole)
+        name = self.sessions.item(items[0].row(), 0)
+        return name.data(Qt.ItemDataRole.UserRole) if name is not None else None
 
     def show_summary(self) -> None:
         """Per-rater summary of the selected session."""
@@ -393,7 +396,7 @@ class RateWorkspace(SessionHousekeeping, QWidget):
         if paths:
             self.merge(paths)
 
-    def merge(self, paths: list[str | Path]) -> Any:
+    def merge(self, paths: Sequence[str | Path]) -> Any:
         """Merge returned files in the background; refused files are listed with why."""
         view = self.context.project.worker_view()
 
