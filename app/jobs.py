@@ -62,7 +62,7 @@ class JobRunner:
             self._finished(job)
             return job
         job.future = self.executor.submit(fn, state, *args, **kwargs)
-        job.future.add_done_callback(lambda f, job=job: self._finished(job))
+        job.future.add_done_callback(lambda _future: self._finished(job))
         return job
 
     async def run(self, title: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

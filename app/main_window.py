@@ -14,6 +14,7 @@ from typing import Any
 from PySide6.QtCore import QByteArray, Qt, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
+    QDialog,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -71,7 +72,7 @@ class MainWindow(QMainWindow):
     # -- the parts' public faces ----------------------------------------------------------
     @property
     def project(self) -> Project | None:
-        return self.context.project  # type: ignore[no-any-return]
+        return self.context.project
 
     @property
     def runner(self) -> JobRunner:
@@ -163,7 +164,9 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentIndex(index)
         for k in range(self.stack.count()):
             policy = QSizePolicy.Policy.Preferred if k == index else QSizePolicy.Policy.Ignored
-            self.stack.widget(k).setSizePolicy(policy, policy)
+            page = self.stack.widget(k)
+            if page is not None:
+                page.setSizePolicy(policy, policy)
         self.stack.updateGeometry()
         if self.menus.workspace_menus:  # empty until the menus are built
             self.menus.page_shown(index)
@@ -182,7 +185,7 @@ class MainWindow(QMainWindow):
             hook(item)
 
     # -- messages ------------------------------------------------------------------------------
-    def keep(self, widget: QWidget) -> None:
+    def keep(self, widget: QDialog) -> None:
         """Hold a reference to a non-modal dialog until it finishes."""
         self._dialogs.append(widget)
         widget.finished.connect(lambda *_: self._dialogs.remove(widget)

@@ -40,7 +40,7 @@ class WindowProject(QObject):
 
     @property
     def project(self) -> Project | None:
-        return self.context.project  # type: ignore[no-any-return]
+        return self.context.project
 
     # -- open and close -------------------------------------------------------------------
     def open_project(self, path: str | Path, *, readonly: bool = False) -> bool:
@@ -157,7 +157,10 @@ class WindowProject(QObject):
         if not recent:
             menu.addAction("No recent projects").setEnabled(False)
         for path in recent:
-            menu.addAction(path, lambda p=path: self.open_project(p))
+            def open_recent(p: str = path) -> None:
+                self.open_project(p)
+
+            menu.addAction(path, open_recent)
 
     def _folder(self) -> str:
         """Where file dialogs start: the folder of the most recent project."""
