@@ -52,6 +52,7 @@ class Geometry:
         crop = data.get("crop")
         return cls(quad=[(float(x), float(y)) for x, y in quad] if quad else None,
                    angle=float(data.get("angle") or 0.0), rot90=int(data.get("rot90") or 0) % 4,
+                   # to_json wrote four numbers; not re-checked when read back
                    crop=tuple(float(v) for v in crop) if crop else None)  # type: ignore[arg-type]
 
 

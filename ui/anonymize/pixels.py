@@ -219,6 +219,7 @@ class PhotoPixels(QObject):
         if kind == "before":  # (a preview too: a redraw meanwhile keeps showing it)
             self.cache.put(str(running.key), pyramid)
         elif kind == "after":
+            # the "after" job is keyed by a RenderKey, never by a cache string
             self._after = (running.key, pyramid)  # type: ignore[assignment]
         self.arrived.emit(kind, pyramid)
 
