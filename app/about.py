@@ -5,6 +5,7 @@ from __future__ import annotations
 import platform
 import re
 from importlib import metadata
+from importlib.metadata import PackageMetadata
 
 from app.resources import resource_text
 
@@ -28,16 +29,22 @@ def runtime_summary() -> str:
             f"({platform.machine()})")
 
 
+def _field(meta: PackageMetadata, name: str) -> str | None:
+    """A metadata field's first value (None when the package does not set it)."""
+    values = meta.get_all(name)
+    return str(values[0]) if values else None
+
+
 def _licence(dist: metadata.Distribution) -> str:
     meta = dist.metadata
-    expression = meta.get("License-Expression")
+    expression = _field(meta, "License-Expression")
     if expression:
         return expression
     classifiers = [c.split(" :: ")[-1] for c in meta.get_all("Classifier") or []
                    if c.startswith("License ::")]
     if classifiers:
         return ", ".join(classifiers)
-    text = (meta.get("License") or "").strip().splitlines()
+    text = (_field(meta, "License") or "").strip().splitlines()
     return text[0][:60] if text else "see the package"
 
 

@@ -15,12 +15,12 @@ def export_kinds(subparsers: argparse._SubParsersAction) -> argparse._SubParsers
     adds an export kind (call this instead of ``add_parser("export")``)."""
     existing = subparsers.choices.get("export")
     if existing is not None and hasattr(existing, "winnow_kinds"):
-        return existing.winnow_kinds  # type: ignore[no-any-return]
+        return existing.winnow_kinds
     export = subparsers.add_parser(
         "export", help="export curated data",
         description="Export data from a project.")
     kinds = export.add_subparsers(dest="kind", metavar="KIND")
-    export.winnow_kinds = kinds  # type: ignore[attr-defined]
+    export.winnow_kinds = kinds
     export.set_defaults(handler=_missing_kind(export))
     return kinds
 

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.cli import CliError, print_json
+
+if TYPE_CHECKING:
+    from core.jobs import JobState
+    from core.store import Project
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -18,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     imp = subparsers.add_parser("import", help="import data into a project")
     kinds = imp.add_subparsers(dest="kind", metavar="KIND", required=True)
-    imp.winnow_kinds = kinds  # type: ignore[attr-defined]  # app.cli_interop adds "hf"
+    imp.winnow_kinds = kinds  # app.cli_interop adds "hf"
     posts = kinds.add_parser("posts", help="JSON Lines of posts and/or samples (ECHO Table D.1)")
     posts.add_argument("file", type=Path)
     posts.add_argument("--project", "-p", type=Path, required=True,
@@ -49,7 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     demo.set_defaults(handler=cmd_demo)
 
 
-def _open_or_create(path: Path):  # type: ignore[no-untyped-def]
+def _open_or_create(path: Path) -> Project:
     from core.store import Project
 
     if path.suffix != ".winnow":
@@ -150,10 +156,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _progress_printer():  # type: ignore[no-untyped-def]
+def _progress_printer() -> Callable[[JobState], None]:
     last = [-1]
 
-    def show(state) -> None:  # type: ignore[no-untyped-def]
+    def show(state: JobState) -> None:
         fraction = state.fraction
         pct = -1 if fraction is None else int(fraction * 100)
         if pct != last[0]:

@@ -105,6 +105,7 @@ def cmd_create(args: argparse.Namespace) -> int:
     from core.ingest.outputs import output_models
     from core.rating.design import SessionDesign
     from core.rating.protocols import CHECKLIST_QUESTIONS
+    from core.rating.session_admin import rater_task_counts
     from core.rating.sessions import create_and_write
     from core.selection import SampleFilter
     from core.store import Project
@@ -144,9 +145,7 @@ def cmd_create(args: argparse.Namespace) -> int:
             criteria=tuple(_split(args.criteria)), questions=questions,
             instructions=args.instructions, seed=args.seed)
         files = create_and_write(project, design, args.out)
-        tasks = project.conn.execute(
-            "SELECT t.slot, count(*), count(t.gold) FROM rating_tasks t JOIN rating_sessions s "
-            "ON s.id = t.session_id WHERE s.name = ? GROUP BY t.slot", (design.name,)).fetchall()
+        tasks = rater_task_counts(project, design.name)
     data = {"session": design.name, "protocol": design.protocol, "seed": design.seed,
             "files": [str(f) for f in files],
             "raters": {slot: {"tasks": n, "gold": g} for slot, n, g in tasks}}

@@ -6,6 +6,10 @@ import asyncio
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QApplication
 
 #: what ``winnow`` (and ``winnow rate``) say when Qt has no display to open windows on
 NO_DISPLAY = ("winnow: no display found (DISPLAY/WAYLAND_DISPLAY unset). Run the app on a "
@@ -13,13 +17,14 @@ NO_DISPLAY = ("winnow: no display found (DISPLAY/WAYLAND_DISPLAY unset). Run the
               "headless commands are listed by `winnow --help`.")
 
 
-def create_application():  # type: ignore[no-untyped-def]
+def create_application() -> QApplication:
     """The QApplication with Winnow's identity (for QSettings) and icon."""
     os.environ.setdefault("QT_API", "pyside6")
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)  # Winnow only ever makes a QApplication
     app.setOrganizationName("Winnow")
     app.setApplicationName("Winnow")
     from core import __version__

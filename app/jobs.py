@@ -1,7 +1,8 @@
 """Run core functions in the background with a :class:`core.jobs.JobState`.
 
 A job is a plain function ``fn(state, *args)``; it runs on a thread pool and its
-result comes back to the event loop as an awaitable future. The UI watches
+result comes back to the event loop as an awaitable future. The submitted
+:class:`core.jobs.Job` is Qt-free and lives in core, so ui can type it. The UI watches
 ``JobRunner.jobs`` (see ``ui.jobs_panel``) and cancels through the state.
 """
 
@@ -9,21 +10,9 @@ from __future__ import annotations
 
 import concurrent.futures
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-from core.jobs import Cancelled, JobState
-
-
-@dataclass
-class Job:
-    """One submitted piece of work."""
-
-    state: JobState
-    future: concurrent.futures.Future[Any]
-    outcome: str = "running"  # running | done | cancelled | failed
-    error: str = ""
-    done_callbacks: list[Callable[[Job], None]] = field(default_factory=list)
+from core.jobs import Cancelled, Job, JobState
 
 
 def describe_error(exc: BaseException) -> str:
@@ -72,7 +61,7 @@ class JobRunner:
             self._finished(job)
             return job
         job.future = self.executor.submit(fn, state, *args, **kwargs)
-        job.future.add_done_callback(lambda f, job=job: self._finished(job))
+        job.future.add_done_callback(lambda _future: self._finished(job))
         return job
 
     def _finished(self, job: Job) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 from PySide6.QtCore import QByteArray, Qt, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
+    QDialog,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -27,10 +28,11 @@ from PySide6.QtWidgets import (
 
 from app import settings as app_settings
 from app.errors import router
-from app.jobs import Job, JobRunner
+from app.jobs import JobRunner
 from app.window_jobs import WindowJobs
 from app.window_menus import WindowMenus
 from app.window_project import WindowProject
+from core.jobs import Job
 from core.store import Project
 from ui.context import AppContext
 from ui.empty_state import EmptyState
@@ -70,7 +72,7 @@ class MainWindow(QMainWindow):
     # -- the parts' public faces ----------------------------------------------------------
     @property
     def project(self) -> Project | None:
-        return self.context.project  # type: ignore[no-any-return]
+        return self.context.project
 
     @property
     def runner(self) -> JobRunner:
@@ -162,7 +164,9 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentIndex(index)
         for k in range(self.stack.count()):
             policy = QSizePolicy.Policy.Preferred if k == index else QSizePolicy.Policy.Ignored
-            self.stack.widget(k).setSizePolicy(policy, policy)
+            page = self.stack.widget(k)
+            if page is not None:
+                page.setSizePolicy(policy, policy)
         self.stack.updateGeometry()
         if self.menus.workspace_menus:  # empty until the menus are built
             self.menus.page_shown(index)
@@ -181,7 +185,7 @@ class MainWindow(QMainWindow):
             hook(item)
 
     # -- messages ------------------------------------------------------------------------------
-    def keep(self, widget: QWidget) -> None:
+    def keep(self, widget: QDialog) -> None:
         """Hold a reference to a non-modal dialog until it finishes."""
         self._dialogs.append(widget)
         widget.finished.connect(lambda *_: self._dialogs.remove(widget)

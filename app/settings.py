@@ -17,7 +17,10 @@ def settings() -> QSettings:
 def recent_projects() -> list[str]:
     """Recently opened projects that still exist, newest first."""
     value = settings().value("recent_projects", [])
-    items = [value] if isinstance(value, str) else list(value or [])
+    if isinstance(value, str):  # a single entry comes back as a string on some platforms
+        items = [value]
+    else:
+        items = list(value) if isinstance(value, (list, tuple)) else []
     return [p for p in items if Path(p).exists()]
 
 

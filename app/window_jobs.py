@@ -11,7 +11,8 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import QDockWidget, QMessageBox, QToolButton
 
 from app.errors import router
-from app.jobs import Job, JobRunner
+from app.jobs import JobRunner
+from core.jobs import Job
 from ui.jobs_panel import JobsPanel
 
 if TYPE_CHECKING:
@@ -99,8 +100,9 @@ class WindowJobs(QObject):
         self._quiet.discard(id(job))
         self.panel.refresh()
         self._update_indicator()
-        if job.outcome == "failed" and job.future.exception() is not None and callback is None:
-            router.report_exception(job.future.exception(), job.state.title)
+        error = job.future.exception() if job.outcome == "failed" else None
+        if error is not None and callback is None:
+            router.report_exception(error, job.state.title)
         if callback is not None:
             callback(job)
 

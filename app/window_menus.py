@@ -110,8 +110,10 @@ class WindowMenus(QObject):
         spaces = view_menu.addMenu("&Workspace")
         self.switch_group = QActionGroup(self)
         for index, info in enumerate(WORKSPACES):
-            switch = self._action(info.title, lambda _=False, i=index: w.nav.setCurrentRow(i),
-                                  f"Ctrl+{index + 1}", info.purpose)
+            def show_page(_checked: bool = False, i: int = index) -> None:
+                w.nav.setCurrentRow(i)
+
+            switch = self._action(info.title, show_page, f"Ctrl+{index + 1}", info.purpose)
             switch.setCheckable(True)
             self.switch_group.addAction(switch)
             spaces.addAction(switch)
@@ -120,7 +122,10 @@ class WindowMenus(QObject):
         self.theme_group = QActionGroup(self)
         current = app_settings.theme()
         for name in THEMES:
-            act = themes.addAction(name.title(), lambda _=False, n=name: self.set_theme(n))
+            def use_theme(_checked: bool = False, n: str = name) -> None:
+                self.set_theme(n)
+
+            act = themes.addAction(name.title(), use_theme)
             act.setCheckable(True)
             act.setChecked(name == current)
             act.setData(name)

@@ -11,7 +11,7 @@ from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 from app import settings as app_settings
-from app.jobs import Job
+from core.jobs import Job, JobState
 from core.store import Project, ProjectError, ProjectLockedError, ReadOnlyLocationError
 from core.store.summary import project_summary
 from ui.import_report import ImportReportDialog
@@ -40,7 +40,7 @@ class WindowProject(QObject):
 
     @property
     def project(self) -> Project | None:
-        return self.context.project  # type: ignore[no-any-return]
+        return self.context.project
 
     # -- open and close -------------------------------------------------------------------
     def open_project(self, path: str | Path, *, readonly: bool = False) -> bool:
@@ -157,7 +157,10 @@ class WindowProject(QObject):
         if not recent:
             menu.addAction("No recent projects").setEnabled(False)
         for path in recent:
-            menu.addAction(path, lambda p=path: self.open_project(p))
+            def open_recent(p: str = path) -> None:
+                self.open_project(p)
+
+            menu.addAction(path, open_recent)
 
     def _folder(self) -> str:
         """Where file dialogs start: the folder of the most recent project."""
@@ -214,7 +217,7 @@ class WindowProject(QObject):
                                 "for the demo.")
             return None
 
-        def work(state: Any) -> None:
+        def work(state: JobState) -> None:
             project, _report = create_demo_project(path, state=state)
             project.close()
 
@@ -295,7 +298,7 @@ class WindowProject(QObject):
                 cache_dir=view.assets.root / ".http-cache",
                 allow_private_network=app_settings.allow_private_network())
 
-        def work(state: Any) -> dict[str, Any]:
+        def work(state: JobState) -> dict[str, Any]:
             try:
                 if importer is not None:
                     report = importer(view, path, state=state)

@@ -287,7 +287,7 @@ def new_temp_dir(parent: Path, final_name: str) -> Path:
 def _pid_alive(pid: int) -> bool:
     if pid == os.getpid():
         return True
-    if os.name == "nt":  # pragma: no cover - exercised on Windows only
+    if sys.platform == "win32":  # pragma: no cover - Windows only (mypy skips it here)
         import ctypes
 
         handle = ctypes.windll.kernel32.OpenProcess(0x1000, False, pid)

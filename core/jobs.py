@@ -2,15 +2,18 @@
 
 A job function takes a :class:`JobState` and reports through it; the GUI (or the
 CLI) watches the state without the function knowing who is watching.  Pattern after
-Orange3's ``concurrent.TaskState`` and napari's ``progress``.
+Orange3's ``concurrent.TaskState`` and napari's ``progress``.  A submitted job is a
+:class:`Job`; the runner that makes them (a thread pool) is ``app.jobs.JobRunner``.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 
 class Cancelled(Exception):  # noqa: N818 - it is a signal, not an error
@@ -123,3 +126,14 @@ class JobState:
     def _notify(self) -> None:
         for listener in list(self._listeners):
             listener(self)
+
+
+@dataclass
+class Job:
+    """One submitted piece of work: its state, its future result, and how it ended."""
+
+    state: JobState
+    future: concurrent.futures.Future[Any]
+    outcome: str = "running"  # running | done | cancelled | failed
+    error: str = ""
+    done_callbacks: list[Callable[[Job], None]] = field(default_factory=list)

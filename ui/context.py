@@ -12,6 +12,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from core.jobs import Job, JobState
 from core.selection import SampleFilter
 
 
@@ -33,19 +34,19 @@ class AppContext(QObject):
         super().__init__(parent)
         self.project: Any = None  # core.store.Project | None
         self.selection: SampleFilter = SampleFilter()
-        self._start_job: Callable[..., Any] | None = None
+        self._start_job: Callable[..., Job] | None = None
         self._message: Callable[[str, str], None] | None = None
         self._status: Callable[[str, int], None] | None = None
         #: file suffix (".winnow-session") -> opener, offered by File → Open
         self.file_handlers: dict[str, Callable[[Any], None]] = {}
 
-    def bind(self, start_job: Callable[..., Any], message: Callable[[str, str], None],
+    def bind(self, start_job: Callable[..., Job], message: Callable[[str, str], None],
              status: Callable[[str, int], None]) -> None:
         """Called once by the main window to provide the implementations."""
         self._start_job, self._message, self._status = start_job, message, status
 
-    def start_job(self, title: str, fn: Callable[..., Any],
-                  on_done: Callable[[Any], None] | None = None, *, quiet: bool = False) -> Any:
+    def start_job(self, title: str, fn: Callable[[JobState], Any],
+                  on_done: Callable[[Job], None] | None = None, *, quiet: bool = False) -> Job:
         """Run ``fn(state)`` in the background; ``on_done(job)`` runs on the GUI thread.
 
         ``job.outcome`` is "done", "cancelled" or "failed"; ``job.future.result()`` is the

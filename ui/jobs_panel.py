@@ -8,8 +8,6 @@ failures", never a plain "Finished" (ADR 081).
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFrame,
@@ -22,13 +20,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.jobs import Job
 from ui.widgets.theme import set_tone
 
 
 class JobRow(QWidget):
     """One job: title, status line, progress bar, Cancel."""
 
-    def __init__(self, job: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, job: Job, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.job = job
         self.title = QLabel(f"<b>{_escape(job.state.title)}</b>")
@@ -126,13 +125,13 @@ class JobsPanel(QWidget):
         top.addStretch(1)
         top.addWidget(self.clear_button)
         outer.addLayout(top)
-        self.scroll = QScrollArea()
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll_area = QScrollArea()  # not "scroll": that is QWidget.scroll()
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         inner = QWidget()
-        self.scroll.setWidget(inner)
-        outer.addWidget(self.scroll)
+        self.scroll_area.setWidget(inner)
+        outer.addWidget(self.scroll_area)
         self._layout = QVBoxLayout(inner)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self.placeholder = QLabel("No background jobs. Imports, detections and metric "
@@ -150,7 +149,7 @@ class JobsPanel(QWidget):
         """Room for about three rows: the dock opens compact."""
         return QSize(640, 110)
 
-    def add_job(self, job: Any) -> JobRow:
+    def add_job(self, job: Job) -> JobRow:
         """Show a newly submitted job."""
         self.placeholder.hide()
         row = JobRow(job, self)
@@ -161,7 +160,7 @@ class JobsPanel(QWidget):
             self.rows.remove(old)
             self._layout.removeWidget(old)
             old.deleteLater()
-        self.scroll.verticalScrollBar().setValue(0)
+        self.scroll_area.verticalScrollBar().setValue(0)
         self.job_added.emit()
         return row
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from core import stats
 from core.analysis.compute import Row, alpha_value, col, dense, has, pearson_matrix
-from core.analysis.results import MatrixChart, Section, Table, num
+from core.analysis.results import Cell, MatrixChart, Section, Table, num
 
 
 def criteria_in_order(names: set[str]) -> list[str]:
@@ -51,6 +51,7 @@ def _vote_rows(rows: list[Row]) -> list[Row]:
 
 def rater_data(rows: list[Row], kind: str, higher_is_better: bool = True) -> RaterData | None:
     """The reliability data of a data set (None when it has fewer than two raters)."""
+    spec: tuple[str, str | None, tuple[str, ...], str, list[Row]]
     if kind == "rankings":
         spec = ("rater", None, ("item", "model"), "rank", rows)
     elif kind == "likert":
@@ -118,7 +119,7 @@ def agreement_section(rows: list[Row], kind: str, opt: Any, flt: stats.RaterFilt
             sec.message = ("Fewer than two raters remain after filtering: agreement needs at "
                            "least two. Lower the threshold or turn the filter off.")
         return sec
-    alpha_rows = []
+    alpha_rows: list[list[Cell]] = []
     for crit, matrix in data.criteria:
         units = int((np.sum(~np.isnan(matrix), axis=0) >= 2).sum())
         alpha_rows.append([crit, alpha_value(matrix, level), units,

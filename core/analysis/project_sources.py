@@ -3,7 +3,7 @@
 Thin adapters over the public APIs of :mod:`core.rating` (``list_sessions``,
 ``results.result_rows``: the same rows ``winnow session export`` writes) and
 :mod:`core.metrics` (``store.load_results``, the registry's ``higher_is_better``).
-Registered with :func:`core.analysis.sources.register_provider` on import.
+Registered with :func:`core.analysis.datasets.register_provider` on import.
 
 * a rating session with merged judgments → its protocol's kind (side-by-side →
   ``votes`` with ``rater``, ``item`` and ``criterion`` columns, so agreement is
@@ -17,9 +17,10 @@ Registered with :func:`core.analysis.sources.register_provider` on import.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
-from core.analysis.sources import DataSet, Row, register_provider
+from core.analysis.datasets import DataSet, Row, register_provider
 
 _PROTOCOL_KINDS = {"side_by_side": "votes", "ranking": "rankings", "likert": "likert",
                    "checklist": "checklist"}
@@ -67,7 +68,7 @@ def rating_datasets(project: Any) -> list[DataSet]:
             continue
         out.append(DataSet(
             name=f"Session: {s.name}", kind=_PROTOCOL_KINDS[s.protocol],
-            key=f"rating:{s.uid}", loader=lambda p, n=s.name: _session_rows(p, n),
+            key=f"rating:{s.uid}", loader=partial(_session_rows, name=s.name),
             source="Rating session",
             description=(f"{PROTOCOL_TITLES.get(s.protocol, s.protocol)}; {s.raters} rater "
                          f"file(s), {s.judgments:,} judgments merged"),
@@ -146,7 +147,7 @@ def metric_datasets(project: Any) -> list[DataSet]:
         for mode, kind, name, desc in modes:
             out.append(DataSet(
                 name=name, kind=kind, key=f"metric:{metric}:{phash}:{mode}",
-                loader=lambda p, m=metric, h=phash, md=mode: _metric_rows(p, m, h, md),
+                loader=partial(_metric_rows, metric=metric, params_hash=phash, mode=mode),
                 source="Metric results", description=desc, higher_is_better=better,
                 meta={"metric": metric, "params_hash": phash}))
     return out

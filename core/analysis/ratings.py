@@ -18,6 +18,7 @@ from core.analysis.pairwise import (
     posthoc_text,
 )
 from core.analysis.results import (
+    Cell,
     HeatmapChart,
     HeatPanel,
     Section,
@@ -88,7 +89,8 @@ def likert_sections(rows: list[Row], opt: Any) -> dict[str, Section]:
 
 def _likert_significance(rows: list[Row], criteria: list[str], opt: Any) -> Section:
     sec = Section("significance", "Significance")
-    summary_rows, posthoc_rows, posthoc_cols = [], [], None
+    summary_rows: list[list[Cell]] = []
+    posthoc_rows, posthoc_cols = [], None
     for c in criteria:
         rs = [r for r in rows if r["criterion"] == c]
         models = sorted({r["model"] for r in rs})
@@ -133,7 +135,7 @@ def _success(rows: list[Row], means: stats.LikertMeans, res: stats.SuccessResult
                   "A (unit, model) succeeds on a criterion when its mean rating over raters "
                   "is ≥ τ; Overall when it succeeds on every criterion. — = nothing to count.",
                   formats=dict.fromkeys([*crit, "Overall"], "%"))
-    sweep_rows = [[t, *[num(overall[k, i]) for i in range(len(means.models))]]
+    sweep_rows: list[list[Cell]] = [[t, *[num(overall[k, i]) for i in range(len(means.models))]]
                   for k, t in enumerate(taus)]
     sweep_table = Table("sweep", "Overall success rate by τ", ["τ", *means.models], sweep_rows,
                         formats={"τ": ".2f", **dict.fromkeys(means.models, "%")})

@@ -102,9 +102,9 @@ def analyze(rows: list[dict[str, Any]], kind: str, options: AnalysisOptions | No
     data = rater_data(rows, kind, opt.higher_is_better)
     flt = filter_for(data, opt.threshold) if data is not None else None
     used = rows
-    if flt is not None and opt.rater_filter:
+    if data is not None and flt is not None and opt.rater_filter:
         kept = set(flt.kept_raters)
-        used = [r for r in rows if r[data.column] in kept]  # type: ignore[union-attr]
+        used = [r for r in rows if r[data.column] in kept]
     state.advance()
     state.check()
     state.set_status("Leaderboard, significance and breakdown")

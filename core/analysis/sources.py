@@ -31,88 +31,28 @@ it must be cheap (one small query); the expensive part goes in ``loader``, which
 called as ``loader(project)`` on a worker thread with a connection of its own
 (``project.worker_view()``).  A provider that raises is reported, not fatal.
 Rating sessions and metric/judge results are provided by
-:mod:`core.analysis.project_sources` (registered on first use).
+:mod:`core.analysis.project_sources` (registered on first use).  :class:`DataSet` and the
+provider registry live in :mod:`core.analysis.datasets` (re-exported here), which breaks
+the import cycle this module and ``project_sources`` had.
 """
 
 from __future__ import annotations
 
-import contextlib
 import csv
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.analysis.datasets import GROUP_COLUMNS, KIND_TITLES, KINDS, DataSet, Row, providers
+from core.analysis.datasets import register_provider as register_provider
+from core.analysis.datasets import unregister_provider as unregister_provider
 from core.stats import tables
 from core.stats.tables import IDEA_QUESTIONS, CsvColumns, CsvFormatError
 
-Row = dict[str, Any]
-Loader = Callable[[Any], list[Row]]
-Provider = Callable[[Any], list["DataSet"]]
-
-#: kind → (required columns, optional columns)
-KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "votes": (("a", "b", "winner"), ("criterion", "rater", "item")),
-    "rankings": (("rater", "item", "model", "rank"), ()),
-    "likert": (("rater", "unit", "model", "criterion", "value"), ()),
-    "checklist": (("model", "category", "subtask", "case", *IDEA_QUESTIONS), ()),
-    "scores": (("sample", "model", "score"), ("judge",)),
-}
-#: columns a breakdown can group by (kept when present)
-GROUP_COLUMNS = ("category", "edit_type", "split")
-KIND_TITLES = {
-    "votes": "pairwise votes", "rankings": "full rankings", "likert": "Likert ratings",
-    "checklist": "IDEA-Bench checklist", "scores": "per-output scores",
-}
 #: checked in this order: the more specific headers first
 _DETECT_ORDER = ("checklist", "likert", "rankings", "scores", "votes")
 _CHECK = {"0": 0, "1": 1, "no": 0, "yes": 1, "false": 0, "true": 1}
-
-
-@dataclass(frozen=True)
-class DataSet:
-    """One analysable data set; ``load(project)`` returns its tidy rows."""
-
-    name: str
-    kind: str
-    key: str
-    loader: Loader
-    source: str = ""  # "CSV file", "Rating session", "Metric results" …
-    description: str = ""
-    #: for "scores": whether a higher score is better (e.g. False for a distance)
-    higher_is_better: bool = True
-    meta: dict[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise ValueError(f"unknown data set kind {self.kind!r} (expected one of "
-                             f"{', '.join(KINDS)})")
-
-    def load(self, project: Any = None) -> list[Row]:
-        """The tidy rows (see the module docs); ``project`` is the worker's view."""
-        rows = self.loader(project)
-        if not rows:
-            raise ValueError(f"{self.name}: no data to analyse yet")
-        return rows
-
-
-# -- project providers ----------------------------------------------------------------
-
-_PROVIDERS: list[Provider] = []
 _BUILTINS_LOADED = False
-
-
-def register_provider(fn: Provider) -> Provider:
-    """Add a provider ``fn(project) -> list[DataSet]`` (once; usable as a decorator)."""
-    if fn not in _PROVIDERS:
-        _PROVIDERS.append(fn)
-    return fn
-
-
-def unregister_provider(fn: Provider) -> None:
-    """Remove a provider (tests, plug-ins being unloaded)."""
-    with contextlib.suppress(ValueError):
-        _PROVIDERS.remove(fn)
 
 
 def _load_builtins() -> None:
@@ -129,7 +69,7 @@ def project_datasets(project: Any) -> tuple[list[DataSet], list[str]]:
         return [], []
     out: list[DataSet] = []
     errors: list[str] = []
-    for fn in list(_PROVIDERS):
+    for fn in providers():
         try:
             out.extend(fn(project))
         except Exception as exc:  # one broken provider must not hide the others

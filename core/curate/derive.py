@@ -4,6 +4,7 @@ derived, fully specified sample linked to both posts (ECHO §3.3)."""
 from __future__ import annotations
 
 import re
+import sqlite3
 
 from core.curate.commands import Command, EditConflict
 from core.store.project import Project, now_iso
@@ -101,17 +102,17 @@ class DeriveFromTemplate(Command):
                       {"sample": self.new_id, "completion_post_id": self.completion_post_id})
         self.created = True
 
-    def _copy_images(self, conn: object) -> None:
-        rows = conn.execute(  # type: ignore[attr-defined]
+    def _copy_images(self, conn: sqlite3.Connection) -> None:
+        rows = conn.execute(
             "SELECT position, url, sha256, error FROM post_images WHERE post_id = ? "
             "ORDER BY position", (self.completion_post_id,)).fetchall()
         if rows:
-            conn.executemany(  # type: ignore[attr-defined]
+            conn.executemany(
                 "INSERT INTO sample_images(sample_id, role, position, ref, sha256, error) "
                 "VALUES (?, 'output', ?, ?, ?, ?)",
                 [(self.new_id, k, url, sha, err) for k, (_p, url, sha, err) in enumerate(rows)])
             return
-        conn.execute(  # type: ignore[attr-defined]
+        conn.execute(
             "INSERT INTO sample_images(sample_id, role, position, ref, sha256, bbox_x, bbox_y, "
             "bbox_w, bbox_h, error) SELECT ?, role, position, ref, sha256, bbox_x, bbox_y, "
             "bbox_w, bbox_h, error FROM sample_images WHERE sample_id = ? ORDER BY id",

@@ -94,7 +94,7 @@ class SampleLister:
         base = replace(selection, text="")
         rowids, ids = self._base(base, sort, descending)
         if text.empty:
-            return ids.tolist()
+            return _as_list(ids)
         sql, params = text.sql()
         found = self.project.conn.execute(
             f"SELECT group_concat(rowid) FROM ({sql})", params).fetchone()[0]
@@ -103,10 +103,10 @@ class SampleLister:
         hits = np.array(found.split(","), dtype=np.int64)
         top = int(max(rowids.max(), hits.max()))
         if top > 64 * len(rowids) + 1_000_000:  # sparse rowids (set by hand): no bitmap
-            return ids[np.isin(rowids, hits)].tolist()
+            return _as_list(ids[np.isin(rowids, hits)])
         flag = np.zeros(top + 1, dtype=bool)
         flag[hits] = True
-        return ids[flag[rowids]].tolist()
+        return _as_list(ids[flag[rowids]])
 
     def _base(self, selection: SampleFilter, sort: str,
               descending: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -170,3 +170,9 @@ def next_unreviewed(project: Project, ids: list[str], after: int) -> int | None:
 def count_samples(project: Project) -> int:
     """How many samples the project holds."""
     return int(project.conn.execute("SELECT count(*) FROM samples").fetchone()[0])
+
+
+def _as_list(ids: np.ndarray) -> list[str]:
+    """The sample ids of an object array, as a list."""
+    out: list[str] = ids.tolist()
+    return out

@@ -184,7 +184,8 @@ def detect_all(rgb: np.ndarray, settings: DetectSettings,
     the small-face pass), so a big photo never sits at 0 % for the whole detection.
     """
     require("anonymize", "Face and plate detection")
-    face_cost = _face_cost(*rgb.shape[:2], settings)
+    height, width = rgb.shape[:2]
+    face_cost = _face_cost(height, width, settings)
     plate_cost = float(settings.plate_long_side ** 2) if settings.plates else 0.0
     face_share = face_cost / max(1.0, face_cost + plate_cost)
 

@@ -52,6 +52,7 @@ class Geometry:
         crop = data.get("crop")
         return cls(quad=[(float(x), float(y)) for x, y in quad] if quad else None,
                    angle=float(data.get("angle") or 0.0), rot90=int(data.get("rot90") or 0) % 4,
+                   # to_json wrote four numbers; not re-checked when read back
                    crop=tuple(float(v) for v in crop) if crop else None)  # type: ignore[arg-type]
 
 
@@ -89,7 +90,7 @@ def inscribed_scale(width: float, height: float, angle_deg: float) -> float:
 
 def plan(geom: Geometry, width: int, height: int) -> tuple[np.ndarray, tuple[int, int]]:
     """The homography (photo → output, continuous coords) and the output (w, h)."""
-    matrix = np.eye(3)
+    matrix: np.ndarray = np.eye(3)
     w, h = float(width), float(height)
     if geom.quad is not None:
         import cv2
@@ -153,7 +154,8 @@ def map_points(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Apply a homography to (n, 2) points."""
     pts = np.hstack([np.asarray(points, np.float64), np.ones((len(points), 1))])
     mapped = pts @ matrix.T
-    return mapped[:, :2] / mapped[:, 2:3]
+    out: np.ndarray = mapped[:, :2] / mapped[:, 2:3]
+    return out
 
 
 def map_box(matrix: np.ndarray, box: tuple[float, float, float, float], shape: str = "rect"

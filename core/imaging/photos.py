@@ -223,7 +223,7 @@ def region_counts(project: Any) -> dict[int, int]:
 
 def original_path(project: Any, photo: Photo) -> Path:
     """The read-only original in the asset store."""
-    path = project.assets.find(photo.sha256)
+    path: Path | None = project.assets.find(photo.sha256)
     if path is None:
         raise FileNotFoundError(f"{photo.file_name}: original missing from the asset store")
     return path

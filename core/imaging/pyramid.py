@@ -58,7 +58,7 @@ class Pyramid:
         """The smallest level with at least ``scale`` × full-resolution pixels (the
         largest level when zoomed in beyond it)."""
         want = self.width * scale
-        for level in reversed(self.levels):
+        for level in self.levels[::-1]:
             if level.shape[1] >= want * 0.999:
                 return level
         return self.levels[0]

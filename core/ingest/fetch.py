@@ -54,7 +54,6 @@ log = logging.getLogger(__name__)
 
 _POLL_S = 0.05  # how often a running fetch looks at JobState.cancelled()
 _OCTET_TYPES = {"", "application/octet-stream", "binary/octet-stream", "application/binary"}
-_DONE: object = object()  # end-of-iterator sentinel
 MAX_REDIRECTS = 10
 _DECODE_STEP = 1 << 20  # most bytes one decompression step may produce
 MAX_PARALLEL_DECODES = 2  # images decoded at once (each may need up to max_pixels × 4 B)
@@ -451,8 +450,8 @@ async def fetch_images(
 
     def top_up() -> None:
         while len(running) < width:
-            url = next(pending_urls, _DONE)
-            if url is _DONE:
+            url = next(pending_urls, None)
+            if url is None:
                 return
             running.add(asyncio.create_task(run(url)))
 

@@ -250,7 +250,7 @@ class _Importer:
                 self.writer.posts(conn, posts, log)
                 waiting = self.writer.samples(conn, samples, log, final)
         except sqlite3.OperationalError as exc:  # the disk or the file, not a row
-            first = min(n for n, *_ in (*posts, *samples))
+            first = min([p[0] for p in posts] + [s[0] for s in samples])
             raise ImportStoppedError(
                 f"{self.project.path.name} cannot be written ({exc}); the import stopped at "
                 f"line {first} — everything before it is saved, import the file again "

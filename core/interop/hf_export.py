@@ -154,8 +154,9 @@ def _write_dataset(out_dir: str | Path, kind: str, columns: list[tuple[str, Any,
     report = ExportReport(out=str(out))
     with ExportFolder(out, kind, overwrite=overwrite) as folder:
         folder.mkdir("data")
-        writer: ShardWriter | None = ShardWriter(
+        shards = ShardWriter(
             folder.tmp, arrow_schema([(n, k) for n, k, _ in columns]), shard_rows=shard_rows)
+        writer: ShardWriter | None = shards  # None once finished: nothing left to abort
         try:
             state.set_total(max(1, total))
             state.set_status(f"Exporting {total} {item}(s)")
@@ -164,7 +165,7 @@ def _write_dataset(out_dir: str | Path, kind: str, columns: list[tuple[str, Any,
                 if row is None:
                     report.skipped.append({item: name, "reason": extra})
                 else:
-                    writer.add(split, row, extra)
+                    shards.add(split, row, extra)
                     report.exported += 1
                     report.images += count_images(row)
                 state.set_progress(k + 1)
@@ -174,7 +175,7 @@ def _write_dataset(out_dir: str | Path, kind: str, columns: list[tuple[str, Any,
                 raise ValueError(f"nothing to export to {out}: no {item} could be written"
                                  + f" ({why or empty})")
             state.set_status("Writing the dataset card")
-            card.splits = writer.finish()
+            card.splits = shards.finish()
             writer = None
         finally:
             if writer is not None:

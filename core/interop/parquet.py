@@ -68,7 +68,7 @@ def write_table(out: str | Path, columns: Sequence[tuple[str, str]],
 
 
 def _table(pa: Any, schema: Any, rows: list[Sequence[Any]]) -> Any:
-    cols = list(zip(*rows, strict=True)) if rows else [[] for _ in schema]
+    cols: list[Sequence[Any]] = list(zip(*rows, strict=True)) if rows else [[] for _ in schema]
     try:
         return pa.Table.from_arrays([pa.array(c, type=f.type) for c, f in zip(cols, schema,
                                                                              strict=True)],

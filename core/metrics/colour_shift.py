@@ -43,7 +43,7 @@ def srgb_to_lab(rgb: np.ndarray) -> np.ndarray:
     xyz = lin @ (_M.T / _WHITE)
     eps, kappa = 216 / 24389, 24389 / 27
     f = np.where(xyz > eps, np.cbrt(xyz), (kappa * xyz + 16) / 116)
-    lab = np.empty_like(f)
+    lab: np.ndarray = np.empty_like(f)
     lab[..., 0] = 116 * f[..., 1] - 16
     lab[..., 1] = 500 * (f[..., 0] - f[..., 1])
     lab[..., 2] = 200 * (f[..., 1] - f[..., 2])

@@ -121,7 +121,7 @@ class _Reader:
 
     def alias(self) -> tuple[int, int, int, int]:
         self.version({1}, "alias_tensor")
-        return tuple(self.int_() for _ in range(4))  # type: ignore[return-value]
+        return self.int_(), self.int_(), self.int_(), self.int_()
 
 
 def _details(r: _Reader) -> Layer:

@@ -198,7 +198,8 @@ class FaceEmbedder:
             x = (chips.astype(np.float32) - 127.5) / 127.5
             emb = np.asarray(self.onnx.run(None, {self.onnx_input: x.transpose(0, 3, 1, 2)})[0],
                              np.float32).reshape(len(chips), -1)
-        return emb / np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-12)
+        unit: np.ndarray = emb / np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-12)
+        return unit
 
     def embed_keyed(self, images: list[tuple[str, np.ndarray]]) -> list[np.ndarray]:
         """Embeddings of ``(image key, chips)`` with all new faces in one pass.

@@ -29,8 +29,11 @@ def _ref(project: Project, sha: str, ext: str | None, bbox: Sequence[Any] | None
     path = project.assets.path(sha, ext) if ext else project.assets.find(sha)
     if path is not None and not path.exists():
         path = project.assets.find(sha)
-    box = tuple(int(v) for v in bbox) if bbox and all(v is not None for v in bbox) else None
-    return ImageRef(sha, path, box)  # type: ignore[arg-type]
+    box = None
+    if bbox and all(v is not None for v in bbox):  # the four bbox_x, _y, _w, _h columns
+        x, y, w, h = (int(v) for v in bbox)
+        box = (x, y, w, h)
+    return ImageRef(sha, path, box)
 
 
 def collect_items(project: Project, sample_ids: Sequence[str],

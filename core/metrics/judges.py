@@ -67,6 +67,7 @@ class JudgeMetric(Metric):
         return max(1, settings.judge_repeats) if self.repeats_setting else 1
 
     def prepare(self, item: PairItem, setup: Any) -> list[str]:
+        assert item.output is not None  # not_applicable said so before
         refs = (*item.inputs, item.output) if self.uses_inputs else (item.output,)
         return [data_url(encode_png(open_rgb(ref, JUDGE_MAX_SIDE))) for ref in refs]
 

@@ -51,8 +51,8 @@ def read_model_json(spec: str, filename: str) -> dict[str, Any] | None:
     None when the model has no such file; never downloads.
     """
     if is_local(spec):
-        path: str | None = str(Path(spec).expanduser() / filename)
-        if not os.path.isfile(path):  # type: ignore[arg-type]
+        path = str(Path(spec).expanduser() / filename)
+        if not os.path.isfile(path):
             return None
     else:
         try:
@@ -60,11 +60,12 @@ def read_model_json(spec: str, filename: str) -> dict[str, Any] | None:
         except ImportError:  # pragma: no cover - transformers brings it
             return None
         found = try_to_load_from_cache(spec, filename, cache_dir=hf_cache_dir())
-        path = found if isinstance(found, str) else None
-        if path is None:
+        if not isinstance(found, str):
             return None
-    with open(path, encoding="utf-8") as fh:  # type: ignore[arg-type]
-        return json.load(fh)
+        path = found
+    with open(path, encoding="utf-8") as fh:
+        config: dict[str, Any] = json.load(fh)
+    return config
 
 
 def model_status(spec: str) -> tuple[bool, str]:

@@ -249,7 +249,7 @@ def _run_one(state: JobState, project: Project, metric: Metric, params: dict[str
     hashes = {id(item): h for item, h in todo}
     done = 0
 
-    def save(batch: list[tuple[PairItem, MetricResult, float]]) -> None:
+    def save(batch: Sequence[tuple[PairItem, MetricResult, float | None]]) -> None:
         nonlocal done
         rows = [(i.sample_id, i.model, hashes[id(i)], r, sec) for i, r, sec in batch]
         store.save_results(project, metric.name, metric.version, params, ph, rows)
@@ -265,7 +265,7 @@ def _run_one(state: JobState, project: Project, metric: Metric, params: dict[str
         with ThreadPoolExecutor(max(1, settings.decode_threads)) as pool:
             _run_async(judge_items(
                 metric, settings, items,
-                lambda item, result: save([(item, result, None)]),  # type: ignore[list-item]
+                lambda item, result: save([(item, result, None)]),
                 state.cancelled, executor=pool))
         state.check()
         return

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 DEFAULT_CLIP = "openai/clip-vit-base-patch32"
 DEFAULT_DINO = "facebook/dino-vitb8"
@@ -69,10 +70,10 @@ class MetricSettings:
 
 
 def judges_from_text(base_url: str, models: str, api_key: str | None = None,
-                     **kwargs: object) -> tuple[JudgeEndpoint, ...]:
+                     **kwargs: Any) -> tuple[JudgeEndpoint, ...]:
     """Judges sharing one endpoint: ``models`` is a comma-separated list of model names."""
     names = [m.strip() for m in models.split(",") if m.strip()]
     if names and not base_url.strip():
         raise ValueError("a judge model was given but no endpoint URL")
-    return tuple(JudgeEndpoint(base_url.strip(), name, api_key, **kwargs)  # type: ignore[arg-type]
+    return tuple(JudgeEndpoint(base_url.strip(), name, api_key, **kwargs)
                  for name in names)

@@ -160,7 +160,7 @@ def slot_name(slot: int) -> str:
 def _units(design: SessionDesign, catalog: Catalog) -> list[tuple[str, str, tuple[str, ...],
                                                                    str | None]]:
     """(unit key, sample, models, criterion) in a canonical order."""
-    out = []
+    out: list[tuple[str, str, tuple[str, ...], str | None]] = []
     for sid in sorted(design.sample_ids):
         info = catalog.samples.get(sid)
         if info is None:
@@ -183,7 +183,8 @@ class _Tokens:
     """Unique tokens ``<prefix><12 hex>``: HMAC-SHA256 of a counter under the plan key."""
 
     def __init__(self, key: bytes) -> None:
-        self.key, self.count, self.used = key, 0, set()
+        self.key, self.count = key, 0
+        self.used: set[str] = set()
 
     def __call__(self, prefix: str) -> str:
         while True:
@@ -306,7 +307,8 @@ def _marked_gold(design: SessionDesign, catalog: Catalog, rng: random.Random, to
         criterion = item.get("criterion", "VQ")
         if criterion not in LIKERT_CRITERIA:
             raise ValueError(f"gold item for sample {sid!r}: unknown criterion {criterion!r}")
-        bound = {k: {criterion: int(item[k])} for k in ("min", "max") if k in item}
+        bound: dict[str, Any] = {k: {criterion: int(item[k])} for k in ("min", "max")
+                                 if k in item}
         if not bound:
             raise ValueError(f"gold item for sample {sid!r}: give 'min' or 'max'")
         return PlannedTask(token("t"), slot, 0, sid, unit, None, (single,), bound)
@@ -329,7 +331,7 @@ def gold_correct(protocol: str, gold: dict[str, Any], answer: dict[str, Any],
             worst = ranks.get(gold["last"])
             return worst is not None and all(v < worst for t, v in ranks.items()
                                              if t != gold["last"])
-        return ranks.get(gold["better"], 99) < ranks.get(gold["worse"], -1)
+        return bool(ranks.get(gold["better"], 99) < ranks.get(gold["worse"], -1))
     if protocol == "likert":
         ok = all(answer.get(c, 0) >= v for c, v in gold.get("min", {}).items())
         return ok and all(answer.get(c, 99) <= v for c, v in gold.get("max", {}).items())

@@ -203,6 +203,7 @@ def encode_like(rgb: np.ndarray, target: int, seed: bytes) -> bytes:
     def grainy(sigma: float) -> bytes:
         return encode(np.clip(base + sigma * noise, 0, 255).astype(np.uint8))
 
+    lo_len: float  # bounds are halved towards the target below
     lo, lo_len = 0.0, len(plain)
     hi, hi_data = _FIRST_GRAIN, grainy(_FIRST_GRAIN)  # most targets need less than this
     if len(hi_data) < target:
@@ -211,7 +212,7 @@ def encode_like(rgb: np.ndarray, target: int, seed: bytes) -> bytes:
         if len(hi_data) <= target:
             return hi_data
     best, side = hi_data, 0
-    hi_len = len(hi_data)
+    hi_len: float = len(hi_data)
     for _ in range(12):
         sigma = hi - (hi_len - target) * (hi - lo) / (hi_len - lo_len)
         data = grainy(sigma)

@@ -101,7 +101,8 @@ def rater_summaries(project: Project, name: str) -> list[RaterSummary]:
             (session.id, slot)).fetchone()
         mine = [e for e in eff if e.slot == slot]
         gold = [e for e in mine if e.gold is not None]
-        correct = sum(gold_correct(session.protocol, e.gold, e.answer, e.flag) for e in gold)
+        correct = sum(gold_correct(session.protocol, e.gold, e.answer, e.flag) for e in gold
+                      if e.gold is not None)
         times = [e.time_ms / 1000 for e in mine]
         changed = project.conn.execute(
             "SELECT count(*) FROM rating_judgments j JOIN rating_tasks t ON t.session_id = "

@@ -228,3 +228,11 @@ def model_output_counts(project: Project) -> dict[str, int]:
     """``{model: number of outputs}`` in the project, by model name."""
     return {m: int(n) for m, n in project.conn.execute(
         "SELECT model, count(*) FROM model_outputs GROUP BY model ORDER BY model")}
+
+
+def rater_task_counts(project: Project, name: str) -> list[tuple[str, int, int]]:
+    """``(slot, tasks, gold tasks)`` of each rater slot of session ``name``, by slot."""
+    return [(str(slot), int(n), int(gold)) for slot, n, gold in project.conn.execute(
+        "SELECT t.slot, count(*), count(t.gold) FROM rating_tasks t JOIN rating_sessions s "
+        "ON s.id = t.session_id WHERE s.name = ? GROUP BY t.slot ORDER BY t.slot",
+        (name,))]

@@ -95,6 +95,7 @@ def create_session(project: Project, design: SessionDesign, *,
             (uuid.uuid4().hex, design.name, design.protocol,
              json.dumps(design.to_json(), ensure_ascii=False), design.seed, now_iso(),
              project.actor))
+        assert cur.lastrowid is not None  # set by the INSERT
         sid = int(cur.lastrowid)
         conn.execute("INSERT INTO rating_keys(session_id, secret, created_at) VALUES (?,?,?)",
                      (sid, secret, now_iso()))

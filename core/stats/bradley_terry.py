@@ -67,7 +67,8 @@ def ml_exists(w: np.ndarray) -> np.ndarray:
     wins = w.sum(axis=-1)
     losses = w.sum(axis=-2)
     has_both = np.all((wins > 0) & (losses > 0), axis=-1)
-    return has_both & strongly_connected(w)
+    exists: np.ndarray = has_both & strongly_connected(w)
+    return exists
 
 
 def _iterate(w: np.ndarray, use_prior: np.ndarray, tol: float, max_iter: int,
@@ -163,7 +164,8 @@ def fit_strengths(
 def scores_from_strengths(pi: np.ndarray) -> np.ndarray:
     """Scores ``100 * pi / sum(pi)`` (last axis)."""
     pi = np.asarray(pi, dtype=float)
-    return 100.0 * pi / pi.sum(axis=-1, keepdims=True)
+    scores: np.ndarray = 100.0 * pi / pi.sum(axis=-1, keepdims=True)
+    return scores
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ _FULL_STEP = 1e-6  # steps this small are taken whole (quadratic convergence)
 
 def _loglik(theta: np.ndarray, w: np.ndarray, prior: np.ndarray) -> np.ndarray:
     d = theta[:, :, None] - theta[:, None, :]
-    value = -np.einsum("bij,bij->b", w, np.logaddexp(0.0, -d))
+    value: np.ndarray = -np.einsum("bij,bij->b", w, np.logaddexp(0.0, -d))
     value -= prior * (np.logaddexp(0.0, -theta) + np.logaddexp(0.0, theta)).sum(axis=1)
     return value
 

@@ -32,7 +32,7 @@ class ZParams:
 
 def _finite(a: ArrayLike, what: str) -> np.ndarray:
     x = np.asarray(a, dtype=float).reshape(-1)
-    x = x[~np.isnan(x)]
+    x = np.asarray(x[~np.isnan(x)])
     if x.size == 0:
         raise ValueError(f"no {what} scores to calibrate against")
     if np.any(~np.isfinite(x)):

@@ -24,7 +24,8 @@ ELO_SCALE = 400.0
 def elo_from_strengths(pi: np.ndarray) -> np.ndarray:
     """Elo ratings (last axis) relative to the geometric mean of ``pi``."""
     logp = np.log10(np.asarray(pi, dtype=float))
-    return ELO_BASE + ELO_SCALE * (logp - logp.mean(axis=-1, keepdims=True))
+    elo: np.ndarray = ELO_BASE + ELO_SCALE * (logp - logp.mean(axis=-1, keepdims=True))
+    return elo
 
 
 @dataclass(frozen=True)

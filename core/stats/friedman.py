@@ -54,13 +54,15 @@ class FriedmanResult:
 def _rank_rows(values: np.ndarray) -> np.ndarray:
     from scipy import stats  # on use: importing scipy.stats takes ~0.4 s (start-up)
 
-    return stats.rankdata(values, axis=1, method="average")
+    ranks: np.ndarray = stats.rankdata(values, axis=1, method="average")
+    return ranks
 
 
 def _norm_two_sided(z: np.ndarray) -> np.ndarray:
     from scipy import special
 
-    return np.minimum(1.0, special.erfc(np.abs(z) / math.sqrt(2.0)))
+    p: np.ndarray = np.minimum(1.0, special.erfc(np.abs(z) / math.sqrt(2.0)))
+    return p
 
 
 def friedman_statistic(values: np.ndarray) -> tuple[float, float]:

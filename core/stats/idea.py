@@ -33,7 +33,8 @@ def case_scores(answers: np.ndarray) -> np.ndarray:
     l3 = a[..., 4] + a[..., 5]
     pass1 = l1 == 2
     pass2 = pass1 & (l2 == 2)
-    return (l1 + np.where(pass1, l2, 0.0) + np.where(pass2, l3, 0.0)) / N_QUESTIONS
+    scores: np.ndarray = (l1 + np.where(pass1, l2, 0.0) + np.where(pass2, l3, 0.0)) / N_QUESTIONS
+    return scores
 
 
 @dataclass(frozen=True)

@@ -181,7 +181,8 @@ def kemeny_per_item(table: RankingTable) -> np.ndarray:
             groups.setdefault(present[i].tobytes(), []).append(i)
     for members in groups.values():
         cols = np.flatnonzero(present[members[0]])
-        sub = ranks[np.ix_(members, np.arange(ranks.shape[1]), cols)]  # (G, R, k)
+        rows = np.asarray(members)
+        sub = ranks[np.ix_(rows, np.arange(ranks.shape[1]), cols)]  # (G, R, k)
         with np.errstate(invalid="ignore"):
             p = np.sum(sub[:, :, :, None] < sub[:, :, None, :], axis=1).astype(float)
         if cols.size <= EXACT_MAX_ITEMS:
@@ -193,7 +194,7 @@ def kemeny_per_item(table: RankingTable) -> np.ndarray:
             orders = np.array([_heuristic(pi)[0] for pi in p], dtype=np.int64)
         pos = np.empty_like(orders)
         np.put_along_axis(pos, orders, np.arange(1, cols.size + 1)[None, :], axis=1)
-        out[np.ix_(members, cols)] = pos
+        out[np.ix_(rows, cols)] = pos
     return out
 
 

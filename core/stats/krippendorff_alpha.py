@@ -40,9 +40,11 @@ def _distance(values: np.ndarray, n_c: np.ndarray, level: str) -> np.ndarray:
     c = values[:, None]
     k = values[None, :]
     if level == "nominal":
-        return (c != k).astype(float)
+        nominal: np.ndarray = (c != k).astype(float)
+        return nominal
     if level == "interval":
-        return (c - k) ** 2
+        squared: np.ndarray = (c - k) ** 2
+        return squared
     if level == "ratio":
         s = c + k
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -54,7 +56,8 @@ def _distance(values: np.ndarray, n_c: np.ndarray, level: str) -> np.ndarray:
         lo = np.minimum(i[:, None], i[None, :])
         hi = np.maximum(i[:, None], i[None, :])
         between = cum[hi + 1] - cum[lo]
-        return (between - (n_c[:, None] + n_c[None, :]) / 2.0) ** 2
+        ordinal: np.ndarray = (between - (n_c[:, None] + n_c[None, :]) / 2.0) ** 2
+        return ordinal
     raise ValueError(f"unknown level {level!r} (expected one of {', '.join(LEVELS)})")
 
 

@@ -25,7 +25,8 @@ class RankingTable:
     def rankings(self) -> np.ndarray:
         """Non-empty input rankings as rows ``(n_rankings, M)`` (rater-major order)."""
         flat = self.ranks.reshape(-1, len(self.models))
-        return flat[~np.all(np.isnan(flat), axis=1)]
+        kept: np.ndarray = flat[~np.all(np.isnan(flat), axis=1)]
+        return kept
 
     def block_keys(self) -> list[tuple[str, str]]:
         """``(rater, item)`` of each row of :meth:`rankings`, same order."""

@@ -34,7 +34,7 @@ def likert_means(
     unit: Sequence[str],
     model: Sequence[str],
     criterion: Sequence[str],
-    value: Sequence[float],
+    value: Sequence[float] | np.ndarray,
 ) -> LikertMeans:
     """Average long records over raters (labels sorted)."""
     if not (len(rater) == len(unit) == len(model) == len(criterion) == len(value)):

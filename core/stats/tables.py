@@ -189,7 +189,7 @@ def read_likert(path: str | Path) -> LikertMeans:
         list(zip(*cols, strict=True)),
         lambda k: f"a rating by {k[0]!r} of unit {k[1]!r}, model {k[2]!r}, criterion {k[3]!r}",
     )
-    return likert_means(*cols, value)
+    return likert_means(cols[0], cols[1], cols[2], cols[3], value)
 
 
 @dataclass(frozen=True)
@@ -209,4 +209,4 @@ def read_checklist(path: str | Path) -> ChecklistRecords:
     _require_dense(t, models=len(set(names[0])),
                     cases=len(set(zip(names[1], names[2], names[3], strict=True))))
     answers = np.stack([t.codes(q, _BOOL, "0 or 1") for q in IDEA_QUESTIONS], axis=1)
-    return ChecklistRecords(*names, answers)
+    return ChecklistRecords(names[0], names[1], names[2], names[3], answers)

@@ -74,7 +74,7 @@ def win_rates_from_tensor(scores: np.ndarray, models: Sequence[str]) -> WinRateR
         raise ValueError("no sample has scores for two different models: no comparisons")
     idx = np.flatnonzero(keep)
     rate = points.sum(axis=1)[idx] / n_cmp[idx]
-    names = tuple(models[i] for i in idx)
+    names = tuple(models[int(i)] for i in idx)
     return WinRateResult(
         names, rate, n_cmp[idx], points[np.ix_(idx, idx)], counts[np.ix_(idx, idx)]
     )

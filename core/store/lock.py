@@ -22,6 +22,7 @@ import contextlib
 import errno
 import os
 import socket
+import sys
 import threading
 from pathlib import Path
 
@@ -50,7 +51,7 @@ def lock_path(real: Path) -> Path:
 
 def _try_lock(fd: int) -> bool:
     os.lseek(fd, LOCK_OFFSET, os.SEEK_SET)
-    if os.name == "nt":  # pragma: no cover - exercised on Windows only
+    if sys.platform == "win32":  # pragma: no cover - Windows only (mypy skips it here)
         import msvcrt
 
         try:
@@ -70,7 +71,7 @@ def _try_lock(fd: int) -> bool:
 def _unlock(fd: int) -> None:
     with contextlib.suppress(OSError):
         os.lseek(fd, LOCK_OFFSET, os.SEEK_SET)
-        if os.name == "nt":  # pragma: no cover
+        if sys.platform == "win32":  # pragma: no cover
             import msvcrt
 
             msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)

@@ -52,7 +52,7 @@ def test_bulk_label_runs_in_the_background_and_is_one_undo_step(big, qtbot) -> N
     assert ws.editor.busy  # off the GUI thread: the key press returned at once
     ws.select_row(3)
     qtbot.keyClick(ws.table, Qt.Key.Key_B)  # asked for meanwhile: waits its turn
-    assert not ws.actions.undo.isEnabled()  # Undo waits for the bulk edit to be saved
+    assert not ws.page_actions.undo.isEnabled()  # Undo waits for the bulk edit to be saved
     qtbot.waitUntil(lambda: not ws.editor.busy, timeout=20_000)
     assert _quality(win, "m00000") == "Trash" and _quality(win, "m00003") == "Benchmark"
     assert win.project.conn.execute("SELECT count(*) FROM samples WHERE quality = 'Trash'"
@@ -63,7 +63,7 @@ def test_bulk_label_runs_in_the_background_and_is_one_undo_step(big, qtbot) -> N
     ws.undo()  # the single edit
     assert _quality(win, "m00003") == "Trash"
     ws.undo()  # the whole selection, as one step, in the background again
-    assert ws.editor.busy and not ws.actions.undo.isEnabled()
+    assert ws.editor.busy and not ws.page_actions.undo.isEnabled()
     qtbot.waitUntil(lambda: not ws.editor.busy, timeout=20_000)
     assert _quality(win, "m00000") == "Analysis" and _quality(win, "m00001") is None
     assert not ws.undo_stack.can_undo() and ws.undo_stack.can_redo()

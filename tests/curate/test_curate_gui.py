@@ -91,7 +91,7 @@ def test_start_page_without_project(qtbot) -> None:
     assert h.ws.pages.currentWidget() is h.ws.start
     text = " ".join(w.text() for w in h.ws.start.findChildren(type(h.ws.filters.count)))
     assert "New Demo Project" in text and "Import Posts" in text
-    assert not h.ws.actions.export.isEnabled()
+    assert not h.ws.page_actions.export.isEnabled()
 
 
 def test_prompt_edit_undo_redo_reopen(qtbot, h, curate_project) -> None:
@@ -107,7 +107,7 @@ def test_prompt_edit_undo_redo_reopen(qtbot, h, curate_project) -> None:
     new = "Change the colour of the cat to green please"
     assert load_sample(curate_project, "s1").prompt == new
     assert column(ws, "modified", "s1") == "✎"
-    assert "Edit prompt" in ws.actions.undo.text()
+    assert "Edit prompt" in ws.page_actions.undo.text()
     h.key(qtbot, Qt.Key.Key_Z, CTRL)
     assert load_sample(curate_project, "s1").prompt == "Change the colour of the cat to green"
     assert ws.view.prompt.text() == "Change the colour of the cat to green"
@@ -378,7 +378,7 @@ def test_export_from_the_menu(qtbot, h, tmp_path: Path) -> None:
     assert menu.title() == "&Curate"
     texts = [a.text() for a in menu.actions()]
     assert "&Export Benchmark…" in texts and any(t.startswith("&Undo") for t in texts)
-    ws.actions.export.trigger()
+    ws.page_actions.export.trigger()
     dialog = ws._dialogs[-1]
     dialog.folder.setText(str(tmp_path / "out"))
     dialog.quality["Analysis"].setChecked(True)

@@ -146,11 +146,11 @@ def test_panes_collapse_from_the_keyboard_and_come_back(opened, qtbot) -> None: 
     ws.table.setFocus()
     qtbot.keyClick(ws.table, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
     _settle(qtbot)
-    assert not ws.panes.shown("list") and not ws.actions.show_list.isChecked()
+    assert not ws.panes.shown("list") and not ws.page_actions.show_list.isChecked()
     assert ws.view.width() > 900 - 170
     qtbot.keyClick(ws.view, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
     _settle(qtbot)
-    assert ws.panes.shown("list") and ws.actions.show_list.isChecked()
+    assert ws.panes.shown("list") and ws.page_actions.show_list.isChecked()
     qtbot.keyClick(ws.table, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)
     _settle(qtbot)
     assert not ws.panes.shown("images")

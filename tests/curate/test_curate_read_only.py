@@ -53,7 +53,7 @@ def test_read_only_project_offers_no_edits_and_keys_change_nothing(qtbot, ro) ->
     assert [(b.row_id, b.rect) for b in canvas.boxes] == boxes
     assert repr(load_sample(ws.project, "s2").images) == s2
     assert ro.messages == []
-    assert not ws.actions.undo.isEnabled()
+    assert not ws.page_actions.undo.isEnabled()
 
 
 def test_an_edit_that_reaches_a_read_only_project_is_refused_with_a_message(ro) -> None:

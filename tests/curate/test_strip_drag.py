@@ -120,7 +120,7 @@ def test_drag_image_1_to_position_3_then_undo(qtbot, ws, drag_project) -> None:
     drag(qtbot, strip, 0, spot(strip, 2, "right"), release=False)
     # while dragging: the indicator says where it goes and is painted in the input colour
     assert strip.dragging and strip.plan == DropPlan("move", "input", 2, 2,
-                                                     strip.items[0].row_id)
+                                                     strip.images[0].row_id)
     x = strip.indicator_x()
     rect_c, rect_d = (strip.visualItemRect(strip.item(k)) for k in (2, 3))
     assert rect_c.right() < x < rect_d.left()

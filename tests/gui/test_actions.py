@@ -107,7 +107,7 @@ def test_without_a_project_nothing_pretends_to_act(main_window: MainWindow, qtbo
     assert not metrics.act_cancel.isEnabled() and not metrics.act_run.isEnabled()
     assert not metrics.act_export.isEnabled() and not metrics.cancel_button.isEnabled()
     curate = window.show_workspace("curate")
-    assert not any(a.isEnabled() for a in curate.actions.all)
+    assert not any(a.isEnabled() for a in curate.page_actions.all)
     assert window.act_new.isEnabled() and window.act_open.isEnabled()
 
 

@@ -6,8 +6,7 @@ from concurrent.futures import Future
 
 from PySide6.QtCore import Qt
 
-from app.jobs import Job
-from core.jobs import JobState
+from core.jobs import Job, JobState
 from ui.jobs_panel import MAX_FINISHED_ROWS, JobsPanel
 
 
@@ -29,7 +28,7 @@ def test_many_jobs_scroll_and_old_finished_rows_are_dropped(qtbot) -> None:
         panel.add_job(_job(f"job {k}", done=True))
     # the panel does not ask for more room as rows pile up: it scrolls
     assert panel.minimumSizeHint().height() == height
-    qtbot.waitUntil(lambda: panel.scroll.verticalScrollBar().maximum() > 0)
+    qtbot.waitUntil(lambda: panel.scroll_area.verticalScrollBar().maximum() > 0)
     # newest on top; the oldest finished rows went; the running one stayed
     titles = [r.job.state.title for r in panel.rows]
     assert titles[0] == f"job {MAX_FINISHED_ROWS + 9}"

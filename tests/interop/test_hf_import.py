@@ -359,3 +359,32 @@ def test_images_stored_as_paths_inside_the_folder(project, tmp_path: Path) -> No
 
     shas = {sha for (sha,) in project.conn.execute("SELECT sha256 FROM sample_images")}
     assert hashlib.sha256(png_bytes(pattern((20, 20), 3))).hexdigest() in shas
+def test_images_stored_as_paths_inside_the_folder_are_read(project, tmp_path: Path) -> None:
+    """An image column may hold ``{"bytes": None, "path": …}`` (datasets' non-embedded
+    images): a file inside the dataset folder is read and validated. Found by mypy (#16):
+    the reader called a function the importer no longer has, so such a dataset failed
+    as a whole with an ImportError."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from core.interop.features import arrow_schema
+
+    folder = tmp_path / "paths"
+    (folder / "images").mkdir(parents=True)
+    picture = png_bytes(pattern((12, 12), 7))
+    (folder / "images" / "a.png").write_bytes(picture)
+    (folder / "images" / "notes.txt").write_text("not a picture")
+    schema = arrow_schema([("id", "string"), ("prompt", "string"),
+                           ("output_images", ("list", "image"))])
+    rows = [{"id": "pathed", "prompt": "p", "output_images": [
+                {"bytes": None, "path": "images/a.png"}]},
+            {"id": "text", "prompt": "t", "output_images": [
+                {"bytes": None, "path": "images/notes.txt"}]}]
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), folder / "train.parquet")
+    report = import_hf(project, folder)
+    assert report.imported == 1 and report.image_errors == []
+    assert [e["row"] for e in report.errors] == [1]
+    assert "output_images[0]" in report.errors[0]["error"]
+    sha = project.conn.execute("SELECT sha256 FROM sample_images WHERE sample_id = "
+                               "'pathed'").fetchone()[0]
+    assert project.assets.find(sha).read_bytes() == picture

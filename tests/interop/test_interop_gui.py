@@ -22,7 +22,7 @@ pytestmark = pytest.mark.gui
 def _export_dialog(window, qtbot):  # type: ignore[no-untyped-def]
     curate = window.pages["curate"]
     window.nav.setCurrentRow(0)
-    curate.actions.export.trigger()
+    curate.page_actions.export.trigger()
     return curate, curate._dialogs[-1]
 
 

@@ -18,6 +18,7 @@ from core.rating.session_admin import (
     choose_samples,
     model_output_counts,
     plan_removal,
+    rater_task_counts,
     remove_session,
     restore_session,
     session_folder,
@@ -141,3 +142,13 @@ def test_unknown_session_and_unwritten_files(rproject, tmp_path: Path) -> None: 
                                     raters=1, seed=1))
     assert session_folder(p, "unwritten") is None
     assert remove_session(p, "unwritten").deleted_files == []
+
+
+def test_rater_task_counts_per_slot(rproject, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """What ``winnow session create`` prints per rater (the CLI holds no SQL, #16)."""
+    make_session(rproject, tmp_path / "files", "ranking", name="counted", raters=2,
+                 overlap=2, gold_rate=0.2)
+    counts = rater_task_counts(rproject, "counted")
+    assert [slot for slot, _n, _g in counts] == ["R1", "R2"]
+    assert all(n > g > 0 for _slot, n, g in counts)
+    assert rater_task_counts(rproject, "no such session") == []

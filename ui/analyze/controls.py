@@ -77,8 +77,8 @@ class Controls(QObject):
             self.posthoc.addItem(POSTHOC_TITLES.get(method, method), method)
         self.level = QComboBox()
         self.level.addItem("Default for the data", None)
-        for level in LEVELS:
-            self.level.addItem(level, level)
+        for name in LEVELS:
+            self.level.addItem(name, name)
         self.filter = QCheckBox("&Filter raters by correlation")
         self.filter.setToolTip("TECCI: drop raters whose Pearson correlation with the mean of "
                                "the other raters is below the threshold; every tab then uses "

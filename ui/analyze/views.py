@@ -78,8 +78,8 @@ class TableView(QTableWidget):
 
     def texts(self) -> list[list[str]]:
         """Every cell as shown (for tests and copy)."""
-        return [[self.item(i, j).text() for j in range(self.columnCount())]
-                for i in range(self.rowCount())]
+        return [[cell.text() if (cell := self.item(i, j)) is not None else ""
+                 for j in range(self.columnCount())] for i in range(self.rowCount())]
 
 
 class ChartView(QWidget):
@@ -166,8 +166,9 @@ class SectionView(QWidget):
         for lay in (self._left_layout, self._right_layout):
             while lay.count():
                 item = lay.takeAt(0)
-                if item.widget() is not None:
-                    item.widget().deleteLater()
+                widget = item.widget() if item is not None else None
+                if widget is not None:
+                    widget.deleteLater()
         self.tables, self.charts = [], []
 
     def show_section(self, section: Section | None, waiting: str = "") -> None:
@@ -196,17 +197,19 @@ class SectionView(QWidget):
         if not self.stacked:
             self._left_layout.addStretch(1)
         for chart in section.charts:
-            view = ChartView(chart)
-            self.charts.append(view)
-            self._right_layout.addWidget(view)
+            chart_view = ChartView(chart)
+            self.charts.append(chart_view)
+            self._right_layout.addWidget(chart_view)
         if not self.stacked:
             self._right_layout.addStretch(1)
         self._left.setVisible(bool(section.tables))
         self._right.setVisible(bool(section.charts))
         if self.stacked:
             return
-        self.splitter.widget(0).setVisible(bool(section.tables))
-        self.splitter.widget(1).setVisible(bool(section.charts))
+        for index, shown in enumerate((bool(section.tables), bool(section.charts))):
+            side = self.splitter.widget(index)
+            if side is not None:
+                side.setVisible(shown)
         if section.tables and section.charts:
             total = max(self.splitter.width(), 1000)
             left = min(max(t.maximumWidth() for t in self.tables) + 40, int(total * 0.6))

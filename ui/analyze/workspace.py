@@ -33,6 +33,7 @@ from core.analysis.datafiles import open_data_file
 from core.analysis.report import AnalysisOptions, analyze, export_html
 from core.analysis.results import SECTIONS, Analysis
 from core.analysis.sources import DataSet, project_datasets
+from core.jobs import Job, JobState
 from ui.analyze.controls import Controls
 from ui.analyze.keywords import KeywordPanel
 from ui.analyze.views import SectionView, plain_label
@@ -64,7 +65,7 @@ class AnalyzeWorkspace(QWidget):
         self.datasets: list[DataSet] = []
         self.csv_sets: list[DataSet] = []
         self.analysis: Analysis | None = None
-        self.last_job: Any = None
+        self.last_job: Job | None = None
         self.last_export: Path | None = None
         self._rows: dict[str, list[dict[str, Any]]] = {}
         self._generation = 0
@@ -121,7 +122,7 @@ class AnalyzeWorkspace(QWidget):
             button.setToolTip(action.toolTip() or action.text().replace("&", ""))
             button.clicked.connect(action.trigger)
             top.addWidget(button)
-        self.export_button = top.itemAt(top.count() - 1).widget()
+        self.export_button = button  # the last one: Export
         self.facts = plain_label()
         set_tone(self.facts, "muted", text_only=True)
         self.busy = QLabel()
@@ -139,12 +140,12 @@ class AnalyzeWorkspace(QWidget):
             self.views[key].controls.addLayout(layout)
         self.keywords = KeywordPanel()  # community feedback's failure keywords (issue 19)
         self.tabs.addTab(self.keywords, "Failure keywords")
-        layout = QVBoxLayout(self.main)
-        layout.setContentsMargins(12, 10, 12, 6)
-        layout.addLayout(top)
-        layout.addLayout(self.controls.second)
-        layout.addLayout(info)
-        layout.addWidget(self.tabs, 1)
+        main_layout = QVBoxLayout(self.main)
+        main_layout.setContentsMargins(12, 10, 12, 6)
+        main_layout.addLayout(top)
+        main_layout.addLayout(self.controls.second)
+        main_layout.addLayout(info)
+        main_layout.addWidget(self.tabs, 1)
 
     # -- data sets -----------------------------------------------------------------------
     def _project_changed(self) -> None:
@@ -204,7 +205,7 @@ class AnalyzeWorkspace(QWidget):
         then select it."""
         path = Path(path)
 
-        def work(state: Any) -> DataSet:
+        def work(state: JobState) -> DataSet:
             state.set_status(f"Reading {path.name}")
 
             def progress(done: int) -> None:  # bytes of a battle file read so far
@@ -215,7 +216,7 @@ class AnalyzeWorkspace(QWidget):
 
             return open_data_file(path, progress)
 
-        def done(job: Any) -> None:
+        def done(job: Job) -> None:
             if job.outcome != "done":
                 if job.outcome == "failed":
                     self.context.message(f"Cannot open {path.name}", _error(job))
@@ -265,7 +266,7 @@ class AnalyzeWorkspace(QWidget):
         cached = self._rows.get(ds.key)
         project = self.context.project
 
-        def work(state: Any) -> tuple[list[dict[str, Any]], Analysis]:
+        def work(state: JobState) -> tuple[list[dict[str, Any]], Analysis]:
             rows = cached
             if rows is None:
                 state.set_status(f"Loading {ds.name}")
@@ -274,10 +275,10 @@ class AnalyzeWorkspace(QWidget):
                     rows = ds.load(view)
                 finally:
                     if view is not None:
-                        view.conn.close()
+                        view.close()
             return rows, analyze(rows, ds.kind, opt, name=ds.name, state=state)
 
-        def done(job: Any) -> None:
+        def done(job: Job) -> None:
             if job.outcome == "done":
                 rows, analysis = job.future.result()
                 self._rows[ds.key] = rows
@@ -336,11 +337,11 @@ class AnalyzeWorkspace(QWidget):
             return None
         out_dir = Path(out_dir)
 
-        def work(state: Any) -> Path:
+        def work(state: JobState) -> Path:
             state.set_status("Drawing the charts")
             return export_html(analysis, out_dir, state)
 
-        def done(job: Any) -> None:
+        def done(job: Job) -> None:
             if job.outcome == "done":
                 self.last_export = job.future.result()
                 self.context.status(f"Report written to {self.last_export}")
@@ -351,6 +352,6 @@ class AnalyzeWorkspace(QWidget):
         return self.last_job
 
 
-def _error(job: Any) -> str:
+def _error(job: Job) -> str:
     exc = job.future.exception()
     return str(exc) if exc is not None else (getattr(job, "error", "") or "unknown error")

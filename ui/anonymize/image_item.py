@@ -65,7 +65,7 @@ class PyramidItem(QGraphicsItem):
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:  # noqa: ARG002
-        exposed = option.exposedRect.intersected(self._rect)  # type: ignore[attr-defined]
+        exposed = option.exposedRect.intersected(self._rect)
         if exposed.isEmpty():
             return
         if self.pyramid is None:

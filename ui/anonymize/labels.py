@@ -80,7 +80,7 @@ def place_labels(boxes: Sequence[Rect], sizes: Sequence[tuple[float, float]],
         spots = [s for s in _spots(boxes[i], sizes[i]) if not placed.hits(s)]
         inside = [s for s in spots if _inside(s, bounds)] or spots
         clear = [s for s in inside if not regions.hits(s, ignore=boxes[i])]
-        choice = (clear or inside or [None])[0]
+        choice = clear[0] if clear else inside[0] if inside else None
         if choice is not None:
             placed.add(choice)
             out[i] = (choice[0], choice[1])

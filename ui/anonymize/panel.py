@@ -208,7 +208,10 @@ class PhotoPanel(QScrollArea):
         reset_menu = QMenu(self.reset_button)
         for key, text in (("corners", "Perspective Corners"), ("crop", "Crop"),
                           ("all", "All Geometry")):
-            reset_menu.addAction(text, lambda k=key: self.reset_geometry.emit(k))
+            def reset(k: str = key) -> None:
+                self.reset_geometry.emit(k)
+
+            reset_menu.addAction(text, reset)
         self.reset_button.setMenu(reset_menu)
         row.addWidget(corners)
         row.addWidget(crop)
@@ -233,7 +236,9 @@ class PhotoPanel(QScrollArea):
         self.licence = QComboBox()
         self.licence.setEditable(True)
         self.licence.addItems(list(LICENCES))
-        self.licence.lineEdit().editingFinished.connect(
+        licence_edit = self.licence.lineEdit()
+        assert licence_edit is not None  # the combo box is editable
+        licence_edit.editingFinished.connect(
             lambda: self._emit_photo("licence", self.licence.currentText().strip()
                                      or DEFAULT_LICENCE))
         self.licence.activated.connect(

@@ -13,11 +13,12 @@ from PySide6.QtCore import QObject, QSettings, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from core.imaging import photos as repo
+from core.jobs import Job, JobState
 from core.store.project import Project
 from ui.anonymize.detector import DetectorBanner
 from ui.anonymize.editor import PhotoEditor, writable
 from ui.anonymize.viewer import PhotoViewer
-from ui.anonymize.workers import JobHandle, detect_job, import_job, release_all_job, release_job
+from ui.anonymize.workers import detect_job, import_job, release_all_job, release_job
 from ui.context import AppContext
 
 if TYPE_CHECKING:
@@ -46,14 +47,14 @@ class PhotoJobs(QObject):
         return project
 
     # -- detection ------------------------------------------------------------------------
-    def detect_current(self) -> JobHandle | None:
+    def detect_current(self) -> Job | None:
         """Detect faces and plates in the photo on screen."""
         photo = self.viewer.photo
         if photo is None or not writable(self.context, "Detect") or not self.detector.ready():
             return None
         return self._detect([photo.id], f"Detect in {photo.file_name}")
 
-    def detect_all(self) -> JobHandle | None:
+    def detect_all(self) -> Job | None:
         """Detect in every photo with status new."""
         if self.project is None or not writable(self.context, "Detect all") or \
                 not self.detector.ready():
@@ -64,10 +65,10 @@ class PhotoJobs(QObject):
             return None
         return self._detect(ids, f"Detect faces and plates in {len(ids)} photos")
 
-    def _detect(self, ids: list[int], title: str) -> JobHandle:
+    def _detect(self, ids: list[int], title: str) -> Job:
         assert self.project is not None
 
-        def done(job: JobHandle) -> None:
+        def done(job: Job) -> None:
             self.editor.forget_history()  # detection replaced regions outside the history
             self.reload_needed.emit()
             if job.outcome == "failed":
@@ -75,7 +76,7 @@ class PhotoJobs(QObject):
             elif job.outcome == "done":
                 self.context.status(f"Detection finished: {job.future.result()} regions")
 
-        job: JobHandle = self.context.start_job(
+        job: Job = self.context.start_job(
             title, detect_job(self.project.worker_view(), ids, self.detector.settings), done)
         return job
 
@@ -91,12 +92,12 @@ class PhotoJobs(QObject):
         if folder:
             self.import_folder(folder)
 
-    def import_folder(self, folder: str | Path) -> JobHandle | None:
+    def import_folder(self, folder: str | Path) -> Job | None:
         """Import photos from ``folder`` in the background."""
         if self.project is None:
             return None
 
-        def done(job: JobHandle) -> None:
+        def done(job: Job) -> None:
             self.reload_needed.emit()
             if job.outcome == "failed":
                 self.context.message("Import failed", job.error)
@@ -112,14 +113,14 @@ class PhotoJobs(QObject):
                 self.context.message("Some photos could not be imported", "\n".join(
                     msg for _name, msg in report.errors[:20]))
 
-        job: JobHandle = self.context.start_job(
+        job: Job = self.context.start_job(
             f"Import photos from {Path(folder).name}",
             import_job(self.project.worker_view(), folder), done)
         return job
 
     # -- release -------------------------------------------------------------------------------
     def release_current(self, out_dir: str | Path | None = None,
-                        accept_unhidden: bool = False) -> JobHandle | None:
+                        accept_unhidden: bool = False) -> Job | None:
         """Release the photo on screen (reviewed) into ``out_dir`` (asked when None)."""
         photo = self.viewer.photo
         if photo is None or self.project is None or \
@@ -136,7 +137,7 @@ class PhotoJobs(QObject):
             return None
         name = photo.file_name
 
-        def done(job: JobHandle) -> None:
+        def done(job: Job) -> None:
             from core.imaging.release import ReleaseRefused
 
             self.reload_needed.emit()
@@ -156,7 +157,7 @@ class PhotoJobs(QObject):
             path, _result = outcome
             self.context.status(f"Released {name} → {path}", 10000)
 
-        job: JobHandle = self.context.start_job(f"Release {name}", release_job(
+        job: Job = self.context.start_job(f"Release {name}", release_job(
             self.project.worker_view(), photo.id, out_dir, self.detector.settings,
             accept_unhidden), done)
         return job
@@ -182,7 +183,7 @@ class PhotoJobs(QObject):
             QSettings().setValue("anonymize/release_dir", str(out_dir))
         return out_dir
 
-    def release_all(self, out_dir: str | Path | None = None) -> JobHandle | None:
+    def release_all(self, out_dir: str | Path | None = None) -> Job | None:
         """Release every reviewed photo into ``out_dir`` (asked when None) as one job."""
         from core.imaging.release_all import BulkRelease
 
@@ -202,7 +203,7 @@ class PhotoJobs(QObject):
             return None
         report = BulkRelease(str(out_dir))
 
-        def done(job: JobHandle) -> None:
+        def done(job: Job) -> None:
             self.reload_needed.emit()
             self.last_bulk = report
             text = report.summary()
@@ -212,13 +213,13 @@ class PhotoJobs(QObject):
             trouble = job.outcome == "failed" or report.failed
             self._show_result("Release all reviewed", text, warning=bool(trouble))
 
-        job: JobHandle = self.context.start_job(
+        job: Job = self.context.start_job(
             f"Release reviewed photos into {Path(out_dir).name}",
             release_all_job(self.project.worker_view(), out_dir, self.detector.settings,
                             report), done)
         return job
 
-    def export_released_dataset(self, out_dir: str | Path | None = None) -> JobHandle | None:
+    def export_released_dataset(self, out_dir: str | Path | None = None) -> Job | None:
         """Export the released photos as a Hugging Face dataset folder (ADR 101), as a job."""
         from core.interop.hf_export import export_photos_hf
 
@@ -229,13 +230,13 @@ class PhotoJobs(QObject):
             return None
         view = self.project.worker_view()
 
-        def work(state: Any) -> Any:
+        def work(state: JobState) -> Any:
             try:
                 return export_photos_hf(view, out_dir, state=state)
             finally:
                 view.close()
 
-        def done(job: JobHandle) -> None:
+        def done(job: Job) -> None:
             if job.outcome == "done":
                 r = job.future.result()
                 text = f"Exported {r.exported} released photo(s) to {r.out}"
@@ -247,7 +248,7 @@ class PhotoJobs(QObject):
             elif job.outcome == "failed":
                 self._show_result("Export released photos", f"{out_dir}: {job.error}", True)
 
-        job: JobHandle = self.context.start_job(
+        job: Job = self.context.start_job(
             f"Export released photos to {Path(out_dir).name}", work, done)
         return job
 

@@ -28,8 +28,9 @@ from core.imaging.pyramid import (
     pyramid_of,
     render_after,
 )
+from core.jobs import Job
 from core.store.project import Project
-from ui.anonymize.workers import JobHandle, Work, open_job, render_job
+from ui.anonymize.workers import Work, open_job, render_job
 from ui.context import AppContext
 
 #: memory for decoded photos kept for going back (the one on screen is always kept)
@@ -72,7 +73,7 @@ class PyramidCache:
 class _Running:
     generation: int
     key: str | RenderKey
-    job: JobHandle
+    job: Job
 
 
 class _Bridge(QObject):
@@ -199,7 +200,7 @@ class PhotoPixels(QObject):
         def deliver(pyramid: Pyramid) -> None:  # on the worker thread: queued to ours
             self._bridge.arrived.emit(generation, pyramid)
 
-        job: JobHandle = self.context.start_job(
+        job: Job = self.context.start_job(
             title, build(deliver), lambda job: self._finished(kind, generation, job))
         if not job.state.cancelled():  # (a closing app cancels new jobs at once)
             self._running[kind] = _Running(generation, key, job)
@@ -218,10 +219,11 @@ class PhotoPixels(QObject):
         if kind == "before":  # (a preview too: a redraw meanwhile keeps showing it)
             self.cache.put(str(running.key), pyramid)
         elif kind == "after":
+            # the "after" job is keyed by a RenderKey, never by a cache string
             self._after = (running.key, pyramid)  # type: ignore[assignment]
         self.arrived.emit(kind, pyramid)
 
-    def _finished(self, kind: str, generation: int, job: JobHandle) -> None:
+    def _finished(self, kind: str, generation: int, job: Job) -> None:
         if self._kind_of(generation) == kind:  # (its pixels came through _delivered)
             del self._running[kind]
             if not self._running:

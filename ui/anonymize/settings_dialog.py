@@ -62,9 +62,15 @@ class DetectSettingsDialog(QDialog):
                 ("plate_margin_y", "Plate margin, top/bottom (× height)", 0.0, 2.0, 0.05))
         for key, label, lo, hi, step in rows:
             value = getattr(settings, key)
-            spin = QSpinBox() if isinstance(value, int) else QDoubleSpinBox()
-            spin.setRange(lo, hi)
-            spin.setSingleStep(step)
+            spin: QSpinBox | QDoubleSpinBox
+            if isinstance(value, int):
+                spin = QSpinBox()
+                spin.setRange(int(lo), int(hi))
+                spin.setSingleStep(int(step))
+            else:
+                spin = QDoubleSpinBox()
+                spin.setRange(lo, hi)
+                spin.setSingleStep(step)
             spin.setValue(value)
             self.spins[key] = spin
             form.addRow(label + ":", spin)

@@ -8,9 +8,8 @@ project takes its own ``worker_view()`` connection and closes it when done; view
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from core.imaging import photos as repo
 from core.imaging.anonymize import HideSpec
@@ -34,15 +33,6 @@ if TYPE_CHECKING:
 
 #: how finely a job reports progress per photo (JobState counts whole steps)
 STEPS = 1000
-
-
-class JobHandle(Protocol):
-    """What ``context.start_job`` returns (``app.jobs.Job``; ui cannot import app)."""
-
-    state: JobState
-    future: Future[Any]
-    outcome: str
-    error: str
 
 
 Work = Callable[[JobState], Any]
@@ -72,8 +62,11 @@ def detect_job(view: Project, photo_ids: list[int], settings: DetectSettings) ->
                 report = _stage(state, STEPS * index, photo.file_name)
                 report(0.0, "decoding")
                 rgb = repo.load_original(view, photo)
-                found = detect_all(rgb, settings, state.check,
-                                   lambda f, stage, report=report: report(0.1 + 0.9 * f, stage))
+                def detecting(f: float, stage: str, report: Callable[[float, str], None] = report
+                              ) -> None:
+                    report(0.1 + 0.9 * f, stage)
+
+                found = detect_all(rgb, settings, state.check, detecting)
                 repo.replace_detections(view, photo_id, found, settings.to_json())
                 total += len(found)
                 state.set_progress(STEPS * (index + 1))

@@ -4,6 +4,7 @@ shortcut sheet, Help → Keyboard Shortcuts, is generated from these actions).""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -33,10 +34,10 @@ class CurateActions:
         first_edit = len(self.all)
         label = m.addMenu("&Label")
         for quality, key in (("Benchmark", "B"), ("Analysis", "A"), ("Trash", "T")):
-            self._add(label, quality, lambda q=quality: ws.label(q), key)
+            self._add(label, quality, partial(ws.label, quality), key)
         for quality, key in (("Benchmark", "B"), ("Analysis", "A"), ("Trash", "T")):
             self._add(label, f"{quality}, Reviewed and Next",
-                      lambda q=quality: ws.label(q, advance=True), f"Shift+{key}")
+                      partial(ws.label, quality, advance=True), f"Shift+{key}")
         self._add(label, "Clear Label", lambda: ws.label(None), "X")
         self._add(m, "Toggle &Reviewed", ws.toggle_reviewed, "R")
         self._add(m, "&Mark Reviewed and Advance", ws.mark_and_advance, "Ctrl+Return",
@@ -69,7 +70,7 @@ class CurateActions:
         images = m.addMenu("&Images")
         for role, key in (("input", "I"), ("output", "O"), ("unused", "U")):
             self._add(images, f"Mark as {role.title()}",
-                      lambda r=role: ws.image_edits.set_role(ws.view.images.current_item(), r), key)
+                      partial(self._mark_current, role), key)
         self._add(images, "Move Earlier",
                   lambda: ws.image_edits.move_current_image(ws.view.images.current_item(), -1), "Ctrl+Left")
         self._add(images, "Move Later",
@@ -79,7 +80,11 @@ class CurateActions:
                   lambda: ws.view.images.draw_toggle.toggle(), "D")
         pick = images.addMenu("Pick Image")
         for k in range(1, 10):
-            self._add(pick, f"Image {k}", lambda k=k: ws.view.images.select_index(k - 1), str(k))
+            self._add(pick, f"Image {k}", partial(ws.view.images.select_index, k - 1), str(k))
+
+    def _mark_current(self, role: str) -> None:
+        ws = self.ws
+        ws.image_edits.set_role(ws.view.images.current_item(), role)
 
     def _add_proposals(self, m: QMenu) -> None:
         """Posts, proposals and their report (issue 19)."""

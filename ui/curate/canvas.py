@@ -261,8 +261,9 @@ class ImageCanvas(QWidget):
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
         key, mods = event.key(), event.modifiers()
         step = 10 if mods & Qt.KeyboardModifier.ShiftModifier else 1
-        moves = {Qt.Key.Key_Left: (-step, 0), Qt.Key.Key_Right: (step, 0),
-                 Qt.Key.Key_Up: (0, -step), Qt.Key.Key_Down: (0, step)}
+        moves: dict[int, tuple[int, int]] = {
+            Qt.Key.Key_Left: (-step, 0), Qt.Key.Key_Right: (step, 0),
+            Qt.Key.Key_Up: (0, -step), Qt.Key.Key_Down: (0, step)}
         box = None if self.locked else self.selected_box()
         if key in moves and box is not None:
             dx, dy = moves[key]

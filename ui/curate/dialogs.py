@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypedDict
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -20,6 +22,17 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+
+class ExportOptions(TypedDict):
+    """What :meth:`ExportDialog.options` returns: the export's keyword arguments."""
+
+    out_dir: Path
+    qualities: tuple[str, ...]
+    splits: tuple[str, ...]
+    use_filter: bool
+    overwrite: bool
+    fmt: str
 
 
 class ExportDialog(QDialog):
@@ -40,7 +53,11 @@ class ExportDialog(QDialog):
         self.format.addItem("JSON Lines + images folder", "jsonl")
         self.format.addItem("Hugging Face dataset (parquet)", "hf")
         if hf_missing:  # pyarrow is not installed: say which extra brings it
-            self.format.model().item(1).setEnabled(False)
+            model = self.format.model()
+            assert isinstance(model, QStandardItemModel)  # a combo box's own model
+            hf_item = model.item(1)
+            if hf_item is not None:
+                hf_item.setEnabled(False)
             self.format.setItemData(1, hf_missing, Qt.ItemDataRole.ToolTipRole)
         self.folder = QLineEdit(str(default_dir))
         browse = QPushButton("Browse…")
@@ -91,7 +108,7 @@ class ExportDialog(QDialog):
         if folder:
             self.folder.setText(folder)
 
-    def options(self) -> dict[str, object]:
+    def options(self) -> ExportOptions:
         """The chosen options as keyword arguments for the export."""
         return {
             "out_dir": Path(self.folder.text().strip()),

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from core.curate.commands import Command, EditConflict, UndoStack
+from core.jobs import Job, JobState
 from core.store.errors import ProjectError
 
 #: edits touching this many samples or more run in the background
@@ -43,7 +44,7 @@ class Editor:
         self._changed = changed
         self._refused = refused
         self._busy_changed = busy_changed
-        self.job: Any = None  # the background step running now
+        self.job: Job | None = None  # the background step running now
         self._waiting: list[Command] = []
 
     def bind(self, project: Any) -> None:
@@ -81,7 +82,7 @@ class Editor:
         """Undo (or redo) the last step; returns the command when it was done here."""
         if self.stack is None:
             return None
-        if self.busy:
+        if self.job is not None:  # busy
             self.context.status("Wait: " + self.job.state.title + " is still being saved.")
             return None
         command = self.stack.next_undo() if undo else self.stack.next_redo()
@@ -105,7 +106,7 @@ class Editor:
         view = stack.project.worker_view()
         title = {"do": "", "undo": "Undo: ", "redo": "Redo: "}[what] + command.label
 
-        def work(state: Any) -> None:
+        def work(state: JobState) -> None:
             state.set_status(f"{len(command.sample_ids):,} samples")
             try:
                 (command.undo if what == "undo" else command.do)(view)
@@ -114,7 +115,7 @@ class Editor:
 
         finished = False
 
-        def done(job: Any) -> None:
+        def done(job: Job) -> None:
             nonlocal finished
             finished = True
             if stack is not self.stack:  # the project was closed meanwhile: saved, unbooked

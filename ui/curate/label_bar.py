@@ -169,7 +169,10 @@ class LabelBar(QWidget):
         was = self.compact
         self.set_compact(compact)
         layout = self.layout()
-        widgets = [layout.itemAt(k).widget() for k in range(layout.count())]
+        assert layout is not None  # built in __init__
+        items = [layout.itemAt(k) for k in range(layout.count())]
+        widgets = [w for w in (i.widget() if i is not None else None for i in items)
+                   if w is not None]
         width = sum(w.sizeHint().width() for w in widgets
                     if w not in (self.title, self.link) and not w.isHidden())
         width += self.title.minimumSizeHint().width() + layout.spacing() * len(widgets)

@@ -43,13 +43,15 @@ class Panes:
         """Whether the sample list ("list") or the images ("images") are on screen."""
         ws = self.ws
         splitter, index = self._pane(pane)
-        return splitter.widget(index).isVisibleTo(ws) and splitter.sizes()[index] > 0
+        widget = splitter.widget(index)
+        return widget is not None and widget.isVisibleTo(ws) and splitter.sizes()[index] > 0
 
     def show(self, pane: str, on: bool) -> None:
         """Show or hide the sample list or the images (to give the rest the room)."""
         ws = self.ws
         splitter, index = self._pane(pane)
         widget = splitter.widget(index)
+        assert widget is not None  # the splitters are built with both panes
         if pane == "list" and not on and ws.table.hasFocus():
             ws.view.setFocus()
         widget.setVisible(on)
@@ -60,7 +62,7 @@ class Panes:
             splitter.setSizes(sizes)
         if on and pane == "list":
             ws.table.setFocus()
-        ws.actions.update_panes()
+        ws.page_actions.update_panes()
 
     def toggle(self, pane: str) -> None:
         """Hide the pane when it is shown, show it when it is not."""

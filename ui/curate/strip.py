@@ -102,7 +102,7 @@ class ImageStrip(QListWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.items: list[ImageItem] = []
+        self.images: list[ImageItem] = []  # not "items": that is QListWidget.items()
         self.setViewMode(QListWidget.ViewMode.IconMode)
         self.setFlow(QListWidget.Flow.LeftToRight)
         self.setWrapping(False)
@@ -121,7 +121,7 @@ class ImageStrip(QListWidget):
     def set_entries(self, items: list[ImageItem]) -> None:
         """The items behind the rows (set before adding the rows); ends any drag."""
         self.cancel_drag()
-        self.items = items
+        self.images = items
 
     # -- mouse ------------------------------------------------------------------------------
     def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802
@@ -201,7 +201,7 @@ class ImageStrip(QListWidget):
         self._last = pos
         self.drop_at = self.drop_target(pos)
         src = self._press[0] if self._press else -1
-        self.plan = plan_drop(self.items, src, *self.drop_at) if self.drop_at else None
+        self.plan = plan_drop(self.images, src, *self.drop_at) if self.drop_at else None
         self.viewport().update()
 
     def _auto_scroll(self) -> None:

@@ -23,6 +23,7 @@ from core.curate.commands import Command, UndoStack
 from core.curate.derive import DeriveFromTemplate, fill_template
 from core.curate.queries import count_samples, distinct_tags, next_unreviewed
 from core.propose.commands import NewSampleFromPost
+from core.jobs import Job, JobState
 from core.selection import SampleFilter
 from ui.curate.actions import CurateActions
 from ui.curate.dialogs import FillDialog
@@ -53,7 +54,7 @@ class CurateWorkspace(QWidget):
         self.context = context
         self.project: Any = None
         self.editor = Editor(context, self._after_command, lambda: self.view.refresh_labels(),
-                             lambda: self.actions.update_undo())
+                             lambda: self.page_actions.update_undo())
         self._kept: str | None = None  # the sample to return to after an empty result
         self.store = ImageStore()
         self._dialogs: list[QWidget] = []
@@ -103,9 +104,9 @@ class CurateWorkspace(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.pages)
-        self.actions = CurateActions(self)
-        self.main.splitterMoved.connect(lambda *_: self.actions.update_panes())
-        self.view.splitter.splitterMoved.connect(lambda *_: self.actions.update_panes())
+        self.page_actions = CurateActions(self)
+        self.main.splitterMoved.connect(lambda *_: self.page_actions.update_panes())
+        self.view.splitter.splitterMoved.connect(lambda *_: self.page_actions.update_panes())
         context.project_changed.connect(self.on_project_changed)
         context.data_changed.connect(self.on_data_changed)
         self.on_project_changed()
@@ -140,7 +141,7 @@ class CurateWorkspace(QWidget):
 
     def workspace_menu(self) -> QMenu:
         """The "Curate" menu for the menu bar."""
-        return self.actions.menu
+        return self.page_actions.menu
 
     # -- project -------------------------------------------------------------------------------
     def on_project_changed(self) -> None:
@@ -153,12 +154,12 @@ class CurateWorkspace(QWidget):
         self.view.show_sample(self.project, None)
         self.store.clear()
         self.editor.bind(self.project)
-        self.actions.update_undo()
+        self.page_actions.update_undo()
         self.pages.setCurrentWidget(self.main if self.project is not None else self.start)
         self.panes.balance()
         read_only = bool(self.project is not None and self.project.readonly)
-        self.actions.set_read_only(read_only)
-        self.actions.set_enabled(self.project is not None)
+        self.page_actions.set_read_only(read_only)
+        self.page_actions.set_enabled(self.project is not None)
         self.view.set_read_only(read_only)
         if self.project is not None:
             self.filters.set_tags(distinct_tags(self.project))
@@ -238,7 +239,9 @@ class CurateWorkspace(QWidget):
 
     def selected_ids(self) -> list[str]:
         """Ids of the selected rows (the current sample when only one)."""
-        ranges = sorted((r.top(), r.bottom()) for r in self.table.selectionModel().selection())
+        selection = self.table.selectionModel().selection()
+        ranges = sorted((r.top(), r.bottom())
+                        for r in (selection.at(k) for k in range(selection.count())))
         ids = list(dict.fromkeys(sid for top, bottom in ranges
                                  for sid in self.model.ids[top:bottom + 1]))
         current = self.current_id()
@@ -317,7 +320,7 @@ class CurateWorkspace(QWidget):
         self.model.refresh_ids(command.sample_ids)
         if self.current_id() in command.sample_ids:
             self.view.reload()
-        self.actions.update_undo()
+        self.page_actions.update_undo()
 
     # -- labels ------------------------------------------------------------------------------------
     def label(self, quality: str | None, advance: bool = False) -> None:

@@ -4,7 +4,7 @@ and how a finished run reports its failed items to the job state."""
 from __future__ import annotations
 
 import textwrap
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -22,6 +22,10 @@ from PySide6.QtWidgets import (
 )
 
 from core.metrics.registry import all_metrics
+
+if TYPE_CHECKING:
+    from core.jobs import JobState
+    from core.metrics.runner import RunSummary
 
 DEVICES = (("Automatic (GPU if present)", "auto"), ("CPU", "cpu"), ("CUDA GPU", "cuda"))
 
@@ -97,7 +101,7 @@ class RunPanel(QWidget):
         self.setMaximumWidth(380)
 
 
-def report_items(state: Any, summary: Any, n_items: int, titles: dict[str, str]) -> None:
+def report_items(state: JobState, summary: RunSummary, n_items: int, titles: dict[str, str]) -> None:
     """Tell the job state which (item × metric) results failed, so a run in which
     everything failed reads as failed in the Jobs panel, not "Finished" (ADR 081)."""
     state.item_done(summary.computed + summary.cached + summary.not_applicable)

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.jobs import Job, JobState
 from core.metrics.base import SAMPLE_MODEL, params_hash
 from core.metrics.items import available_models, collect_items, rating_sessions
 from core.metrics.registry import all_metrics, get
@@ -53,10 +54,14 @@ class _Progress(QObject):
 class MetricsWorkspace(QWidget):
     """The page built by the main window as ``MetricsWorkspace(context)``."""
 
+    drill: DrillDown  # built in _build_main, after the table whose signals show it
+    tabs: QTabWidget
+
     def __init__(self, context: Any) -> None:
         super().__init__()
         self.context = context
-        self.job: Any = None
+        self.job: Job | None = None
+        self._last_finished: Job | None = None  # the run _finished saw last
         self.sample_ids: list[str] = []
         self.all_rows: list[Any] = []
         self.titles = {m.name: m.title for m in all_metrics()}
@@ -85,9 +90,12 @@ class MetricsWorkspace(QWidget):
     def _build_main(self) -> QWidget:
         left = RunPanel()
         # the panel's widgets, by the names the rest of the workspace (and tests) use
-        for name in ("selection_label", "models", "metrics", "device", "run_button",
-                     "cancel_button", "settings_button", "progress", "status", "source"):
-            setattr(self, name, getattr(left, name))
+        self.selection_label, self.models, self.metrics = (left.selection_label, left.models,
+                                                           left.metrics)
+        self.device, self.run_button, self.cancel_button = (left.device, left.run_button,
+                                                            left.cancel_button)
+        self.settings_button, self.progress, self.status, self.source = (
+            left.settings_button, left.progress, left.status, left.source)
         self.run_button.clicked.connect(self.run)
         self.cancel_button.clicked.connect(self.cancel)
         self.settings_button.clicked.connect(self.open_settings)
@@ -333,7 +341,7 @@ class MetricsWorkspace(QWidget):
         emit = self._progress.changed.emit
         titles = dict(self.titles)
 
-        def work(state: Any) -> Any:
+        def work(state: JobState) -> Any:
             state.subscribe(lambda s: emit(s.done, s.total or 0, s.status))
             view = project.worker_view()
             try:
@@ -348,7 +356,7 @@ class MetricsWorkspace(QWidget):
         self.status.setText("Starting…")
         job = self.context.start_job(f"Metrics: {names}", work, self._finished)
         # a fully cached run can finish (and call _finished) before start_job returns
-        self.job = None if getattr(job, "metrics_handled", False) else job
+        self.job = None if self._last_finished is job else job
         self.update_actions()
         return job
 
@@ -365,8 +373,8 @@ class MetricsWorkspace(QWidget):
         if status:
             self.status.setText(status)
 
-    def _finished(self, job: Any) -> None:
-        job.metrics_handled = True
+    def _finished(self, job: Job) -> None:
+        self._last_finished = job
         self.job = None
         self.update_actions()
         if job.outcome == "done":

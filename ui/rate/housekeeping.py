@@ -4,11 +4,13 @@ Rate workspace (ADR 037); the decisions and the deleting are ``core``'s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QUrl
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMessageBox, QWidget
 
 from core.rating.session_admin import (
     plan_removal,
@@ -19,13 +21,21 @@ from core.rating.session_admin import (
 from core.store.errors import ProjectError
 
 
-class SessionHousekeeping:
+class SessionHousekeeping(QWidget):
     """Mixed into :class:`ui.rate.workspace.RateWorkspace`: needs ``context``,
     ``selected_session()``, ``refresh()``, ``_inform()``, the ``act_folder``,
     ``act_delete`` and ``act_restore`` actions, ``archived_names`` and ``open_url``."""
 
     context: Any
     archived_names: set[str]
+    act_folder: QAction
+    act_delete: QAction
+    act_restore: QAction
+    last_box: QMessageBox
+    open_url: Callable[[QUrl], Any]
+    selected_session: Callable[[], str | None]
+    refresh: Callable[[], None]
+    _inform: Callable[..., QMessageBox]
 
     def _update_session_actions(self) -> None:
         project = self.context.project

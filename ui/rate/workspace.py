@@ -5,6 +5,7 @@ results export, delete / archive a session and open its folder, and the rater vi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from core.curate.queries import count_samples, distinct_tags
 from core.ingest.outputs import import_outputs, output_models
+from core.jobs import Job, JobState
 from core.rating.design import SessionDesign
 from core.rating.merge import merge_files
 from core.rating.protocols import PROTOCOL_TITLES
@@ -87,7 +89,7 @@ class RateWorkspace(SessionHousekeeping, QWidget):
         super().__init__(parent)
         self.context = context
         self.raters: list[RaterWindow] = []
-        self.last_job: Any = None
+        self.last_job: Job | None = None
         self._build_actions()
         self.empty = EmptyState(
             "Rate", "Offline expert rating sessions with blinded, randomized model outputs.",
@@ -251,8 +253,9 @@ class RateWorkspace(SessionHousekeeping, QWidget):
             _set_row(self.sessions, r, [name, PROTOCOL_TITLES[s.protocol], s.raters, s.tasks,
                                         s.judgments, s.design.seed, format_when(s.created_at)],
                      key=s.name, dim=s.uid in hidden)
-            self.sessions.item(r, SESSION_COLUMNS.index("Created")).setToolTip(
-                when_tooltip(s.created_at))
+            created = self.sessions.item(r, SESSION_COLUMNS.index("Created"))
+            assert created is not None  # _set_row filled every cell
+            created.setToolTip(when_tooltip(s.created_at))
             if s.name == current:
                 self.sessions.selectRow(r)
         self.sessions.resizeColumnsToContents()
@@ -265,7 +268,8 @@ class RateWorkspace(SessionHousekeeping, QWidget):
         items = self.sessions.selectedItems()
         if not items:
             return None
-        return self.sessions.item(items[0].row(), 0).data(Qt.ItemDataRole.UserRole)
+        name = self.sessions.item(items[0].row(), 0)
+        return name.data(Qt.ItemDataRole.UserRole) if name is not None else None
 
     def show_summary(self) -> None:
         """Per-rater summary of the selected session."""
@@ -298,13 +302,13 @@ class RateWorkspace(SessionHousekeeping, QWidget):
         """Import model outputs in the background, then report missing/extra files."""
         view = self.context.project.worker_view()
 
-        def work(state: Any) -> dict[str, Any]:
+        def work(state: JobState) -> dict[str, Any]:
             try:
                 return import_outputs(view, folder, state=state).to_json()
             finally:
                 view.close()
 
-        def done(job: Any) -> None:
+        def done(job: Job) -> None:
             if job.outcome == "done":
                 self._report_outputs(job.future.result())
             elif job.outcome == "failed":
@@ -366,13 +370,13 @@ class RateWorkspace(SessionHousekeeping, QWidget):
             return None
         view = self.context.project.worker_view()
 
-        def work(state: Any) -> list[str]:
+        def work(state: JobState) -> list[str]:
             try:
                 return [str(p) for p in create_and_write(view, design, out_dir, state=state)]
             finally:
                 view.close()
 
-        def done(job: Any) -> None:
+        def done(job: Job) -> None:
             self.refresh()
             if job.outcome == "done":
                 files = job.future.result()
@@ -392,18 +396,18 @@ class RateWorkspace(SessionHousekeeping, QWidget):
         if paths:
             self.merge(paths)
 
-    def merge(self, paths: list[str | Path]) -> Any:
+    def merge(self, paths: Sequence[str | Path]) -> Any:
         """Merge returned files in the background; refused files are listed with why."""
         view = self.context.project.worker_view()
 
-        def work(state: Any) -> tuple[list[str], list[str]]:
+        def work(state: JobState) -> tuple[list[str], list[str]]:
             try:
                 results, errors = merge_files(view, list(paths), state=state)
                 return [r.summary() for r in results], errors
             finally:
                 view.close()
 
-        def done(job: Any) -> None:
+        def done(job: Job) -> None:
             self.refresh()
             if job.outcome != "done":
                 self.context.message("Merge failed", str(job.error))

@@ -63,8 +63,9 @@ def menu_actions(menu: QMenu) -> list[QAction]:
         if action.isSeparator():
             continue
         found.append(action)
-        if action.menu() is not None:
-            found.extend(menu_actions(action.menu()))
+        submenu = action.menu()
+        if isinstance(submenu, QMenu):
+            found.extend(menu_actions(submenu))
     return found
 
 
@@ -87,7 +88,7 @@ def show_workspace(page: QWidget, menu: QMenu | None, shown: bool) -> None:
         update_workspace(page)
 
 
-def update_workspace(page: QWidget) -> None:
+def update_workspace(page: QWidget | None) -> None:
     """Ask the page to enable what can act now (its optional ``update_actions`` hook)."""
     hook = getattr(page, "update_actions", None)
     if callable(hook):

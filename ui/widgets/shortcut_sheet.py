@@ -89,8 +89,8 @@ class ShortcutSheet(QDialog):
                 item.setToolTip(0, row.tip)
                 group.addChild(item)
         self.tree.expandAll()
-        for k in range(self.tree.topLevelItemCount()):
-            self.tree.topLevelItem(k).setFirstColumnSpanned(True)
+        for group in self._groups():
+            group.setFirstColumnSpanned(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
@@ -103,25 +103,30 @@ class ShortcutSheet(QDialog):
     def rows(self) -> dict[str, list[tuple[str, str]]]:
         """What the sheet lists (visible rows), by group title: for tests and checks."""
         out: dict[str, list[tuple[str, str]]] = {}
-        for k in range(self.tree.topLevelItemCount()):
-            group = self.tree.topLevelItem(k)
+        for group in self._groups():
             if group.isHidden():
                 continue
-            out[group.text(0)] = [(group.child(i).text(0), group.child(i).text(1))
-                                  for i in range(group.childCount())
-                                  if not group.child(i).isHidden()]
+            out[group.text(0)] = [(child.text(0), child.text(1)) for child in _children(group)
+                                  if not child.isHidden()]
         return out
+
+    def _groups(self) -> list[QTreeWidgetItem]:
+        items = (self.tree.topLevelItem(k) for k in range(self.tree.topLevelItemCount()))
+        return [item for item in items if item is not None]
 
     def _apply_filter(self, text: str) -> None:
         needle = text.strip().lower()
-        for k in range(self.tree.topLevelItemCount()):
-            group = self.tree.topLevelItem(k)
+        for group in self._groups():
             in_title = needle in group.text(0).lower()
             visible = 0
-            for i in range(group.childCount()):
-                child = group.child(i)
+            for child in _children(group):
                 hit = not needle or in_title or needle in child.text(0).lower() \
                     or needle in child.text(1).lower()
                 child.setHidden(not hit)
                 visible += hit
             group.setHidden(visible == 0)
+
+
+def _children(item: QTreeWidgetItem) -> list[QTreeWidgetItem]:
+    children = (item.child(i) for i in range(item.childCount()))
+    return [child for child in children if child is not None]
