@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.jobs import Job, JobState
 from ui.curate.dialogs import ExportDialog
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ class ExportController:
         view = ws.project.worker_view()
         selection = ws.model.selection if use_filter else None
 
-        def work(state: Any) -> Any:
+        def work(state: JobState) -> Any:
             try:
                 if fmt == "hf":
                     return export_benchmark_hf(view, out_dir, qualities=qualities,
@@ -61,7 +62,7 @@ class ExportController:
             finally:
                 view.close()
 
-        def done(job: Any) -> None:
+        def done(job: Job) -> None:
             if job.outcome == "done":
                 r = job.future.result()
                 text = f"Exported {r.exported} sample(s), {r.images} image(s) to {r.out}"

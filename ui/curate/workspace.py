@@ -23,7 +23,6 @@ from core.curate.commands import Command, UndoStack
 from core.curate.derive import DeriveFromTemplate, fill_template
 from core.curate.queries import count_samples, distinct_tags, next_unreviewed
 from core.propose.commands import NewSampleFromPost
-from core.jobs import Job, JobState
 from core.selection import SampleFilter
 from ui.curate.actions import CurateActions
 from ui.curate.dialogs import FillDialog
