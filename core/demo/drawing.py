@@ -323,8 +323,8 @@ def _sign(img: Image.Image, d: ImageDraw.ImageDraw, p: Params, w: int, h: int, g
     if p.get("rain"):
         r = random.Random(len(p["text"]))
         for _ in range(70):
-            x, y = r.uniform(0, w), r.uniform(0, h)
-            d2.line((x, y, x - 3, y + 12), fill=(150, 160, 190), width=1)
+            rx, ry = r.uniform(0, w), r.uniform(0, h)
+            d2.line((rx, ry, rx - 3, ry + 12), fill=(150, 160, 190), width=1)
 
 
 def _poster(img: Image.Image, d: ImageDraw.ImageDraw, p: Params, w: int, h: int, ground: RGB) -> None:

@@ -115,7 +115,8 @@ def _car_rear(d: ImageDraw.ImageDraw, cx: float, base: float, w: float, body: RG
     d.rounded_rectangle((cx - w * 0.5, base - h * 0.28, cx + w * 0.5, base - h * 0.12),
                         radius=10, fill=dark)
     pw = w * 0.32
-    return plate(d, cx - pw / 2, top + h * 0.6, pw)
+    box: tuple[float, float, float, float] = plate(d, cx - pw / 2, top + h * 0.6, pw)
+    return box
 
 
 def _person(d: ImageDraw.ImageDraw, cx: float, head_top: float, head_h: float, skin: RGB,
@@ -232,8 +233,8 @@ def _us_parking(rnd: random.Random) -> tuple[Image.Image, dict[str, list[Box]]]:
     for x in range(40, w, 180):
         d.rectangle((x, ground - 110, x + 120, ground - 20), fill=(95, 120, 140))
     d.rectangle((0, ground, w, h), fill=(72, 73, 78))
-    for x in np.arange(-200, w + 200, 330):  # bay lines in perspective
-        d.line((x, h, w / 2 + (x - w / 2) * 0.35, ground), fill=(225, 225, 215), width=9)
+    for bay in range(-200, w + 200, 330):  # bay lines in perspective
+        d.line((bay, h, w / 2 + (bay - w / 2) * 0.35, ground), fill=(225, 225, 215), width=9)
     text = f"{rnd.randint(2, 9)}{''.join(rnd.choice('ABCDEFGHJKLMNPRTUVWXY') for _ in range(3))}" \
            f"{rnd.randint(100, 999)}"
     state = rnd.choice(["OREGON", "NEVADA", "OHIO", "MAINE"])
@@ -319,15 +320,19 @@ def _gallery(rnd: random.Random) -> tuple[Image.Image, dict[str, list[Box]], lis
                     dd.fit_size(title, round(w * 0.19), 30), (25, 25, 25)),
              _label(d, lx + w * 0.11, ly + h * 0.11, f"oil, {rnd.randint(1890, 1960)}", 22,
                     (70, 70, 70))]
-    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float32)
     k = rnd.uniform(0.08, 0.11) * w  # the top edge looks shorter: shot from below
-    dst = np.float32([[k, h * 0.05], [w - k, h * 0.05], [w, h * 0.97], [0, h * 0.97]])
+    dst = np.array([[k, h * 0.05], [w - k, h * 0.05], [w, h * 0.97], [0, h * 0.97]],
+                   dtype=np.float32)
     matrix = cv2.getPerspectiveTransform(src, dst)
     warped = cv2.warpPerspective(np.asarray(flat), matrix, (w, h), flags=cv2.INTER_LINEAR)
     img.paste(Image.fromarray(warped[..., :3]), (0, 0), Image.fromarray(warped[..., 3]))
 
     def warp(points: list[tuple[float, float]]) -> np.ndarray:
-        return cv2.perspectiveTransform(np.float32([points]), matrix)[0] / SCALE
+        moved: np.ndarray = np.asarray(
+            cv2.perspectiveTransform(np.array([points], dtype=np.float32), matrix))
+        result: np.ndarray = moved[0] / SCALE
+        return result
 
     frame = warp([(px0 - 22, py0 - 22), (px1 + 22, py0 - 22), (px1 + 22, py1 + 22),
                   (px0 - 22, py1 + 22)])

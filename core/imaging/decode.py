@@ -75,7 +75,7 @@ def init_plugins() -> None:
 
         Image.init()
         try:  # optional (the heic extra): HEIC photos from phones
-            from pillow_heif import register_heif_opener  # type: ignore[import-not-found]
+            from pillow_heif import register_heif_opener
 
             register_heif_opener()
             _heif = True
@@ -314,13 +314,15 @@ def to_srgb(image: Image.Image) -> Image.Image:
             mode = image.mode if image.mode in ("RGB", "CMYK", "L") else "RGB"
             if image.mode != mode:
                 image = image.convert(mode)
-            return ImageCms.profileToProfile(
+            converted = ImageCms.profileToProfile(
                 image,
                 src,
                 ImageCms.createProfile("sRGB"),
                 outputMode="RGB",
                 renderingIntent=ImageCms.Intent.PERCEPTUAL,
             )
+            if converted is not None:  # None only when converting in place
+                return converted
         except (OSError, ImageCms.PyCMSError, ValueError):
             pass  # a broken profile: fall back to plain conversion
     return image if image.mode == "RGB" else image.convert("RGB")

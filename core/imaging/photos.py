@@ -118,7 +118,7 @@ def import_photo(project: Any, path: str | os.PathLike[str]) -> tuple[int, bool]
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise PhotoDecodeError(f"{path.name}: cannot read ({exc.strerror or exc})") from exc
+        raise PhotoDecodeError(path.name, f"cannot read ({exc.strerror or exc})") from exc
     rgb = decode_rgb(data, path.name)
     height, width = rgb.shape[:2]
     ext = path.suffix.lower().lstrip(".") or "jpg"

@@ -115,11 +115,12 @@ def import_hf(project: Project, source: str | Path, *, columns: dict[str, str] |
             try:
                 for row in hf_read.iter_rows(data):
                     state.check()
-                    where = {"split": data.split, "row": start + count, "file": data.rel}
+                    row_no = start + count
+                    where = {"split": data.split, "row": row_no, "file": data.rel}
                     count += 1
                     report.rows += 1
                     try:
-                        obj, images = _sample(row, cols, data, name, where["row"], source)
+                        obj, images = _sample(row, cols, data, name, row_no, source)
                         first = seen.setdefault(obj["id"], where)
                         if first is not where:  # a second row would silently replace it
                             raise RowError(f"id {obj['id']!r} is already used by "
@@ -167,14 +168,14 @@ def _columns(data: hf_read.DataFile, overrides: dict[str, str]) -> _Columns:
                          "name one with --column prompt=NAME")
     images: dict[str, str] = {}
     for key in ("input_images", "output_images", "screenshots"):
-        column = names.get(key)
-        if column is None:
+        image_column = names.get(key)
+        if image_column is None:
             continue
-        kind = hf_read.image_kind(present[column])
+        kind = hf_read.image_kind(present[image_column])
         if kind is None:
-            raise ValueError(f"{data.rel}: column {column!r} is not an image column "
-                             f"(its type is {present[column]})")
-        images[column] = kind
+            raise ValueError(f"{data.rel}: column {image_column!r} is not an image column "
+                             f"(its type is {present[image_column]})")
+        images[image_column] = kind
     return _Columns(names, images)
 
 
@@ -312,7 +313,9 @@ def _onto_screenshots(boxes: list[Any], picks: list[Any], shots: list[bytes],
     kept = []
     for b in boxes:
         k = b["image"] if isinstance(b, dict) else None
-        pick = picks[k] if k is not None and k < len(picks) else None
+        if not isinstance(k, int) or not 0 <= k < len(picks):
+            continue
+        pick = picks[k]
         if pick is None:
             continue
         if not isinstance(pick, int) or not 0 <= pick < len(shots):

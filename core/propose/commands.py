@@ -45,7 +45,8 @@ class NewSampleFromPost(Command):
     def _undo(self, project: Project) -> None:
         conn = project.conn
         sid = self.new_id
-        if conn.execute("SELECT 1 FROM samples WHERE id = ?", (sid,)).fetchone() is None:
+        if sid is None or conn.execute("SELECT 1 FROM samples WHERE id = ?",
+                                       (sid,)).fetchone() is None:
             raise EditConflict(f"sample {sid!r} is gone already; undo refused")
         if _content(project, sid) != self.made:
             raise EditConflict(f"sample {sid!r} was edited since it was made; undo refused so "

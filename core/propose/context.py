@@ -203,7 +203,8 @@ def build_request(kind: str, template: Template, ctx: PostContext, subject: Subj
             images.append((ref, enc.url))
     content: list[dict[str, Any]] = [{"type": "text", "text": user}]
     content += [{"type": "image_url", "image_url": {"url": url}} for _r, url in images]
-    messages = [{"role": "system", "content": system}, {"role": "user", "content": content}]
+    messages: list[dict[str, Any]] = [{"role": "system", "content": system},
+                                      {"role": "user", "content": content}]
     key = json.dumps([kind, template.id, template.version, system, user,
                       [(r.sha256, r.sent_width, r.sent_height) for r, _u in images]],
                      ensure_ascii=False)

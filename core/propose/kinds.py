@@ -121,9 +121,12 @@ def parse_json(text: str) -> dict[str, Any]:
     body = m.group(1) if m else text.strip()
     try:
         value = json.loads(body)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise InvalidProposal(f"the answer is not JSON ({exc.msg} at character "
                               f"{exc.pos}): {_snippet(text)!r}") from None
+    except (ValueError, RecursionError) as exc:  # a 5,000-digit number, deep nesting
+        raise InvalidProposal(f"the answer is not usable JSON ({exc}): "
+                              f"{_snippet(text)!r}") from None
     if not isinstance(value, dict):
         raise InvalidProposal(f"the answer is JSON but not an object: {_snippet(text)!r}")
     return value

@@ -11,6 +11,7 @@ the messages say so.
 from __future__ import annotations
 
 import os
+from typing import Any
 from urllib.parse import urlsplit
 
 from core import extras
@@ -29,7 +30,9 @@ def account(base_url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}".lower()
 
 
-def _keyring():  # type: ignore[no-untyped-def]
+def _keyring() -> Any:
+    """The keyring module when the [keyring] extra is installed (its backends vary by OS,
+    so it is used as an untyped module)."""
     if not extras.available("keyring"):
         return None
     import keyring

@@ -21,7 +21,7 @@ import codecs
 import json
 import re
 from collections.abc import Callable, Iterator
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from core.ingest.lines import BoundedLines
 from core.stats.csvcolumns import CsvFormatError
@@ -46,7 +46,10 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     obj = dict(pairs)
     if len(obj) != len(pairs):
         seen: set[str] = set()
-        obj[DUPLICATE_KEYS] = sorted({k for k, _ in pairs if k in seen or seen.add(k)})
+        repeated: set[str] = set()
+        for key, _value in pairs:
+            (repeated if key in seen else seen).add(key)
+        obj[DUPLICATE_KEYS] = sorted(repeated)
     return obj
 
 
@@ -156,7 +159,8 @@ class _Text:
     def skip_ws(self) -> str:
         """Skip whitespace; the next character, or "" at end of file."""
         while True:
-            end = _WS.match(self.buf, self.pos).end()
+            # the pattern matches the empty string too, so there is always a match
+            end = cast("re.Match[str]", _WS.match(self.buf, self.pos)).end()
             self.line += self.buf.count("\n", self.pos, end)
             self.pos = end
             if self.pos < len(self.buf):

@@ -189,6 +189,16 @@ def test_broken_heic_names_the_file(tmp_path: Path) -> None:
         load_rgb(bad)
 
 
+def test_an_unreadable_photo_is_named_not_a_type_error(tmp_path: Path) -> None:
+    """import_photo of a file that cannot be read raises the decode error naming it
+    (it raised TypeError: the error type now takes the name and the reason apart)."""
+    from core.imaging.loading import PhotoDecodeError
+    from core.imaging.photos import import_photo
+
+    with pytest.raises(PhotoDecodeError, match=r"^gone\.jpg: cannot read"):
+        import_photo(object(), tmp_path / "gone.jpg")
+
+
 def test_without_pillow_heif_heic_files_are_not_picked_up(tmp_path: Path,
                                                          monkeypatch) -> None:
     from core.imaging import decode

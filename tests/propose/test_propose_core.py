@@ -23,6 +23,11 @@ def _subject() -> Subject:
 
 @pytest.mark.parametrize(("kind", "answer", "reason"), [
     ("prompt", "not json", "not JSON"),
+    # int() refuses 5,000 digits with a plain ValueError (no .msg/.pos); deep nesting
+    # raises RecursionError: both once escaped as AttributeError / RecursionError
+    ("prompt", '{"has_prompt": true, "prompt": "x", "n": ' + "9" * 5000 + "}",
+     "not usable JSON"),
+    ("prompt", "[" * 100_000 + "]" * 100_000, "not usable JSON"),
     ("prompt", "[1, 2]", "not an object"),
     ("prompt", '{"has_prompt": true}', "lacks the field 'prompt'"),
     ("prompt", '{"has_prompt": true, "prompt": "x", "extra": 1}', "unknown field"),

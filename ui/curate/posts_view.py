@@ -159,7 +159,7 @@ class PostsDialog(QDialog):
         layout.addLayout(top)
         layout.addWidget(self.table, 1)
         layout.addLayout(buttons)
-        QShortcut(QKeySequence("Ctrl+N"), self, activated=self.new_sample)
+        QShortcut(QKeySequence("Ctrl+N"), self, self.new_sample)
         self._timer = QTimer(self, singleShot=True, interval=250)
         self._timer.timeout.connect(self.reload)
         self.search.textChanged.connect(lambda _t: self._timer.start())
