@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from core.jobs import JobState
 
@@ -17,13 +17,13 @@ T = TypeVar("T")
 
 def merge_each(paths: Sequence[str | Path], merge_one: Callable[[Path], T],
                refusals: tuple[type[BaseException], ...], state: JobState,
-               item: Callable[[T], Any] | None = None) -> tuple[list[T], list[str]]:
+               items: bool = False) -> tuple[list[T], list[str]]:
     """``merge_one(path)`` for each path; returns (results, refusal lines).
 
     Exceptions of the ``refusals`` types (their message already names the file), a
     missing file and an unreadable one become refusal lines; anything else is a bug and
     propagates.  ``state`` gets one step per file and, when ``item`` is given, one
-    item_done/item_failed per file (the Jobs panel's verdict, ADR 081).
+    item_done/item_failed per file when ``items`` (the Jobs panel's verdict, ADR 081).
     """
     state.set_total(len(paths))
     results: list[T] = []
@@ -42,9 +42,9 @@ def merge_each(paths: Sequence[str | Path], merge_one: Callable[[Path], T],
             line = f"{path.name}: cannot read it ({exc.strerror or exc})"
         if line is not None:
             errors.append(line)
-            if item is not None:
+            if items:
                 state.item_failed(path.name, line)
-        elif item is not None:
+        elif items:
             state.item_done()
         state.advance()
     return results, errors

@@ -18,6 +18,7 @@ from core.store.migrations import (
     m007_metrics,
     m008_rating_integrity,
     m009_search,
+    m011_teamwork,
 )
 
 _V1 = """
@@ -196,6 +197,8 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _script(m007_metrics.SQL),
     _script(m008_rating_integrity.SQL),
     _script(m009_search.SQL),
+    # m010 (proposals) is added on another branch; the lead renumbers at merge
+    _script(m011_teamwork.SQL),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
