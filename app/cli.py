@@ -24,6 +24,7 @@ COMMAND_MODULES = [
     "app.cli_rating",
     "app.cli_metrics",
     "app.cli_interop",
+    "app.cli_team",
 ]
 
 

@@ -22,8 +22,8 @@ def merge_each(paths: Sequence[str | Path], merge_one: Callable[[Path], T],
 
     Exceptions of the ``refusals`` types (their message already names the file), a
     missing file and an unreadable one become refusal lines; anything else is a bug and
-    propagates.  ``state`` gets one step per file and, when ``item`` is given, one
-    item_done/item_failed per file when ``items`` (the Jobs panel's verdict, ADR 081).
+    propagates.  ``state`` gets one step per file and, when ``items``, one
+    item_done/item_failed per file (the Jobs panel's verdict, ADR 081).
     """
     state.set_total(len(paths))
     results: list[T] = []

@@ -38,7 +38,15 @@ from core.teamwork.apply import (
     unknown_images,
 )
 from core.teamwork.package import PackageError, PackageFile, read_package
-from core.teamwork.values import FIELDS, SCALARS, Values, dumps, images_summary, loads, read_values
+from core.teamwork.values import (
+    FIELDS,
+    SCALARS,
+    Values,
+    comparable,
+    dumps,
+    loads,
+    read_values,
+)
 from core.teamwork.verify import Replayed, check
 
 _MISSING = object()
@@ -162,7 +170,7 @@ class _Plan:
     tags: dict[str, list[str]] = field(default_factory=dict)
     images: dict[str, dict[str, Any]] = field(default_factory=dict)
     conflicts: list[tuple[str, str, Any, Any, Any]] = field(default_factory=list)
-    values: list[tuple[str, str, str]] = field(default_factory=list)
+    values: list[tuple[str, str, str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
     def changes(self) -> int:
@@ -171,14 +179,6 @@ class _Plan:
 
     def empty(self) -> bool:
         return not (self.changes() or self.conflicts or self.values)
-
-
-def _cmp(name: str, value: Any) -> Any:
-    if name == "images" and isinstance(value, dict):
-        return images_summary(value)
-    if name == "images" and isinstance(value, list):  # a derived sample's initial value
-        return tuple(value[0]), bool(value[1])
-    return value
 
 
 def _plan(found: PackageFile, replayed: Replayed, current: dict[str, Values],
@@ -197,21 +197,22 @@ def _plan(found: PackageFile, replayed: Replayed, current: dict[str, Values],
                     e = found.base[sid][name]
                 else:
                     e = replayed.initial[sid][name]
-            if (sid in overlap or _cmp(name, p) != _cmp(name, e)) \
+            if (sid in overlap or comparable(name, p) != comparable(name, e)) \
                     and stored.get((sid, name), _MISSING) != p:
-                plan.values.append((sid, name, dumps(p)))
-            if _cmp(name, p) == _cmp(name, e):
+                given = found.base[sid][name] if sid in found.base else e
+                plan.values.append((sid, name, dumps(p), dumps(given)))
+            if comparable(name, p) == comparable(name, e):
                 continue
             if name == "tags":
                 wanted = sorted((set(c) | (set(p) - set(e))) - (set(e) - set(p)))
                 if wanted != sorted(c):
                     plan.tags[sid] = wanted
-            elif _cmp(name, c) == _cmp(name, e):
+            elif comparable(name, c) == comparable(name, e):
                 if name == "images":
                     plan.images[sid] = p
                 else:
                     plan.scalars.setdefault(name, {})[sid] = p
-            elif _cmp(name, c) != _cmp(name, p):
+            elif comparable(name, c) != comparable(name, p):
                 plan.conflicts.append((sid, name, e, c, p))
     return plan
 
@@ -254,7 +255,7 @@ def _merge(project: Project, found: PackageFile, replayed: Replayed, curator: st
         for sid, name, e, c, p in plan.conflicts:
             _record_conflict(project, uid, curator, sid, name, e, c, p, at)
         conn.executemany("INSERT OR REPLACE INTO team_values(package_uid, sample_id, field, "
-                         "value) VALUES (?, ?, ?, ?)", [(uid, *v) for v in plan.values])
+                         "value, base) VALUES (?, ?, ?, ?, ?)", [(uid, *v) for v in plan.values])
         conn.execute("UPDATE team_packages SET merged_position = ?, merged_mac = ?, "
                      "merged_at = ? WHERE package_uid = ?",
                      (position, found.chain[2] if found.chain else None, at, uid))

@@ -91,6 +91,16 @@ def images_summary(value: dict[str, Any]) -> tuple[tuple[str, ...], bool]:
     return tuple(sorted(entries)), bool(value["screenshot"])
 
 
+def comparable(name: str, value: Any) -> Any:
+    """A field's value in the terms merges compare: images by role, position, image and
+    box (as Curate's audit rows name them); everything else as it is."""
+    if name == "images" and isinstance(value, dict):
+        return images_summary(value)
+    if name == "images" and isinstance(value, list | tuple):  # already a summary
+        return tuple(value[0]), bool(value[1])
+    return value
+
+
 def audit_summary_key(summary: Any) -> tuple[tuple[str, ...], bool] | None:
     """The same comparison key for an ``images`` audit value (None when malformed)."""
     if not isinstance(summary, dict) or not isinstance(summary.get("images"), list):

@@ -10,7 +10,8 @@ Project side:
 - ``team_assignments``: which samples went into which package (``overlap`` = the sample
   went to two curators, for agreement);
 - ``team_values``: each package's value of a field as last merged (the base of the next
-  three-way merge of that package, and what agreement is computed from);
+  three-way merge of that package, and what agreement is computed from), with the value
+  the package was given (``base``, to tell an edit from a value left as it was);
 - ``team_conflicts``: fields a merge did not write because the project holds another
   value; resolved by adjudication;
 - ``team_merges``: a log of merges (the audit log has a line per merge too).
@@ -58,6 +59,7 @@ CREATE TABLE team_values (
     sample_id TEXT NOT NULL,
     field TEXT NOT NULL,
     value TEXT,
+    base TEXT,
     PRIMARY KEY (package_uid, sample_id, field)
 ) WITHOUT ROWID;
 
