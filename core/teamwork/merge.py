@@ -197,22 +197,23 @@ def _plan(found: PackageFile, replayed: Replayed, current: dict[str, Values],
                     e = found.base[sid][name]
                 else:
                     e = replayed.initial[sid][name]
-            if (sid in overlap or comparable(name, p) != comparable(name, e)) \
-                    and stored.get((sid, name), _MISSING) != p:
+            cp, ce = comparable(name, p), comparable(name, e)
+            if (sid in overlap or cp != ce) and stored.get((sid, name), _MISSING) != p:
                 given = found.base[sid][name] if sid in found.base else e
                 plan.values.append((sid, name, dumps(p), dumps(given)))
-            if comparable(name, p) == comparable(name, e):
+            if cp == ce:
                 continue
+            cc = comparable(name, c)
             if name == "tags":
                 wanted = sorted((set(c) | (set(p) - set(e))) - (set(e) - set(p)))
                 if wanted != sorted(c):
                     plan.tags[sid] = wanted
-            elif comparable(name, c) == comparable(name, e):
+            elif cc == ce:
                 if name == "images":
                     plan.images[sid] = p
                 else:
                     plan.scalars.setdefault(name, {})[sid] = p
-            elif comparable(name, c) != comparable(name, p):
+            elif cc != cp:
                 plan.conflicts.append((sid, name, e, c, p))
     return plan
 

@@ -20,7 +20,6 @@ The project keeps the secret; the package holds only the chain's current key.
 from __future__ import annotations
 
 import hashlib
-import json
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -154,10 +153,11 @@ def base_document(conn: sqlite3.Connection) -> bytes:
     digest = hashlib.sha256()
     for label, query in _CONTEXT:
         digest.update(label.encode() + b"\n")
-        for row in conn.execute(query):
-            digest.update(json.dumps(list(row), ensure_ascii=False).encode("utf-8",
-                                                                          "surrogatepass"))
-            digest.update(b"\n")
+        # repr of SQLite's row tuples (text, integers, reals, blobs, None) is exact and
+        # several times faster than JSON at 30,000 posts
+        rows = conn.execute(query).fetchall()
+        digest.update("\n".join(map(repr, rows)).encode("utf-8", "surrogatepass"))
+        digest.update(b"\n")
     return canonical({"meta": meta, "content": digest.hexdigest()})
 
 

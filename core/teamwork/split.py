@@ -273,7 +273,9 @@ def _copy_rows(conn: sqlite3.Connection, sample_ids: list[str]) -> None:
     conn.execute(f"INSERT INTO main.post_images({cols['post_images']}) SELECT "
                  f"{cols['post_images']} FROM src.post_images WHERE post_id IN "
                  "(SELECT id FROM need_posts)")
-    for table in ("samples", "sample_images", "sample_tags", "feedback"):
+    # feedback before its samples: the search index's feedback trigger then finds no
+    # sample to re-index per row, and each sample's row is indexed once, complete
+    for table in ("feedback", "samples", "sample_images", "sample_tags"):
         key = "id" if table == "samples" else "sample_id"
         conn.execute(f"INSERT INTO main.{table}({cols[table]}) SELECT {cols[table]} FROM "
                      f"src.{table} WHERE {key} IN (SELECT id FROM need_samples)")

@@ -65,8 +65,7 @@ def read_values(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, Value
 
 def row_key(row: list[Any]) -> tuple[Any, ...]:
     """Sort key of an image row (role, position, then everything else as text)."""
-    return (ROLE_ORDER.get(row[0], 9), row[1] if isinstance(row[1], int) else 0,
-            json.dumps(row, ensure_ascii=False))
+    return (ROLE_ORDER.get(row[0], 9), row[1] if isinstance(row[1], int) else 0, repr(row))
 
 
 def dumps(value: Any) -> str:

@@ -45,7 +45,8 @@ def test_empty_state_explains_how_to_get_data(page) -> None:  # type: ignore[no-
     assert not page.act_export.isEnabled()
     menu = page.workspace_menu()
     assert [a.text() for a in menu.actions()] == ["Open &CSV…", "&Recompute",
-                                                  "&Export HTML Report…"]
+                                                  "&Export HTML Report…", "",
+                                                  "Curator &Agreement…"]
 
 
 def test_open_csv_switch_tabs_with_keyboard(qtbot, page, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]

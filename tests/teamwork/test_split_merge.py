@@ -140,3 +140,20 @@ def test_further_work_after_a_merge_merges_on_top(team) -> None:
     assert not result.already
     assert read_values(project.conn, ["s2"])["s2"]["quality"] == "Analysis"
     assert list_conflicts(project) == []
+
+
+def test_fill_in_the_blank_sample_made_in_a_package_is_created_by_the_merge(team) -> None:
+    from core.curate.derive import DeriveFromTemplate
+
+    project, alice_path, _bob = team
+    with Curator(alice_path) as alice:
+        command = DeriveFromTemplate("s3", "r3", "Design a soda can called FIZZ POP")
+        assert alice.run(command)
+        new_id = command.new_id
+        alice.label(new_id, "Benchmark")
+    result = merge_package(project, alice_path)
+    assert result.created == 1, result
+    values = read_values(project.conn, [new_id])[new_id]
+    assert values["prompt"] == "Design a soda can called FIZZ POP"
+    assert values["quality"] == "Benchmark"
+    assert merge_package(project, alice_path).already

@@ -79,6 +79,10 @@ class CurateActions:
         pick = images.addMenu("Pick Image")
         for k in range(1, 10):
             self._add(pick, f"Image {k}", lambda k=k: ws.view.images.select_index(k - 1), str(k))
+        from ui.curate.team import TeamWork
+
+        self.team = TeamWork(ws)  # Share Work…, Merge Returned Work…, Resolve Conflicts…
+        self.team.install(self, m)
 
     def _add(self, menu: QMenu, text: str, slot: Callable[[], Any], shortcut: Any = None,
              tip: str = "") -> QAction:

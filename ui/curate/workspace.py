@@ -155,6 +155,7 @@ class CurateWorkspace(QWidget):
         self.actions.set_read_only(read_only)
         self.actions.set_enabled(self.project is not None)
         self.view.set_read_only(read_only)
+        self.actions.team.on_project_changed()
         if self.project is not None:
             self.filters.set_tags(distinct_tags(self.project))
         self.context.set_selection(SampleFilter())
