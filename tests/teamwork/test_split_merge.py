@@ -157,3 +157,33 @@ def test_fill_in_the_blank_sample_made_in_a_package_is_created_by_the_merge(team
     assert values["prompt"] == "Design a soda can called FIZZ POP"
     assert values["quality"] == "Benchmark"
     assert merge_package(project, alice_path).already
+
+
+def test_a_full_disk_during_the_split_leaves_no_folder_and_no_split(tmp_path: Path,
+                                                                    monkeypatch) -> None:
+    from core.files import WriteError
+    from core.teamwork import package as package_module
+
+    project = make_project(tmp_path)
+    calls = []
+
+    def full(*args: object) -> str:
+        calls.append(1)
+        if len(calls) == 2:  # the second package meets a full disk
+            raise sqlite3.OperationalError("database or disk is full")
+        return real(*args)
+
+    real = package_module.install
+    monkeypatch.setattr(package_module, "install", full)
+    with pytest.raises(WriteError, match="No space left"):
+        split(project, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    assert project.conn.execute("SELECT count(*) FROM team_splits").fetchone()[0] == 0
+    monkeypatch.setattr(package_module, "install", real)
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "keep.txt").write_text("mine")
+    with pytest.raises(FileExistsError, match="not empty"):
+        split(project, tmp_path / "taken")
+    assert (tmp_path / "taken" / "keep.txt").read_text() == "mine"
+    assert list((tmp_path / "taken").iterdir()) == [tmp_path / "taken" / "keep.txt"]
+    project.close()
