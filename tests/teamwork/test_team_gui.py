@@ -188,4 +188,7 @@ def test_analyze_shows_curator_agreement(qtbot: Any, tmp_path: Path) -> None:
     curators = window.tables["curators"]
     assert [curators.item(r, 0).text() for r in range(curators.rowCount())] == ["Alice", "Bob"]
     assert curators.item(0, 2).text() == "80%"
+    panel = window.chart.chart.panels[0]
+    assert panel.rows == ["Alice", "Bob"] and panel.cols[0] == "Quality"
+    assert panel.values[1, 0] == pytest.approx(0.8)  # Bob's labels vs the result
     project.close()

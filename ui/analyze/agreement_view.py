@@ -38,6 +38,8 @@ def _table(headers: list[str], rows: list[list[str]]) -> QTableWidget:
             table.setItem(r, c, QTableWidgetItem(text))
     table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
     table.horizontalHeader().setStretchLastSection(True)
+    rows_height = table.verticalHeader().defaultSectionSize() * len(rows)
+    table.setMinimumHeight(rows_height + table.horizontalHeader().sizeHint().height() + 6)
     return table
 
 
@@ -61,9 +63,10 @@ class AgreementWindow(QDialog):
         layout.addWidget(self.summary)
         layout.addLayout(self.body, 1)
         self.result: Agreement | None = None
+        self.chart: Any = None
         self.tables: dict[str, QTableWidget] = {}
         self._shown: list[QWidget] = []
-        self.resize(900, 640)
+        self.resize(960, 860)
         self.reload()
 
     def reload(self) -> None:
@@ -121,9 +124,31 @@ class AgreementWindow(QDialog):
         self.body.addWidget(note)
         self._add("curators", ["Curator", "Samples", "Quality", "κ", "Split", "Roles",
                                "Prompt", "Box IoU"], curators)
+        if r.per_curator:
+            self._chart(r)
+
+    def _chart(self, r: Agreement) -> None:
+        """Curators × fields, coloured by agreement with the adjudicated result: who needs
+        guidance on what, at a glance."""
+        import numpy as np
+
+        from core.analysis.results import HeatmapChart, HeatPanel
+        from ui.analyze.views import ChartView
+
+        keys = [("quality", "Quality"), ("split", "Split"), ("roles", "Roles"),
+                ("prompt", "Prompt"), ("box_iou", "Box IoU")]
+        values = np.array([[np.nan if c.get(k) is None else float(c[k]) for k, _t in keys]
+                           for c in r.per_curator])
+        chart = HeatmapChart([HeatPanel("Agreement with the adjudicated result",
+                                        [c["curator"] for c in r.per_curator],
+                                        [t for _k, t in keys], values)],
+                             "share agreeing (box: mean IoU)", fmt="%", vmin=0.0, vmax=1.0)
+        view = self.chart = ChartView(chart)
+        self._shown.append(view)
+        self.body.addWidget(view)
 
     def _add(self, key: str, headers: list[str], rows: list[list[str]]) -> None:
         table = _table(headers, rows)
         self.tables[key] = table
         self._shown.append(table)
-        self.body.addWidget(table, 1)
+        self.body.addWidget(table)
