@@ -144,7 +144,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
             print(r.summary())
         if waiting:
             print(f"{waiting} conflict(s) wait for a decision: `winnow curate conflicts "
-                  f"{args.project}`, or Curate → Resolve Conflicts… in the app")
+                  f"{args.project}`, or Curate → Team → Resolve Conflicts… in the app")
     for line in refused:
         print(f"refused: {line}", file=sys.stderr)
     return 1 if refused else 0

@@ -61,7 +61,7 @@ class ShareWorkDialog(QDialog):
         form.addRow("New folder:", row)
         note = QLabel("Writes one package per curator into a new folder: a .winnow file with "
                       "the curator's samples, their posts, replies and images. Curators open "
-                      "it in Winnow, curate, and send it back for Merge Returned Work….")
+                      "it in Winnow, curate, and send it back; Merge Returned Work brings it in.")
         note.setWordWrap(True)
         self.error = QLabel()
         self.error.setWordWrap(True)
