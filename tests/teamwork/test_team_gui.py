@@ -153,9 +153,10 @@ def test_a_package_opens_in_curate_without_share_or_merge(qtbot: Any, tmp_path: 
     package.close()
 
 
-def test_word_diff_marks_what_changed() -> None:
+def test_word_diff_marks_what_changed(qapp: Any) -> None:
     left, right = word_diff("turn the cat green", "turn the dog green")
     assert "line-through\">cat</span>" in left and ">dog</span>" in right
+    assert "the</span>" not in left  # words both share are not marked
     assert left.startswith("turn the") and right.endswith("green")
 
 

@@ -10,7 +10,7 @@ import html
 from typing import Any
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QImage, QKeySequence, QPainter, QPen, QPixmap
+from PySide6.QtGui import QImage, QKeySequence, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import (
     QDialog,
     QGroupBox,
@@ -28,15 +28,17 @@ from PySide6.QtWidgets import (
 from core.curate.detail import ImageUnavailable, image_bytes
 from core.teamwork.conflicts import Conflict, ResolveConflict, list_conflicts
 from core.teamwork.values import FIELD_TITLES, boxes, describe, roles
+from ui.curate.canvas import ROLE_COLOURS
 from ui.widgets.actions import make_action
+from ui.widgets.theme import tone_colours
 
-ROLE_COLOURS = {"input": QColor(40, 120, 255), "output": QColor(255, 140, 0)}
 THUMB = 420
 
 
 def word_diff(ours: str, theirs: str) -> tuple[str, str]:
     """Both prompts as HTML: words only in ours struck through, only in theirs marked."""
     a, b = ours.split(" "), theirs.split(" ")
+    gone, added = tone_colours("danger")[0].name(), tone_colours("success")[0].name()
     left, right = [], []
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
         x, y = html.escape(" ".join(a[i1:i2])), html.escape(" ".join(b[j1:j2]))
@@ -45,10 +47,10 @@ def word_diff(ours: str, theirs: str) -> tuple[str, str]:
             right.append(y)
             continue
         if x:
-            left.append(f'<span style="background:#f6c6c6;text-decoration:line-through">'
+            left.append(f'<span style="background:{gone};text-decoration:line-through">'
                         f"{x}</span>")
         if y:
-            right.append(f'<span style="background:#c8efc8">{y}</span>')
+            right.append(f'<span style="background:{added}">{y}</span>')
     return " ".join(left), " ".join(right)
 
 
@@ -70,7 +72,7 @@ class ValuePane(QGroupBox):
                           f"<p style='font-size:14pt'>{html.escape(describe(field, value))}</p>")
         if field == "images" and isinstance(value, dict):
             self.text.setMaximumHeight(160)  # the images matter more than the list
-            self.pictures.setPixmap(draw_images(project, value))
+            self.pictures.setPixmap(draw_images(project, value, self.palette()))
             whole = roles(value)
             listed = "".join(f"<li>{html.escape(role)}: {html.escape(ref[:16])}</li>"
                              for ref, role in sorted(whole.items(), key=lambda x: x[1]))
@@ -83,8 +85,10 @@ class ValuePane(QGroupBox):
             self.pictures.clear()
 
 
-def draw_images(project: Any, value: dict[str, Any]) -> QPixmap:
-    """The images a value uses, side by side, with its boxes drawn over them."""
+def draw_images(project: Any, value: dict[str, Any], palette: QPalette) -> QPixmap:
+    """The images a value uses, side by side, with its boxes drawn over them (a whole
+    image's frame in its role's colour; unused images framed in the palette's mid)."""
+    other = palette.color(QPalette.ColorRole.Mid)
     shas = []
     for row in value["rows"]:
         if row[3] and row[3] not in shas:
@@ -104,7 +108,7 @@ def draw_images(project: Any, value: dict[str, Any]) -> QPixmap:
         for role, _pos, _ref, row_sha, x, y, w, h, _err in value["rows"]:
             if row_sha != sha:
                 continue
-            pen = QPen(ROLE_COLOURS.get(role, QColor(128, 128, 128)), 3)
+            pen = QPen(ROLE_COLOURS.get(role, other), 3)
             painter.setPen(pen)
             if x is None:
                 painter.drawRect(QRectF(1, 1, tile.width() - 3, tile.height() - 3))
@@ -116,7 +120,7 @@ def draw_images(project: Any, value: dict[str, Any]) -> QPixmap:
         return QPixmap()
     out = QPixmap(sum(t.width() for t in tiles) + 8 * (len(tiles) - 1),
                   max(t.height() for t in tiles))
-    out.fill(Qt.GlobalColor.transparent)
+    out.fill(palette.color(QPalette.ColorRole.Window))
     painter = QPainter(out)
     left = 0
     for tile in tiles:
