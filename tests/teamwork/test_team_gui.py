@@ -19,7 +19,7 @@ from core.jobs import JobState  # noqa: E402
 from core.store import Project  # noqa: E402
 from core.teamwork.conflicts import list_conflicts  # noqa: E402
 from core.teamwork.values import read_values  # noqa: E402
-from tests.teamwork.team_helpers import Curator, make_project  # noqa: E402
+from tests.teamwork.team_helpers import Curator, make_project, package_path, split  # noqa: E402
 from ui.context import AppContext  # noqa: E402
 from ui.curate.adjudicate import word_diff  # noqa: E402
 from ui.curate.workspace import CurateWorkspace  # noqa: E402
@@ -193,3 +193,20 @@ def test_analyze_shows_curator_agreement(qtbot: Any, tmp_path: Path) -> None:
     assert panel.rows == ["Alice", "Bob"] and panel.cols[0] == "Quality"
     assert panel.values[1, 0] == pytest.approx(0.8)  # Bob's labels vs the result
     project.close()
+
+
+def test_the_main_window_opens_a_package_and_every_workspace_shows_it(
+        main_window: Any, qtbot: Any, tmp_path: Path) -> None:
+    from app.errors import router
+
+    project = make_project(tmp_path)
+    report = split(project, tmp_path / "out")
+    project.close()
+    errors: list[str] = []
+    router.listeners.append(lambda title, details: errors.append(f"{title}\n{details}"))
+    assert main_window.open_project(package_path(report, "Alice"))
+    for key in "12345":  # every workspace reads the package; none writes to it
+        qtbot.keyClick(main_window, Qt.Key(ord(key)), Qt.KeyboardModifier.ControlModifier)
+        QApplication.processEvents()
+    assert errors == []
+    assert main_window.context.project.path.name == "lead-alice.winnow"
