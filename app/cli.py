@@ -25,6 +25,7 @@ COMMAND_MODULES = [
     "app.cli_metrics",
     "app.cli_interop",
     "app.cli_propose",
+    "app.cli_team",
 ]
 
 

@@ -135,8 +135,9 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _has_proposals(project: Any) -> bool:
-    return bool(project.conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE name = 'proposals'").fetchone())
+    from core.propose.store import has_proposal_tables
+
+    return has_proposal_tables(project)
 
 
 def _templates(args: argparse.Namespace) -> int:

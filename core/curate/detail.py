@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -191,8 +192,19 @@ def image_path(project: Project, sha256: str | None) -> Path:
 
 
 def image_bytes(project: Project, sha256: str | None) -> bytes:
-    """The stored bytes of an image (see :func:`image_path`)."""
-    path = image_path(project, sha256)
+    """The stored bytes of an image (see :func:`image_path`); a curator package, which
+    has no asset folder, carries them in ``team_image_data`` (ADR 130)."""
+    try:
+        path = image_path(project, sha256)
+    except ImageUnavailable:
+        try:
+            row = project.conn.execute("SELECT data FROM team_image_data WHERE sha256 = ?",
+                                       (sha256,)).fetchone()
+        except sqlite3.OperationalError:  # a project older than m011, open read-only
+            row = None
+        if row is None:
+            raise
+        return bytes(row[0])
     try:
         return path.read_bytes()
     except OSError as exc:

@@ -126,3 +126,10 @@ def failures(project: Project, limit: int = 200) -> list[dict[str, Any]]:
         "ORDER BY p.id DESC LIMIT ?", (limit,)).fetchall()
     return [{"post": r[0], "kind": r[1], "model": r[2], "reason": r[3], "at": r[4]}
             for r in rows]
+
+
+def has_proposal_tables(project: Project) -> bool:
+    """Whether the project's schema has the proposal tables (a read-only project opened
+    from an older Winnow has not been migrated and lacks them)."""
+    return project.conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                                "name = 'proposals'").fetchone() is not None

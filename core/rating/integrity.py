@@ -21,26 +21,24 @@ secret in a project.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import json
-import secrets
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
-_LABEL = "winnow-rating/"
+from core.mac_chain import ChainEntry, MacChain, canonical, mac, new_secret, same
 
+__all__ = ["ChainEntry", "append", "canonical", "chain_start", "derive", "ensure_secret",
+           "judgment_entry", "mac", "new_secret", "next_key", "plan_key", "rater_entry",
+           "stored_secret", "tasks_document", "tasks_key", "verify"]
 
-def new_secret() -> bytes:
-    """32 random bytes for a new session."""
-    return secrets.token_bytes(32)
+#: the rating domain of the shared MAC machinery (:mod:`core.mac_chain`)
+CHAIN = MacChain("winnow-rating/")
+_WHERE = "outside the rater view"
 
 
 def derive(secret: bytes, label: str) -> bytes:
     """A key for one purpose, derived from the session secret (HMAC-SHA256)."""
-    return hmac.new(secret, (_LABEL + label).encode("utf-8"), hashlib.sha256).digest()
+    return CHAIN.derive(secret, label)
 
 
 def plan_key(secret: bytes) -> bytes:
@@ -60,25 +58,7 @@ def chain_start(secret: bytes, file_uid: str) -> bytes:
 
 def next_key(key: bytes) -> bytes:
     """``K_{i+1}`` from ``K_i`` (one-way)."""
-    return hashlib.sha256(b"winnow-rating/next" + key).digest()
-
-
-def mac(key: bytes, data: bytes) -> str:
-    """HMAC-SHA256 as hex."""
-    return hmac.new(key, data, hashlib.sha256).hexdigest()
-
-
-def canonical(value: Any) -> bytes:
-    """The bytes a MAC covers: compact, key-sorted JSON (types kept: 5 ≠ "5"; a blob,
-    which Winnow never writes where a MAC looks, as ``{"$blob": hex}``)."""
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"),
-                      default=_blob).encode("utf-8", "surrogatepass")
-
-
-def _blob(value: Any) -> Any:
-    if isinstance(value, bytes | bytearray | memoryview):
-        return {"$blob": bytes(value).hex()}
-    raise TypeError(f"cannot sign a {type(value).__name__}")
+    return CHAIN.next_key(key)
 
 
 def tasks_document(meta: dict[str, str], tasks: Sequence[Sequence[Any]],
@@ -107,18 +87,7 @@ def append(state: tuple[int, bytes, str], entry: bytes) -> tuple[str, tuple[int,
 
     ``state`` = (position, key, last mac).
     """
-    position, key, last = state
-    tag = mac(key, bytes.fromhex(last) + entry)
-    return tag, (position + 1, next_key(key), tag)
-
-
-@dataclass(frozen=True)
-class ChainEntry:
-    """One entry as read back from a file: its label (for messages), bytes and MAC."""
-
-    label: str
-    entry: bytes
-    mac: str | None
+    return CHAIN.append(state, entry)
 
 
 def verify(secret: bytes, file_uid: str, document: bytes, tasks_mac: str | None,
@@ -127,44 +96,12 @@ def verify(secret: bytes, file_uid: str, document: bytes, tasks_mac: str | None,
 
     ``state`` is the file's stored (position, key hex, last mac), or None when missing.
     """
-    problems: list[str] = []
     expected = mac(tasks_key(secret, file_uid), document)
-    if not isinstance(tasks_mac, str) or not hmac.compare_digest(expected, tasks_mac):
-        problems.append("its task list, settings or images are not the ones the project "
-                        "wrote (tasks MAC does not match)")
-        return problems
-    key, last = chain_start(secret, file_uid), tasks_mac
-    for k, item in enumerate(entries):
-        tag = mac(key, bytes.fromhex(last) + item.entry)
-        if not isinstance(item.mac, str) or not hmac.compare_digest(tag, item.mac):
-            problems.append(f"{item.label} was changed, added or moved outside the rater "
-                            f"view (MAC {k + 1} of {len(entries)} does not match)")
-            return problems
-        key, last = next_key(key), tag
-    if state is None:
-        problems.append("its key chain is missing (removed outside the rater view)")
-        return problems
-    position, key_hex, last_mac = state
-    if position == len(entries) and key_hex == key.hex() and last_mac == last:
-        return problems
-    removed = _entries_removed(key, position, key_hex, len(entries))
-    if removed:
-        problems.append(f"the last {removed} entr{'y was' if removed == 1 else 'ies were'} "
-                        "removed outside the rater view")
-    else:
-        problems.append("its key chain was edited outside the rater view")
-    return problems
-
-
-def _entries_removed(key: bytes, position: Any, key_hex: Any, have: int) -> int:
-    """How many entries after the last one present the stored chain state has seen."""
-    if not isinstance(position, int) or not isinstance(key_hex, str) or position <= have:
-        return 0
-    if position - have > 1_000_000:
-        return 0
-    for _ in range(position - have):
-        key = next_key(key)
-    return position - have if key.hex() == key_hex else 0
+    if not same(expected, tasks_mac):
+        return ["its task list, settings or images are not the ones the project "
+                "wrote (tasks MAC does not match)"]
+    assert isinstance(tasks_mac, str)
+    return CHAIN.verify(chain_start(secret, file_uid), tasks_mac, entries, state, _WHERE)
 
 
 # -- the secret in the project ----------------------------------------------------------------

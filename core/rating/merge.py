@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from core.jobs import JobState
+from core.per_file import merge_each
 from core.rating import integrity
 from core.rating import session_file as sf
 from core.rating.returned import ReturnedFile, read_returned
@@ -67,20 +68,8 @@ def merge_files(project: Project, paths: list[str | Path], *,
     Each refusal is one line: the file's name and why it was refused.
     """
     state = state or JobState(title="Merge session files")
-    state.set_total(len(paths))
-    results, errors = [], []
-    for path in paths:
-        state.check()
-        try:
-            results.append(merge_file(project, path))
-        except (MergeError, sf.SessionFileError) as exc:
-            errors.append(str(exc))
-        except FileNotFoundError:
-            errors.append(f"{Path(path).name}: no such file ({path})")
-        except OSError as exc:
-            errors.append(f"{Path(path).name}: cannot read it ({exc.strerror or exc})")
-        state.advance()
-    return results, errors
+    return merge_each(paths, lambda path: merge_file(project, path),
+                      (MergeError, sf.SessionFileError), state)
 
 
 def merge_file(project: Project, path: str | Path) -> MergeResult:

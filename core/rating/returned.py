@@ -16,14 +16,13 @@ import contextlib
 import hashlib
 import json
 import re
-import shutil
 import sqlite3
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core import readonly_db
 from core.rating import file_build, integrity
 from core.rating import session_file as sf
 from core.rating.protocols import AnswerError, validate_answer
@@ -102,52 +101,10 @@ class ReturnedFile:
 
 @contextlib.contextmanager
 def open_readonly(path: Path) -> Iterator[sqlite3.Connection]:
-    """A read-only connection that creates, locks and changes nothing beside the file.
-
-    A file without a pending write-ahead log is opened ``immutable`` (works on read-only
-    folders and media); one whose ``-wal`` holds answers not yet folded in (its rater
-    view may be open) is read through SQLite's WAL, or, where the folder is read-only,
-    from a private temporary copy of both files.
-    """
-    if not path.exists():
-        raise FileNotFoundError(f"no session file at {path}")
-    if path.is_dir():
-        raise sf.SessionFileError(f"{path.name} is a folder, not a session file")
-    try:
-        with open(path, "rb") as fh:
-            fh.read(1)
-    except OSError as exc:
-        raise sf.SessionFileError(f"cannot read {path.name} "
-                                  f"({exc.strerror or exc})") from None
-    wal = Path(f"{path}-wal")
-    pending = wal.exists() and wal.stat().st_size > 0
-    uri = path.resolve().as_uri()
-    if not pending:
-        conn = sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True)
-        try:
-            yield conn
-        finally:
-            conn.close()
-        return
-    conn = sqlite3.connect(f"{uri}?mode=ro", uri=True)
-    try:
-        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-    except sqlite3.OperationalError:
-        conn.close()
-        with tempfile.TemporaryDirectory(prefix="winnow-merge-") as tmp:
-            copy = Path(tmp) / "copy.winnow-session"
-            shutil.copyfile(path, copy)
-            shutil.copyfile(wal, Path(f"{copy}-wal"))
-            conn = sqlite3.connect(copy)
-            try:
-                yield conn
-            finally:
-                conn.close()
-        return
-    try:
+    """A read-only connection to a rater file that creates, locks and changes nothing
+    beside it (:func:`core.readonly_db.open_readonly`)."""
+    with readonly_db.open_readonly(path, sf.SessionFileError, "session file") as conn:
         yield conn
-    finally:
-        conn.close()
 
 
 def check_rateable(path: str | Path) -> None:

@@ -7,6 +7,9 @@ later (a damaged page read long after opening, a full disk) into one of these.
 
 from __future__ import annotations
 
+#: how every refusal of a curator package's guard triggers begins (ADR 130)
+PACKAGE_REFUSAL = "a curator package cannot"
+
 
 class ProjectError(Exception):
     """Base class for problems opening or writing a project."""
@@ -52,6 +55,8 @@ def as_project_error(exc: BaseException, name: str = "the project") -> ProjectEr
 
     if isinstance(exc, ProjectError):
         return exc
+    if isinstance(exc, sqlite3.IntegrityError) and str(exc).startswith(PACKAGE_REFUSAL):
+        return ProjectError(f"{name}: {exc}")  # a curator package's guard (ADR 130)
     if not isinstance(exc, sqlite3.DatabaseError) or isinstance(
             exc, sqlite3.IntegrityError | sqlite3.ProgrammingError | sqlite3.InterfaceError):
         return None

@@ -19,6 +19,7 @@ from typing import Any
 
 from core import __version__
 from core.files import clean_stale_temps, fsync_dir, move_into_place, new_temp_dir
+from core.mac_chain import register_sql_functions
 from core.store.assets import AssetStore
 from core.store.errors import (
     NewerProjectError,
@@ -261,6 +262,11 @@ def _configure(conn: sqlite3.Connection, readonly: bool) -> None:
     if not readonly:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
+        # a curator package MACs every audit row in a trigger (ADR 131); the key it
+        # replaces is overwritten, not left in a free page
+        register_sql_functions(conn)
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'team_chain'").fetchone():
+            conn.execute("PRAGMA secure_delete = ON")
 
 
 def project_files(path: Path) -> list[Path]:

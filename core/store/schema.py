@@ -19,6 +19,7 @@ from core.store.migrations import (
     m008_rating_integrity,
     m009_search,
     m010_proposals,
+    m011_teamwork,
 )
 
 _V1 = """
@@ -198,6 +199,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _script(m008_rating_integrity.SQL),
     _script(m009_search.SQL),
     _script(m010_proposals.SQL),
+    _script(m011_teamwork.SQL),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

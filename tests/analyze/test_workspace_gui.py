@@ -47,6 +47,8 @@ def test_empty_state_explains_how_to_get_data(page) -> None:  # type: ignore[no-
         "&Open Data File…",
         "&Recompute",
         "&Export HTML Report…",
+        "",
+        "Curator &Agreement…",
     ]
 
 

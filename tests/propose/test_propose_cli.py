@@ -131,16 +131,19 @@ def test_an_older_project_is_migrated_and_proposed_on(tmp_path: Path, server) ->
 
     project, _ = create_demo_project(tmp_path / "demo.winnow", ratings=False)
     path = project.path
-    # back to the schema before m010: drop its objects, as an older Winnow left the file
+    # back to the schema before m010: drop its objects and those of every later migration
+    # (m011, team curation), as an older Winnow left the file
     from core.store.schema import SCHEMA_VERSION
 
+    later = {"m011_teamwork": "team_%"}  # migrations after m010: their objects' names
     with project.transaction() as conn:
         for kind, name in conn.execute(
                 "SELECT type, name FROM sqlite_master WHERE name LIKE 'proposal%' OR "
-                "name = 'feedback_labels' ORDER BY type = 'view' DESC").fetchall():
+                "name = 'feedback_labels' OR name LIKE ? ORDER BY type = 'view' DESC",
+                (later["m011_teamwork"],)).fetchall():
             if kind in ("table", "view"):
                 conn.execute(f"DROP {kind.upper()} IF EXISTS {name}")
-        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1 - len(later)}")
     project.close()
     done = cli("propose", str(path), "--url", server.url, "--model", "good", "--posts", "all",
                "--what", "quality", "--limit", "5")

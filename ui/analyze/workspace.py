@@ -109,6 +109,8 @@ class AnalyzeWorkspace(QWidget):
         menu = QMenu("A&nalyze", self)
         for action in (self.act_open, self.act_recompute, self.act_export):
             menu.addAction(action)
+        menu.addSeparator()
+        menu.addAction(self._action("Curator &Agreement…", self.show_agreement))
         return menu
 
     def _build_main(self) -> None:
@@ -146,6 +148,15 @@ class AnalyzeWorkspace(QWidget):
         main_layout.addLayout(self.controls.second)
         main_layout.addLayout(info)
         main_layout.addWidget(self.tabs, 1)
+
+    def show_agreement(self) -> Any:
+        """Open the curator agreement window (Curate → Team splits, ADR 134)."""
+        from ui.analyze.agreement_view import AgreementWindow
+
+        window = AgreementWindow(self.context, self)
+        window.show()
+        self.agreement_window = window
+        return window
 
     # -- data sets -----------------------------------------------------------------------
     def _project_changed(self) -> None:

@@ -81,6 +81,10 @@ class CurateActions:
         pick = images.addMenu("Pick Image")
         for k in range(1, 10):
             self._add(pick, f"Image {k}", partial(ws.view.images.select_index, k - 1), str(k))
+        from ui.curate.team import TeamWork
+
+        self.team = TeamWork(ws)  # Share Work…, Merge Returned Work…, Resolve Conflicts…
+        self.team.install(self, m)
 
     def _mark_current(self, role: str) -> None:
         ws = self.ws

@@ -160,6 +160,7 @@ class CurateWorkspace(QWidget):
         self.page_actions.set_read_only(read_only)
         self.page_actions.set_enabled(self.project is not None)
         self.view.set_read_only(read_only)
+        self.page_actions.team.on_project_changed()
         if self.project is not None:
             self.filters.set_tags(distinct_tags(self.project))
         self.context.set_selection(SampleFilter())
