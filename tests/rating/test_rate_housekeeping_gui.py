@@ -137,3 +137,34 @@ def test_a_hidden_rate_page_does_not_recount_on_every_search_keystroke(page, qtb
     assert calls == []
     window.nav.setCurrentRow(list(window.pages).index("rate"))
     assert calls == [1] and "6 sample(s)" in page.info.text()
+
+
+def test_opening_another_project_never_summarises_a_session_it_lacks(
+        page, main_window, tmp_path: Path, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The sessions table is rewritten row by row when another project opens; a summary
+    asked for half-way read the previous project's session name and raised "no rating
+    session named …" (found by the monkey test)."""
+    other = build_project(tmp_path / "other.winnow")
+    for name in ("alpha", "beta", "gamma"):
+        make_session(other, tmp_path / name, "ranking", name=name)
+    other.close()
+    for name in ("study", "fresh"):
+        _select(page, name)
+        assert main_window.open_project(tmp_path / "other.winnow")
+        assert sorted(_names(page)) == ["alpha", "beta", "gamma"]
+        assert page.selected_session() in ("alpha", "beta", "gamma")
+        assert page.summary_title.text() == f"Raters of {page.selected_session()}"
+        assert main_window.open_project(tmp_path / "w.winnow")
+
+
+def test_a_session_gone_behind_the_table_is_not_an_error(page, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """A session removed while the table still lists it (another part of the app, a job
+    finishing) is dropped from the table when selected, not raised as an error."""
+    from core.rating.session_admin import remove_session
+
+    _select(page, "study")
+    remove_session(page.context.project, "fresh")  # the table still lists it
+    _select(page, "fresh")
+    assert page.summary_title.text() == "Raters"
+    qtbot.waitUntil(lambda: "fresh" not in _names(page))
+    assert page.selected_session() == "study" or page.selected_session() is None

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSignalBlocker, Qt, QTimer
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -247,6 +247,10 @@ class RateWorkspace(SessionHousekeeping, QWidget):
         rows = [s for s in list_sessions(project)
                 if self.show_archived.isChecked() or s.uid not in hidden]
         self.archived_names = {s.name for s in rows if s.uid in hidden}
+        # rows are rewritten one by one: no summary of a half-rewritten table (a selected
+        # row could still name a session of the project shown before), one at the end
+        blocker = QSignalBlocker(self.sessions)
+        self.sessions.clearSelection()
         self.sessions.setRowCount(len(rows))
         for r, s in enumerate(rows):
             name = s.name + ("  (archived)" if s.uid in hidden else "")
@@ -261,7 +265,9 @@ class RateWorkspace(SessionHousekeeping, QWidget):
         self.sessions.resizeColumnsToContents()
         if rows and self.selected_session() is None:
             self.sessions.selectRow(0)
+        blocker.unblock()
         self.show_summary()
+        self._update_session_actions()
 
     def selected_session(self) -> str | None:
         """Name of the session selected in the table."""
@@ -279,7 +285,13 @@ class RateWorkspace(SessionHousekeeping, QWidget):
             self.summary.setRowCount(0)
             self.summary_title.setText("Raters")
             return
-        rows = rater_summaries(project, name)
+        try:
+            rows = rater_summaries(project, name)
+        except ValueError:  # the table is behind the project (the session went meanwhile)
+            self.summary.setRowCount(0)
+            self.summary_title.setText("Raters")
+            QTimer.singleShot(0, self.refresh)
+            return
         self.summary_title.setText(f"Raters of {name}")
         self.summary.setRowCount(len(rows))
         for r, s in enumerate(rows):
