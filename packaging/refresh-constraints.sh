@@ -5,6 +5,10 @@
 #   packaging/refresh-constraints.sh --fresh         resolve anew: a throwaway venv gets
 #        '.[all,test]' with no constraints (the newest versions pyproject.toml allows),
 #        then its versions are written. Run the tests on it before committing.
+#   packaging/refresh-constraints.sh --prune         keep every version as it is, drop the
+#        pins nothing needs any more (a dependency removed from pyproject.toml): pip
+#        resolves '.[all,test,bundle]' with these constraints (--dry-run) and only the
+#        packages it would install stay.
 # dev-setup.sh, CI and packaging/check-base-install.sh install with these constraints,
 # so an upstream release (PySide6 6.12.0's none_dealloc crash) cannot break a fresh
 # machine. Local version labels (torch's +cpu) are dropped: ==2.13.0 matches them.
@@ -20,8 +24,25 @@ case "${1:-}" in
     "${PYTHON:-python3}" -m venv "$tmp/venv"
     "$tmp/venv/bin/python" -m pip install -q --disable-pip-version-check -e '.[all,test]'
     py=$tmp/venv/bin/python ;;
+  --prune)
+    tmp=$(mktemp -d)
+    "$py" -m pip install --dry-run --ignore-installed --quiet --disable-pip-version-check \
+      --report "$tmp/report.json" -c packaging/constraints.txt -e '.[all,test,bundle]' \
+      2> >(grep -v "is ignored: it is neither a file nor a directory" >&2 || true)
+    "$py" - "$tmp/report.json" packaging/constraints.txt <<'PY'
+import json, re, sys
+norm = lambda n: re.sub(r"[-_.]+", "-", n).lower()
+needed = {norm(i["metadata"]["name"]) for i in json.load(open(sys.argv[1]))["install"]}
+path = sys.argv[2]
+lines = open(path, encoding="utf-8").read().splitlines()
+kept = [l for l in lines if l.startswith("#") or norm(l.split("==")[0]) in needed]
+for l in sorted(set(lines) - set(kept)):
+    print(f"dropped {l}")
+open(path, "w", encoding="utf-8").write("\n".join(kept) + "\n")
+PY
+    exit 0 ;;
   "") ;;
-  *) echo "usage: $0 [--from PYTHON | --fresh]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--from PYTHON | --fresh | --prune]" >&2; exit 2 ;;
 esac
 out=packaging/constraints.txt
 {
