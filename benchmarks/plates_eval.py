@@ -10,6 +10,7 @@ text, extend/strengthen, re-render), then measure on the released pixels:
 * region coverage of the annotated box (share inside the final regions);
 * OCR legibility before (the photo as given) and after release (``plate_eval.ocr_legible``);
 * plates missed entirely (no region touches the annotated box);
+* the area of the regions on the plate over the plate's area (how much more is hidden);
 * ms per photo for detection and for the verified release (medians).
 
     .venv/bin/python benchmarks/plates_eval.py --split eval --json /tmp/plates_eval.json
@@ -77,8 +78,13 @@ def run_case(rgb: np.ndarray, quad: np.ndarray, text: str, settings: DetectSetti
     before, _ = ocr_legible(rgb, quad, text)
     after, chars = ocr_legible(released, quad, text)
     coverage = region_coverage(rgb.shape, final, quad)
+    (x1, y1), (x2, y2) = quad.min(axis=0), quad.max(axis=0)
+    on_plate = [s for s in final if min(s.x + s.w, x2) > max(s.x, x1)
+                and min(s.y + s.h, y2) > max(s.y, y1)]
+    plate_area = float(quad_mask(rgb.shape, quad).sum()) or 1.0
     return {"detail_hidden": round(detail_hidden(rgb, released, quad), 4),
             "region_coverage": round(coverage, 4), "missed": coverage == 0.0,
+            "region_area_ratio": round(sum(s.w * s.h for s in on_plate) / plate_area, 2),
             "legible_before": before, "legible_after": after, "chars_after": chars,
             "regions": len(found), "raised": len(result.raised),
             "text_left": len(result.to_json().get("text_inside", [])),
@@ -98,6 +104,7 @@ def summary(rows: list[dict]) -> dict:
         "plates_90pct_region_covered": round(
             sum(r["region_coverage"] >= 0.9 for r in rows) / len(rows), 4),
         "missed": sum(r["missed"] for r in rows),
+        "median_region_area_ratio": statistics.median(r["region_area_ratio"] for r in rows),
         "legible_before": sum(r["legible_before"] for r in rows),
         "legible_after": sum(r["legible_after"] for r in rows),
         "regions_raised_by_verification": sum(r["raised"] for r in rows),

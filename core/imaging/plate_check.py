@@ -125,7 +125,8 @@ def outside_regions(rgb: np.ndarray, regions: Sequence[Box], long_side: int
     from core.imaging.plates import PlateShape, plate_lines
 
     shape = PlateShape()
-    lines = [ln for ln in plate_lines(rgb, long_side) if shape.fits(ln, rgb.shape[0])]
+    lines = [ln for ln in plate_lines(rgb, long_side, shape=shape)
+             if shape.fits(ln, rgb.shape[0])]
     lines = [ln for ln in lines if not any(
         intersection(_bbox(ln.corners()), r) > 0 for r in regions)]
     readings = recognise([line_crop(rgb, ln.corners()) for ln in lines])

@@ -15,8 +15,10 @@ number, a slogan below, a country band at the left, the frame around it all.  He
    coordinates: upwards and downwards while the rows still look like the plate's
    background (contrast with the characters), sideways to the outermost continuous
    vertical edge (the frame, or a country band's edge), each side bounded by what a
-   plate can add beyond its text; then a margin of 0.15 line heights, so the region
-   never stops at a character or on the frame itself.
+   plate can add beyond its text; a frame narrower than a plate can be (2:1 for US
+   plates) is widened on both sides, for characters the detector did not see; then a
+   margin (0.15 line heights sideways, 0.25 up and down), so the region never stops at
+   a character or on the frame itself.
 """
 
 from __future__ import annotations
@@ -28,10 +30,12 @@ from dataclasses import dataclass
 import numpy as np
 
 #: how far (line heights) each side may grow beyond the text: left, right, top, bottom
-REACH = (1.1, 0.7, 0.7, 0.6)
+REACH = (1.1, 0.9, 0.7, 0.6)
 #: growth used where the photo gives no evidence (same order)
 DEFAULT_GROWTH = (0.3, 0.2, 0.35, 0.3)
-MARGIN = 0.15
+MARGIN = (0.15, 0.15, 0.25, 0.25)  # line heights added beyond the frame found (same order)
+MIN_ASPECT = 1.9  # width / height of the narrowest plate (US plates are 2:1)
+MAX_WIDEN = 1.5  # line heights each side, at most, to reach it
 FRAME_DEPTH = 0.6  # line heights beyond the plate's background where its frame may end
 WORK_HEIGHT = 32  # px: a line is rectified to this height before looking at its frame
 
@@ -293,6 +297,12 @@ def frame(gray: np.ndarray, group: Sequence[Line]) -> np.ndarray:
         bottom = bottom if edge is None else edge
         growth[2] = max(0.0, (gb0 - (top / scale + box[1])) / unit)
         growth[3] = max(0.0, (bottom / scale + box[1] - gb1) / unit)
+        # sideways too: a plate's margin beside its characters is background
+        columns = found[row(-0.5 * main.h):row(0.5 * main.h) + 1].mean(axis=0)
+        left = _background_run(columns, col(0.0), -1, -1)
+        right = _background_run(columns, col(0.0), crop.shape[1], 1)
+        growth[0] = max(growth[0], (ga0 - (left / scale + box[0])) / unit)
+        growth[1] = max(growth[1], (right / scale + box[0] - ga1) / unit)
     # edges: the outermost continuous vertical edge beside the text is the plate's side
     gx = np.abs(cv2.Sobel(crop, cv2.CV_32F, 1, 0, ksize=3))
     rows = gx[row(gb0 - growth[2] * unit):row(gb1 + growth[3] * unit) + 1]
@@ -305,7 +315,15 @@ def frame(gray: np.ndarray, group: Sequence[Line]) -> np.ndarray:
             growth[0] = max(growth[0], (ga0 - (left / scale + box[0])) / unit)
         if right is not None:
             growth[1] = max(growth[1], (right / scale + box[0] - ga1) / unit)
-    growth = [min(g, r) + MARGIN for g, r in zip(growth, REACH, strict=True)]
+    growth = [min(g, r) for g, r in zip(growth, REACH, strict=True)]
+    # no plate is narrower than MIN_ASPECT: a line that misses characters (a "1A" the
+    # detector did not see) is widened on both sides until the frame has that shape
+    width = ga1 - ga0 + (growth[0] + growth[1]) * unit
+    short = MIN_ASPECT * (gb1 - gb0 + (growth[2] + growth[3]) * unit) - width
+    if short > 0:
+        growth[0] += min(short / 2 / unit, MAX_WIDEN)
+        growth[1] += min(short / 2 / unit, MAX_WIDEN)
+    growth = [g + m for g, m in zip(growth, MARGIN, strict=True)]
     u, v = main.axes
     c = np.array([main.cx, main.cy])
     a0, a1 = ga0 - growth[0] * unit, ga1 + growth[1] * unit

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core.imaging.boxes import Detection
+from core.imaging.boxes import Detection, area, intersection, iou
 from core.imaging.ocr import DET_MODEL, TextModelMissingError, ppocr_model_path, text_lines
 from core.imaging.plate_frame import Line, assemble, companions, frame
 
@@ -26,7 +26,7 @@ __all__ = ["PlateShape", "TextModelMissingError", "find_plates", "plate_lines",
 
 #: the working scale and the coarser ones (fractions of it) the text detector runs at
 SCALES = (1.0, 0.5, 0.25)
-MIN_SIDE = 160  # px: no pass below this long side
+MIN_SIDE = 320  # px: no pass below this long side (coarser finds windows, not text)
 
 
 @dataclass(frozen=True)
@@ -73,13 +73,25 @@ def for_text(rgb: np.ndarray, min_range: float = 128.0) -> np.ndarray:
     return cv2.cvtColor(lab, cv2.COLOR_LAB2RGB)
 
 
-def plate_lines(rgb: np.ndarray, long_side: int = 1280, box_thresh: float = 0.5
-                ) -> list[Line]:
-    """Text lines of the photo at every scale of :data:`SCALES`, broken lines joined.
+def _same_place(a: Line, b: Line) -> bool:
+    """Boxes overlapping by IoU ≥ 0.3, or the smaller ≥ 60 % inside the larger."""
+    ab = (*a.corners().min(axis=0), *(a.corners().max(axis=0) - a.corners().min(axis=0)))
+    bb = (*b.corners().min(axis=0), *(b.corners().max(axis=0) - b.corners().min(axis=0)))
+    inter = intersection(ab, bb)
+    small = min(area(ab), area(bb)) or 1.0
+    return iou(ab, bb) >= 0.3 or inter / small >= 0.6
 
-    Lines are joined within one scale only: the same line seen at two scales stays two
-    candidates (a close-up's box at full scale can swallow its surroundings).
+
+def plate_lines(rgb: np.ndarray, long_side: int = 1280, box_thresh: float = 0.5,
+                shape: PlateShape | None = None) -> list[Line]:
+    """Text lines of the photo at the scales of :data:`SCALES`, broken lines joined.
+
+    Lines are joined within one scale only.  A coarser scale only adds lines where no
+    plate-shaped line of a finer one lies: it is there for what the finer scale cannot
+    see (a close-up's characters, too big for it), and its boxes are looser.
     """
+    shape = shape or PlateShape()
+    height = rgb.shape[0]
     base = min(long_side, max(640, max(rgb.shape[:2])))
     rgb = for_text(rgb)
     found: list[Line] = []
@@ -87,7 +99,9 @@ def plate_lines(rgb: np.ndarray, long_side: int = 1280, box_thresh: float = 0.5
         side = round(base * factor)
         if side < MIN_SIDE:
             break
-        found += assemble([Line.from_quad(q, s) for q, s in text_lines(rgb, side, box_thresh)])
+        plated = [ln for ln in found if shape.fits(ln, height)]
+        lines = assemble([Line.from_quad(q, s) for q, s in text_lines(rgb, side, box_thresh)])
+        found += [ln for ln in lines if not any(_same_place(ln, p) for p in plated)]
     return found
 
 
@@ -99,7 +113,7 @@ def find_plates(rgb: np.ndarray, threshold: float = 0.5, long_side: int = 1280,
     """
     shape = shape or PlateShape()
     height, width = rgb.shape[:2]
-    lines = plate_lines(rgb, long_side, threshold)
+    lines = plate_lines(rgb, long_side, threshold, shape)
     gray = rgb.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
     out: list[Detection] = []
     for main in lines:
