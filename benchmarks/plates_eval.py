@@ -15,6 +15,7 @@ text, extend/strengthen, re-render), then measure on the released pixels:
 
     .venv/bin/python benchmarks/plates_eval.py --split eval --json /tmp/plates_eval.json
     .venv/bin/python benchmarks/plates_eval.py --split tune --variants closeup --limit 10
+    .venv/bin/python benchmarks/plates_eval.py --timing 10   # speed only, one run
 """
 
 from __future__ import annotations
@@ -113,6 +114,44 @@ def summary(rows: list[dict]) -> dict:
     }
 
 
+def timing(photos: list, settings: DetectSettings, repeats: int = 3) -> dict:
+    """Medians (ms) over ``photos`` × ``repeats`` in one run: detection with the working
+    scale only (as before issue 18) and with every scale; the verified release with and
+    without the plate text check."""
+    from unittest import mock
+
+    from core.imaging import plate_check, plates
+
+    def run(fn) -> float:  # type: ignore[no-untyped-def]
+        times = []
+        for rgb in photos:
+            for _ in range(repeats):
+                started = time.perf_counter()
+                fn(rgb)
+                times.append(1000 * (time.perf_counter() - started))
+        return statistics.median(times)
+
+    def release(rgb: np.ndarray) -> None:
+        found = detect_plates(rgb, settings)
+        specs = [HideSpec(d.x, d.y, d.w, d.h) for d in found]
+        render_verified(RenderJob(rgb, specs, [f"#{i} (plate)" for i in range(len(specs))],
+                                  Geometry()), settings)
+
+    for rgb in photos[:2]:
+        release(rgb)  # warm-up: sessions, allocations
+    out = {}
+    with mock.patch.object(plates, "SCALES", (1.0,)):
+        out["ms_detect_one_scale"] = run(lambda rgb: detect_plates(rgb, settings))
+    out["ms_detect_all_scales"] = run(lambda rgb: detect_plates(rgb, settings))
+    with mock.patch.object(plate_check, "text_check_available", lambda: False):
+        out["ms_detect_and_release_faces_only_check"] = run(release)
+    out["ms_detect_and_release_with_plate_check"] = run(release)
+    out["ratio_detect"] = out["ms_detect_all_scales"] / out["ms_detect_one_scale"]
+    out["ratio_release"] = (out["ms_detect_and_release_with_plate_check"]
+                            / out["ms_detect_and_release_faces_only_check"])
+    return {k: round(v, 2 if k.startswith("ratio") else 1) for k, v in out.items()}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=("eval", "tune", "all"), default="eval")
@@ -122,6 +161,8 @@ def main() -> int:
     parser.add_argument("--sets", default="eu,us")
     parser.add_argument("--no-verify", action="store_true",
                         help="one render, no plate/face verification rounds")
+    parser.add_argument("--timing", type=int, default=0, metavar="N",
+                        help="only time N photos per set (see timing())")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     if not TESTDATA.is_dir():
@@ -130,6 +171,14 @@ def main() -> int:
     if args.json and args.json.exists():
         print(f"{args.json} already exists (choose another name)", file=sys.stderr)
         return 2
+    if args.timing:
+        photos = [load_rgb(t.path) for sub in args.sets.split(",")
+                  for t in annotated(TESTDATA / sub, args.split)[:args.timing]]
+        figures = {"loadavg_at_start": [round(v, 2) for v in os.getloadavg()],
+                   "photos": len(photos), **timing(photos, DetectSettings()),
+                   "loadavg_at_end": [round(v, 2) for v in os.getloadavg()]}
+        print(json.dumps(figures, indent=1))
+        return 0
     kinds = ("original", *VARIANTS) if args.variants == "all" else tuple(
         args.variants.split(","))
     settings = DetectSettings()

@@ -50,26 +50,25 @@ def test_too_small_region_is_extended_and_strengthened() -> None:
     assert result.ok and result.text_inside == [] and result.text_checked is True
 
 
-def test_one_render_alone_leaves_the_plate_readable() -> None:
-    """The same region without verification rounds: what the loop is there to fix."""
+def _too_small_region_rendered_once(rgb: np.ndarray):  # type: ignore[no-untyped-def]
     need_text_models()
-    rgb = _scene()
     x, y, w, h = BOX
-    data, result = render_verified(
+    return render_verified(
         RenderJob(rgb, [HideSpec(x, y, 0.4 * w, h)], ["#7 (plate)"], Geometry()),
         SETTINGS, max_rounds=1)
+
+
+def test_one_render_alone_leaves_the_plate_readable() -> None:
+    """The same region without verification rounds: what the loop is there to fix."""
+    rgb = _scene()
+    data, result = _too_small_region_rendered_once(rgb)
     assert result.text_inside and result.text_inside[0]["region"] == "#7 (plate)"
     assert not result.ok
     assert ocr_legible(decode_rgb(data), _quad(BOX), NUMBER)[0]
 
 
 def test_the_record_counts_characters_but_never_holds_them() -> None:
-    need_text_models()
-    rgb = _scene()
-    x, y, w, h = BOX
-    _data, result = render_verified(
-        RenderJob(rgb, [HideSpec(x, y, 0.4 * w, h)], ["#7 (plate)"], Geometry()),
-        SETTINGS, max_rounds=1)
+    _data, result = _too_small_region_rendered_once(_scene())
     record = json.dumps(result.to_json())
     assert result.text_inside[0]["characters"] >= 3
     for chars in ("4821", "KX", "482", "821"):
