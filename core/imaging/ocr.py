@@ -29,6 +29,8 @@ DET_MODEL = "PP-OCRv6_det_small.onnx"
 REC_MODEL = "PP-OCRv6_rec_small.onnx"
 REC_HEIGHT = 48
 REC_MAX_WIDTH = 48 * 24  # longer lines are squeezed (a plate line is far shorter)
+READABLE_CHARS = 3  # a reading is "readable" with this many letters or digits …
+READABLE_CONFIDENCE = 0.5  # … each read with at least this confidence (ADR 112)
 
 _lock = threading.Lock()
 _sessions: dict[str, Any] = {}
@@ -64,8 +66,9 @@ def ppocr_session(name: str, kind: str) -> Any:
     """One shared onnxruntime CPU session per model (created on first use)."""
     path = ppocr_model_path(name, kind)
     if path is None:
-        raise TextModelMissingError("Plate detection needs the rapidocr package "
-                                    "(pip install rapidocr).")
+        raise TextModelMissingError(
+            "Plate detection needs the rapidocr package (pip install rapidocr)."
+        )
     with _lock:
         session = _sessions.get(name)
         if session is None:
@@ -74,8 +77,7 @@ def ppocr_session(name: str, kind: str) -> Any:
             options = ort.SessionOptions()
             options.log_severity_level = 3
             options.intra_op_num_threads = max(1, min(4, os.cpu_count() or 1))
-            session = ort.InferenceSession(str(path), options,
-                                           providers=["CPUExecutionProvider"])
+            session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
             _sessions[name] = session
         return session
 
@@ -104,16 +106,18 @@ def text_probability(rgb: np.ndarray, long_side: int) -> tuple[np.ndarray, float
     h, w = rgb.shape[:2]
     ratio = long_side / max(h, w)
     rh, rw = max(32, round(h * ratio / 32) * 32), max(32, round(w * ratio / 32) * 32)
-    small = cv2.resize(rgb, (rw, rh), interpolation=cv2.INTER_AREA if ratio < 1
-                       else cv2.INTER_LINEAR)
+    small = cv2.resize(
+        rgb, (rw, rh), interpolation=cv2.INTER_AREA if ratio < 1 else cv2.INTER_LINEAR
+    )
     blob = (small.astype(np.float32) / 255.0 - 0.5) / 0.5
     blob = np.ascontiguousarray(blob.transpose(2, 0, 1)[None])
     (pred,) = ppocr_session(DET_MODEL, "det").run(None, {"x": blob})
     return pred[0, 0], rw / w, rh / h
 
 
-def text_boxes(prob: np.ndarray, thresh: float = 0.3, box_thresh: float = 0.5,
-               unclip: float = 1.6) -> list[tuple[np.ndarray, float]]:
+def text_boxes(
+    prob: np.ndarray, thresh: float = 0.3, box_thresh: float = 0.5, unclip: float = 1.6
+) -> list[tuple[np.ndarray, float]]:
     """DB post-processing: rotated boxes (4×2 corner arrays, map pixels) with scores."""
     import cv2
 
@@ -129,7 +133,7 @@ def text_boxes(prob: np.ndarray, thresh: float = 0.3, box_thresh: float = 0.5,
         x, y, bw, bh = cv2.boundingRect(contour)
         region = np.zeros((bh, bw), np.uint8)
         cv2.fillPoly(region, [contour - [x, y]], 1)
-        score = float(cv2.mean(prob[y:y + bh, x:x + bw], region)[0])
+        score = float(cv2.mean(prob[y : y + bh, x : x + bw], region)[0])
         if score < box_thresh:
             continue
         # unclip: offset the polygon by area * ratio / perimeter (as PP-OCR does)
@@ -139,8 +143,9 @@ def text_boxes(prob: np.ndarray, thresh: float = 0.3, box_thresh: float = 0.5,
     return out
 
 
-def text_lines(rgb: np.ndarray, long_side: int, box_thresh: float = 0.5
-               ) -> list[tuple[np.ndarray, float]]:
+def text_lines(
+    rgb: np.ndarray, long_side: int, box_thresh: float = 0.5
+) -> list[tuple[np.ndarray, float]]:
     """Text lines of ``rgb`` found at ``long_side``: (4×2 corners in ``rgb`` pixels, score)."""
     prob, sx, sy = text_probability(rgb, long_side)
     return [(points / [sx, sy], score) for points, score in text_boxes(prob, box_thresh=box_thresh)]
@@ -158,10 +163,19 @@ class Reading:
         """Mean character confidence (0 for an empty reading)."""
         return float(np.mean(self.confidences)) if self.confidences else 0.0
 
+    @property
+    def readable(self) -> bool:
+        """At least :data:`READABLE_CHARS` letters or digits read with confidence
+        :data:`READABLE_CONFIDENCE` or more (ADR 112)."""
+        return len(self.characters(READABLE_CONFIDENCE)) >= READABLE_CHARS
+
     def characters(self, min_confidence: float = 0.0) -> str:
         """Letters and digits (upper case) read with at least ``min_confidence``."""
-        return "".join(c.upper() for c, p in zip(self.text, self.confidences, strict=True)
-                       if c.isascii() and c.isalnum() and p >= min_confidence)
+        return "".join(
+            c.upper()
+            for c, p in zip(self.text, self.confidences, strict=True)
+            if c.isascii() and c.isalnum() and p >= min_confidence
+        )
 
 
 def line_crop(rgb: np.ndarray, quad: np.ndarray, pad: float = 0.15) -> np.ndarray:
@@ -185,8 +199,9 @@ def line_crop(rgb: np.ndarray, quad: np.ndarray, pad: float = 0.15) -> np.ndarra
     src = np.float32([top_left, top_left + u * w, top_left + u * w + v * h])
     dst = np.float32([[0, 0], [out_w, 0], [out_w, out_h]])
     matrix = cv2.getAffineTransform(src, dst)
-    return cv2.warpAffine(rgb, matrix, (out_w, out_h), flags=cv2.INTER_CUBIC,
-                          borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpAffine(
+        rgb, matrix, (out_w, out_h), flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE
+    )
 
 
 def recognise(crops: Sequence[np.ndarray]) -> list[Reading]:
@@ -202,8 +217,11 @@ def recognise(crops: Sequence[np.ndarray]) -> list[Reading]:
             out.append(Reading("", ()))
             continue
         width = int(min(REC_MAX_WIDTH, max(16, math.ceil(REC_HEIGHT * w / h))))
-        line = cv2.resize(np.ascontiguousarray(crop[..., ::-1]), (width, REC_HEIGHT),
-                          interpolation=cv2.INTER_AREA if h > REC_HEIGHT else cv2.INTER_CUBIC)
+        line = cv2.resize(
+            np.ascontiguousarray(crop[..., ::-1]),
+            (width, REC_HEIGHT),
+            interpolation=cv2.INTER_AREA if h > REC_HEIGHT else cv2.INTER_CUBIC,
+        )
         blob = np.zeros((1, 3, REC_HEIGHT, max(width, 320)), np.float32)
         blob[0, :, :, :width] = line.transpose(2, 0, 1) / 127.5 - 1.0
         (pred,) = session.run(None, {"x": blob})
@@ -211,6 +229,10 @@ def recognise(crops: Sequence[np.ndarray]) -> list[Reading]:
         keep = np.ones(len(best), bool)
         keep[1:] = best[1:] != best[:-1]
         keep &= best != 0
-        out.append(Reading("".join(charset[i] for i in best[keep]),
-                           tuple(round(float(p), 4) for p in prob[keep])))
+        out.append(
+            Reading(
+                "".join(charset[i] for i in best[keep]),
+                tuple(round(float(p), 4) for p in prob[keep]),
+            )
+        )
     return out

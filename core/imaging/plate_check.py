@@ -10,10 +10,10 @@ Run on the released pixels, as the face check is:
 * **anywhere else**: the plate-shaped lines of the whole image (the detector's own
   passes) outside every region are read.
 
-A reading is *readable* when at least :data:`MIN_CHARS` letters or digits are
-recognised with confidence :data:`MIN_CONFIDENCE` or more.  Findings name the region,
-the line's box, how many characters and how sure, never the characters themselves (the
-record is stored in the project and written to reports).
+A reading is *readable* when at least 3 letters or digits are recognised with
+confidence 0.5 or more (:attr:`core.imaging.ocr.Reading.readable`).  Findings name the
+region, the line's box, how many characters and how sure, never the characters
+themselves (the record is stored in the project and written to reports).
 """
 
 from __future__ import annotations
@@ -26,9 +26,8 @@ from typing import Any
 import numpy as np
 
 from core.imaging.boxes import Box, intersection
+from core.imaging.ocr import READABLE_CONFIDENCE
 
-MIN_CHARS = 3
-MIN_CONFIDENCE = 0.5
 CHECK_HEIGHT = 80  # px: a plate region is looked at this tall
 MAX_UPSCALE = 4.0
 
@@ -44,9 +43,11 @@ class TextFinding:
 
     def to_json(self) -> dict[str, Any]:
         """Plain dict (no characters: the record must not hold the plate's text)."""
-        out: dict[str, Any] = {"box": [round(v, 1) for v in self.box],
-                               "characters": self.characters,
-                               "confidence": round(self.confidence, 3)}
+        out: dict[str, Any] = {
+            "box": [round(v, 1) for v in self.box],
+            "characters": self.characters,
+            "confidence": round(self.confidence, 3),
+        }
         if self.region is not None:
             out["region"] = self.region
         return out
@@ -60,10 +61,9 @@ def text_check_available() -> bool:
 
 
 def _readable(reading: Any) -> tuple[int, float] | None:
-    chars = reading.characters(MIN_CONFIDENCE)
-    if len(chars) < MIN_CHARS:
+    if not reading.readable:
         return None
-    return len(chars), reading.confidence
+    return len(reading.characters(READABLE_CONFIDENCE)), reading.confidence
 
 
 def _bbox(quad: np.ndarray) -> Box:
@@ -92,8 +92,9 @@ def around_region(rgb: np.ndarray, label: str, box: Box) -> list[TextFinding]:
     x2, y2 = min(width, math.ceil(x + w + side)), min(height, math.ceil(y + 2 * h))
     scale = min(MAX_UPSCALE, CHECK_HEIGHT / h)
     size = (max(8, round((x2 - x1) * scale)), max(8, round((y2 - y1) * scale)))
-    crop = cv2.resize(rgb[y1:y2, x1:x2], size,
-                      interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC)
+    crop = cv2.resize(
+        rgb[y1:y2, x1:x2], size, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC
+    )
 
     def to_photo(quad: np.ndarray) -> Box:
         return _bbox(np.asarray(quad) / scale + [x1, y1])
@@ -102,8 +103,7 @@ def around_region(rgb: np.ndarray, label: str, box: Box) -> list[TextFinding]:
     lines = assemble([Line.from_quad(q, s) for q, s in text_lines(crop, max(size), 0.3)])
     near = [ln for ln in lines if intersection(to_photo(ln.corners()), touch) > 0]
     region = (np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]]) - [x1, y1]) * scale
-    readings = recognise([line_crop(crop, region), *(line_crop(crop, ln.corners())
-                                                     for ln in near)])
+    readings = recognise([line_crop(crop, region), *(line_crop(crop, ln.corners()) for ln in near)])
     out = []
     found = _readable(readings[0])
     if found:
@@ -113,22 +113,20 @@ def around_region(rgb: np.ndarray, label: str, box: Box) -> list[TextFinding]:
         found = _readable(reading)
         if found:
             plate = frame(grey, [line, *companions(line, lines)])
-            out.append(TextFinding(to_photo(np.vstack([plate, line.corners()])), label,
-                                   *found))
+            out.append(TextFinding(to_photo(np.vstack([plate, line.corners()])), label, *found))
     return out
 
 
-def outside_regions(rgb: np.ndarray, regions: Sequence[Box], long_side: int
-                    ) -> list[TextFinding]:
+def outside_regions(rgb: np.ndarray, regions: Sequence[Box], long_side: int) -> list[TextFinding]:
     """Readable plate-shaped lines of the whole image that lie outside every region."""
     from core.imaging.ocr import line_crop, recognise
     from core.imaging.plates import PlateShape, plate_lines
 
     shape = PlateShape()
-    lines = [ln for ln in plate_lines(rgb, long_side, shape=shape)
-             if shape.fits(ln, rgb.shape[0])]
-    lines = [ln for ln in lines if not any(
-        intersection(_bbox(ln.corners()), r) > 0 for r in regions)]
+    lines = [ln for ln in plate_lines(rgb, long_side, shape=shape) if shape.fits(ln, rgb.shape[0])]
+    lines = [
+        ln for ln in lines if not any(intersection(_bbox(ln.corners()), r) > 0 for r in regions)
+    ]
     readings = recognise([line_crop(rgb, ln.corners()) for ln in lines])
     out = []
     for line, reading in zip(lines, readings, strict=True):

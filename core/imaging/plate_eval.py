@@ -68,18 +68,19 @@ def annotated(folder: Path, split: str = "eval") -> list[PlateTruth]:
 
 
 # -- synthetic variants ------------------------------------------------------------------
-def _warp(rgb: np.ndarray, quad: np.ndarray, matrix: np.ndarray, size: tuple[int, int]
-          ) -> tuple[np.ndarray, np.ndarray]:
+def _warp(
+    rgb: np.ndarray, quad: np.ndarray, matrix: np.ndarray, size: tuple[int, int]
+) -> tuple[np.ndarray, np.ndarray]:
     import cv2
 
-    out = cv2.warpAffine(rgb, matrix, size, flags=cv2.INTER_CUBIC,
-                         borderMode=cv2.BORDER_REFLECT)
+    out = cv2.warpAffine(rgb, matrix, size, flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REFLECT)
     pts = np.hstack([quad, np.ones((4, 1))]) @ matrix.T
     return out, pts
 
 
-def variant(rgb: np.ndarray, quad: np.ndarray, kind: str, seed: int
-            ) -> tuple[np.ndarray, np.ndarray]:
+def variant(
+    rgb: np.ndarray, quad: np.ndarray, kind: str, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
     """A synthetic variant of an annotated photo: (pixels, plate corners in them).
 
     * ``closeup``: a 4:3 crop centred on the plate, which fills 60 % of its width,
@@ -125,8 +126,7 @@ def quad_mask(shape: tuple[int, ...], quad: np.ndarray) -> np.ndarray:
     import cv2
 
     mask = np.zeros(shape[:2], np.uint8)
-    cv2.fillPoly(mask, [np.rint(np.asarray(quad) * 16 - 8).astype(np.int32)], 1,
-                 shift=4)
+    cv2.fillPoly(mask, [np.rint(np.asarray(quad) * 16 - 8).astype(np.int32)], 1, shift=4)
     return mask.astype(bool)
 
 
@@ -134,8 +134,9 @@ def detail_hidden(before: np.ndarray, after: np.ndarray, quad: np.ndarray) -> fl
     """Share of the plate's pixels (inside ``quad``) whose detail is removed (see module)."""
     import cv2
 
-    plate_h = min(float(np.linalg.norm(quad[3] - quad[0])),
-                  float(np.linalg.norm(quad[1] - quad[0])))
+    plate_h = min(
+        float(np.linalg.norm(quad[3] - quad[0])), float(np.linalg.norm(quad[1] - quad[0]))
+    )
     sigma = max(0.7, plate_h / 12)
     win = max(3, round(plate_h / 4)) | 1
     margin = int(math.ceil(3 * sigma + win))
@@ -151,7 +152,7 @@ def detail_hidden(before: np.ndarray, after: np.ndarray, quad: np.ndarray) -> fl
     d1 = g1 - cv2.GaussianBlur(g1, (0, 0), sigma)
     energy = cv2.blur(d0 * d0, (win, win))
     shared = np.abs(cv2.blur(d0 * d1, (win, win)))
-    hidden = (shared <= RETAINED_MAX * energy) | (energy < NOISE_FLOOR ** 2)
+    hidden = (shared <= RETAINED_MAX * energy) | (energy < NOISE_FLOOR**2)
     inside = quad_mask(before.shape, quad)[y1:y2, x1:x2]
     return float(hidden[inside].mean()) if inside.any() else 1.0
 
@@ -183,8 +184,9 @@ def readings_around(rgb: np.ndarray, quad: np.ndarray, plate_px: int = 64) -> li
 
     from core.imaging.ocr import line_crop, recognise, text_lines
 
-    plate_h = max(2.0, min(float(np.linalg.norm(quad[3] - quad[0])),
-                           float(np.linalg.norm(quad[1] - quad[0]))))
+    plate_h = max(
+        2.0, min(float(np.linalg.norm(quad[3] - quad[0])), float(np.linalg.norm(quad[1] - quad[0])))
+    )
     pad = 0.3 * plate_h
     height, width = rgb.shape[:2]
     x1 = max(0, int(quad[:, 0].min() - pad))
@@ -194,9 +196,11 @@ def readings_around(rgb: np.ndarray, quad: np.ndarray, plate_px: int = 64) -> li
     if x2 - x1 < 2 or y2 - y1 < 2:
         return []
     scale = plate_px / plate_h
-    crop = cv2.resize(rgb[y1:y2, x1:x2], (max(2, round((x2 - x1) * scale)),
-                                          max(2, round((y2 - y1) * scale))),
-                      interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC)
+    crop = cv2.resize(
+        rgb[y1:y2, x1:x2],
+        (max(2, round((x2 - x1) * scale)), max(2, round((y2 - y1) * scale))),
+        interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC,
+    )
     local = (np.asarray(quad) - [x1, y1]) * scale
     lines = [line_crop(crop, q) for q, _ in text_lines(crop, max(crop.shape[:2]), 0.3)]
     return recognise([line_crop(crop, local, pad=0.05), *lines])
@@ -205,6 +209,7 @@ def readings_around(rgb: np.ndarray, quad: np.ndarray, plate_px: int = 64) -> li
 def ocr_legible(rgb: np.ndarray, quad: np.ndarray, text: str) -> tuple[bool, int]:
     """(legible?, most plate characters one reading shares in order with ``text``)."""
     target = "".join(c for c in text.upper() if c.isalnum())
-    best = max((common_characters(r.characters(), target)
-                for r in readings_around(rgb, quad)), default=0)
+    best = max(
+        (common_characters(r.characters(), target) for r in readings_around(rgb, quad)), default=0
+    )
     return best >= legible_min_chars(target), best

@@ -69,8 +69,14 @@ class Line:
         a, b = pts @ u, pts @ v
         ca, cb = (a.min() + a.max()) / 2, (b.min() + b.max()) / 2
         centre = ca * u + cb * v
-        return cls(float(centre[0]), float(centre[1]), float(a.max() - a.min()),
-                   float(b.max() - b.min()), float(angle), score)
+        return cls(
+            float(centre[0]),
+            float(centre[1]),
+            float(a.max() - a.min()),
+            float(b.max() - b.min()),
+            float(angle),
+            score,
+        )
 
     @property
     def axes(self) -> tuple[np.ndarray, np.ndarray]:
@@ -82,8 +88,9 @@ class Line:
         u, v = self.axes
         c = np.array([self.cx, self.cy])
         hw, hh = self.w / 2, self.h / 2
-        return np.array([c - hw * u - hh * v, c + hw * u - hh * v,
-                         c + hw * u + hh * v, c - hw * u + hh * v])
+        return np.array(
+            [c - hw * u - hh * v, c + hw * u - hh * v, c + hw * u + hh * v, c - hw * u + hh * v]
+        )
 
     def local(self, pts: np.ndarray) -> np.ndarray:
         """Points in this line's coordinates (along, across), relative to its centre."""
@@ -123,8 +130,12 @@ def _near_pairs(lines: Sequence[Line], reach: float) -> list[tuple[int, int]]:
     boxes = np.array([[*(c := ln.corners()).min(axis=0), *c.max(axis=0)] for ln in lines])
     pad = reach * np.array([ln.h for ln in lines])[:, None]
     grown = boxes + np.hstack([-pad, -pad, pad, pad])
-    hit = ((grown[:, None, 0] <= grown[None, :, 2]) & (grown[None, :, 0] <= grown[:, None, 2])
-           & (grown[:, None, 1] <= grown[None, :, 3]) & (grown[None, :, 1] <= grown[:, None, 3]))
+    hit = (
+        (grown[:, None, 0] <= grown[None, :, 2])
+        & (grown[None, :, 0] <= grown[:, None, 2])
+        & (grown[:, None, 1] <= grown[None, :, 3])
+        & (grown[None, :, 1] <= grown[:, None, 3])
+    )
     i, j = np.nonzero(np.triu(hit, 1))
     return list(zip(i.tolist(), j.tolist(), strict=True))
 
@@ -183,8 +194,9 @@ def companions(main: Line, lines: Sequence[Line]) -> list[Line]:
 
 
 # -- 3. the frame ---------------------------------------------------------------------------
-def _rectified(gray: np.ndarray, main: Line, box: tuple[float, float, float, float],
-               scale: float) -> np.ndarray:
+def _rectified(
+    gray: np.ndarray, main: Line, box: tuple[float, float, float, float], scale: float
+) -> np.ndarray:
     """The area ``box`` (a0, b0, a1, b1 in main's coordinates) cut out upright at ``scale``."""
     import cv2
 
@@ -196,12 +208,12 @@ def _rectified(gray: np.ndarray, main: Line, box: tuple[float, float, float, flo
     src = np.float32([origin, origin + (a1 - a0) * u, origin + (b1 - b0) * v])
     dst = np.float32([[0, 0], [width, 0], [0, height]])
     matrix = cv2.getAffineTransform(src, dst)
-    return cv2.warpAffine(gray, matrix, (width, height), flags=cv2.INTER_LINEAR,
-                          borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpAffine(
+        gray, matrix, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
 
 
-def _background_rows(crop: np.ndarray, x0: int, x1: int, y0: int, y1: int
-                     ) -> np.ndarray | None:
+def _background_rows(crop: np.ndarray, x0: int, x1: int, y0: int, y1: int) -> np.ndarray | None:
     """Pixels that look like the plate's background (None: the text has no contrast).
 
     The middle of the main line (``crop[y0:y1, x0:x1]``) is split in two by Otsu's
@@ -211,15 +223,16 @@ def _background_rows(crop: np.ndarray, x0: int, x1: int, y0: int, y1: int
     """
     import cv2
 
-    band = crop[y0:y1 + 1, x0:x1 + 1]
+    band = crop[y0 : y1 + 1, x0 : x1 + 1]
     if band.size < 16:
         return None
     band8 = np.clip(band, 0, 255).astype(np.uint8)
     threshold, _ = cv2.threshold(band8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     bright = band >= threshold
     background_is_bright = bright.mean() >= 0.5
-    ground, ink = (band[bright], band[~bright]) if background_is_bright else \
-        (band[~bright], band[bright])
+    ground, ink = (
+        (band[bright], band[~bright]) if background_is_bright else (band[~bright], band[bright])
+    )
     if not ground.size or not ink.size:
         return None
     level, spread = float(np.median(ground)), abs(float(np.median(ground) - np.median(ink)))
@@ -245,8 +258,9 @@ def _background_run(similar: np.ndarray, start: int, stop: int, step: int) -> in
     return last
 
 
-def _outer_edge(continuity: np.ndarray, start: int, stop: int, step: int,
-                level: float = 0.7) -> int | None:
+def _outer_edge(
+    continuity: np.ndarray, start: int, stop: int, step: int, level: float = 0.7
+) -> int | None:
     """Outermost index from ``start`` towards ``stop`` holding a continuous edge."""
     found = None
     for index in range(start, stop, step):
@@ -281,14 +295,15 @@ def frame(gray: np.ndarray, group: Sequence[Line]) -> np.ndarray:
 
     # contrast: rows that look like the plate's background continue the plate
     growth = list(DEFAULT_GROWTH)
-    found = _background_rows(crop, col(-main.w / 2), col(main.w / 2),
-                             row(-0.3 * main.h), row(0.3 * main.h))
+    found = _background_rows(
+        crop, col(-main.w / 2), col(main.w / 2), row(-0.3 * main.h), row(0.3 * main.h)
+    )
     if found is not None:
-        similar = found[:, col(ga0):col(ga1) + 1].mean(axis=1)
+        similar = found[:, col(ga0) : col(ga1) + 1].mean(axis=1)
         top = _background_run(similar, row(0.0), -1, -1)
         bottom = _background_run(similar, row(0.0), crop.shape[0], 1)
         # the frame (a holder, a border) lies beyond the background: go to its outer edge
-        gy = np.abs(cv2.Sobel(crop, cv2.CV_32F, 0, 1, ksize=3))[:, col(ga0):col(ga1) + 1]
+        gy = np.abs(cv2.Sobel(crop, cv2.CV_32F, 0, 1, ksize=3))[:, col(ga0) : col(ga1) + 1]
         strong = (gy >= max(8.0, 0.5 * float(np.percentile(gy, 95)))).mean(axis=1)
         depth = round(FRAME_DEPTH * unit * scale)
         edge = _outer_edge(strong, top, max(-1, top - depth), -1, 0.6)
@@ -298,14 +313,14 @@ def frame(gray: np.ndarray, group: Sequence[Line]) -> np.ndarray:
         growth[2] = max(0.0, (gb0 - (top / scale + box[1])) / unit)
         growth[3] = max(0.0, (bottom / scale + box[1] - gb1) / unit)
         # sideways too: a plate's margin beside its characters is background
-        columns = found[row(-0.5 * main.h):row(0.5 * main.h) + 1].mean(axis=0)
+        columns = found[row(-0.5 * main.h) : row(0.5 * main.h) + 1].mean(axis=0)
         left = _background_run(columns, col(0.0), -1, -1)
         right = _background_run(columns, col(0.0), crop.shape[1], 1)
         growth[0] = max(growth[0], (ga0 - (left / scale + box[0])) / unit)
         growth[1] = max(growth[1], (right / scale + box[0] - ga1) / unit)
     # edges: the outermost continuous vertical edge beside the text is the plate's side
     gx = np.abs(cv2.Sobel(crop, cv2.CV_32F, 1, 0, ksize=3))
-    rows = gx[row(gb0 - growth[2] * unit):row(gb1 + growth[3] * unit) + 1]
+    rows = gx[row(gb0 - growth[2] * unit) : row(gb1 + growth[3] * unit) + 1]
     if rows.size:
         strong = rows >= max(8.0, 0.5 * float(np.percentile(gx, 95)))
         continuity = strong.mean(axis=0)
@@ -328,5 +343,6 @@ def frame(gray: np.ndarray, group: Sequence[Line]) -> np.ndarray:
     c = np.array([main.cx, main.cy])
     a0, a1 = ga0 - growth[0] * unit, ga1 + growth[1] * unit
     b0, b1 = gb0 - growth[2] * unit, gb1 + growth[3] * unit
-    return np.array([c + a0 * u + b0 * v, c + a1 * u + b0 * v,
-                     c + a1 * u + b1 * v, c + a0 * u + b1 * v])
+    return np.array(
+        [c + a0 * u + b0 * v, c + a1 * u + b0 * v, c + a1 * u + b1 * v, c + a0 * u + b1 * v]
+    )

@@ -21,8 +21,7 @@ from core.imaging.boxes import Detection, area, intersection, iou
 from core.imaging.ocr import DET_MODEL, TextModelMissingError, ppocr_model_path, text_lines
 from core.imaging.plate_frame import Line, assemble, companions, frame
 
-__all__ = ["PlateShape", "TextModelMissingError", "find_plates", "plate_lines",
-           "text_model_path"]
+__all__ = ["PlateShape", "TextModelMissingError", "find_plates", "plate_lines", "text_model_path"]
 
 #: the working scale and the coarser ones (fractions of it) the text detector runs at
 SCALES = (1.0, 0.5, 0.25)
@@ -43,8 +42,10 @@ class PlateShape:
         """True when ``line`` has a plate's shape."""
         if line.h <= 0 or line.tilt > self.max_tilt_deg:
             return False
-        return (self.min_aspect <= line.w / line.h <= self.max_aspect
-                and self.min_height <= line.h <= self.max_height_frac * photo_height)
+        return (
+            self.min_aspect <= line.w / line.h <= self.max_aspect
+            and self.min_height <= line.h <= self.max_height_frac * photo_height
+        )
 
 
 def text_model_path() -> Path | None:
@@ -66,8 +67,7 @@ def for_text(rgb: np.ndarray, min_range: float = 128.0) -> np.ndarray:
     grey = rgb[::4, ::4].astype(np.float32).mean(axis=2)
     lo, hi = (float(v) for v in np.percentile(grey, (0.5, 99.5)))
     if 8 <= hi - lo < min_range:
-        rgb = np.clip((rgb.astype(np.float32) - lo) * (255.0 / (hi - lo)), 0, 255
-                      ).astype(np.uint8)
+        rgb = np.clip((rgb.astype(np.float32) - lo) * (255.0 / (hi - lo)), 0, 255).astype(np.uint8)
     lab = cv2.cvtColor(rgb, cv2.COLOR_RGB2LAB)
     lab[..., 0] = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(8, 8)).apply(lab[..., 0])
     return cv2.cvtColor(lab, cv2.COLOR_LAB2RGB)
@@ -82,8 +82,9 @@ def _same_place(a: Line, b: Line) -> bool:
     return iou(ab, bb) >= 0.3 or inter / small >= 0.6
 
 
-def plate_lines(rgb: np.ndarray, long_side: int = 1280, box_thresh: float = 0.5,
-                shape: PlateShape | None = None) -> list[Line]:
+def plate_lines(
+    rgb: np.ndarray, long_side: int = 1280, box_thresh: float = 0.5, shape: PlateShape | None = None
+) -> list[Line]:
     """Text lines of the photo at the scales of :data:`SCALES`, broken lines joined.
 
     Lines are joined within one scale only.  A coarser scale only adds lines where no
@@ -105,8 +106,9 @@ def plate_lines(rgb: np.ndarray, long_side: int = 1280, box_thresh: float = 0.5,
     return found
 
 
-def find_plates(rgb: np.ndarray, threshold: float = 0.5, long_side: int = 1280,
-                shape: PlateShape | None = None) -> list[Detection]:
+def find_plates(
+    rgb: np.ndarray, threshold: float = 0.5, long_side: int = 1280, shape: PlateShape | None = None
+) -> list[Detection]:
     """Licence plates in photo pixels: each plate-shaped line's group grown to its frame.
 
     Plates found through several of their lines overlap; the caller merges them.
@@ -123,6 +125,15 @@ def find_plates(rgb: np.ndarray, threshold: float = 0.5, long_side: int = 1280,
         x1, y1 = np.clip(corners.min(axis=0), 0, [width, height])
         x2, y2 = np.clip(corners.max(axis=0), 0, [width, height])
         if x2 > x1 and y2 > y1:
-            out.append(Detection("plate", float(x1), float(y1), float(x2 - x1),
-                                 float(y2 - y1), main.score, "pp-ocr-text"))
+            out.append(
+                Detection(
+                    "plate",
+                    float(x1),
+                    float(y1),
+                    float(x2 - x1),
+                    float(y2 - y1),
+                    main.score,
+                    "pp-ocr-text",
+                )
+            )
     return out

@@ -73,7 +73,7 @@ def test_a_region_never_stops_at_a_character() -> None:
     box = (180, 160, 300, 66)
     rgb = draw_plate(textured(640, 400, seed=2), box, "M5 XS 4410")
     x, y, w, h = box
-    rgb[y + 10:y + h - 10, x + 128:x + 148] = (60, 60, 60)  # a dark bolt / sticker
+    rgb[y + 10 : y + h - 10, x + 128 : x + 148] = (60, 60, 60)  # a dark bolt / sticker
     found = detect_plates(rgb, SETTINGS)
     assert covered(found, box, rgb.shape) >= 0.98
     plate = [r for r in found if covered([r], box, rgb.shape) > 0.2]
@@ -89,13 +89,14 @@ def test_rotated_plate_is_covered() -> None:
     x, y, w, h = box
     quad = np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], float)
     matrix = cv2.getRotationMatrix2D((x + w / 2, y + h / 2), 9.0, 1.0)
-    turned = cv2.warpAffine(rgb, matrix, (720, 480), flags=cv2.INTER_CUBIC,
-                            borderMode=cv2.BORDER_REFLECT)
+    turned = cv2.warpAffine(
+        rgb, matrix, (720, 480), flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REFLECT
+    )
     quad = np.hstack([quad, np.ones((4, 1))]) @ matrix.T
     found = detect_plates(turned, SETTINGS)
     mask = np.zeros(turned.shape[:2], bool)
     for r in found:
-        mask[int(r.y):int(np.ceil(r.y + r.h)), int(r.x):int(np.ceil(r.x + r.w))] = True
+        mask[int(r.y) : int(np.ceil(r.y + r.h)), int(r.x) : int(np.ceil(r.x + r.w))] = True
     assert mask[quad_mask(turned.shape, quad)].mean() >= 0.98
 
 
@@ -136,8 +137,12 @@ def test_page_of_text_without_a_plate_stays_bounded() -> None:
     page = Image.new("RGB", (900, 1200), (250, 250, 245))
     d = ImageDraw.Draw(page)
     for i in range(30):
-        d.text((40, 30 + 38 * i), "Lorem ipsum dolor sit amet, consectetur adipiscing elit",
-               font=dd.font(24), fill=(20, 20, 20))
+        d.text(
+            (40, 30 + 38 * i),
+            "Lorem ipsum dolor sit amet, consectetur adipiscing elit",
+            font=dd.font(24),
+            fill=(20, 20, 20),
+        )
     found = detect_plates(np.asarray(page), SETTINGS)
     assert len(found) <= 60
     assert all(r.h <= 120 for r in found)
@@ -177,8 +182,10 @@ def test_released_close_up_keeps_no_plate_detail() -> None:
     rgb = draw_plate(textured(1280, 720), box, "JKL 4821", "DF - BRASILIA", frame=10)
     found = detect_plates(rgb, SETTINGS)
     specs = [HideSpec(*r.box) for r in found]
-    data, result = render_verified(RenderJob(rgb, specs, [f"#{i} (plate)" for i in range(
-        len(specs))], Geometry()), DetectSettings(face_detector="hog"))
+    data, result = render_verified(
+        RenderJob(rgb, specs, [f"#{i} (plate)" for i in range(len(specs))], Geometry()),
+        DetectSettings(face_detector="hog"),
+    )
     x, y, w, h = box
     quad = np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], float)
     assert detail_hidden(rgb, decode_rgb(data), quad) >= 0.95

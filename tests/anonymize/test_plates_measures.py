@@ -58,7 +58,7 @@ def test_a_feeble_blur_does_not_count_as_hidden() -> None:
     rgb, quad = _photo(), _quad(PLATE)
     x, y, w, h = PLATE
     weak = rgb.copy()
-    weak[y:y + h, x:x + w] = cv2.GaussianBlur(rgb, (0, 0), 0.015 * h)[y:y + h, x:x + w]
+    weak[y : y + h, x : x + w] = cv2.GaussianBlur(rgb, (0, 0), 0.015 * h)[y : y + h, x : x + w]
     assert detail_hidden(rgb, weak, quad) < 0.5  # region "covered" 100 %, still readable
 
 

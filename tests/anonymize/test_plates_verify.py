@@ -38,8 +38,7 @@ def test_too_small_region_is_extended_and_strengthened() -> None:
     rgb = _scene()
     x, y, w, h = BOX
     small = HideSpec(x, y, 0.4 * w, h)  # the right 60 % of the plate stays readable
-    data, result = render_verified(RenderJob(rgb, [small], ["#7 (plate)"], Geometry()),
-                                   SETTINGS)
+    data, result = render_verified(RenderJob(rgb, [small], ["#7 (plate)"], Geometry()), SETTINGS)
     raised = result.raised["#7 (plate)"]
     assert raised["method"] != "blur" or raised["strength"] > 0.25  # stronger
     final = HideSpec(*raised["box"])
@@ -55,7 +54,9 @@ def _too_small_region_rendered_once(rgb: np.ndarray):  # type: ignore[no-untyped
     x, y, w, h = BOX
     return render_verified(
         RenderJob(rgb, [HideSpec(x, y, 0.4 * w, h)], ["#7 (plate)"], Geometry()),
-        SETTINGS, max_rounds=1)
+        SETTINGS,
+        max_rounds=1,
+    )
 
 
 def test_one_render_alone_leaves_the_plate_readable() -> None:
@@ -80,11 +81,11 @@ def test_readable_plate_outside_every_region_is_reported() -> None:
     rgb = _scene()
     _data, result = render_verified(RenderJob(rgb, [], [], Geometry()), SETTINGS)
     assert result.text_outside
-    assert any(covered([HideSpec(*f["box"])], BOX, rgb.shape) > 0.2
-               for f in result.text_outside)
+    assert any(covered([HideSpec(*f["box"])], BOX, rgb.shape) > 0.2 for f in result.text_outside)
     assert result.ok  # a warning: the photographer reviewed the regions
-    _data, result = render_verified(RenderJob(rgb, [], [], Geometry()),
-                                    DetectSettings(face_detector="hog", plates=False))
+    _data, result = render_verified(
+        RenderJob(rgb, [], [], Geometry()), DetectSettings(face_detector="hog", plates=False)
+    )
     assert result.text_checked is None and result.text_outside == []
 
 
@@ -94,7 +95,8 @@ def test_verification_without_the_text_models_says_so(monkeypatch) -> None:
     monkeypatch.setattr(plate_check, "text_check_available", lambda: False)
     rgb = _scene()
     _data, result = render_verified(
-        RenderJob(rgb, [HideSpec(*BOX)], ["#1 (plate)"], Geometry()), SETTINGS)
+        RenderJob(rgb, [HideSpec(*BOX)], ["#1 (plate)"], Geometry()), SETTINGS
+    )
     assert result.text_checked is False and result.to_json()["text_checked"] is False
 
 
@@ -118,8 +120,9 @@ def test_release_records_the_raised_plate_region(project, tmp_path: Path) -> Non
     assert not ocr_legible(np.asarray(Image.open(out).convert("RGB")), _quad(BOX), NUMBER)[0]
 
 
-def test_release_refused_while_plate_text_stays_readable(project, tmp_path: Path,
-                                                        monkeypatch) -> None:
+def test_release_refused_while_plate_text_stays_readable(
+    project, tmp_path: Path, monkeypatch
+) -> None:
     from core.imaging import plate_check
 
     def always(rgb, label, box):  # a reader that never stops finding text
@@ -129,8 +132,11 @@ def test_release_refused_while_plate_text_stays_readable(project, tmp_path: Path
     monkeypatch.setattr(plate_check, "around_region", always)
     monkeypatch.setattr(plate_check, "outside_regions", lambda *a: [])
     photo_id = _reviewed_plate_photo(project, tmp_path, BOX)
-    with pytest.raises(ReleaseRefused, match=r"plate text is still readable at region #\d+ "
-                                             r"\(plate\)") as refused:
+    with pytest.raises(
+        ReleaseRefused,
+        match=r"plate text is still readable at region #\d+ "
+        r"\(plate\)",
+    ) as refused:
         release_photo(project, photo_id, tmp_path / "out", SETTINGS)
     assert refused.value.verification["text_inside"]
     assert refused.value.verification["raised"]  # it tried: stronger up to fill
