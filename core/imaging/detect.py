@@ -42,8 +42,8 @@ class DetectSettings:
     verify_outside_threshold: float = 0.5
     plates: bool = True
     plate_threshold: float = 0.5
-    plate_margin_x: float = 0.1
-    plate_margin_y: float = 0.4
+    plate_margin_x: float = 0.0  # extra growth beyond the plate's frame (× width)
+    plate_margin_y: float = 0.0  # (× height)
     plate_long_side: int = 1280
 
     def to_json(self) -> dict[str, Any]:
@@ -150,7 +150,7 @@ def detect_faces(rgb: np.ndarray, settings: DetectSettings,
 
 
 def detect_plates(rgb: np.ndarray, settings: DetectSettings) -> list[Detection]:
-    """Plate-shaped text lines grown to the plate frame, merged, clipped to the photo."""
+    """Plates (text lines grown to the plate's frame), any extra margin, merged, clipped."""
     found = plates.find_plates(rgb, settings.plate_threshold, settings.plate_long_side)
     size = (rgb.shape[1], rgb.shape[0])
     grown = []

@@ -2,10 +2,12 @@
 
 The released file is encoded from bare pixels (so it carries no EXIF, GPS,
 thumbnail, XMP, IPTC, ICC profile, comments or PNG text), checked byte by byte
-for any metadata, then decoded again and searched for faces.  A face found inside
-a hidden region makes the release stronger automatically (blur → stronger blur →
-fill, pixelation → coarser → fill, the region grown to cover the face) or refuses
-it; a face outside every region refuses the release unless the user accepts it.  Files
+for any metadata, then decoded again and searched for faces and for plate text that
+can still be read.  A face found inside a hidden region, or readable text on or beside
+a plate region, makes the release stronger automatically (blur → stronger blur → fill,
+pixelation → coarser → fill, the region grown to cover what was found) or refuses it;
+a face outside every region refuses the release unless the user accepts it, and
+readable plate-shaped text outside every region is reported (ADR 043, 112).  Files
 are written through :mod:`core.files` (atomic, never replacing a file Winnow did not
 write); originals are never touched.
 """
@@ -40,22 +42,28 @@ class ReleaseRefused(Exception):  # noqa: N818 - a user-facing outcome, not a bu
 
 @dataclass
 class Verification:
-    """What the face detector still finds on the written pixels."""
+    """What the face detector and the text reader still find on the written pixels."""
 
     detector: str
     inside: list[dict[str, Any]] = field(default_factory=list)  # face in a hidden region
     outside: list[dict[str, Any]] = field(default_factory=list)  # face outside every region
     raised: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: readable text on or beside a plate region (refuses) / plate-shaped, outside (warns)
+    text_inside: list[dict[str, Any]] = field(default_factory=list)
+    text_outside: list[dict[str, Any]] = field(default_factory=list)
+    text_checked: bool | None = None  # None: nothing to check, False: no text models
 
     @property
     def ok(self) -> bool:
-        """No face found at all where it matters."""
-        return not self.inside and not self.outside
+        """No face found at all where it matters, no plate region still readable."""
+        return not self.inside and not self.outside and not self.text_inside
 
     def to_json(self) -> dict[str, Any]:
         """Plain dict for reports and the database."""
         return {"detector": self.detector, "ok": self.ok, "inside": self.inside,
-                "outside": self.outside, "raised": self.raised}
+                "outside": self.outside, "raised": self.raised,
+                "text_checked": self.text_checked, "text_inside": self.text_inside,
+                "text_outside": self.text_outside}
 
 
 # -- metadata -------------------------------------------------------------------------------
@@ -179,13 +187,20 @@ def face_finder(settings: DetectSettings) -> tuple[str, Callable[[np.ndarray], l
     raise RuntimeError("no face detector is installed to verify the release")
 
 
-def verify(rgb_out: np.ndarray, hidden: Sequence[tuple[str, Box, bool]],
-           settings: DetectSettings) -> Verification:
-    """Search the released pixels for faces; classify each as inside/outside a region.
+def _is_plate(label: str) -> bool:
+    """Region labels read ``#<id> (<kind>)``."""
+    return label.endswith("(plate)")
 
-    ``hidden`` = (region name, box in output pixels, solid fill?).  A detection lying
-    entirely inside a solid fill carries no pixel of the person (the detector reacts to
-    the blank shape in its surroundings) and is not counted.
+
+def verify(rgb_out: np.ndarray, hidden: Sequence[tuple[str, Box, bool]],
+           settings: DetectSettings, anywhere: bool = True) -> Verification:
+    """Search the released pixels for faces and readable plates (see the module docstring).
+
+    ``hidden`` = (region label ``#<id> (<kind>)``, box in output pixels, solid fill?).
+    A face detection lying entirely inside a solid fill carries no pixel of the person
+    (the detector reacts to the blank shape in its surroundings) and is not counted.
+    ``anywhere`` also reads plate-shaped text outside every region (when plate detection
+    is on).
     """
     name, find = face_finder(settings)
     result = Verification(detector=name)
@@ -207,7 +222,28 @@ def verify(rgb_out: np.ndarray, hidden: Sequence[tuple[str, Box, bool]],
             result.inside.append({**entry, "region": inside})
         elif det.score >= settings.verify_outside_threshold:
             result.outside.append(entry)
+    _verify_text(rgb_out, hidden, settings, anywhere, result)
     return result
+
+
+def _verify_text(rgb_out: np.ndarray, hidden: Sequence[tuple[str, Box, bool]],
+                 settings: DetectSettings, anywhere: bool, result: Verification) -> None:
+    """The plate half of :func:`verify` (ADR 112)."""
+    from core.imaging import plate_check
+
+    plates = [(label, box) for label, box, _solid in hidden if _is_plate(label)]
+    anywhere = anywhere and settings.plates
+    if not plates and not anywhere:
+        return
+    result.text_checked = plate_check.text_check_available()
+    if not result.text_checked:
+        return
+    for label, box in plates:
+        result.text_inside += [f.to_json() for f in plate_check.around_region(
+            rgb_out, label, box)]
+    if anywhere:
+        result.text_outside = [f.to_json() for f in plate_check.outside_regions(
+            rgb_out, [box for _label, box, _solid in hidden], settings.plate_long_side)]
 
 
 @dataclass
@@ -222,7 +258,12 @@ class RenderJob:
 
 def render_verified(job: RenderJob, settings: DetectSettings, fmt: str = "jpg",
                     max_rounds: int = 4) -> tuple[bytes, Verification]:
-    """Render, encode, decode and verify; raise strength of failing regions and retry."""
+    """Render, encode, decode and verify; strengthen and grow failing regions and retry.
+
+    A region fails when a face is found inside it or plate text on or beside it is
+    still readable; plate-shaped text outside every region is looked for in the first
+    round only (later renders change nothing outside the regions).
+    """
     from core.extras import require
     from core.imaging.loading import decode_rgb
 
@@ -232,20 +273,23 @@ def render_verified(job: RenderJob, settings: DetectSettings, fmt: str = "jpg",
     height, width = job.rgb.shape[:2]
     matrix, _size = plan(job.geometry, width, height)
     raised: dict[str, dict[str, Any]] = {}
+    text_outside: list[dict[str, Any]] = []
     for round_no in range(max_rounds):
         data = encode_clean(render(job.rgb, specs, job.geometry), fmt)
         hidden = [(label, map_box(matrix, (s.x, s.y, s.w, s.h), s.shape), s.method == "fill")
                   for label, s in zip(job.labels, specs, strict=True)]
-        result = verify(decode_rgb(data), hidden, settings)
+        result = verify(decode_rgb(data), hidden, settings, anywhere=round_no == 0)
+        text_outside = result.text_outside = text_outside or result.text_outside
         result.raised = raised
-        if not result.inside or round_no == max_rounds - 1:
+        failing = result.inside + result.text_inside
+        if not failing or round_no == max_rounds - 1:
             return data, result
         progressed = False
-        for item in result.inside:
+        for item in failing:
             i = job.labels.index(item["region"])
             spec = specs[i]
             nxt = stronger(spec) or spec
-            # a face found around a hidden region is only partly covered: cover it all
+            # a face (or text) found around a hidden region is only partly covered: cover it
             box = union_box((spec.x, spec.y, spec.w, spec.h), _unmap(matrix, item["box"]))
             box = _clip(box, width, height)
             nxt = replace(nxt, x=box[0], y=box[1], w=box[2], h=box[3])
@@ -281,8 +325,8 @@ def release_photo(project: Any, photo_id: int, out_dir: str | os.PathLike[str],
     """Release a reviewed photo into ``out_dir``; returns the file and the verification.
 
     Raises :class:`ReleaseRefused` (nothing written) when the photo is not reviewed, a
-    hidden face is still detectable at the strongest setting, or a face outside every
-    region was found and ``accept_unhidden`` is False.
+    hidden face is still detectable or a plate region still readable at the strongest
+    setting, or a face outside every region was found and ``accept_unhidden`` is False.
     """
     from core.imaging import photos as repo
 
@@ -300,6 +344,11 @@ def release_photo(project: Any, photo_id: int, out_dir: str | os.PathLike[str],
     if result.inside:
         names = ", ".join(sorted({i["region"] for i in result.inside}))
         raise ReleaseRefused(f"{photo.file_name}: a face is still detectable inside region "
+                             f"{names} even with the strongest setting; enlarge the region "
+                             "or use fill", result.to_json())
+    if result.text_inside:
+        names = ", ".join(sorted({i["region"] for i in result.text_inside}))
+        raise ReleaseRefused(f"{photo.file_name}: plate text is still readable at region "
                              f"{names} even with the strongest setting; enlarge the region "
                              "or use fill", result.to_json())
     if result.outside and not accept_unhidden:

@@ -1,0 +1,294 @@
+"""Plates hidden whole and verified after release (issue 18; measures and split: ADR 110).
+
+For every photo of one split of ../shared/testdata/plates (eu/ and us/; ``eval`` = the
+held-out half, never tuned on; ``tune`` = the other half) and its synthetic variants
+(close-up, rotation, night, blur): detect the plates (``detect_plates``), release them
+through the real path (``render_verified``: blur, encode, decode, verify faces and plate
+text, extend/strengthen, re-render), then measure on the released pixels:
+
+* detail removed inside the annotated plate (``plate_eval.detail_hidden``);
+* region coverage of the annotated box (share inside the final regions);
+* OCR legibility before (the photo as given) and after release (``plate_eval.ocr_legible``);
+* plates missed entirely (no region touches the annotated box);
+* the area of the regions on the plate over the plate's area (how much more is hidden);
+* ms per photo for detection and for the verified release (medians).
+
+    .venv/bin/python benchmarks/plates_eval.py --split eval --json /tmp/plates_eval.json
+    .venv/bin/python benchmarks/plates_eval.py --split tune --variants closeup --limit 10
+    .venv/bin/python benchmarks/plates_eval.py --timing 10   # speed only, one run
+
+Under load the split can be run in slices (``--photos 0:20``, ``--photos 20:``: the
+same cases, each variant seeded by the photo's index in its split) and the printed rows
+summarised together: ``plates_eval.py --summarize slice1.log slice2.log``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from core.files import write_text  # noqa: E402
+from core.imaging.anonymize import HideSpec  # noqa: E402
+from core.imaging.detect import DetectSettings, detect_plates  # noqa: E402
+from core.imaging.geometry import Geometry  # noqa: E402
+from core.imaging.loading import decode_rgb, load_rgb  # noqa: E402
+from core.imaging.plate_eval import (  # noqa: E402
+    VARIANTS,
+    annotated,
+    detail_hidden,
+    ocr_legible,
+    quad_mask,
+    variant,
+)
+from core.imaging.release import RenderJob, render_verified  # noqa: E402
+
+TESTDATA = Path(__file__).resolve().parents[2] / "shared" / "testdata" / "plates"
+
+
+def region_coverage(shape: tuple[int, ...], specs: list[HideSpec], quad: np.ndarray) -> float:
+    """Share of the annotated plate (quad) inside the union of the final regions."""
+    mask = np.zeros(shape[:2], bool)
+    for s in specs:
+        mask[
+            max(0, int(s.y)) : int(np.ceil(s.y + s.h)), max(0, int(s.x)) : int(np.ceil(s.x + s.w))
+        ] = True
+    inside = quad_mask(shape, quad)
+    return float(mask[inside].mean()) if inside.any() else 1.0
+
+
+def run_case(
+    rgb: np.ndarray, quad: np.ndarray, text: str, settings: DetectSettings, verify: bool
+) -> dict:
+    """Detect, release and measure one photo."""
+    started = time.perf_counter()
+    found = detect_plates(rgb, settings)
+    ms_detect = 1000 * (time.perf_counter() - started)
+    specs = [HideSpec(d.x, d.y, d.w, d.h) for d in found]
+    labels = [f"#{i + 1} (plate)" for i in range(len(found))]
+    started = time.perf_counter()
+    job = RenderJob(rgb, specs, labels, Geometry())
+    data, result = render_verified(job, settings, max_rounds=4 if verify else 1)
+    ms_release = 1000 * (time.perf_counter() - started)
+    released = decode_rgb(data)
+    final = [HideSpec(*r["box"]) for r in result.raised.values()] + [
+        s for label, s in zip(labels, specs, strict=True) if label not in result.raised
+    ]
+    before, _ = ocr_legible(rgb, quad, text)
+    after, chars = ocr_legible(released, quad, text)
+    coverage = region_coverage(rgb.shape, final, quad)
+    (x1, y1), (x2, y2) = quad.min(axis=0), quad.max(axis=0)
+    on_plate = [
+        s for s in final if min(s.x + s.w, x2) > max(s.x, x1) and min(s.y + s.h, y2) > max(s.y, y1)
+    ]
+    plate_area = float(quad_mask(rgb.shape, quad).sum()) or 1.0
+    return {
+        "detail_hidden": round(detail_hidden(rgb, released, quad), 4),
+        "region_coverage": round(coverage, 4),
+        "missed": coverage == 0.0,
+        "region_area_ratio": round(sum(s.w * s.h for s in on_plate) / plate_area, 2),
+        "legible_before": before,
+        "legible_after": after,
+        "chars_after": chars,
+        "regions": len(found),
+        "raised": len(result.raised),
+        "text_left": len(result.to_json().get("text_inside", [])),
+        "ms_detect": round(ms_detect, 1),
+        "ms_release": round(ms_release, 1),
+    }
+
+
+def summary(rows: list[dict]) -> dict:
+    """Figures of one group of cases."""
+    if not rows:
+        return {"cases": 0}
+    detail = [r["detail_hidden"] for r in rows]
+    return {
+        "cases": len(rows),
+        "plates_90pct_detail_hidden": round(sum(d >= 0.9 for d in detail) / len(rows), 4),
+        "mean_detail_hidden": round(float(np.mean(detail)), 4),
+        "min_detail_hidden": round(float(np.min(detail)), 4),
+        "plates_90pct_region_covered": round(
+            sum(r["region_coverage"] >= 0.9 for r in rows) / len(rows), 4
+        ),
+        "missed": sum(r["missed"] for r in rows),
+        "median_region_area_ratio": statistics.median(r["region_area_ratio"] for r in rows),
+        "legible_before": sum(r["legible_before"] for r in rows),
+        "legible_after": sum(r["legible_after"] for r in rows),
+        "regions_raised_by_verification": sum(r["raised"] for r in rows),
+        "ms_detect_median": round(statistics.median(r["ms_detect"] for r in rows), 1),
+        "ms_release_median": round(statistics.median(r["ms_release"] for r in rows), 1),
+    }
+
+
+def timing(photos: list, settings: DetectSettings, repeats: int = 3) -> dict:
+    """Medians (ms) over ``photos`` × ``repeats`` in one run: detection with the working
+    scale only (as before issue 18) and with every scale; the verified release with and
+    without the plate text check."""
+    from unittest import mock
+
+    from core.imaging import plate_check, plates
+
+    def run(fn) -> float:  # type: ignore[no-untyped-def]
+        times = []
+        for rgb in photos:
+            for _ in range(repeats):
+                started = time.perf_counter()
+                fn(rgb)
+                times.append(1000 * (time.perf_counter() - started))
+        return statistics.median(times)
+
+    def release(rgb: np.ndarray) -> None:
+        found = detect_plates(rgb, settings)
+        specs = [HideSpec(d.x, d.y, d.w, d.h) for d in found]
+        render_verified(
+            RenderJob(rgb, specs, [f"#{i} (plate)" for i in range(len(specs))], Geometry()),
+            settings,
+        )
+
+    for rgb in photos[:2]:
+        release(rgb)  # warm-up: sessions, allocations
+    out = {}
+    with mock.patch.object(plates, "SCALES", (1.0,)):
+        out["ms_detect_one_scale"] = run(lambda rgb: detect_plates(rgb, settings))
+    out["ms_detect_all_scales"] = run(lambda rgb: detect_plates(rgb, settings))
+    with mock.patch.object(plate_check, "text_check_available", lambda: False):
+        out["ms_detect_and_release_faces_only_check"] = run(release)
+    out["ms_detect_and_release_with_plate_check"] = run(release)
+    out["ratio_detect"] = out["ms_detect_all_scales"] / out["ms_detect_one_scale"]
+    out["ratio_release"] = (
+        out["ms_detect_and_release_with_plate_check"]
+        / out["ms_detect_and_release_faces_only_check"]
+    )
+    return {k: round(v, 2 if k.startswith("ratio") else 1) for k, v in out.items()}
+
+
+def grouped(cases: list[dict]) -> dict:
+    """:func:`summary` per set and variant, of originals, of variants and of all."""
+    sets = sorted({c["set"] for c in cases})
+    kinds = [k for k in ("original", *VARIANTS) if any(c["variant"] == k for c in cases)]
+    groups = {
+        f"{sub}/{kind}": summary([c for c in cases if c["set"] == sub and c["variant"] == kind])
+        for sub in sets
+        for kind in kinds
+    }
+    groups["all/original"] = summary([c for c in cases if c["variant"] == "original"])
+    groups["all/variants"] = summary([c for c in cases if c["variant"] != "original"])
+    groups["all"] = summary(cases)
+    groups["failures"] = [
+        {k: c[k] for k in ("set", "photo", "variant", "detail_hidden", "missed", "legible_after")}
+        for c in cases
+        if c["detail_hidden"] < 0.9 or c["missed"] or c["legible_after"]
+    ]
+    return groups
+
+
+def read_rows(logs: list[Path]) -> list[dict]:
+    """The case rows printed by earlier runs (one JSON object a line); a case measured
+    twice counts once (the later row)."""
+    rows: dict[tuple, dict] = {}
+    for log in logs:
+        for line in log.read_text(encoding="utf-8").splitlines():
+            if line.startswith('{"detail_hidden"'):
+                row = json.loads(line)
+                rows[(row["set"], row["variant"], row["photo"])] = row
+    return list(rows.values())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--split", choices=("eval", "tune", "all"), default="eval")
+    parser.add_argument(
+        "--variants",
+        default="all",
+        help="comma-separated of original," + ",".join(VARIANTS) + " or all",
+    )
+    parser.add_argument("--limit", type=int, default=0, help="photos per set (0 = all)")
+    parser.add_argument(
+        "--photos", default="", metavar="A:B", help="a slice of each set's photos (as Python's)"
+    )
+    parser.add_argument(
+        "--summarize", type=Path, nargs="+", metavar="LOG", help="only summarise printed rows"
+    )
+    parser.add_argument("--sets", default="eu,us")
+    parser.add_argument(
+        "--no-verify", action="store_true", help="one render, no plate/face verification rounds"
+    )
+    parser.add_argument(
+        "--timing",
+        type=int,
+        default=0,
+        metavar="N",
+        help="only time N photos per set (see timing())",
+    )
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    if args.summarize:
+        print(json.dumps(grouped(read_rows(args.summarize)), indent=1))
+        return 0
+    if not TESTDATA.is_dir():
+        print(f"no plate testdata at {TESTDATA}", file=sys.stderr)
+        return 2
+    if args.json and args.json.exists():
+        print(f"{args.json} already exists (choose another name)", file=sys.stderr)
+        return 2
+    if args.timing:
+        photos = [
+            load_rgb(t.path)
+            for sub in args.sets.split(",")
+            for t in annotated(TESTDATA / sub, args.split)[: args.timing]
+        ]
+        figures = {
+            "loadavg_at_start": [round(v, 2) for v in os.getloadavg()],
+            "photos": len(photos),
+            **timing(photos, DetectSettings()),
+            "loadavg_at_end": [round(v, 2) for v in os.getloadavg()],
+        }
+        print(json.dumps(figures, indent=1))
+        return 0
+    kinds = ("original", *VARIANTS) if args.variants == "all" else tuple(args.variants.split(","))
+    settings = DetectSettings()
+    cases: list[dict] = []
+    result = {
+        "split": args.split,
+        "cpu_count": os.cpu_count(),
+        "loadavg_at_start": [round(v, 2) for v in os.getloadavg()],
+        "verify": not args.no_verify,
+        "settings": settings.to_json(),
+    }
+    for sub in args.sets.split(","):
+        photos = annotated(TESTDATA / sub, args.split)
+        start, _, stop = args.photos.partition(":")
+        first = int(start or 0)
+        last = int(stop) if stop else (first + args.limit if args.limit else len(photos))
+        for n, truth in enumerate(photos[first:last], start=first):
+            rgb = load_rgb(truth.path)
+            for kind in kinds:
+                if kind == "original":
+                    pixels, quad = rgb, truth.quad
+                else:
+                    pixels, quad = variant(rgb, truth.quad, kind, seed=n)
+                row = run_case(pixels, quad, truth.text, settings, not args.no_verify)
+                row.update({"set": sub, "variant": kind, "photo": truth.path.name})
+                cases.append(row)
+                print(json.dumps(row), flush=True)
+    groups = grouped(cases)
+    result["summary"] = groups
+    result["loadavg_at_end"] = [round(v, 2) for v in os.getloadavg()]
+    print(json.dumps(groups, indent=1))
+    if args.json:
+        result["cases"] = cases
+        write_text(args.json, json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

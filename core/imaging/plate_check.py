@@ -1,0 +1,136 @@
+"""After release: can any plate still be read?  (the plate half of verification, ADR 112)
+
+Run on the released pixels, as the face check is:
+
+* **around every plate region**: the neighbourhood (the region grown sideways by its
+  width or 2.5 times its height, whichever is more, and by its height up and down —
+  far enough for the half of a plate a region missed) is scaled so the region is
+  :data:`CHECK_HEIGHT` px tall; the region itself is read as one line, and every text
+  line the detector finds there that touches the region is read;
+* **anywhere else**: the plate-shaped lines of the whole image (the detector's own
+  passes) outside every region are read.
+
+A reading is *readable* when at least 3 letters or digits are recognised with
+confidence 0.5 or more (:attr:`core.imaging.ocr.Reading.readable`).  Findings name the
+region, the line's box, how many characters and how sure, never the characters
+themselves (the record is stored in the project and written to reports).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from core.imaging.boxes import Box, intersection
+from core.imaging.ocr import READABLE_CONFIDENCE
+
+CHECK_HEIGHT = 80  # px: a plate region is looked at this tall
+MAX_UPSCALE = 4.0
+
+
+@dataclass(frozen=True)
+class TextFinding:
+    """Readable text on the released image: where, near which region, how readable."""
+
+    box: Box  # output pixels (x, y, w, h)
+    region: str | None  # the plate region it touches, None = outside every region
+    characters: int
+    confidence: float
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain dict (no characters: the record must not hold the plate's text)."""
+        out: dict[str, Any] = {
+            "box": [round(v, 1) for v in self.box],
+            "characters": self.characters,
+            "confidence": round(self.confidence, 3),
+        }
+        if self.region is not None:
+            out["region"] = self.region
+        return out
+
+
+def text_check_available() -> bool:
+    """True when both PP-OCR models (detection and recognition) are installed."""
+    from core.imaging.ocr import DET_MODEL, ppocr_model_path, recogniser_available
+
+    return recogniser_available() and ppocr_model_path(DET_MODEL, "det") is not None
+
+
+def _readable(reading: Any) -> tuple[int, float] | None:
+    if not reading.readable:
+        return None
+    return len(reading.characters(READABLE_CONFIDENCE)), reading.confidence
+
+
+def _bbox(quad: np.ndarray) -> Box:
+    (x1, y1), (x2, y2) = quad.min(axis=0), quad.max(axis=0)
+    return (float(x1), float(y1), float(x2 - x1), float(y2 - y1))
+
+
+def around_region(rgb: np.ndarray, label: str, box: Box) -> list[TextFinding]:
+    """Readable text in and around one plate region (see the module docstring).
+
+    A readable line's finding covers the line grown to its plate's frame
+    (:func:`core.imaging.plate_frame.frame`), so a region extended to it covers the
+    plate, not just the characters that were read.
+    """
+    import cv2
+
+    from core.imaging.ocr import line_crop, recognise, text_lines
+    from core.imaging.plate_frame import Line, assemble, companions, frame
+
+    x, y, w, h = box
+    if w < 2 or h < 2:
+        return []
+    height, width = rgb.shape[:2]
+    side = max(w, 2.5 * h)  # a plate left half uncovered reaches this far
+    x1, y1 = max(0, int(x - side)), max(0, int(y - h))
+    x2, y2 = min(width, math.ceil(x + w + side)), min(height, math.ceil(y + 2 * h))
+    scale = min(MAX_UPSCALE, CHECK_HEIGHT / h)
+    size = (max(8, round((x2 - x1) * scale)), max(8, round((y2 - y1) * scale)))
+    crop = cv2.resize(
+        rgb[y1:y2, x1:x2], size, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC
+    )
+
+    def to_photo(quad: np.ndarray) -> Box:
+        return _bbox(np.asarray(quad) / scale + [x1, y1])
+
+    touch = (x - 0.25 * h, y - 0.25 * h, w + 0.5 * h, h + 0.5 * h)
+    lines = assemble([Line.from_quad(q, s) for q, s in text_lines(crop, max(size), 0.3)])
+    near = [ln for ln in lines if intersection(to_photo(ln.corners()), touch) > 0]
+    region = (np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]]) - [x1, y1]) * scale
+    readings = recognise([line_crop(crop, region), *(line_crop(crop, ln.corners()) for ln in near)])
+    out = []
+    found = _readable(readings[0])
+    if found:
+        out.append(TextFinding(box, label, *found))
+    grey = crop.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
+    for line, reading in zip(near, readings[1:], strict=True):
+        found = _readable(reading)
+        if found:
+            plate = frame(grey, [line, *companions(line, lines)])
+            out.append(TextFinding(to_photo(np.vstack([plate, line.corners()])), label, *found))
+    return out
+
+
+def outside_regions(rgb: np.ndarray, regions: Sequence[Box], long_side: int) -> list[TextFinding]:
+    """Readable plate-shaped lines of the whole image that lie outside every region."""
+    from core.imaging.ocr import line_crop, recognise
+    from core.imaging.plates import PlateShape, plate_lines
+
+    shape = PlateShape()
+    lines = [ln for ln in plate_lines(rgb, long_side, shape=shape) if shape.fits(ln, rgb.shape[0])]
+    lines = [
+        ln for ln in lines if not any(intersection(_bbox(ln.corners()), r) > 0 for r in regions)
+    ]
+    readings = recognise([line_crop(rgb, ln.corners()) for ln in lines])
+    out = []
+    for line, reading in zip(lines, readings, strict=True):
+        found = _readable(reading)
+        if found:
+            out.append(TextFinding(_bbox(line.corners()), None, *found))
+    return out

@@ -1,0 +1,215 @@
+"""How well plates are hidden: the two measures of ADR 110, the split and the variants.
+
+* **Detail removed** (:func:`detail_hidden`): the share of the annotated plate's pixels
+  whose own fine detail is gone from the released image.  Detail is the high-pass
+  ``g − G_σ(g)`` of the grey image with σ = plate height / 12 (stroke scale); around
+  each pixel (box window of plate height / 4) the detail still correlated with the
+  original is ``|⟨d_before · d_after⟩| / ⟨d_before²⟩``.  A pixel counts as hidden when
+  that is at most :data:`RETAINED_MAX`, or when it had no detail to hide (original
+  detail below :data:`NOISE_FLOOR` grey levels RMS).  A weak blur keeps most of the
+  correlated detail at the character scale and scores low; the new edges a fill or a
+  pixelation adds carry nothing of the plate and do not count as detail left.
+* **OCR legibility** (:func:`ocr_legible`): the PP-OCR recogniser reads the released
+  image around the plate (the plate cut out as one line, and every text line the
+  detector finds there); the plate is legible when one reading shares at least
+  :func:`legible_min_chars` characters, in order, with the annotated plate text.
+
+The split (:func:`held_out`) and the synthetic variants (:func:`variant`) are fixed
+and documented, so figures can be reproduced (benchmarks/plates_eval.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+RETAINED_MAX = 0.2
+NOISE_FLOOR = 2.0
+VARIANTS = ("closeup", "rotate", "night", "blur")
+
+
+@dataclass(frozen=True)
+class PlateTruth:
+    """One annotated photo of the OpenALPR sets: file, plate box (x, y, w, h) and text."""
+
+    path: Path
+    box: tuple[int, int, int, int]
+    text: str
+
+    @property
+    def quad(self) -> np.ndarray:
+        """The box as 4 corners (clockwise from top-left)."""
+        x, y, w, h = self.box
+        return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], np.float64)
+
+
+def held_out(name: str) -> bool:
+    """True for the evaluation half: SHA-256 of the file name, first 32 bits, even."""
+    return int(hashlib.sha256(name.encode("utf-8")).hexdigest()[:8], 16) % 2 == 0
+
+
+def annotated(folder: Path, split: str = "eval") -> list[PlateTruth]:
+    """The photos of ``folder`` (OpenALPR .txt beside each .jpg) in ``split``.
+
+    ``split`` is ``"eval"`` (held out, never tuned on), ``"tune"`` or ``"all"``.
+    """
+    out = []
+    for path in sorted(folder.glob("*.jpg")):
+        if split != "all" and held_out(path.name) != (split == "eval"):
+            continue
+        parts = path.with_suffix(".txt").read_text().strip().split("\t")
+        x, y, w, h = (int(v) for v in parts[1:5])
+        out.append(PlateTruth(path, (x, y, w, h), parts[5] if len(parts) > 5 else ""))
+    return out
+
+
+# -- synthetic variants ------------------------------------------------------------------
+def _warp(
+    rgb: np.ndarray, quad: np.ndarray, matrix: np.ndarray, size: tuple[int, int]
+) -> tuple[np.ndarray, np.ndarray]:
+    import cv2
+
+    out = cv2.warpAffine(rgb, matrix, size, flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REFLECT)
+    pts = np.hstack([quad, np.ones((4, 1))]) @ matrix.T
+    return out, pts
+
+
+def variant(
+    rgb: np.ndarray, quad: np.ndarray, kind: str, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """A synthetic variant of an annotated photo: (pixels, plate corners in them).
+
+    * ``closeup``: a 4:3 crop centred on the plate, which fills 60 % of its width,
+      upscaled (bicubic) to 1280 px wide, so the plate is ~770 px wide;
+    * ``rotate``: the photo rotated about the plate's centre by ±(5–10)°;
+    * ``night``: brightness × 0.3, gamma 1.4, Gaussian noise σ = 6 grey levels;
+    * ``blur``: Gaussian blur, σ = 3 % of the plate's height (at least 1 px).
+    ``seed`` picks the angle sign/size and the noise.
+    """
+    import cv2
+
+    rng = np.random.default_rng(seed)
+    h, w = rgb.shape[:2]
+    (x1, y1), (x2, y2) = quad.min(axis=0), quad.max(axis=0)
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    plate_h = float(np.linalg.norm(quad[3] - quad[0]))
+    if kind == "closeup":
+        crop_w = (x2 - x1) / 0.6
+        scale = 1280 / crop_w
+        matrix = np.array([[scale, 0, 640 - cx * scale], [0, scale, 480 - cy * scale]])
+        return _warp(rgb, quad, matrix, (1280, 960))
+    if kind == "rotate":
+        angle = float(rng.uniform(5, 10) * rng.choice([-1, 1]))
+        matrix = cv2.getRotationMatrix2D((float(cx), float(cy)), angle, 1.0)
+        return _warp(rgb, quad, matrix, (w, h))
+    if kind == "night":
+        dark = 255 * (rgb.astype(np.float32) * 0.3 / 255) ** 1.4
+        noisy = dark + rng.normal(0, 6, rgb.shape)
+        return np.clip(np.rint(noisy), 0, 255).astype(np.uint8), quad.copy()
+    if kind == "blur":
+        sigma = max(1.0, 0.03 * plate_h)
+        return cv2.GaussianBlur(rgb, (0, 0), sigma), quad.copy()
+    raise ValueError(f"unknown variant {kind!r}")
+
+
+# -- measure 1: detail removed ---------------------------------------------------------------
+def _grey(rgb: np.ndarray) -> np.ndarray:
+    return rgb.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
+
+
+def quad_mask(shape: tuple[int, ...], quad: np.ndarray) -> np.ndarray:
+    """Boolean mask of the pixels whose centre lies inside ``quad``."""
+    import cv2
+
+    mask = np.zeros(shape[:2], np.uint8)
+    cv2.fillPoly(mask, [np.rint(np.asarray(quad) * 16 - 8).astype(np.int32)], 1, shift=4)
+    return mask.astype(bool)
+
+
+def detail_hidden(before: np.ndarray, after: np.ndarray, quad: np.ndarray) -> float:
+    """Share of the plate's pixels (inside ``quad``) whose detail is removed (see module)."""
+    import cv2
+
+    plate_h = min(
+        float(np.linalg.norm(quad[3] - quad[0])), float(np.linalg.norm(quad[1] - quad[0]))
+    )
+    sigma = max(0.7, plate_h / 12)
+    win = max(3, round(plate_h / 4)) | 1
+    margin = int(math.ceil(3 * sigma + win))
+    height, width = before.shape[:2]
+    x1 = max(0, int(np.floor(quad[:, 0].min())) - margin)
+    y1 = max(0, int(np.floor(quad[:, 1].min())) - margin)
+    x2 = min(width, int(np.ceil(quad[:, 0].max())) + margin)
+    y2 = min(height, int(np.ceil(quad[:, 1].max())) + margin)
+    if x2 <= x1 or y2 <= y1:
+        return 1.0
+    g0, g1 = _grey(before[y1:y2, x1:x2]), _grey(after[y1:y2, x1:x2])
+    d0 = g0 - cv2.GaussianBlur(g0, (0, 0), sigma)
+    d1 = g1 - cv2.GaussianBlur(g1, (0, 0), sigma)
+    energy = cv2.blur(d0 * d0, (win, win))
+    shared = np.abs(cv2.blur(d0 * d1, (win, win)))
+    hidden = (shared <= RETAINED_MAX * energy) | (energy < NOISE_FLOOR**2)
+    inside = quad_mask(before.shape, quad)[y1:y2, x1:x2]
+    return float(hidden[inside].mean()) if inside.any() else 1.0
+
+
+# -- measure 2: OCR legibility ---------------------------------------------------------------
+def common_characters(a: str, b: str) -> int:
+    """Length of the longest common subsequence of two strings."""
+    prev = [0] * (len(b) + 1)
+    for ca in a:
+        cur = [0]
+        for j, cb in enumerate(b, 1):
+            cur.append(prev[j - 1] + 1 if ca == cb else max(prev[j], cur[j - 1]))
+        prev = cur
+    return prev[-1]
+
+
+def legible_min_chars(text: str) -> int:
+    """Characters in order a reading must share with the plate text to count as legible."""
+    return max(3, math.ceil(0.5 * len(text)))
+
+
+def readings_around(rgb: np.ndarray, quad: np.ndarray, plate_px: int = 64) -> list:
+    """Recogniser readings around a plate: the plate as one line, and each text line found.
+
+    The neighbourhood (plate box grown by 30 % of its height) is scaled so the plate is
+    ``plate_px`` tall, the scale at which the PP-OCR detector and recogniser read best.
+    """
+    import cv2
+
+    from core.imaging.ocr import line_crop, recognise, text_lines
+
+    plate_h = max(
+        2.0, min(float(np.linalg.norm(quad[3] - quad[0])), float(np.linalg.norm(quad[1] - quad[0])))
+    )
+    pad = 0.3 * plate_h
+    height, width = rgb.shape[:2]
+    x1 = max(0, int(quad[:, 0].min() - pad))
+    y1 = max(0, int(quad[:, 1].min() - pad))
+    x2 = min(width, int(math.ceil(quad[:, 0].max() + pad)))
+    y2 = min(height, int(math.ceil(quad[:, 1].max() + pad)))
+    if x2 - x1 < 2 or y2 - y1 < 2:
+        return []
+    scale = plate_px / plate_h
+    crop = cv2.resize(
+        rgb[y1:y2, x1:x2],
+        (max(2, round((x2 - x1) * scale)), max(2, round((y2 - y1) * scale))),
+        interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC,
+    )
+    local = (np.asarray(quad) - [x1, y1]) * scale
+    lines = [line_crop(crop, q) for q, _ in text_lines(crop, max(crop.shape[:2]), 0.3)]
+    return recognise([line_crop(crop, local, pad=0.05), *lines])
+
+
+def ocr_legible(rgb: np.ndarray, quad: np.ndarray, text: str) -> tuple[bool, int]:
+    """(legible?, most plate characters one reading shares in order with ``text``)."""
+    target = "".join(c for c in text.upper() if c.isalnum())
+    best = max(
+        (common_characters(r.characters(), target) for r in readings_around(rgb, quad)), default=0
+    )
+    return best >= legible_min_chars(target), best

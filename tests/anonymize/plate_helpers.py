@@ -1,0 +1,91 @@
+"""Helpers for the plate tests: the OpenALPR testdata, the PP-OCR models, a drawn plate."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from anon_helpers import TESTDATA
+from PIL import Image, ImageDraw
+
+from core.demo import drawing as dd
+
+
+def plates_testdata() -> Path:
+    """``../shared/testdata/plates``; skip naming what is missing (fail when CI is set)."""
+    folder = TESTDATA / "plates"
+    missing = [str(folder / sub) for sub in ("eu", "us") if not (folder / sub).is_dir()]
+    if missing:
+        message = (
+            f"plate testdata missing: {', '.join(missing)} (the OpenALPR photos of "
+            "../shared/testdata/plates, see its README)"
+        )
+        if os.environ.get("CI"):
+            pytest.fail(message + "; CI is set, so the real-photo tests must run")
+        pytest.skip(message)
+    return folder
+
+
+def need_text_models() -> None:
+    """Skip unless both PP-OCR models (rapidocr's detection and recognition) are installed."""
+    from core.imaging.plate_check import text_check_available
+
+    if not text_check_available():
+        pytest.skip("rapidocr (PP-OCR text detection + recognition models) is not installed")
+
+
+def textured(width: int, height: int, seed: int = 0, base: int = 70) -> np.ndarray:
+    """A dark, slightly noisy car-body-like background."""
+    rng = np.random.default_rng(seed)
+    rgb = np.full((height, width, 3), base, np.float32)
+    rgb += np.linspace(-15, 15, height)[:, None, None]
+    rgb += rng.normal(0, 4, rgb.shape)
+    return np.clip(rgb, 0, 255).astype(np.uint8)
+
+
+def draw_plate(
+    rgb: np.ndarray, box: tuple[int, int, int, int], number: str, top_line: str = "", frame: int = 0
+) -> np.ndarray:
+    """``rgb`` with a white plate drawn in ``box`` (x, y, w, h): an optional small line on
+    top (a state or city name), the number in big dark characters, an optional dark
+    frame ``frame`` px wide around it."""
+    x, y, w, h = box
+    image = Image.fromarray(rgb)
+    d = ImageDraw.Draw(image)
+    if frame:
+        d.rectangle((x - frame, y - frame, x + w + frame, y + h + frame), fill=(25, 25, 28))
+    d.rounded_rectangle(
+        (x, y, x + w, y + h),
+        radius=max(2, h // 12),
+        fill=(236, 236, 228),
+        outline=(40, 40, 40),
+        width=max(2, h // 40),
+    )
+    if top_line:
+        size = dd.fit_size(top_line, round(w * 0.6), round(h * 0.16))
+        dd.centered_text(d, x + w / 2, y + h * 0.16, top_line, size, (30, 30, 30))
+    size = dd.fit_size(number, round(w * 0.88), round(h * (0.55 if top_line else 0.7)))
+    dd.centered_text(
+        d,
+        x + w / 2,
+        y + h * (0.6 if top_line else 0.52),
+        number,
+        size,
+        (20, 20, 20),
+        stroke=(20, 20, 20),
+        stroke_width=max(1, h // 60),
+    )
+    return np.asarray(image).copy()
+
+
+def covered(specs, box: tuple[float, float, float, float], shape: tuple[int, ...]) -> float:
+    """Share of ``box`` inside the union of regions (anything with x, y, w, h)."""
+    mask = np.zeros(shape[:2], bool)
+    for s in specs:
+        mask[
+            max(0, int(s.y)) : int(np.ceil(s.y + s.h)), max(0, int(s.x)) : int(np.ceil(s.x + s.w))
+        ] = True
+    x, y, w, h = (int(round(v)) for v in box)
+    return float(mask[y : y + h, x : x + w].mean())

@@ -1,0 +1,192 @@
+"""From text lines to the whole plate (ADR 111): close-ups, two-line plates, broken lines,
+rotation, and hostile inputs.  Drawn photos only; the real ones are in test_plates_heldout."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from plate_helpers import covered, draw_plate, need_text_models, textured
+
+from core.imaging.detect import DetectSettings, detect_plates
+from core.imaging.plate_eval import detail_hidden, quad_mask
+from core.imaging.plate_frame import Line, assemble, companions
+from core.imaging.plates import for_text
+
+SETTINGS = DetectSettings()
+
+
+def _line(cx: float, cy: float, w: float, h: float, angle: float = 0.0) -> Line:
+    return Line(cx, cy, w, h, angle, 0.9)
+
+
+# -- geometry without the model -------------------------------------------------------------
+def test_line_round_trips_through_its_corners() -> None:
+    line = _line(100, 50, 80, 20, angle=8.0)
+    again = Line.from_quad(line.corners(), 0.9)
+    assert again.w == pytest.approx(80, abs=0.5) and again.h == pytest.approx(20, abs=0.5)
+    assert again.angle == pytest.approx(8.0, abs=0.5)
+    assert np.allclose(line.local(line.corners()), [[-40, -10], [40, -10], [40, 10], [-40, 10]])
+
+
+def test_pieces_of_one_line_are_joined_and_others_are_not() -> None:
+    left, right = _line(50, 100, 60, 20), _line(125, 101, 70, 20)  # gap 10 px = 0.5 h
+    (joined,) = assemble([left, right])
+    assert joined.w == pytest.approx(140, abs=1) and joined.cx == pytest.approx(90, abs=1)
+    far = _line(200, 100, 60, 20)  # gap 50 px = 2.5 h: another word
+    assert len(assemble([left, far])) == 2
+    taller = _line(125, 100, 70, 45)  # not the same line
+    assert len(assemble([left, taller])) == 2
+    below = _line(125, 130, 70, 20)  # the next line
+    assert len(assemble([left, below])) == 2
+
+
+def test_companions_are_the_plates_other_lines() -> None:
+    number = _line(200, 200, 160, 40)
+    state = _line(200, 165, 80, 14)  # small line above
+    slogan = _line(205, 232, 120, 12)  # small line below
+    sign = _line(500, 200, 160, 40)  # beside it: another text
+    far = _line(200, 40, 160, 40)  # far above
+    found = companions(number, [number, state, slogan, sign, far])
+    assert state in found and slogan in found
+    assert sign not in found and far not in found
+    big = _line(200, 100, 200, 45)  # the big number of a close-up under its small line
+    small = _line(200, 60, 110, 18)
+    assert big in companions(small, [small, big])
+
+
+# -- the detector on drawn plates -----------------------------------------------------------
+def test_close_up_two_line_plate_is_covered_whole() -> None:
+    """The issue's case: an 807×262 plate whose small "DF - BRASILIA" line alone was hidden."""
+    need_text_models()
+    box = (236, 229, 807, 262)
+    rgb = draw_plate(textured(1280, 720), box, "JKL 4821", "DF - BRASILIA", frame=10)
+    found = detect_plates(rgb, SETTINGS)
+    assert covered(found, box, rgb.shape) >= 0.99
+    framed = (box[0] - 10, box[1] - 10, box[2] + 20, box[3] + 20)
+    assert covered(found, framed, rgb.shape) >= 0.97  # the frame too
+    assert all(r.w * r.h <= 2.5 * box[2] * box[3] for r in found)  # not the whole photo
+
+
+def test_a_region_never_stops_at_a_character() -> None:
+    """A plate whose number is cut in two by a bolt: both halves and the frame covered."""
+    need_text_models()
+    box = (180, 160, 300, 66)
+    rgb = draw_plate(textured(640, 400, seed=2), box, "M5 XS 4410")
+    x, y, w, h = box
+    rgb[y + 10 : y + h - 10, x + 128 : x + 148] = (60, 60, 60)  # a dark bolt / sticker
+    found = detect_plates(rgb, SETTINGS)
+    assert covered(found, box, rgb.shape) >= 0.98
+    plate = [r for r in found if covered([r], box, rgb.shape) > 0.2]
+    assert plate and min(r.x for r in plate) <= x and max(r.x + r.w for r in plate) >= x + w
+
+
+def test_rotated_plate_is_covered() -> None:
+    need_text_models()
+    import cv2
+
+    box = (240, 170, 260, 120)
+    rgb = draw_plate(textured(720, 480, seed=3), box, "7TRW 218", "TEXAS")
+    x, y, w, h = box
+    quad = np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], float)
+    matrix = cv2.getRotationMatrix2D((x + w / 2, y + h / 2), 9.0, 1.0)
+    turned = cv2.warpAffine(
+        rgb, matrix, (720, 480), flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REFLECT
+    )
+    quad = np.hstack([quad, np.ones((4, 1))]) @ matrix.T
+    found = detect_plates(turned, SETTINGS)
+    mask = np.zeros(turned.shape[:2], bool)
+    for r in found:
+        mask[int(r.y) : int(np.ceil(r.y + r.h)), int(r.x) : int(np.ceil(r.x + r.w))] = True
+    assert mask[quad_mask(turned.shape, quad)].mean() >= 0.98
+
+
+def test_dark_low_contrast_photo_is_stretched_for_the_detector() -> None:
+    rgb = draw_plate(textured(640, 400), (200, 150, 240, 60), "AB 1234")
+    dark = (rgb.astype(np.float32) * 0.2).astype(np.uint8)
+    seen = for_text(dark)
+    assert np.ptp(seen) > 200 and seen.shape == dark.shape
+    assert for_text(np.zeros((40, 40, 3), np.uint8)).shape == (40, 40, 3)  # flat: no error
+    need_text_models()
+    x, y, w, h = 200, 150, 240, 60
+    assert covered(detect_plates(dark, SETTINGS), (x, y, w, h), dark.shape) >= 0.95
+
+
+def test_grey_photo_plate_is_found() -> None:
+    need_text_models()
+    box = (200, 150, 240, 60)
+    rgb = draw_plate(textured(640, 400), box, "AB 1234")
+    grey = np.repeat(rgb.mean(axis=2, keepdims=True).astype(np.uint8), 3, axis=2)
+    assert covered(detect_plates(grey, SETTINGS), box, grey.shape) >= 0.95
+
+
+# -- hostile inputs ---------------------------------------------------------------------------
+@pytest.mark.parametrize("size", [(1, 1), (3, 5), (31, 17), (2, 900)])
+def test_tiny_photos_find_nothing_and_do_not_fail(size: tuple[int, int]) -> None:
+    need_text_models()
+    assert detect_plates(np.full((*size, 3), 128, np.uint8), SETTINGS) == []
+
+
+def test_page_of_text_without_a_plate_stays_bounded() -> None:
+    """Lots of text: regions may appear (hiding text is the safe failure), but each stays
+    a line's size and the count stays within the number of lines."""
+    need_text_models()
+    from PIL import Image, ImageDraw
+
+    from core.demo import drawing as dd
+
+    page = Image.new("RGB", (900, 1200), (250, 250, 245))
+    d = ImageDraw.Draw(page)
+    for i in range(30):
+        d.text(
+            (40, 30 + 38 * i),
+            "Lorem ipsum dolor sit amet, consectetur adipiscing elit",
+            font=dd.font(24),
+            fill=(20, 20, 20),
+        )
+    found = detect_plates(np.asarray(page), SETTINGS)
+    assert len(found) <= 60
+    assert all(r.h <= 120 for r in found)
+
+
+def test_huge_photo_plate_is_found() -> None:
+    need_text_models()
+    box = (2400, 1800, 900, 200)
+    rgb = draw_plate(textured(4000, 3000, seed=5), box, "HH 4821")
+    found = detect_plates(rgb, SETTINGS)
+    assert covered(found, box, rgb.shape) >= 0.98
+
+
+def test_plate_in_a_photo_stored_sideways_is_found_upright(tmp_path) -> None:
+    need_text_models()
+    from anon_helpers import jpeg_with_everything
+
+    from core.imaging.loading import load_rgb
+
+    box = (200, 150, 240, 60)
+    upright = draw_plate(textured(640, 400), box, "AB 1234")
+    path = tmp_path / "sideways.jpg"
+    path.write_bytes(jpeg_with_everything(np.rot90(upright, k=1).copy(), orientation=6))
+    rgb = load_rgb(path)
+    assert rgb.shape == upright.shape
+    assert covered(detect_plates(rgb, SETTINGS), box, rgb.shape) >= 0.95
+
+
+def test_released_close_up_keeps_no_plate_detail() -> None:
+    need_text_models()
+    from core.imaging.anonymize import HideSpec
+    from core.imaging.geometry import Geometry
+    from core.imaging.loading import decode_rgb
+    from core.imaging.release import RenderJob, render_verified
+
+    box = (236, 229, 807, 262)
+    rgb = draw_plate(textured(1280, 720), box, "JKL 4821", "DF - BRASILIA", frame=10)
+    found = detect_plates(rgb, SETTINGS)
+    specs = [HideSpec(*r.box) for r in found]
+    data, result = render_verified(
+        RenderJob(rgb, specs, [f"#{i} (plate)" for i in range(len(specs))], Geometry()),
+        DetectSettings(face_detector="hog"),
+    )
+    x, y, w, h = box
+    quad = np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], float)
+    assert detail_hidden(rgb, decode_rgb(data), quad) >= 0.95
+    assert result.text_inside == []
