@@ -1,14 +1,15 @@
-"""Labelling 30,500 selected samples in Curate, this tree against another (e.g. main), in
-one run: each round runs a fresh child process per tree, alternating, on copies of the
+"""Search as typed and labelling 30,500 selected samples in Curate, this tree against
+another (e.g. main), in one run: each round runs a fresh child process per tree, alternating, on copies of the
 same project (benchmarks/bench_curate.py generates it with ``--keep DIR``).
 
-A child opens the workspace (1400×900, offscreen, the real job runner), selects 30,500
+A child opens the workspace (1400×900, offscreen, the real job runner); types the 61
+queries of benchmarks/curate_scale.py twice, quiet and with one CPU hog; selects 30,500
 rows and labels them, then undoes it, three times, and reports per step: the time from
 the key press until the list shows it, the longest event-loop stall, the GUI thread's
 CPU time and the worker's (``time.thread_time``); and the CPU the idle workspace burns
 in 2 s with the first sample shown.
 
-    QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_label.py \\
+    QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_curate_ab.py \\
         --project /tmp/bench-curate/bench.winnow --other /tmp/main-src [--rounds 3]
 
 ``--other`` is a checkout of the code to compare with (``git archive main | tar -x -C
@@ -66,6 +67,7 @@ def child(project_path: Path, steps: int) -> dict[str, Any]:
         app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
         time.sleep(0.005)
     out: dict[str, Any] = {"idle_cpu_ms_per_s": 1000 * (time.process_time() - c0) / 2.0}
+    out.update(_search(app, ws))
 
     worker: list[tuple[float, float]] = []
     for name in ("do", "undo"):
@@ -107,6 +109,39 @@ def child(project_path: Path, steps: int) -> dict[str, Any]:
     return out
 
 
+def _search(app: Any, ws: Any) -> dict[str, float]:
+    """The search box's whole path per query (list, the current sample kept or shown,
+    the window's repaint), wall and GUI-thread CPU, quiet and with one CPU hog."""
+    import random
+
+    from bench_curate import WORDS
+    from curate_scale import Hogs, search_queries
+
+    from core.selection import SampleFilter
+
+    queries = search_queries(WORDS, random.Random(1))
+    out: dict[str, float] = {}
+    for hogs in (0, 1):
+        wall: list[float] = []
+        cpu: list[float] = []
+        with Hogs(hogs):
+            for _ in range(2):
+                for text in queries:
+                    t0, c0 = time.perf_counter(), time.thread_time()
+                    ws.apply_filter(SampleFilter(text=text))
+                    app.processEvents()
+                    wall.append(1000 * (time.perf_counter() - t0))
+                    cpu.append(1000 * (time.thread_time() - c0))
+                    ws.apply_filter(SampleFilter())
+                    app.processEvents()
+        tag = "search_hog" if hogs else "search"
+        for name, values in (("wall", wall), ("cpu", cpu)):
+            values.sort()
+            out[f"{tag}_{name}_median_ms"] = statistics.median(values)
+            out[f"{tag}_{name}_p95_ms"] = values[int(0.95 * (len(values) - 1))]
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--project", type=Path, required=True)
@@ -133,7 +168,7 @@ def main() -> int:
                 done = subprocess.run(
                     [
                         sys.executable,
-                        str(HERE / "bench_label.py"),
+                        str(HERE / "bench_curate_ab.py"),
                         "--child",
                         "--project",
                         str(copy),
