@@ -177,15 +177,8 @@ def scale(args: argparse.Namespace) -> int:
             print(f"| {k} models × 100,000 votes, {'sparse' if sparse else 'dense'} | {name} | "
                   f"{fit:.3f} s | {peak:.0f} MB | {note} |")
     with tempfile.TemporaryDirectory() as tmp:
-        rng = np.random.default_rng(args.seed)
-        votes = make_votes(rng)
         path = Path(tmp) / "votes.csv"
-        names = np.array(votes.models)
-        winner = np.array(["a", "b", "tie"])[votes.outcome]
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write("a,b,winner\n")
-            fh.writelines(f"{x},{y},{w}\n"
-                          for x, y, w in zip(names[votes.a], names[votes.b], winner, strict=True))
+        _write_votes_csv(path, make_votes(np.random.default_rng(args.seed)))
         medians = {}
         for name, tree in trees.items():
             runs = [_scale_child(tree, "csv", str(path)) for _ in range(args.repeats)]
@@ -307,14 +300,7 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory() as tmp:  # end to end: the CLI's CSV reader
         path = Path(tmp) / "votes.csv"
-        names = np.array(votes.models)
-        winner = np.array(["a", "b", "tie"])[votes.outcome]
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write("a,b,winner\n")
-            fh.writelines(
-                f"{x},{y},{w}\n"
-                for x, y, w in zip(names[votes.a], names[votes.b], winner, strict=True)
-            )
+        _write_votes_csv(path, votes)
         t_csv, _ = median_time(lambda: tables.read_votes(path), args.ref_repeats)
     rows.append(
         (
