@@ -43,8 +43,9 @@ def _serve(ready: Any, stop: Any) -> None:
 MESSAGES = [{"role": "user", "content": "Label the sample: a watercolor cat"}]
 
 
-async def _run(n: int, conc: int, slot: Callable[[], AbstractAsyncContextManager[Any]],
-               model: str) -> None:
+async def _run(
+    n: int, conc: int, slot: Callable[[], AbstractAsyncContextManager[Any]], model: str
+) -> None:
     payload = {"model": model, "messages": MESSAGES, "max_tokens": 64}
     todo = iter(range(n))
 
@@ -63,8 +64,9 @@ async def before(url: str, n: int, conc: int, model: str) -> None:
 
     sys.modules.pop("sniffio", None)  # as it was: httpcore searches for it on every lock
     sem = asyncio.Semaphore(conc)
-    client = httpx.AsyncClient(base_url=url + "/", timeout=httpx.Timeout(30.0),
-                               limits=httpx.Limits(max_connections=conc))
+    client = httpx.AsyncClient(
+        base_url=url + "/", timeout=httpx.Timeout(30.0), limits=httpx.Limits(max_connections=conc)
+    )
 
     @asynccontextmanager
     async def slot() -> AsyncIterator[httpx.AsyncClient]:
@@ -82,8 +84,12 @@ async def after(url: str, n: int, conc: int, model: str) -> None:
 
     from core.http_pools import ClientPools
 
-    pools = ClientPools(conc, lambda limits: httpx.AsyncClient(
-        base_url=url + "/", timeout=httpx.Timeout(30.0), limits=limits))
+    pools = ClientPools(
+        conc,
+        lambda limits: httpx.AsyncClient(
+            base_url=url + "/", timeout=httpx.Timeout(30.0), limits=limits
+        ),
+    )
     try:
         await _run(n, conc, pools.slot, model)
     finally:
@@ -133,16 +139,23 @@ def main() -> None:
         stop.set()
         server.join(5)
     n = args.requests
-    out: dict[str, Any] = {"requests": n, "concurrency": args.concurrency,
-                           "latency_ms": args.latency, "rounds": args.rounds}
+    out: dict[str, Any] = {
+        "requests": n,
+        "concurrency": args.concurrency,
+        "latency_ms": args.latency,
+        "rounds": args.rounds,
+    }
     for name in runs:
-        out[name] = {"cpu_ms_per_request": round(1000 * statistics.median(cpu[name]) / n, 3),
-                     "wall_s": round(statistics.median(wall[name]), 3),
-                     "requests_per_s": round(n / statistics.median(wall[name]), 1)}
+        out[name] = {
+            "cpu_ms_per_request": round(1000 * statistics.median(cpu[name]) / n, 3),
+            "wall_s": round(statistics.median(wall[name]), 3),
+            "requests_per_s": round(n / statistics.median(wall[name]), 1),
+        }
     b, a = out["before"], out["after"]
     out["ratio_after_before"] = {
         "cpu": round(a["cpu_ms_per_request"] / b["cpu_ms_per_request"], 2),
-        "wall": round(a["wall_s"] / b["wall_s"], 2)}
+        "wall": round(a["wall_s"] / b["wall_s"], 2),
+    }
     print(json.dumps(out, indent=2))
 
 
