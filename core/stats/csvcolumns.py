@@ -30,6 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
+from core.gc_pause import paused_gc
+
 #: Largest CSV file read (memory is a few times the file's size): 2 GB, ~80M votes.
 MAX_FILE_BYTES = 2 * 2**30
 #: Files at least this large (and free of quotes) are parsed by pyarrow.
@@ -96,7 +98,8 @@ class CsvColumns:
         wanted = (*required, *optional)
         parsed = self._parse_fast(wanted) if self._fast_ok() else None
         if parsed is None:
-            parsed = self._parse_slow(wanted)
+            with paused_gc():  # millions of row lists, no cycles: see core.gc_pause
+                parsed = self._parse_slow(wanted)
         header, self.n, encoded = parsed
         if header is None:
             raise CsvFormatError(
