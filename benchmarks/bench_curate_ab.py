@@ -39,25 +39,19 @@ def child(project_path: Path, steps: int) -> dict[str, Any]:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     # curate_scale: this tree's helpers, after the tree measured (first on the path)
     sys.path.insert(1, str(HERE))
-    from curate_scale import _select_rows, _wait, background_jobs
+    from curate_scale import _select_rows, _wait, background_jobs, show_workspace
     from PySide6.QtCore import QEventLoop
     from PySide6.QtWidgets import QApplication
 
     import core.curate.commands as commands
     from core.store import Project
     from ui.context import AppContext
-    from ui.curate.workspace import CurateWorkspace
 
     app = QApplication.instance() or QApplication([])
     project = Project.open(project_path)
     context = AppContext()
     stop = background_jobs(context)
-    ws = CurateWorkspace(context)
-    ws.resize(1400, 900)
-    ws.show()
-    context.project = project
-    context.project_changed.emit()
-    ws.grab()
+    ws = show_workspace(context, project)
     ws.select_row(0)
     for _ in range(20):
         app.processEvents()
