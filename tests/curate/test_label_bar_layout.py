@@ -1,7 +1,7 @@
 """The label bar's width check reads sizes without changing texts: it used to flip every
 button to compact and back inside ``minimumSizeHint``, which asked for a new layout,
 whose minimum size asked again — a layout loop that kept the GUI thread busy whenever
-Curate was wide enough for the full texts (≈ 0.25 s of CPU a second, idle)."""
+Curate was wide enough for the full texts (0.25–0.8 s of CPU a second, idle)."""
 
 from __future__ import annotations
 
