@@ -96,7 +96,8 @@ class CsvColumns:
         self._raw = self.path.read_bytes()
         self._text_cache: str | None = None
         wanted = (*required, *optional)
-        parsed = self._parse_fast(wanted) if self._fast_ok() else None
+        parsed: tuple[list[str] | None, int, dict[str, Encoded]] | None = (
+            self._parse_fast(wanted) if self._fast_ok() else None)
         if parsed is None:
             with paused_gc():  # millions of row lists, no cycles: see core.gc_pause
                 parsed = self._parse_slow(wanted)

@@ -177,23 +177,29 @@ class LabelBar(QWidget):
 
     def _needed(self, compact: bool) -> int:
         """Width the bar needs with full or compact texts (the title may elide).  Reads
-        sizes only: it runs inside layout, and a text changed here would ask for another
-        layout, and so on forever."""
+        sizes only (see :meth:`_shift`)."""
         layout = self.layout()
-        widgets = [layout.itemAt(k).widget() for k in range(layout.count())]
-        width = 0
-        for w in widgets:
-            if w in (self.title, self.link) or w.isHidden():
-                continue
-            if isinstance(w, QualityButton):
-                width += w.width_for(compact)
-            elif w is self.reviewed:
-                width += (w.sizeHint().width() + _text_width(w, _reviewed_text(compact))
-                          - _text_width(w, w.text()))
-            else:
-                width += w.sizeHint().width()
+        assert layout is not None  # built in __init__
+        items = [layout.itemAt(k) for k in range(layout.count())]
+        widgets = [w for w in (i.widget() if i is not None else None for i in items)
+                   if w is not None]
+        width = sum(w.sizeHint().width() for w in widgets
+                    if w not in (self.title, self.link) and not w.isHidden())
         width += self.title.minimumSizeHint().width() + layout.spacing() * len(widgets)
-        return width
+        return width + self._shift(compact)
+
+    def _shift(self, compact: bool) -> int:
+        """How much wider the bar's texts are with compact (or full) ones than with those
+        shown, computed without setting them: this runs inside layout, and a text set
+        here would ask for another layout, whose minimum size asks again, forever."""
+        if compact == self.compact:
+            return 0
+        shift = sum(b.width_for(compact) - b.width_for(self.compact)
+                    for b in self.quality_buttons.values() if not b.isHidden())
+        if not self.reviewed.isHidden():
+            shift += (_text_width(self.reviewed, _reviewed_text(compact))
+                      - _text_width(self.reviewed, self.reviewed.text()))
+        return shift
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802
         return QSize(self._needed(True), super().minimumSizeHint().height())
