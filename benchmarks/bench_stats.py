@@ -15,11 +15,13 @@ Times are medians over the repeats (wall clock, ``time.perf_counter``).
 ``--scale`` instead measures the pairwise statistics at arena scale (issue 13): Bradley-
 Terry (and Elo with a 100-round bootstrap) on 100,000 votes over 150 and 1,000 models,
 dense (any pair) and sparse (each model meets ~10 neighbours), each case in a fresh
-subprocess for its peak RSS; plus reading a 2,000,000-vote CSV.  ``--compare DIR`` runs
+subprocess for its peak RSS; plus reading a 2,000,000-vote CSV.  ``--csv`` measures only
+that read, with pyarrow and with the stdlib parser, wall and CPU time.  ``--compare DIR`` runs
 the same children with another source tree (e.g. a checkout of main) where that tree
 can (its 150-model fit needs 5 GB, so it gets 100 models), for ratios from one run.
 
     .venv/bin/python benchmarks/bench_stats.py --scale [--compare ../main]
+    .venv/bin/python benchmarks/bench_stats.py --csv --compare ../main [--repeats 5]
 """
 
 from __future__ import annotations
@@ -96,10 +98,14 @@ from core.stats import tables
 kind, arg = sys.argv[1], sys.argv[2]
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 out = {}
-if kind == "csv":
-    t0 = time.perf_counter()
+if kind in ("csv", "csv-stdlib"):
+    if kind == "csv-stdlib":  # the parser used without pyarrow, and for quoted files
+        from core.stats import csvcolumns
+        csvcolumns.FAST_MIN_BYTES = 10**12
+    t0, c0 = time.perf_counter(), time.process_time()
     v = tables.read_votes(arg)
     out["seconds"] = time.perf_counter() - t0
+    out["cpu_seconds"] = time.process_time() - c0  # all threads (pyarrow reads in several)
     out["votes"] = len(v)
 else:
     from core.stats import elo_ratings, fit_votes
@@ -171,15 +177,8 @@ def scale(args: argparse.Namespace) -> int:
             print(f"| {k} models × 100,000 votes, {'sparse' if sparse else 'dense'} | {name} | "
                   f"{fit:.3f} s | {peak:.0f} MB | {note} |")
     with tempfile.TemporaryDirectory() as tmp:
-        rng = np.random.default_rng(args.seed)
-        votes = make_votes(rng)
         path = Path(tmp) / "votes.csv"
-        names = np.array(votes.models)
-        winner = np.array(["a", "b", "tie"])[votes.outcome]
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write("a,b,winner\n")
-            fh.writelines(f"{x},{y},{w}\n"
-                          for x, y, w in zip(names[votes.a], names[votes.b], winner, strict=True))
+        _write_votes_csv(path, make_votes(np.random.default_rng(args.seed)))
         medians = {}
         for name, tree in trees.items():
             runs = [_scale_child(tree, "csv", str(path)) for _ in range(args.repeats)]
@@ -192,14 +191,62 @@ def scale(args: argparse.Namespace) -> int:
     return 0
 
 
+def csv_only(args: argparse.Namespace) -> int:
+    """The 2,000,000-vote CSV read with each parser, this tree against ``--compare``,
+    rounds interleaved; wall and CPU medians and their ratios."""
+    here = Path(__file__).resolve().parent.parent
+    trees = {"this tree": here}
+    if args.compare:
+        trees["baseline"] = Path(args.compare).resolve()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "votes.csv"
+        _write_votes_csv(path, make_votes(np.random.default_rng(args.seed)))
+        runs: dict[tuple[str, str], list[dict]] = {}
+        for _ in range(args.repeats):
+            for kind in ("csv", "csv-stdlib"):
+                for name, tree in trees.items():
+                    runs.setdefault((kind, name), []).append(_scale_child(tree, kind, str(path)))
+    print(f"load average {os.getloadavg()[0]:.1f}; medians of {args.repeats}")
+    print("| parser | tree | wall | CPU (all threads) | peak RSS growth |")
+    print("|---|---|---:|---:|---:|")
+    med: dict[tuple[str, str], tuple[float, float]] = {}
+    for (kind, name), rs in runs.items():
+        ok = [r for r in rs if r and "error" not in r]
+        wall = statistics.median(r["seconds"] for r in ok)
+        cpu = statistics.median(r["cpu_seconds"] for r in ok)
+        med[kind, name] = wall, cpu
+        peak = statistics.median(r["peak_growth_mb"] for r in ok)
+        parser = "pyarrow" if kind == "csv" else "stdlib csv"
+        print(f"| {parser} | {name} | {wall:.3f} s | {cpu:.3f} s | {peak:.0f} MB |")
+    if args.compare:
+        for kind in ("csv", "csv-stdlib"):
+            (wt, ct), (wb, cb) = med[kind, "this tree"], med[kind, "baseline"]
+            print(f"{kind}: this tree / baseline: wall {wt / wb:.2f}, CPU {ct / cb:.2f}")
+    return 0
+
+
+def _write_votes_csv(path: Path, votes: Votes) -> None:
+    names = np.array(votes.models)
+    winner = np.array(["a", "b", "tie"])[votes.outcome]
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("a,b,winner\n")
+        fh.writelines(f"{x},{y},{w}\n"
+                      for x, y, w in zip(names[votes.a], names[votes.b], winner, strict=True))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--ref-repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--scale", action="store_true", help="arena-scale memory and CSV reading")
-    ap.add_argument("--compare", metavar="DIR", help="another source tree (with --scale)")
+    ap.add_argument("--compare", metavar="DIR",
+                    help="another source tree (with --scale or --csv)")
+    ap.add_argument("--csv", action="store_true",
+                    help="only the 2M-vote CSV read, both parsers, wall and CPU")
     args = ap.parse_args()
+    if args.csv:
+        return csv_only(args)
     if args.scale:
         return scale(args)
     rng = np.random.default_rng(args.seed)
@@ -253,14 +300,7 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory() as tmp:  # end to end: the CLI's CSV reader
         path = Path(tmp) / "votes.csv"
-        names = np.array(votes.models)
-        winner = np.array(["a", "b", "tie"])[votes.outcome]
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write("a,b,winner\n")
-            fh.writelines(
-                f"{x},{y},{w}\n"
-                for x, y, w in zip(names[votes.a], names[votes.b], winner, strict=True)
-            )
+        _write_votes_csv(path, votes)
         t_csv, _ = median_time(lambda: tables.read_votes(path), args.ref_repeats)
     rows.append(
         (

@@ -240,6 +240,19 @@ def _emit_rows(ws: Any, ids: tuple[str, ...]) -> None:
             model.dataChanged.emit(model.index(row, 0), model.index(row, last))
 
 
+def show_workspace(context: Any, project: Any) -> Any:
+    """A Curate workspace at 1400×900 showing ``project``, painted once."""
+    from ui.curate.workspace import CurateWorkspace
+
+    ws = CurateWorkspace(context)
+    ws.resize(1400, 900)
+    ws.show()
+    context.project = project
+    context.project_changed.emit()
+    ws.grab()
+    return ws
+
+
 def background_jobs(context: Any) -> Callable[[], None]:
     """Bind ``context`` to a real job runner whose results come back queued to the GUI
     thread, as the main window does; returns its shutdown."""

@@ -37,6 +37,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from core.files import atomic_writer
+from core.http_pools import ClientPools
 from core.ingest.images import (
     DEFAULT_MAX_PIXELS,
     ImageError,
@@ -48,7 +49,7 @@ from core.ingest.netguard import BlockedAddressError, NetworkPolicy, make_transp
 from core.jobs import JobState
 from core.retry import RetryPolicy, parse_retry_after, retryable_status
 
-__all__ = ["FetchResult", "FetchSettings", "fetch_images", "fetch_images_sync", "make_client"]
+__all__ = ["FetchResult", "FetchSettings", "fetch_images", "fetch_images_sync", "make_clients"]
 
 log = logging.getLogger(__name__)
 
@@ -137,20 +138,19 @@ def _secs(value: float) -> str:
     return f"{value:g} s"
 
 
-def make_client(settings: FetchSettings) -> httpx.AsyncClient:
-    """An ``httpx.AsyncClient`` for ``settings``: limits, timeouts, the network guard.
+def make_clients(settings: FetchSettings) -> ClientPools:
+    """The clients for ``settings``: ``settings.concurrency`` request slots over a few
+    small pools (:mod:`core.http_pools`), timeouts, the network guard.
 
     Redirects are followed by :func:`fetch_images` itself, one hop at a time.
     """
-    n = max(1, settings.concurrency)
-    limits = httpx.Limits(max_connections=n, max_keepalive_connections=n)
-    return httpx.AsyncClient(
+    return ClientPools(settings.concurrency, lambda limits: httpx.AsyncClient(
         follow_redirects=False,
         timeout=_timeout(settings),
         limits=limits,
         headers=_headers(settings),
         transport=make_transport(settings.policy, limits),
-    )
+    ))
 
 
 def _timeout(s: FetchSettings) -> httpx.Timeout:
@@ -412,7 +412,7 @@ async def fetch_images(
     """Fetch and validate every distinct URL; one result per URL, in input order.
 
     Bodies land in ``settings.cache_dir`` (or ``download_dir``); a given ``client`` is
-    used as it is (the network guard comes with :func:`make_client`).  At most ``settings.concurrency`` downloads run at once.  Progress goes to
+    used as it is for every request (the network guard comes with :func:`make_clients`).  At most ``settings.concurrency`` downloads run at once.  Progress goes to
     ``state`` (one step per distinct URL); ``state.cancel()`` stops the run
     promptly, cancelling downloads in flight, and raises ``core.jobs.Cancelled``.
     """
@@ -427,15 +427,19 @@ async def fetch_images(
         return results
 
     _body_path(settings, "")  # no folder for the bodies: fail before any request
-    own_client = client is None
-    http = make_client(settings) if client is None else client
+    pools = make_clients(settings) if client is None else None
     width = max(1, settings.concurrency)
     decodes = asyncio.Semaphore(MAX_PARALLEL_DECODES)
     failed = 0
 
     async def run(url: str) -> None:
         nonlocal failed
-        result = await _fetch_guarded(http, url, settings, decodes)
+        if pools is None:
+            assert client is not None
+            result = await _fetch_guarded(client, url, settings, decodes)
+        else:  # never waits: at most ``width`` downloads run, one slot each
+            async with pools.slot() as http:
+                result = await _fetch_guarded(http, url, settings, decodes)
         results[url] = result
         if state is not None:
             failed += not result.ok
@@ -474,8 +478,8 @@ async def fetch_images(
             task.cancel()
         if running:
             await asyncio.gather(*running, return_exceptions=True)
-        if own_client:
-            await http.aclose()
+        if pools is not None:
+            await pools.aclose()
     return {url: results[url] for url in unique}
 
 

@@ -15,6 +15,7 @@ import base64
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from core.http_pools import ClientPools
 from core.metrics.settings import JudgeEndpoint
 from core.retry import RetryPolicy, parse_retry_after, retryable_status
 
@@ -74,8 +75,7 @@ class JudgeClient:
         self.endpoint = endpoint
         self._transport = transport
         self._sleep = sleep
-        self._client: httpx.AsyncClient | None = None
-        self._sem = asyncio.Semaphore(max(1, endpoint.concurrency))
+        self._pools: ClientPools | None = None
         self.retry = RetryPolicy(retries=endpoint.max_retries, backoff=endpoint.backoff,
                                  max_backoff=MAX_BACKOFF, max_retry_after=MAX_BACKOFF)
         self.calls = 0
@@ -87,22 +87,23 @@ class JudgeClient:
         import httpx
 
         t = self.endpoint.timeout
-        self._client = httpx.AsyncClient(
+        self._pools = ClientPools(self.endpoint.concurrency, lambda limits: httpx.AsyncClient(
             base_url=self.endpoint.base_url.rstrip("/") + "/", headers=headers,
             timeout=httpx.Timeout(t, connect=min(10.0, t)), transport=self._transport,
-            limits=httpx.Limits(max_connections=max(1, self.endpoint.concurrency)))
+            limits=limits))
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        pools, self._pools = self._pools, None
+        if pools is not None:
+            await pools.aclose()
 
     async def complete(self, messages: list[dict[str, Any]]) -> str:
         """Send one chat request; the assistant's text, or :class:`JudgeError`."""
         import httpx
 
-        if self._client is None:
+        pools = self._pools
+        if pools is None:
             raise RuntimeError("use JudgeClient as an async context manager")
         ep = self.endpoint
         payload: dict[str, Any] = {"model": ep.model, "messages": messages,
@@ -117,9 +118,9 @@ class JudgeClient:
                 await self._sleep(self.retry.delay(attempt, retry_after))
             retry_after = None
             try:
-                async with self._sem:
+                async with pools.slot() as client:
                     self.calls += 1
-                    resp = await self._client.post("chat/completions", json=payload)
+                    resp = await client.post("chat/completions", json=payload)
             except httpx.TimeoutException:
                 last = f"timed out after {ep.timeout:g} s"
                 continue

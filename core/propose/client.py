@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from core.http_pools import ClientPools
 from core.retry import RetryPolicy, parse_retry_after, retryable_status
 
 if TYPE_CHECKING:  # httpx is imported on use (start-up need not pay for it)
@@ -29,10 +30,6 @@ if TYPE_CHECKING:  # httpx is imported on use (start-up need not pay for it)
 
 STRUCTURED_MODES = ("auto", "json_schema", "json_object", "off")
 FATAL_STATUSES = (401, 403, 404)
-#: connections per httpx pool: httpcore's pool does work proportional to connections ×
-#: waiting requests on every request, 3.9 ms a request at 32 connections; several small
-#: pools keep it near constant (docs/performance.md, "Proposals")
-PER_POOL = 8
 
 
 @dataclass(frozen=True)
@@ -159,8 +156,7 @@ class ProposeClient:
                                   max_retry_after=120.0)
         self._transport = transport
         self._sleep = sleep
-        self._clients: list[httpx.AsyncClient] = []
-        self._lanes: asyncio.Queue[int] = asyncio.Queue()  # one entry per free request slot
+        self._pools: ClientPools | None = None
         self._resume_at = 0.0  # monotonic time before which no request is sent (429)
         self.mode = "json_schema" if endpoint.structured == "auto" else endpoint.structured
         self.in_flight = 0
@@ -169,35 +165,22 @@ class ProposeClient:
         self.rate_limited = 0
 
     async def __aenter__(self) -> ProposeClient:
-        import importlib.util
-        import sys
-
         import httpx
 
-        if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
-            # httpcore tries "import sniffio" for every lock it makes; absent, each try
-            # searches sys.path again (8 a request, 2.7 ms). Absent now means absent.
-            sys.modules["sniffio"] = None  # type: ignore[assignment]
         ep = self.endpoint
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if ep.api_key:
             headers["Authorization"] = f"Bearer {ep.api_key}"
-        pools = -(-ep.concurrency // PER_POOL)
-        for k in range(pools):
-            size = len(range(k, ep.concurrency, pools))
-            self._clients.append(httpx.AsyncClient(
-                base_url=ep.base_url.strip().rstrip("/") + "/", headers=headers,
-                timeout=httpx.Timeout(ep.timeout, connect=min(10.0, ep.timeout)),
-                transport=self._transport, follow_redirects=False,
-                limits=httpx.Limits(max_connections=size, max_keepalive_connections=size)))
-        for slot in range(ep.concurrency):
-            self._lanes.put_nowait(slot % pools)
+        self._pools = ClientPools(ep.concurrency, lambda limits: httpx.AsyncClient(
+            base_url=ep.base_url.strip().rstrip("/") + "/", headers=headers,
+            timeout=httpx.Timeout(ep.timeout, connect=min(10.0, ep.timeout)),
+            transport=self._transport, follow_redirects=False, limits=limits))
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        clients, self._clients = self._clients, []
-        for client in clients:
-            await client.aclose()
+        pools, self._pools = self._pools, None
+        if pools is not None:
+            await pools.aclose()
 
     def _payload(self, messages: list[dict[str, Any]], name: str,
                  schema: dict[str, Any]) -> dict[str, Any]:
@@ -226,7 +209,8 @@ class ProposeClient:
         """Send one request; the answer, or :class:`ProposeError` / :class:`EndpointError`."""
         import httpx
 
-        if not self._clients:
+        pools = self._pools
+        if pools is None:
             raise RuntimeError("use ProposeClient as an async context manager")
         ep = self.endpoint
         attempts = self.policy.attempts
@@ -242,16 +226,15 @@ class ProposeClient:
             mode = self.mode
             payload = self._payload(messages, name, schema)
             started = time.monotonic()
-            lane = await self._lanes.get()  # a free slot, on the pool it belongs to
             try:
-                self.in_flight += 1
-                self.max_in_flight = max(self.max_in_flight, self.in_flight)
-                self.sent += 1
-                try:
-                    status, headers, body = await self._post(self._clients[lane], payload)
-                finally:
-                    self.in_flight -= 1
-                    self._lanes.put_nowait(lane)
+                async with pools.slot() as client:  # a free slot, on its own pool
+                    self.in_flight += 1
+                    self.max_in_flight = max(self.max_in_flight, self.in_flight)
+                    self.sent += 1
+                    try:
+                        status, headers, body = await self._post(client, payload)
+                    finally:
+                        self.in_flight -= 1
             except httpx.TimeoutException:
                 last = f"timed out after {ep.timeout:g} s"
                 continue

@@ -30,11 +30,12 @@ from pathlib import Path
 
 import numpy as np
 
+from core.gc_pause import paused_gc
+
 #: Largest CSV file read (memory is a few times the file's size): 2 GB, ~80M votes.
 MAX_FILE_BYTES = 2 * 2**30
 #: Files at least this large (and free of quotes) are parsed by pyarrow.
 FAST_MIN_BYTES = 256 * 1024
-_BLANK_STARTS = (b",", b" ", b"\t", b"\f", b"\v")
 
 
 class CsvFormatError(ValueError):
@@ -45,10 +46,10 @@ Encoded = tuple[list[str], np.ndarray]  # (distinct stripped values, int64 code 
 
 
 def _encode_strings(values: Sequence[str]) -> Encoded:
-    index: dict[str, int] = {}
-    codes = np.fromiter((index.setdefault(v.strip(), len(index)) for v in values),
-                        dtype=np.int64, count=len(values))
-    return list(index), codes
+    # distinct raw values first (dict.fromkeys and map run in C), then strip only those
+    index = {v: k for k, v in enumerate(dict.fromkeys(values))}
+    codes = np.fromiter(map(index.__getitem__, values), dtype=np.int64, count=len(values))
+    return _restrip(list(index), codes)
 
 
 def _restrip(uniques: list[str], codes: np.ndarray) -> Encoded:
@@ -98,7 +99,8 @@ class CsvColumns:
         parsed: tuple[list[str] | None, int, dict[str, Encoded]] | None = (
             self._parse_fast(wanted) if self._fast_ok() else None)
         if parsed is None:
-            parsed = self._parse_slow(wanted)
+            with paused_gc():  # millions of row lists, no cycles: see core.gc_pause
+                parsed = self._parse_slow(wanted)
         header, self.n, encoded = parsed
         if header is None:
             raise CsvFormatError(
@@ -134,16 +136,13 @@ class CsvColumns:
         return self._text_cache
 
     def _fast_ok(self) -> bool:
-        """Large, unquoted, no bare CR and no line of only blanks and commas (which the
-        stdlib reader skips): then pyarrow reads exactly what :mod:`csv` would."""
+        """Large, unquoted and no bare CR: then pyarrow reads what :mod:`csv` would (lines
+        of only blanks and commas, which the stdlib reader skips, are looked for after
+        parsing, in :meth:`_parse_fast`)."""
         raw = self._raw
-        if len(raw) < FAST_MIN_BYTES or b'"' in raw or raw.count(b"\r") != raw.count(b"\r\n"):
+        if len(raw) < FAST_MIN_BYTES or b'"' in raw:
             return False
-        body = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
-        # a line whose first field is blank may be a line of blanks and commas, which
-        # the stdlib reader skips: leave such files to it
-        return not body.startswith(_BLANK_STARTS) and not any(
-            b"\n" + start in body for start in _BLANK_STARTS)
+        return b"\r" not in raw or raw.count(b"\r") == raw.count(b"\r\n")
 
     def _parse_fast(self, wanted: Sequence[str]) -> tuple[list[str], int, dict[str, Encoded]] | None:
         """pyarrow's reader; None whenever it objects (the stdlib path then decides)."""
@@ -153,8 +152,11 @@ class CsvColumns:
         except ImportError:  # pragma: no cover - pyarrow is a dependency
             return None
         body = self._raw[3:] if self._raw.startswith(b"\xef\xbb\xbf") else self._raw
-        first = body.lstrip(b"\r\n").split(b"\n", 1)[0]
-        width = first.count(b",") + 1
+        start = 0
+        while start < len(body) and body[start] in b"\r\n":
+            start += 1
+        end = body.find(b"\n", start)
+        width = body.count(b",", start, end if end >= 0 else len(body)) + 1
         try:
             table = pacsv.read_csv(
                 pa.BufferReader(body),
@@ -170,16 +172,24 @@ class CsvColumns:
             return None
         if table.num_rows == 0:
             return None
+
+        def encode(i: int) -> Encoded:  # a column's data records (the header row left out)
+            dic = table.column(i).slice(1).combine_chunks().dictionary_encode()
+            codes = dic.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+            return _restrip(dic.dictionary.to_pylist(), codes)
+
         header = [str(table.column(i)[0].as_py()).strip().lower()
                   for i in range(table.num_columns)]
+        # a line of only blanks and commas has a blank first field: the stdlib reader
+        # skips such lines, so a file with any blank first field is left to it
+        first = encode(0)
+        if not header[0] or "" in first[0]:
+            return None
         encoded: dict[str, Encoded] = {}
         for col in wanted:
             if col in header and col not in encoded:
-                arr = table.column(header.index(col)).slice(1).combine_chunks()
-                dic = arr.dictionary_encode()
-                uniques = dic.dictionary.to_pylist()
-                codes = dic.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-                encoded[col] = _restrip(uniques, codes)
+                i = header.index(col)
+                encoded[col] = first if i == 0 else encode(i)
         return header, table.num_rows - 1, encoded
 
     def _parse_slow(self, wanted: Sequence[str]) -> tuple[list[str] | None, int,

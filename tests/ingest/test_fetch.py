@@ -200,6 +200,15 @@ def test_concurrency_is_bounded(image_server: ImageServer) -> None:
     assert sum(image_server.hits.values()) == 15
 
 
+def test_concurrency_beyond_one_pool_is_reached(image_server: ImageServer) -> None:
+    # 20 slots over three pools of at most 8 connections (core.http_pools): more than
+    # one pool's worth of downloads run at once, never more than asked for
+    urls = [image_server.url(f"/delay.jpg?s=0.5&i={i}") for i in range(40)]
+    results = fetch_images_sync(urls, fast(concurrency=20, read_timeout=2.0))
+    assert all(r.ok for r in results.values())
+    assert 8 < image_server.max_in_flight <= 20
+
+
 def test_duplicates_are_fetched_once(image_server: ImageServer) -> None:
     url = image_server.url("/good.jpg")
     state = JobState()

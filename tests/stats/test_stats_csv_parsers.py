@@ -91,3 +91,34 @@ def test_large_vote_file_uses_pyarrow_and_reads_right(tmp_path: Path, monkeypatc
     np.testing.assert_array_equal(v.a, rank[a])
     np.testing.assert_array_equal(v.b, rank[b])
     np.testing.assert_array_equal(v.outcome, [{"a": 0, "b": 1, "tie": 2}[x.lower()] for x in w])
+
+
+@pytest.mark.parametrize(
+    ("odd_line", "fast"),
+    [
+        (" model-1 ,model-2,a", True),  # a leading blank in a value: pyarrow reads it
+        ("\tmodel-3,model-1,tie", True),
+        (",,", False),  # a line of commas: the stdlib reader skips it
+        ("  , \t,  ", False),  # a line of blanks and commas: skipped too
+        (",model-1,a", False),  # an empty first field: the stdlib path words the error
+    ],
+)
+def test_large_files_with_blank_led_lines(tmp_path: Path, monkeypatch, odd_line: str,
+                                          fast: bool) -> None:
+    lines = ["a,b,winner"] + [f"model-{k % 7},model-{(k + 1) % 7},{'ab'[k % 2]}"
+                              for k in range(30_000)]
+    lines.insert(12_345, odd_line)
+    path = tmp_path / "odd.csv"
+    path.write_text("\n".join(lines) + "\n")
+    assert path.stat().st_size >= csvcolumns.FAST_MIN_BYTES
+    monkeypatch.setattr(csvcolumns, "FAST_MIN_BYTES", 10**12)
+    slow = _outcome(path)
+    monkeypatch.undo()
+    calls: list[int] = []
+    real = csvcolumns.CsvColumns._parse_slow
+    monkeypatch.setattr(csvcolumns.CsvColumns, "_parse_slow",
+                        lambda self, w: calls.append(1) or real(self, w))
+    assert _outcome(path) == slow
+    assert (not calls) == fast
+    if odd_line.startswith(",model"):
+        assert slow == ("error", "odd.csv row 12346, column 'a': empty value")

@@ -99,11 +99,22 @@ class QualityButton(QToolButton):
         self.updateGeometry()
 
     def sizeHint(self) -> QSize:  # noqa: N802
-        hint = super().sizeHint()
+        return QSize(self.width_for(self.compact), super().sizeHint().height())
+
+    def width_for(self, compact: bool) -> int:
+        """The width :meth:`sizeHint` has with compact (or full) texts, computed without
+        changing the text: changing it would ask for a new layout, whose minimum size
+        asks this again (a layout loop that kept the GUI thread busy)."""
+        was, self.compact = self.compact, compact
+        try:
+            text, checked = self._text(self.isChecked()), self._text(True)
+        finally:
+            self.compact = was
+        # Qt's hint grows with the text's width; shift it from the text shown now
+        plain = super().sizeHint().width() + _text_width(self, text) - _text_width(self, self.text())
         bold = QFont(self.font())
         bold.setBold(True)
-        wide = QFontMetrics(bold).horizontalAdvance(self._text(True))
-        return QSize(max(hint.width(), wide + 14), hint.height())
+        return max(plain, QFontMetrics(bold).horizontalAdvance(checked) + 14)
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802
         return self.sizeHint()
@@ -162,12 +173,11 @@ class LabelBar(QWidget):
         self.compact = compact
         for button in self.quality_buttons.values():
             button.set_compact(compact)
-        self.reviewed.setText("Reviewed" if compact else "Reviewed (R)")
+        self.reviewed.setText(_reviewed_text(compact))
 
     def _needed(self, compact: bool) -> int:
-        """Width the bar needs with full or compact texts (the title may elide)."""
-        was = self.compact
-        self.set_compact(compact)
+        """Width the bar needs with full or compact texts (the title may elide).  Reads
+        sizes only (see :meth:`_shift`)."""
         layout = self.layout()
         assert layout is not None  # built in __init__
         items = [layout.itemAt(k) for k in range(layout.count())]
@@ -176,8 +186,20 @@ class LabelBar(QWidget):
         width = sum(w.sizeHint().width() for w in widgets
                     if w not in (self.title, self.link) and not w.isHidden())
         width += self.title.minimumSizeHint().width() + layout.spacing() * len(widgets)
-        self.set_compact(was)
-        return width
+        return width + self._shift(compact)
+
+    def _shift(self, compact: bool) -> int:
+        """How much wider the bar's texts are with compact (or full) ones than with those
+        shown, computed without setting them: this runs inside layout, and a text set
+        here would ask for another layout, whose minimum size asks again, forever."""
+        if compact == self.compact:
+            return 0
+        shift = sum(b.width_for(compact) - b.width_for(self.compact)
+                    for b in self.quality_buttons.values() if not b.isHidden())
+        if not self.reviewed.isHidden():
+            shift += (_text_width(self.reviewed, _reviewed_text(compact))
+                      - _text_width(self.reviewed, self.reviewed.text()))
+        return shift
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802
         return QSize(self._needed(True), super().minimumSizeHint().height())
@@ -185,3 +207,12 @@ class LabelBar(QWidget):
     def resizeEvent(self, event: Any) -> None:  # noqa: N802
         super().resizeEvent(event)
         self.set_compact(self.width() < self._needed(False))
+
+
+def _reviewed_text(compact: bool) -> str:
+    return "Reviewed" if compact else "Reviewed (R)"
+
+
+def _text_width(widget: QWidget, text: str) -> int:
+    """The text width Qt's buttons and check boxes size themselves by."""
+    return widget.fontMetrics().size(Qt.TextFlag.TextShowMnemonic, text).width()

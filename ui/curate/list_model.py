@@ -6,7 +6,7 @@ from collections import OrderedDict
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtGui import QBrush, QPalette
+from PySide6.QtGui import QBrush, QGuiApplication, QPalette
 
 from core.curate.queries import COLUMNS, SampleLister, SampleRow, fetch_rows
 from core.selection import SampleFilter
@@ -15,6 +15,7 @@ from ui.widgets.theme import tone_text
 
 PAGE = 200
 MAX_PAGES = 40
+_SCANS = 4  # row lookups by scanning the id list before a map of it pays
 QUALITY_TONES = {"Benchmark": "success", "Analysis": "warning", "Trash": "danger"}
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -31,6 +32,7 @@ class SampleListModel(QAbstractTableModel):
         self.descending = False
         self.ids: list[str] = []
         self._rows_of: dict[str, int] | None = None
+        self._scans = 0  # lookups by scanning since the list changed
         self._pages: OrderedDict[int, dict[str, SampleRow]] = OrderedDict()
 
     # -- query -----------------------------------------------------------------------
@@ -51,6 +53,7 @@ class SampleListModel(QAbstractTableModel):
         self.ids = (self.lister.ordered_ids(self.selection, self.sort_key, self.descending)
                     if self.lister is not None else [])
         self._rows_of = None
+        self._scans = 0
         self._pages.clear()
         self.endResetModel()
 
@@ -83,6 +86,14 @@ class SampleListModel(QAbstractTableModel):
     def row_of(self, sample_id: str) -> int | None:
         """Row of ``sample_id`` in the current list, or None."""
         if self._rows_of is None:
+            # after a keystroke in the search box the workspace asks once or twice (the
+            # sample kept, a typed id): a scan in C beats mapping 30,000 ids each time
+            self._scans += 1
+            if self._scans <= _SCANS:
+                try:
+                    return self.ids.index(sample_id)
+                except ValueError:
+                    return None
             self._rows_of = {sid: k for k, sid in enumerate(self.ids)}
         return self._rows_of.get(sample_id)
 
@@ -127,19 +138,30 @@ class SampleListModel(QAbstractTableModel):
 
     def multiData(self, index: _Index, roles: Any) -> None:  # noqa: N802
         """Every role of a cell in one call (what the view's delegate asks for when it
-        paints): one Python call per cell instead of one per role."""
+        paints): one Python call per cell instead of one per role.  Painting asks for
+        seven roles of every visible cell after each keystroke in the search box, so
+        the roles are compared as plain ints and the alignment is looked up."""
         if not index.isValid():
             return
-        row = self._row_or_none(index.row())
-        key = COLUMNS[index.column()][0]
+        r, column = index.row(), index.column()
+        row = self._row_or_none(r)
+        key = _KEYS[column]
         for data in roles:
             role = data.role()
-            if role == Qt.ItemDataRole.UserRole:
-                data.setData(self.id_at(index.row()))
-            elif row is not None and role in _ROLES:
-                data.setData(_cell(row, key, role))
+            if role == _DISPLAY:
+                value = None if row is None else _display(key, row.value(key))
+            elif role == _ALIGN:
+                value = None if row is None else _ALIGNMENTS[column]
+            elif role == _FOREGROUND:
+                value = None if row is None else _cell(row, key, role)
+            elif role == _USER:
+                value = self.id_at(r)
+            elif role == _TOOLTIP:
+                value = None if row is None else _cell(row, key, role)
             else:
                 data.clearData()
+                continue
+            data.setData(value)
 
     def _row_or_none(self, row: int) -> SampleRow | None:
         try:
@@ -151,6 +173,10 @@ class SampleListModel(QAbstractTableModel):
 _ROLES = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole,
                     Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.TextAlignmentRole})
 _CENTRED = frozenset({"n_inputs", "n_outputs", "modified", "review_status", "split"})
+_KEYS = tuple(column[0] for column in COLUMNS)
+_DISPLAY, _ALIGN, _FOREGROUND, _TOOLTIP, _USER = (int(r) for r in (
+    Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.TextAlignmentRole,
+    Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.UserRole))
 
 
 def _cell(row: SampleRow, key: str, role: int) -> Any:
@@ -160,12 +186,33 @@ def _cell(row: SampleRow, key: str, role: int) -> Any:
                 else Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
     if role == Qt.ItemDataRole.ForegroundRole:
         tone = QUALITY_TONES.get(row.quality or "") if key == "quality" else None
-        return QBrush(tone_text(tone, role=QPalette.ColorRole.Base)) if tone else None
+        return _tone_brush(tone) if tone else None
     if role == Qt.ItemDataRole.ToolTipRole:
         return {"prompt": row.prompt, "review_status": row.review_status,
                 "modified": "prompt edited" if row.modified else "original prompt",
                 "split": row.split}.get(key)
     return _display(key, row.value(key))
+
+
+_BRUSHES: dict[tuple[str, int], QBrush] = {}
+
+
+def _tone_brush(tone: str) -> QBrush:
+    """The text brush of ``tone`` on list rows, worked out once per palette (finding a
+    readable shade takes ~15 contrast computations; painting asks for it on every
+    visible quality cell)."""
+    key = (tone, QGuiApplication.palette().cacheKey())
+    brush = _BRUSHES.get(key)
+    if brush is None:
+        if len(_BRUSHES) > 32:  # palettes come and go with themes: keep only recent ones
+            _BRUSHES.clear()
+        brush = _BRUSHES[key] = QBrush(tone_text(tone, role=QPalette.ColorRole.Base))
+    return brush
+
+
+#: each column's alignment (what ``_cell`` answers for TextAlignmentRole)
+_ALIGNMENTS = tuple(_cell(None, key, Qt.ItemDataRole.TextAlignmentRole)  # type: ignore[arg-type]
+                    for key in _KEYS)
 
 
 def _display(key: str, value: Any) -> str:

@@ -1,0 +1,87 @@
+"""One set-up for httpx clients that keep many requests in flight (image fetch, VLM
+judges, proposals).
+
+Two costs of httpcore, measured with cProfile (docs/performance.md, "Proposals" and
+"One HTTP client set-up"), that every such client avoids here:
+
+- httpcore tries ``import sniffio`` for every lock it makes; with sniffio absent each
+  try searches ``sys.path`` again (eight a request).  :func:`quiet_missing_sniffio`
+  marks the absent module absent once.
+- httpcore's connection pool does work proportional to connections × waiting requests
+  on every request.  :class:`ClientPools` spreads ``concurrency`` request slots over
+  several pools of at most :data:`PER_POOL` connections each.
+
+httpx is imported on use: start-up need not pay for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import httpx
+
+#: connections per httpx pool (3.9 ms of pool work a request at 32 connections in one pool)
+PER_POOL = 8
+
+
+def quiet_missing_sniffio() -> None:
+    """Record an absent ``sniffio`` as absent, so httpcore's per-lock ``import sniffio``
+    fails at once instead of searching ``sys.path`` (an installed sniffio is left alone)."""
+    if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
+        # None in sys.modules is Python's documented "known missing" marker (import
+        # raises ModuleNotFoundError at once); typeshed types the mapping's values as modules
+        sys.modules["sniffio"] = None  # type: ignore[assignment]
+
+
+def pool_sizes(concurrency: int, per_pool: int = PER_POOL) -> list[int]:
+    """Connections of each pool for ``concurrency`` slots: as few pools as allow at most
+    ``per_pool`` connections each, sizes differing by at most one (20 → [7, 7, 6])."""
+    n = max(1, concurrency)
+    pools = -(-n // per_pool)
+    return [len(range(k, n, pools)) for k in range(pools)]
+
+
+class ClientPools:
+    """``concurrency`` request slots over a few small ``httpx.AsyncClient`` pools.
+
+    ``make(limits)`` builds one client with the given ``httpx.Limits`` (its caller's
+    headers, timeouts, transport).  Use :meth:`slot` around each request: it waits for
+    a free slot and yields the client that slot belongs to, so at most ``concurrency``
+    requests are in flight and no pool holds more than its share.  Close with
+    :meth:`aclose`.
+    """
+
+    def __init__(self, concurrency: int, make: Callable[[httpx.Limits], httpx.AsyncClient]) -> None:
+        import httpx
+
+        quiet_missing_sniffio()
+        sizes = pool_sizes(concurrency)
+        self.clients = [
+            make(httpx.Limits(max_connections=size, max_keepalive_connections=size))
+            for size in sizes
+        ]
+        self.concurrency = sum(sizes)
+        self._lanes: asyncio.Queue[int] = asyncio.Queue()  # one entry per free slot
+        for slot in range(self.concurrency):
+            self._lanes.put_nowait(slot % len(sizes))
+
+    @asynccontextmanager
+    async def slot(self) -> AsyncIterator[httpx.AsyncClient]:
+        """A free request slot (waiting for one), as the client it belongs to."""
+        lane = await self._lanes.get()
+        try:
+            yield self.clients[lane]
+        finally:
+            self._lanes.put_nowait(lane)
+
+    async def aclose(self) -> None:
+        """Close every pool (idempotent)."""
+        clients, self.clients = self.clients, []
+        for client in clients:
+            await client.aclose()
