@@ -84,7 +84,7 @@ def child(project_path: Path, steps: int) -> dict[str, Any]:
                 _select_rows(ws, n)
             start = len(worker)
             t0, c0 = time.perf_counter(), time.thread_time()
-            ws.label(quality) if what == "label" else ws.undo()
+            getattr(ws, "review", ws).label(quality) if what == "label" else ws.undo()
             total, stall = _wait(app, ws, t0)
             gui = time.thread_time() - c0
             wcpu, wwall = worker[start] if len(worker) > start else (0.0, 0.0)

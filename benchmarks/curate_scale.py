@@ -201,7 +201,7 @@ def measure_labelling(app: Any, ws: Any, rounds: int = 3) -> dict[str, Any]:
         quality = ("Trash", "Benchmark", "Analysis")[k % 3]
         _select_rows(ws, n)
         t0 = time.perf_counter()
-        ws.label(quality)
+        ws.review.label(quality)
         total, stall = _wait(app, ws, t0)
         out["label_total"].append(total)
         out["label_stall"].append(stall)

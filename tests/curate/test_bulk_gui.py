@@ -78,7 +78,7 @@ def test_a_refused_background_edit_is_reported_and_not_booked(big, qtbot) -> Non
     ws.table.selectAll()
     with win.project.transaction() as conn:  # a sample vanishes under the selection
         conn.execute("DELETE FROM samples WHERE id = 'm00010'")
-    ws.label("Trash")
+    ws.review.label("Trash")
     qtbot.waitUntil(lambda: not ws.editor.busy, timeout=20_000)
     assert shown and shown[-1].endswith("no sample 'm00010'")
     assert not ws.undo_stack.can_undo()

@@ -168,7 +168,7 @@ def test_bulk_label_and_tag_on_a_multi_selection(qtbot, h, curate_project) -> No
     h.key(qtbot, Qt.Key.Key_B)
     assert [load_sample(curate_project, s).quality for s in ("s2", "s3", "s4")] == \
         ["Benchmark"] * 3
-    ws.tag_selection("round-2")
+    ws.review.tag_selection("round-2")
     assert all("round-2" in load_sample(curate_project, s).tags for s in ("s2", "s3", "s4"))
     assert ws.filters.tag.findData("round-2") >= 0
     h.key(qtbot, Qt.Key.Key_Z, CTRL)

@@ -74,7 +74,7 @@ def test_curate_history_and_thread_show_readable_dates(main_window, demo_path: P
     assert main_window.open_project(demo_path)
     curate = main_window.show_workspace("curate")
     curate.select_row(0)
-    curate.label("Trash")
+    curate.review.label("Trash")
     view = curate.view
     view.tabs.setCurrentWidget(view.history)
     history = view.history

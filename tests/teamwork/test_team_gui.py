@@ -147,7 +147,7 @@ def test_a_package_opens_in_curate_without_share_or_merge(qtbot: Any, tmp_path: 
     assert any("Alice's curator package" in s for s in h.status)
     assert h.ws.model.rowCount() == 5
     h.ws.select_row(h.ws.model.row_of("s1"))
-    h.ws.label("Trash")
+    h.ws.review.label("Trash")
     assert read_values(package.conn, ["s1"])["s1"]["quality"] == "Trash"
     assert team.ask_share() is None and "Share work" in h.messages[-1]
     package.close()

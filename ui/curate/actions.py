@@ -34,13 +34,13 @@ class CurateActions:
         first_edit = len(self.all)
         label = m.addMenu("&Label")
         for quality, key in (("Benchmark", "B"), ("Analysis", "A"), ("Trash", "T")):
-            self._add(label, quality, partial(ws.label, quality), key)
+            self._add(label, quality, partial(ws.review.label, quality), key)
         for quality, key in (("Benchmark", "B"), ("Analysis", "A"), ("Trash", "T")):
             self._add(label, f"{quality}, Reviewed and Next",
-                      partial(ws.label, quality, advance=True), f"Shift+{key}")
-        self._add(label, "Clear Label", lambda: ws.label(None), "X")
-        self._add(m, "Toggle &Reviewed", ws.toggle_reviewed, "R")
-        self._add(m, "&Mark Reviewed and Advance", ws.mark_and_advance, "Ctrl+Return",
+                      partial(ws.review.label, quality, advance=True), f"Shift+{key}")
+        self._add(label, "Clear Label", lambda: ws.review.label(None), "X")
+        self._add(m, "Toggle &Reviewed", ws.review.toggle_reviewed, "R")
+        self._add(m, "&Mark Reviewed and Advance", ws.review.mark_and_advance, "Ctrl+Return",
                   "Mark the sample reviewed and go to the next unreviewed one")
         self.edits += self.all[first_edit:]
         self._add(m, "&Next Unreviewed", ws.next_unreviewed, "N")
@@ -167,12 +167,12 @@ class CurateActions:
             self.ws.context.status("Select the reply that completes the template in the "
                                    "Thread tab first.")
             return
-        self.ws.ask_fill(reply)
+        self.ws.review.ask_fill(reply)
 
     def _ask_tag(self) -> None:
         dialog = QInputDialog(self.ws)
         dialog.setWindowTitle("Tag selected samples")
         dialog.setLabelText(f"Tag for {len(self.ws.selected_ids())} sample(s):")
-        dialog.textValueSelected.connect(self.ws.tag_selection)
+        dialog.textValueSelected.connect(self.ws.review.tag_selection)
         self.ws._keep(dialog)
         dialog.open()

@@ -20,12 +20,11 @@ from PySide6.QtWidgets import (
 )
 
 from core.curate.commands import Command, UndoStack
-from core.curate.derive import DeriveFromTemplate, fill_template
+from core.curate.derive import DeriveFromTemplate
 from core.curate.queries import count_samples, distinct_tags, next_unreviewed
 from core.propose.commands import NewSampleFromPost
 from core.selection import SampleFilter
 from ui.curate.actions import CurateActions
-from ui.curate.dialogs import FillDialog
 from ui.curate.edits import Editor
 from ui.curate.export_controller import ExportController
 from ui.curate.filter_bar import FilterBar
@@ -35,6 +34,7 @@ from ui.curate.list_model import SampleListModel
 from ui.curate.list_view import SampleTable
 from ui.curate.panes import Panes
 from ui.curate.proposals import ProposalActions
+from ui.curate.review import ReviewController
 from ui.curate.sample_view import SampleView
 from ui.empty_state import EmptyState
 from ui.widgets.theme import set_tone
@@ -79,7 +79,8 @@ class CurateWorkspace(QWidget):
         self.view = SampleView(self.store, self.run)
         self.image_edits = ImageController(self)  # roles, order and boxes from the image panel
         self.exports = ExportController(self)
-        self.view.post.fill_requested.connect(self.ask_fill)
+        self.review = ReviewController(self)  # labels, review status, tags, fill-in
+        self.view.post.fill_requested.connect(self.review.ask_fill)
         self.view.prompt.escape_pressed.connect(self.table.setFocus)
         self.proposals = ProposalActions(self)  # posts, proposals (issue 19)
         self.view.proposals.accept_requested.connect(self.proposals.accept)
@@ -321,72 +322,6 @@ class CurateWorkspace(QWidget):
         if self.current_id() in command.sample_ids:
             self.view.reload()
         self.page_actions.update_undo()
-
-    # -- labels ------------------------------------------------------------------------------------
-    def label(self, quality: str | None, advance: bool = False) -> None:
-        """Label the selection (B/A/T); with ``advance`` also mark reviewed and move on."""
-        from core.curate.commands import Macro, SetField
-
-        ids = self.selected_ids()
-        if not ids:
-            return
-        commands: list[Command] = [SetField(ids, "quality", quality)]
-        if advance:
-            commands.append(SetField(ids, "review_status", "reviewed"))
-        self.run(commands[0] if len(commands) == 1 else
-                 Macro(f"Label {quality} and mark reviewed", commands))
-        if advance:
-            self.advance_after_review()
-
-    def toggle_reviewed(self) -> None:
-        """Flip the review status of the selection (R)."""
-        from core.curate.commands import SetField
-
-        d = self.view.detail
-        if d is None:
-            return
-        value = "unreviewed" if d.review_status == "reviewed" else "reviewed"
-        self.run(SetField(self.selected_ids(), "review_status", value))
-
-    def mark_and_advance(self) -> None:
-        """Mark the selection reviewed and go to the next sample (Ctrl+Return)."""
-        from core.curate.commands import SetField
-
-        self.view.commit_pending()
-        ids = self.selected_ids()
-        if ids:
-            self.run(SetField(ids, "review_status", "reviewed"))
-            self.advance_after_review()
-
-    def advance_after_review(self) -> None:
-        """Move to the next unreviewed sample, or the next row when all are reviewed."""
-        if not self.next_unreviewed():
-            self.step(1)
-
-    def tag_selection(self, tag: str, present: bool = True) -> None:
-        """Add (or remove) ``tag`` on the selection."""
-        from core.curate.commands import SetTag
-
-        ids = self.selected_ids()
-        if ids and tag.strip():
-            self.run(SetTag(ids, tag, present))
-            self.filters.set_tags(distinct_tags(self.project))
-
-    # -- fill-in-the-blank ----------------------------------------------------------------------------
-    def ask_fill(self, reply_id: str) -> FillDialog | None:
-        """Open the fill-in-the-blank dialog for the reply ``reply_id`` (non-blocking)."""
-        d = self.view.detail
-        if d is None:
-            return None
-        reply = next((p for _depth, p in d.replies if p.id == reply_id), None)
-        if reply is None:
-            return None
-        dialog = FillDialog(d.prompt, reply.text, fill_template(d.prompt, reply.text), self)
-        dialog.accepted.connect(
-            lambda: self.run(DeriveFromTemplate(d.id, reply_id, dialog.prompt.toPlainText())))
-        self._keep(dialog)
-        dialog.open()
-        return dialog
 
     def _keep(self, dialog: Any) -> None:
         self._dialogs.append(dialog)
