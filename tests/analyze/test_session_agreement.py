@@ -102,7 +102,10 @@ def test_side_by_side_session_gives_nominal_alpha_per_criterion(tmp_path: Path) 
         assert set(got) == set(CRITERIA)
         for crit in CRITERIA:
             want = _expected_alpha(verdicts, crit)
-            assert 0.0 < abs(want) < 1.0  # neither trivial agreement nor chance
+            # not perfect agreement (that would not tell α's units apart); exactly chance
+            # (α = 0) happens for some plans: the plan's seed mixes the session's secret
+            # (ADR 058), so which rater sees which unit differs from run to run
+            assert np.isfinite(want) and want < 1.0
             assert got[crit][1] == pytest.approx(want, abs=1e-12)
             assert got[crit][2] == 4 * 3  # every (sample, pair) unit rated twice
             assert got[crit][3] == len(RATERS)
