@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from core.analysis.sources import KIND_TITLES, DataSet, Row, open_csv
-from core.stats.battles import VoteFile, describe_left_out
+from core.stats.battles import BattleOptions, VoteFile, describe_left_out
 from core.stats.csvcolumns import CsvFormatError
 from core.stats.votefiles import detect_format, read_vote_file
 
@@ -64,11 +64,32 @@ def describe(vf: VoteFile, path: Path) -> str:
     return text
 
 
-def open_data_file(path: str | Path, progress: Callable[[int], None] | None = None) -> DataSet:
+def arena_format(path: str | Path) -> str | None:
+    """``"battles"`` or ``"pairwise"`` when ``path`` holds arena votes (their options
+    apply: :class:`BattleOptions`), None for Winnow's CSV kinds or a file that cannot be
+    told (opening it reports why)."""
+    try:
+        fmt, _ = detect_format(Path(path))
+    except (OSError, CsvFormatError):
+        return None
+    return None if fmt == "csv" else fmt
+
+
+def options_label(options: BattleOptions) -> str:
+    """What differs from FastChat's defaults, for the data set's name ("" for none)."""
+    parts = [text for on, text in ((options.bothbad == "drop", "both-bad left out"),
+                                   (options.anonymous_only, "anonymous only"),
+                                   (options.duplicates == "drop", "repeats left out")) if on]
+    return ", ".join(parts)
+
+
+def open_data_file(path: str | Path, progress: Callable[[int], None] | None = None,
+                   options: BattleOptions | None = None) -> DataSet:
     """Read and validate a statistics file now; the data set keeps its rows.
 
     ``progress(bytes_read)`` is called while a battle file is streamed (it may raise to
-    cancel).  Errors name the file and the row or record, as ``winnow stats`` does.
+    cancel).  ``options`` apply to arena votes (FastChat's defaults when None).  Errors
+    name the file and the row or record, as ``winnow stats`` does.
     """
     path = Path(path)
     fmt, _ = detect_format(path)
@@ -79,12 +100,13 @@ def open_data_file(path: str | Path, progress: Callable[[int], None] | None = No
             if "cannot tell what this file holds" not in str(exc):
                 raise
             raise CsvFormatError(f"{exc}; or arena votes: {ARENA_FORMATS}") from None
-    vf = read_vote_file(path, fmt, progress=progress)
+    vf = read_vote_file(path, fmt, options=options, progress=progress)
     rows = vote_rows(vf)
+    label = options_label(options) if options is not None else ""
     return DataSet(
-        name=path.name,
+        name=f"{path.name} ({label})" if label else path.name,
         kind="votes",
-        key=f"csv:{path.resolve()}",
+        key=f"csv:{path.resolve()}" + (f"|{label}" if label else ""),
         loader=lambda _project: rows,
         source=vf.source,
         description=describe(vf, path),

@@ -53,6 +53,14 @@ def _choose(monkeypatch, path: Path) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
 
 
+def _open_with_defaults(qtbot, page) -> None:  # type: ignore[no-untyped-def]
+    """The arena options dialog came up for the chosen file: Open with FastChat's defaults."""
+    dialog = page.arena_dialog
+    qtbot.waitUntil(dialog.isVisible)
+    assert dialog.bothbad.currentData() == "tie" and not dialog.anonymous.isChecked()
+    dialog.accept()
+
+
 def test_open_battle_json_shows_the_same_board_as_winnow_stats(
     qtbot, page, monkeypatch, tmp_path
 ) -> None:  # type: ignore[no-untyped-def]
@@ -62,6 +70,7 @@ def test_open_battle_json_shows_the_same_board_as_winnow_stats(
     path.write_text(json.dumps(data, indent=2), encoding="utf-8")
     _choose(monkeypatch, path)
     qtbot.mouseClick(page.empty.buttons[0], Qt.MouseButton.LeftButton)
+    _open_with_defaults(qtbot, page)
     qtbot.waitUntil(lambda: page.analysis is not None, timeout=20_000)
     assert page.stack.currentWidget() is page.main
     assert page.current_dataset().name == path.name
@@ -116,6 +125,7 @@ def test_malformed_battle_file_names_the_record_and_keeps_the_page(
     path.write_text(json.dumps(data, indent=2), encoding="utf-8")
     _choose(monkeypatch, path)
     page.act_open.trigger()
+    _open_with_defaults(qtbot, page)
     title, text = page.context.messages[-1]
     assert title == "Cannot open bad.json"
     assert (
@@ -162,3 +172,34 @@ def test_cancel_while_a_battle_file_streams_stops_reading_and_opens_nothing(
     assert len(seen) == 1 and seen[0] < path.stat().st_size / 2
     assert page.context.messages == [] and page.csv_sets == []
     assert page.stack.currentWidget() is page.empty and page.analysis is None
+
+
+def test_arena_options_leave_out_both_bad_and_named_battles_like_winnow_stats(
+    qtbot, page, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    """The dialog's choices are `winnow stats --bothbad drop --anonymous-only`: the same
+    votes are read, and the data set says what was left out (beside the default one)."""
+    from core.stats.battles import BattleOptions
+
+    data = battles()
+    for k in range(0, len(data), 7):
+        data[k]["anony"] = False
+    path = tmp_path / "arena.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    dialog = page.ask_arena_options(path)
+    assert dialog is not None and dialog.anonymous.isEnabled()
+    dialog.bothbad.setCurrentIndex(dialog.bothbad.findData("drop"))
+    dialog.anonymous.setChecked(True)
+    dialog.accept()
+    qtbot.waitUntil(lambda: page.analysis is not None, timeout=20_000)
+    ds = page.current_dataset()
+    assert ds.name == "arena.json (both-bad left out, anonymous only)"
+    want = read_vote_file(path, options=BattleOptions(bothbad="drop", anonymous_only=True))
+    kept = [b for b in data if b["anony"] and b["winner"] != "tie (bothbad)"]
+    assert len(want.votes) == len(kept)
+    assert f"Rows: {len(kept)}" in page.facts.text()
+    # a Winnow CSV opens without the dialog
+    csv = tmp_path / "votes.csv"
+    csv.write_text("rater,item,a,b,winner\nr,i,x,y,a\n", encoding="utf-8")
+    assert page.ask_arena_options(csv) is None
+

@@ -29,11 +29,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.analysis.datafiles import open_data_file
+from core.analysis.datafiles import arena_format, open_data_file
 from core.analysis.report import AnalysisOptions, analyze, export_html
 from core.analysis.results import SECTIONS, Analysis
 from core.analysis.sources import DataSet, project_datasets
 from core.jobs import Job, JobState
+from core.stats.battles import BattleOptions
+from ui.analyze.arena_options import ArenaOptionsDialog
 from ui.analyze.controls import Controls
 from ui.analyze.keywords import KeywordPanel
 from ui.analyze.views import SectionView, plain_label
@@ -209,11 +211,24 @@ class AnalyzeWorkspace(QWidget):
             "All files (*)",
         )
         if path:
-            self.open_csv_file(path)
+            if self.ask_arena_options(path) is None:
+                self.open_csv_file(path)
 
-    def open_csv_file(self, path: str | Path) -> Any:
+    def ask_arena_options(self, path: str | Path) -> ArenaOptionsDialog | None:
+        """For arena votes, ask how to count them (Open reads the file with the choices);
+        None for Winnow's own CSVs."""
+        path = Path(path)
+        fmt = arena_format(path)
+        if fmt is None:
+            return None
+        dialog = self.arena_dialog = ArenaOptionsDialog(path, fmt, self)
+        dialog.accepted.connect(lambda: self.open_csv_file(path, dialog.options()))
+        dialog.open()
+        return dialog
+
+    def open_csv_file(self, path: str | Path, options: BattleOptions | None = None) -> Any:
         """Validate and load a statistics file (CSV, battles, vote table) in the background,
-        then select it."""
+        then select it; ``options`` count arena votes (FastChat's defaults when None)."""
         path = Path(path)
 
         def work(state: JobState) -> DataSet:
@@ -225,7 +240,7 @@ class AnalyzeWorkspace(QWidget):
                 state.set_progress(done)
                 state.check()
 
-            return open_data_file(path, progress)
+            return open_data_file(path, progress, options)
 
         def done(job: Job) -> None:
             if job.outcome != "done":
