@@ -1,0 +1,206 @@
+"""The write-ahead log is checkpointed off the committing thread, stays bounded, and a
+SIGKILL at any moment (mid-checkpoint included) loses nothing committed (ADR 025)."""
+
+from __future__ import annotations
+
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from core.store import Project
+from core.store import checkpoint as checkpoint_module
+from core.store.checkpoint import Checkpointer, wal_size
+
+ROWS = 1_500  # ≈ 3 MB of audit text a transaction
+TEXT = "x" * 2_000
+
+
+def _big_write(project: Project, tag: str) -> None:
+    with project.transaction():
+        project.audit_many(
+            [("test", "sample", f"{tag}-{k}", "note", None, TEXT) for k in range(ROWS)]
+        )
+
+
+def _autocheckpoint(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0])
+
+
+def test_project_connections_leave_checkpoints_to_the_checkpointer(tmp_path: Path) -> None:
+    with Project.create(tmp_path / "a.winnow") as project:
+        view = project.worker_view()
+        assert _autocheckpoint(project.conn) == 0
+        assert _autocheckpoint(view.conn) == 0
+        assert view.checkpointer is project.checkpointer is not None
+        view.close()
+    with Project.open(tmp_path / "a.winnow", readonly=True) as project:
+        assert project.checkpointer is None  # reads never write the log
+
+
+def test_a_big_commit_is_checkpointed_on_another_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    where: list[str] = []
+    real = checkpoint_module.checkpoint
+
+    def recording(conn: sqlite3.Connection) -> tuple[int, int, int]:
+        where.append(threading.current_thread().name)
+        return real(conn)
+
+    monkeypatch.setattr(checkpoint_module, "checkpoint", recording)
+    with Project.create(tmp_path / "a.winnow") as project:
+        assert project.checkpointer is not None
+        _big_write(project, "a")
+        view = project.worker_view()
+        _big_write(view, "b")  # a worker view's commit wakes the same thread
+        view.close()
+        assert project.checkpointer.wait_idle()
+        assert where and all(name.startswith("checkpoint ") for name in where)
+        # the thread copied every committed frame: a new checkpoint finds nothing to do
+        busy, log, copied = real(project.conn)
+        assert (busy, copied) == (0, log)
+        small = wal_size(project.path)
+        _big_write(project, "c")  # the log restarts from its beginning, not growing
+        assert project.checkpointer.wait_idle()
+        assert wal_size(project.path) <= max(small, 2 * checkpoint_module.WAL_THRESHOLD)
+    assert not (tmp_path / "a.winnow-wal").exists()  # closing checkpointed the rest
+    conn = sqlite3.connect(tmp_path / "a.winnow")
+    assert (
+        conn.execute("SELECT count(*) FROM audit_log WHERE action = 'test'").fetchone()[0]
+        == 3 * ROWS
+    )
+    conn.close()
+
+
+def test_small_commits_do_not_wake_it(tmp_path: Path) -> None:
+    with Project.create(tmp_path / "a.winnow") as project:
+        assert project.checkpointer is not None
+        for k in range(20):
+            with project.transaction():
+                project.audit("test", "sample", f"s{k}")
+        assert project.checkpointer._thread is None
+        assert project.checkpointer.runs == 0
+
+
+def test_past_the_limit_the_committer_checkpoints_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    where: list[str] = []
+    real = checkpoint_module.checkpoint
+
+    def recording(conn: sqlite3.Connection) -> tuple[int, int, int]:
+        where.append(threading.current_thread().name)
+        return real(conn)
+
+    monkeypatch.setattr(checkpoint_module, "checkpoint", recording)
+    monkeypatch.setattr(checkpoint_module, "WAL_LIMIT", 1_000_000)
+    with Project.create(tmp_path / "a.winnow") as project:
+        _big_write(project, "a")
+        assert where == [threading.current_thread().name]
+
+
+def test_a_closed_checkpointer_falls_back_to_the_committer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    where: list[str] = []
+    real = checkpoint_module.checkpoint
+
+    def recording(conn: sqlite3.Connection) -> tuple[int, int, int]:
+        where.append(threading.current_thread().name)
+        return real(conn)
+
+    monkeypatch.setattr(checkpoint_module, "checkpoint", recording)
+    project = Project.create(tmp_path / "a.winnow")
+    view = project.worker_view()
+    project.close()  # a worker still writing after its project closed
+    _big_write(view, "a")
+    assert where == [threading.current_thread().name]
+    view.close()
+
+
+def test_a_failing_checkpoint_loses_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def failing(conn: sqlite3.Connection) -> tuple[int, int, int]:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(checkpoint_module, "checkpoint", failing)
+    with Project.create(tmp_path / "a.winnow") as project:
+        _big_write(project, "a")
+        assert project.checkpointer is not None
+        assert project.checkpointer.wait_idle()
+        assert isinstance(project.checkpointer.last_error, sqlite3.OperationalError)
+        assert project.counts()["audit_entries"] == ROWS
+    with Project.open(tmp_path / "a.winnow") as project:
+        assert project.counts()["audit_entries"] == ROWS
+
+
+def test_close_stops_the_thread(tmp_path: Path) -> None:
+    project = Project.create(tmp_path / "a.winnow")
+    _big_write(project, "a")
+    checkpointer = project.checkpointer
+    assert checkpointer is not None and checkpointer._thread is not None
+    project.close()
+    assert not checkpointer._thread.is_alive()
+
+
+def test_checkpointer_without_log_does_nothing(tmp_path: Path) -> None:
+    conn = sqlite3.connect(":memory:")
+    checkpointer = Checkpointer(tmp_path / "none.winnow")
+    checkpointer.after_commit(conn)
+    assert checkpointer._thread is None
+    checkpointer.close()
+
+
+CHILD = r"""
+import sys
+from core.store import Project
+from core.store import checkpoint as cp
+
+cp.DELAY_S = 0.0  # checkpoint at once, so the kill often lands inside one
+project = Project.open(sys.argv[1])
+text = "y" * 2000
+for batch in range(1000):
+    with project.transaction():
+        project.audit_many([("kill", "sample", f"{batch}-{k}", "note", None, text)
+                            for k in range(1500)])
+    print(f"committed {batch + 1}", flush=True)
+"""
+
+
+@pytest.mark.parametrize("trial", range(4))
+def test_sigkill_during_background_checkpoints_keeps_every_commit(
+    tmp_path: Path, trial: int
+) -> None:
+    path = tmp_path / "kill.winnow"
+    Project.create(path).close()
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(path)], stdout=subprocess.PIPE, text=True
+    )
+    assert child.stdout is not None
+    rng = random.Random(trial)
+    last = 0
+    for _ in range(rng.randint(2, 8)):
+        line = child.stdout.readline()
+        assert line.startswith("committed"), line
+        last = int(line.split()[1])
+    time.sleep(rng.uniform(0, 0.08))
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    assert child.returncode == -signal.SIGKILL
+
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    rows = conn.execute("SELECT count(*) FROM audit_log WHERE action = 'kill'").fetchone()[0]
+    conn.close()
+    assert rows >= last * 1500, "a committed transaction was lost"
+    assert rows % 1500 == 0, "a transaction was half written"
+    with Project.open(path) as project:  # and it opens and writes again
+        _big_write(project, "after")
