@@ -27,8 +27,13 @@ import threading
 from pathlib import Path
 
 #: log size (bytes) past which a commit asks for a checkpoint: SQLite's own default
-#: automatic checkpoint point (1,000 pages of 4 KiB)
+#: automatic checkpoint point (1,000 pages of 4 KiB). It is also the connections'
+#: ``journal_size_limit``: when a writer restarts a fully checkpointed log, SQLite cuts
+#: the file back to this size, so the file's size is what the log holds
 WAL_THRESHOLD = 4_096_000
+#: log size past which the thread checkpoints at once, without waiting for a pause
+#: (a long import: the checkpoint then runs beside it, on the other core)
+WAL_BUSY = 64 * 1024 * 1024
 #: log size past which the committing connection checkpoints itself
 WAL_LIMIT = 256 * 1024 * 1024
 #: the pause in commits (seconds) the thread waits for before it checkpoints
@@ -60,6 +65,7 @@ class Checkpointer:
         self._pending = False  # a checkpoint was asked for and has not started
         self._running = False
         self._requests = 0
+        self._urgent = False
         self._closed = False
         self._thread: threading.Thread | None = None
 
@@ -69,7 +75,7 @@ class Checkpointer:
         Never raises: the commit has succeeded whatever happens here.
         """
         size = wal_size(self.path)
-        if size < WAL_THRESHOLD:
+        if size <= WAL_THRESHOLD:
             return
         with self._cv:
             inline = size >= WAL_LIMIT or self._closed
@@ -80,6 +86,7 @@ class Checkpointer:
                     )
                     self._thread.start()
                 self._pending = True
+                self._urgent = self._urgent or size >= WAL_BUSY
                 self._requests += 1
                 self._cv.notify_all()
         if inline:
@@ -110,14 +117,14 @@ class Checkpointer:
                     # wait for a pause in the writing: a burst of commits makes one
                     # checkpoint, and it does not compete with the next edit
                     seen = -1
-                    while seen != self._requests and not self._closed:
+                    while seen != self._requests and not self._closed and not self._urgent:
                         seen = self._requests
-                        self._cv.wait_for(lambda: self._closed, DELAY_S)
+                        self._cv.wait_for(lambda: self._closed or self._urgent, DELAY_S)
                     if self._closed:
                         self._pending = False
                         self._cv.notify_all()
                         return
-                    self._pending = False
+                    self._pending = self._urgent = False
                     self._running = True
                 try:
                     if conn is None:

@@ -21,7 +21,7 @@ from core import __version__
 from core.files import clean_stale_temps, fsync_dir, move_into_place, new_temp_dir
 from core.mac_chain import register_sql_functions
 from core.store.assets import AssetStore
-from core.store.checkpoint import Checkpointer
+from core.store.checkpoint import WAL_THRESHOLD, Checkpointer
 from core.store.errors import (
     NewerProjectError,
     NotAProjectError,
@@ -278,6 +278,7 @@ def _configure(conn: sqlite3.Connection, readonly: bool) -> None:
         conn.execute("PRAGMA synchronous = NORMAL")
         # the log is checkpointed off the committing thread (core/store/checkpoint.py)
         conn.execute("PRAGMA wal_autocheckpoint = 0")
+        conn.execute(f"PRAGMA journal_size_limit = {WAL_THRESHOLD}")
         # a curator package MACs every audit row in a trigger (ADR 131); the key it
         # replaces is overwritten, not left in a free page
         register_sql_functions(conn)

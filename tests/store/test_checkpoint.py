@@ -66,15 +66,17 @@ def test_a_big_commit_is_checkpointed_on_another_thread(
         # the thread copied every committed frame: a new checkpoint finds nothing to do
         busy, log, copied = real(project.conn)
         assert (busy, copied) == (0, log)
-        small = wal_size(project.path)
-        _big_write(project, "c")  # the log restarts from its beginning, not growing
+        runs = project.checkpointer.runs
+        with project.transaction():  # restarts the log: the file is cut back
+            project.audit("small", "sample", "small")
+        assert wal_size(project.path) <= checkpoint_module.WAL_THRESHOLD
         assert project.checkpointer.wait_idle()
-        assert wal_size(project.path) <= max(small, 2 * checkpoint_module.WAL_THRESHOLD)
+        assert project.checkpointer.runs == runs  # and a small commit asks for nothing
     assert not (tmp_path / "a.winnow-wal").exists()  # closing checkpointed the rest
     conn = sqlite3.connect(tmp_path / "a.winnow")
     assert (
         conn.execute("SELECT count(*) FROM audit_log WHERE action = 'test'").fetchone()[0]
-        == 3 * ROWS
+        == 2 * ROWS
     )
     conn.close()
 
@@ -82,6 +84,9 @@ def test_a_big_commit_is_checkpointed_on_another_thread(
 def test_small_commits_do_not_wake_it(tmp_path: Path) -> None:
     with Project.create(tmp_path / "a.winnow") as project:
         assert project.checkpointer is not None
+        assert project.conn.execute("PRAGMA journal_size_limit").fetchone()[0] == (
+            checkpoint_module.WAL_THRESHOLD
+        )
         for k in range(20):
             with project.transaction():
                 project.audit("test", "sample", f"s{k}")
@@ -204,3 +209,19 @@ def test_sigkill_during_background_checkpoints_keeps_every_commit(
     assert rows % 1500 == 0, "a transaction was half written"
     with Project.open(path) as project:  # and it opens and writes again
         _big_write(project, "after")
+
+
+def test_a_long_log_is_checkpointed_without_waiting_for_a_pause(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(checkpoint_module, "DELAY_S", 60.0)
+    with Project.create(tmp_path / "a.winnow") as project:
+        assert project.checkpointer is not None
+        _big_write(project, "a")
+        _big_write(project, "b")  # past WAL_THRESHOLD: waits for a 60 s pause
+        assert wal_size(project.path) > checkpoint_module.WAL_THRESHOLD
+        assert not project.checkpointer.wait_idle(0.5)
+        monkeypatch.setattr(checkpoint_module, "WAL_BUSY", wal_size(project.path) + 1)
+        _big_write(project, "c")  # past WAL_BUSY: at once
+        assert project.checkpointer.wait_idle(10)
+        assert project.checkpointer.runs == 1
