@@ -225,3 +225,29 @@ def test_a_long_log_is_checkpointed_without_waiting_for_a_pause(
         _big_write(project, "c")  # past WAL_BUSY: at once
         assert project.checkpointer.wait_idle(10)
         assert project.checkpointer.runs == 1
+
+
+def test_a_reader_on_an_old_snapshot_delays_but_loses_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "a.winnow"
+    with Project.create(path) as project:
+        assert project.checkpointer is not None
+        reader = sqlite3.connect(path, isolation_level=None)  # e.g. a user's sqlite3 shell
+        reader.execute("BEGIN")
+        before = reader.execute("SELECT count(*) FROM audit_log").fetchone()[0]
+        for tag in "abc":
+            _big_write(project, tag)
+        assert project.checkpointer.wait_idle()
+        # the reader keeps its snapshot; the checkpoint could not restart the log
+        assert reader.execute("SELECT count(*) FROM audit_log").fetchone()[0] == before
+        assert wal_size(path) > checkpoint_module.WAL_THRESHOLD
+        reader.execute("COMMIT")
+        _big_write(project, "d")
+        assert project.checkpointer.wait_idle()
+        with project.transaction():  # the log restarts now the reader has gone
+            project.audit("small", "sample", "x")
+        assert wal_size(path) <= checkpoint_module.WAL_THRESHOLD
+        assert (
+            reader.execute("SELECT count(*) FROM audit_log WHERE action = 'test'").fetchone()[0]
+            == 4 * ROWS
+        )
+        reader.close()
