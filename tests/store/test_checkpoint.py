@@ -17,6 +17,7 @@ import pytest
 from core.store import Project
 from core.store import checkpoint as checkpoint_module
 from core.store.checkpoint import Checkpointer, wal_size
+from core.store.checkpoint import checkpoint as run_checkpoint
 
 ROWS = 1_500  # ≈ 3 MB of audit text a transaction
 TEXT = "x" * 2_000
@@ -27,6 +28,20 @@ def _big_write(project: Project, tag: str) -> None:
         project.audit_many(
             [("test", "sample", f"{tag}-{k}", "note", None, TEXT) for k in range(ROWS)]
         )
+
+
+@pytest.fixture
+def where(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Names of the threads that ran a checkpoint, in order."""
+    names: list[str] = []
+    real = checkpoint_module.checkpoint
+
+    def recording(conn: sqlite3.Connection) -> tuple[int, int, int]:
+        names.append(threading.current_thread().name)
+        return real(conn)
+
+    monkeypatch.setattr(checkpoint_module, "checkpoint", recording)
+    return names
 
 
 def _autocheckpoint(conn: sqlite3.Connection) -> int:
@@ -44,17 +59,7 @@ def test_project_connections_leave_checkpoints_to_the_checkpointer(tmp_path: Pat
         assert project.checkpointer is None  # reads never write the log
 
 
-def test_a_big_commit_is_checkpointed_on_another_thread(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    where: list[str] = []
-    real = checkpoint_module.checkpoint
-
-    def recording(conn: sqlite3.Connection) -> tuple[int, int, int]:
-        where.append(threading.current_thread().name)
-        return real(conn)
-
-    monkeypatch.setattr(checkpoint_module, "checkpoint", recording)
+def test_a_big_commit_is_checkpointed_on_another_thread(tmp_path: Path, where: list[str]) -> None:
     with Project.create(tmp_path / "a.winnow") as project:
         assert project.checkpointer is not None
         _big_write(project, "a")
@@ -64,7 +69,7 @@ def test_a_big_commit_is_checkpointed_on_another_thread(
         assert project.checkpointer.wait_idle()
         assert where and all(name.startswith("checkpoint ") for name in where)
         # the thread copied every committed frame: a new checkpoint finds nothing to do
-        busy, log, copied = real(project.conn)
+        busy, log, copied = run_checkpoint(project.conn)
         assert (busy, copied) == (0, log)
         runs = project.checkpointer.runs
         with project.transaction():  # restarts the log: the file is cut back
@@ -95,16 +100,8 @@ def test_small_commits_do_not_wake_it(tmp_path: Path) -> None:
 
 
 def test_past_the_limit_the_committer_checkpoints_itself(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: list[str]
 ) -> None:
-    where: list[str] = []
-    real = checkpoint_module.checkpoint
-
-    def recording(conn: sqlite3.Connection) -> tuple[int, int, int]:
-        where.append(threading.current_thread().name)
-        return real(conn)
-
-    monkeypatch.setattr(checkpoint_module, "checkpoint", recording)
     monkeypatch.setattr(checkpoint_module, "WAL_LIMIT", 1_000_000)
     with Project.create(tmp_path / "a.winnow") as project:
         _big_write(project, "a")
@@ -112,16 +109,8 @@ def test_past_the_limit_the_committer_checkpoints_itself(
 
 
 def test_a_closed_checkpointer_falls_back_to_the_committer(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, where: list[str]
 ) -> None:
-    where: list[str] = []
-    real = checkpoint_module.checkpoint
-
-    def recording(conn: sqlite3.Connection) -> tuple[int, int, int]:
-        where.append(threading.current_thread().name)
-        return real(conn)
-
-    monkeypatch.setattr(checkpoint_module, "checkpoint", recording)
     project = Project.create(tmp_path / "a.winnow")
     view = project.worker_view()
     project.close()  # a worker still writing after its project closed
