@@ -128,7 +128,9 @@ class Checkpointer:
                     self._running = True
                 try:
                     if conn is None:
-                        conn = sqlite3.connect(self.path, isolation_level=None)
+                        # mode=rw: never creates a file (the project moved away meanwhile)
+                        uri = self.path.as_uri() + "?mode=rw"
+                        conn = sqlite3.connect(uri, uri=True, isolation_level=None)
                         conn.execute("PRAGMA synchronous = NORMAL")
                     checkpoint(conn)
                     self.runs += 1

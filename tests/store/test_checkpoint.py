@@ -240,3 +240,26 @@ def test_a_reader_on_an_old_snapshot_delays_but_loses_nothing(tmp_path: Path) ->
             == 4 * ROWS
         )
         reader.close()
+
+
+def test_a_project_moved_away_while_open_is_not_recreated(tmp_path: Path) -> None:
+    path = tmp_path / "a #1?.winnow"  # characters a URI must escape
+    project = Project.create(path)
+    assert project.checkpointer is not None
+    moved = tmp_path / "moved.winnow"
+    path.rename(moved)  # the user moves the file (not its -wal) while Winnow has it open
+    _big_write(project, "a")
+    _big_write(project, "b")
+    assert project.checkpointer.wait_idle()
+    assert isinstance(project.checkpointer.last_error, sqlite3.Error)
+    assert not path.exists(), "the checkpoint thread created a new, empty project"
+    project.close()
+
+
+def test_a_path_with_uri_characters_is_checkpointed(tmp_path: Path) -> None:
+    with Project.create(tmp_path / "a #1?%.winnow") as project:
+        assert project.checkpointer is not None
+        _big_write(project, "a")
+        _big_write(project, "b")
+        assert project.checkpointer.wait_idle()
+        assert project.checkpointer.runs >= 1 and project.checkpointer.last_error is None
