@@ -263,3 +263,46 @@ def test_a_path_with_uri_characters_is_checkpointed(tmp_path: Path) -> None:
         _big_write(project, "b")
         assert project.checkpointer.wait_idle()
         assert project.checkpointer.runs >= 1 and project.checkpointer.last_error is None
+
+
+def test_a_full_disk_during_the_checkpoint_loses_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a real 24 MB file system the log fills the disk; the thread's checkpoint then
+    fails for want of space, and every committed transaction is still there."""
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent.parent / "safety"))
+    from safety_helpers import mount_tmpfs, unmount
+
+    mount = tmp_path / "small"
+    if not mount_tmpfs(mount, size="24m"):
+        pytest.skip("mounting a tmpfs is not allowed here")
+    try:
+        path = mount / "full.winnow"
+        project = Project.create(path)
+        assert project.checkpointer is not None
+        committed = 0
+        for k in range(40):
+            try:
+                _big_write(project, f"w{k}")
+            except sqlite3.Error:
+                if project.conn.in_transaction:
+                    project.conn.execute("ROLLBACK")
+                break
+            committed += 1
+        else:
+            pytest.fail("24 MB never filled up")
+        assert committed >= 3
+        assert project.checkpointer.wait_idle(30)
+        error = project.checkpointer.last_error  # the checkpoint had no room
+        assert error is not None and "full" in str(error), error
+        reader = sqlite3.connect(path)
+        count = "SELECT count(*) FROM audit_log WHERE action = 'test'"
+        assert reader.execute(count).fetchone()[0] == committed * ROWS
+        reader.close()
+        project.close()  # its own checkpoint fails too; the log stays
+        again = sqlite3.connect(path)
+        assert again.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert again.execute(count).fetchone()[0] == committed * ROWS
+        again.close()
+    finally:
+        unmount(mount)
