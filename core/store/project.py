@@ -132,14 +132,16 @@ class Project:
         try:
             conn = sqlite3.connect(real, isolation_level=None, check_same_thread=False,
                                    timeout=10)
+            checkpointer = Checkpointer(real)
             try:
                 _configure(conn, False)
                 version = _check_version(conn, given.name)
                 project = cls(real, conn, False, lock)
-                project.checkpointer = Checkpointer(real)
+                project.checkpointer = checkpointer
                 if version < SCHEMA_VERSION:
                     project._migrate(version)
             except BaseException:
+                checkpointer.close()  # a migration's commits may have started its thread
                 conn.close()
                 raise
         except sqlite3.Error as exc:

@@ -306,3 +306,30 @@ def test_a_full_disk_during_the_checkpoint_loses_nothing(
         again.close()
     finally:
         unmount(mount)
+
+
+def test_a_failed_open_stops_the_thread_a_migration_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from core.store import project as project_module
+
+    path = tmp_path / "a.winnow"
+    Project.create(path).close()
+    made: list[Checkpointer] = []
+
+    class Recorded(Checkpointer):
+        def __init__(self, where: Path) -> None:
+            super().__init__(where)
+            made.append(self)
+
+    def failing_migration(self: Project, current: int) -> None:
+        _big_write(self, "migration")
+        raise RuntimeError("migration failed")
+
+    monkeypatch.setattr(project_module, "Checkpointer", Recorded)
+    monkeypatch.setattr(project_module, "_check_version", lambda conn, name: 0)
+    monkeypatch.setattr(Project, "_migrate", failing_migration)
+    with pytest.raises(RuntimeError):
+        Project.open(path)
+    assert made and made[0]._thread is not None
+    assert not made[0]._thread.is_alive()
