@@ -21,6 +21,7 @@ from core import __version__
 from core.files import clean_stale_temps, fsync_dir, move_into_place, new_temp_dir
 from core.mac_chain import register_sql_functions
 from core.store.assets import AssetStore
+from core.store.checkpoint import WAL_THRESHOLD, Checkpointer
 from core.store.errors import (
     NewerProjectError,
     NotAProjectError,
@@ -64,6 +65,9 @@ class Project:
         #: media, without SQLite's shared-memory file); see _read_only_connection
         self.read_only_mode = "query_only"
         self._depth = 0
+        #: checkpoints the write-ahead log off the committing thread (ADR 025); shared
+        #: with worker views, stopped by the project that owns the lock
+        self.checkpointer: Checkpointer | None = None
         self.actor = os.environ.get("WINNOW_USER") or _default_actor()
 
     # -- opening -----------------------------------------------------------------
@@ -128,13 +132,16 @@ class Project:
         try:
             conn = sqlite3.connect(real, isolation_level=None, check_same_thread=False,
                                    timeout=10)
+            checkpointer = Checkpointer(real)
             try:
                 _configure(conn, False)
                 version = _check_version(conn, given.name)
                 project = cls(real, conn, False, lock)
+                project.checkpointer = checkpointer
                 if version < SCHEMA_VERSION:
                     project._migrate(version)
             except BaseException:
+                checkpointer.close()  # a migration's commits may have started its thread
                 conn.close()
                 raise
         except sqlite3.Error as exc:
@@ -158,12 +165,19 @@ class Project:
                                    timeout=30)
             _configure(conn, False)
         view = Project(self.path, conn, self.readonly, None)
+        view.checkpointer = self.checkpointer
         view.actor = self.actor
         view.read_only_mode = self.read_only_mode
         return view
 
     def close(self) -> None:
-        """Close the connection and release the write lock."""
+        """Close the connection and release the write lock.
+
+        The owner first stops the background checkpoint; closing the last connection
+        then checkpoints the whole log into the file (and removes it).
+        """
+        if self._lock is not None and self.checkpointer is not None:
+            self.checkpointer.close()
         with contextlib.suppress(sqlite3.Error):
             if not self.readonly:
                 self.conn.execute("PRAGMA optimize")
@@ -204,6 +218,8 @@ class Project:
             raise
         self._depth = 0
         self.conn.execute("COMMIT")
+        if self.checkpointer is not None:
+            self.checkpointer.after_commit(self.conn)
 
     def audit(self, action: str, entity: str, entity_id: str, field: str | None = None,
               old: Any = None, new: Any = None) -> None:
@@ -262,6 +278,9 @@ def _configure(conn: sqlite3.Connection, readonly: bool) -> None:
     if not readonly:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
+        # the log is checkpointed off the committing thread (core/store/checkpoint.py)
+        conn.execute("PRAGMA wal_autocheckpoint = 0")
+        conn.execute(f"PRAGMA journal_size_limit = {WAL_THRESHOLD}")
         # a curator package MACs every audit row in a trigger (ADR 131); the key it
         # replaces is overwritten, not left in a free page
         register_sql_functions(conn)
