@@ -31,6 +31,7 @@ from typing import Any
 
 from core.rating import integrity
 from core.rating.protocols import TaskView, validate_answer
+from core.store.commit import commit_or_roll_back
 
 FORMAT = "winnow-session"
 FORMAT_VERSION = 2
@@ -402,7 +403,7 @@ class RatingSession:
         except BaseException:
             self.conn.execute("ROLLBACK")
             raise
-        self.conn.execute("COMMIT")
+        commit_or_roll_back(self.conn)
 
     def _chain(self, entry: bytes) -> str | None:
         """MAC ``entry`` and move the key chain on (inside the caller's transaction);

@@ -22,6 +22,7 @@ from core.files import clean_stale_temps, fsync_dir, move_into_place, new_temp_d
 from core.mac_chain import register_sql_functions
 from core.store.assets import AssetStore
 from core.store.checkpoint import WAL_THRESHOLD, Checkpointer
+from core.store.commit import commit_or_roll_back
 from core.store.errors import (
     NewerProjectError,
     NotAProjectError,
@@ -217,7 +218,7 @@ class Project:
             self.conn.execute("ROLLBACK")
             raise
         self._depth = 0
-        self.conn.execute("COMMIT")
+        commit_or_roll_back(self.conn)
         if self.checkpointer is not None:
             self.checkpointer.after_commit(self.conn)
 

@@ -134,3 +134,24 @@ def test_assets_are_content_addressed_and_read_only(project: Project) -> None:
     assert path.read_bytes() == b"abc"
     assert not path.stat().st_mode & 0o222
     assert project.assets.find(sha) == path
+
+
+def test_a_commit_that_fails_leaves_nothing_half_done(tmp_path: Path) -> None:
+    """A COMMIT refused by SQLite (here a deferred foreign key; a full disk or an I/O
+    error alike) kept the transaction open: the next write then failed with 'cannot start
+    a transaction within a transaction', and a later COMMIT would have written the
+    refused rows. The transaction is rolled back and the project goes on."""
+    project = Project.create(tmp_path / "p.winnow")
+    try:
+        with pytest.raises(sqlite3.IntegrityError), project.transaction() as conn:
+            conn.execute("PRAGMA defer_foreign_keys = ON")
+            conn.execute("INSERT INTO sample_tags (sample_id, tag) VALUES ('ghost', 'x')")
+            project.audit("edit", "sample", "ghost", "tags", None, ["x"])
+        assert not project.conn.in_transaction
+        with project.transaction() as conn:  # the next write works
+            project.audit("edit", "project", "p", "note", None, "after")
+        assert project.conn.execute("SELECT count(*) FROM sample_tags").fetchone()[0] == 0
+        audit = project.conn.execute("SELECT entity_id FROM audit_log").fetchall()
+        assert ("ghost",) not in audit and ("p",) in audit
+    finally:
+        project.close()

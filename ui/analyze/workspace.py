@@ -210,9 +210,8 @@ class AnalyzeWorkspace(QWidget):
             "Arena battles (*.json *.jsonl *.ndjson);;Parquet tables (*.parquet);;"
             "All files (*)",
         )
-        if path:
-            if self.ask_arena_options(path) is None:
-                self.open_csv_file(path)
+        if path and self.ask_arena_options(path) is None:
+            self.open_csv_file(path)
 
     def ask_arena_options(self, path: str | Path) -> ArenaOptionsDialog | None:
         """For arena votes, ask how to count them (Open reads the file with the choices);
