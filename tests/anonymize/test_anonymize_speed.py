@@ -2,7 +2,10 @@
 
 - CenterFace's small-face pass tiles evenly (fewer pixels looked at twice): tiling stays
   transparent (same faces as one pass over the whole scaled photo) and every annotated
-  face of a 12 MP photo is still hidden whole.
+  face of a 12 MP photo is still hidden whole;
+- the plate finder's contrast work runs on a working-size copy: photos no bigger than
+  the working scale get exactly the regions they got before, bigger ones the same
+  regions within tolerance.
 """
 
 from __future__ import annotations
@@ -12,11 +15,13 @@ import math
 import numpy as np
 import pytest
 from anon_helpers import face_boxes, need_centerface, need_testdata
+from plate_helpers import covered, need_text_models, plates_testdata
 
-from core.imaging import faces
-from core.imaging.boxes import iou
+from core.imaging import faces, plates
+from core.imaging.boxes import Detection, iou
 from core.imaging.detect import TILE, DetectSettings, _tile_plan, centerface_faces, detect_faces
 from core.imaging.loading import load_rgb
+from core.imaging.plate_eval import annotated
 
 
 @pytest.mark.parametrize(
@@ -107,3 +112,51 @@ def test_every_face_of_a_12_mp_mosaic_is_still_hidden_whole() -> None:
     for x, y, w, h in boxes:
         inside = mask[max(0, y) : y + h, max(0, x) : x + w].mean()
         assert inside >= 0.99, (x, y, w, h, inside)
+
+
+def _old_working_copy(rgb: np.ndarray, _long_side: int) -> tuple[np.ndarray, np.ndarray]:
+    """What the plate finder did before: contrast work on the whole photo."""
+    return plates.for_text(rgb), np.ones(2)
+
+
+def _rows(found: list[Detection]) -> list[tuple[float, ...]]:
+    return [(d.x, d.y, d.w, d.h, d.score) for d in found]
+
+
+def test_plates_of_a_photo_within_the_working_scale_are_exactly_as_before(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    need_text_models()
+    folder = plates_testdata()
+    for sub in ("eu", "us"):
+        photos = (load_rgb(t.path) for t in annotated(folder / sub, "eval"))
+        rgb = next(p for p in photos if max(p.shape[:2]) <= 1280)
+        now = _rows(plates.find_plates(rgb))
+        with monkeypatch.context() as patch:
+            patch.setattr(plates, "working_copy", _old_working_copy)
+            before = _rows(plates.find_plates(rgb))
+        assert now == before and now
+
+
+def test_plates_of_a_big_photo_match_the_full_size_contrast_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import cv2
+
+    need_text_models()
+    folder = plates_testdata()
+    for truth in annotated(folder / "us", "eval")[:3]:
+        rgb = load_rgb(truth.path)
+        big = cv2.resize(rgb, (rgb.shape[1] * 2, rgb.shape[0] * 2), interpolation=cv2.INTER_CUBIC)
+        now = plates.find_plates(big)
+        with monkeypatch.context() as patch:
+            patch.setattr(plates, "working_copy", _old_working_copy)
+            before = plates.find_plates(big)
+        plate = tuple(2.0 * v for v in truth.box)
+        hidden_before = covered(before, plate, big.shape)
+        assert hidden_before >= 0.9, truth.path.name
+        # the annotated plate is hidden as well as before, by a region close to before's
+        assert covered(now, plate, big.shape) >= min(0.99, hidden_before) - 0.01
+        on_plate = [d for d in before if iou(d.box, plate) > 0.3]
+        for det in on_plate:
+            assert max(iou(det.box, other.box) for other in now) >= 0.6, truth.path.name
