@@ -60,6 +60,23 @@ def hog_available() -> bool:
     return importlib.util.find_spec("dlib") is not None
 
 
+def session_options() -> Any:
+    """onnxruntime options of every Winnow model session (CenterFace, PP-OCR).
+
+    One intra-op thread per core (at most 4), and worker threads that sleep when idle
+    instead of spinning: on a busy machine spinning burns a core per thread between the
+    model's layers and slows everything else (measured: half the CPU time and a lower
+    wall time per CenterFace run at load 6; docs/performance.md, "Anonymize speed").
+    """
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    options.intra_op_num_threads = max(1, min(4, os.cpu_count() or 1))
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return options
+
+
 def _centerface_session() -> Any:
     global _session, _session_path
     path = centerface_model_path()
@@ -71,12 +88,9 @@ def _centerface_session() -> Any:
         if _session is None or _session_path != path:
             import onnxruntime as ort
 
-            options = ort.SessionOptions()
-            options.log_severity_level = 3
-            options.intra_op_num_threads = max(1, min(4, os.cpu_count() or 1))
             try:
                 _session = ort.InferenceSession(
-                    path.read_bytes(), options, providers=["CPUExecutionProvider"]
+                    path.read_bytes(), session_options(), providers=["CPUExecutionProvider"]
                 )
             except Exception as exc:  # truncated or damaged file: name it, say the fix
                 raise ModelMissingError(

@@ -5,7 +5,8 @@
   face of a 12 MP photo is still hidden whole;
 - the plate finder's contrast work runs on a working-size copy: photos no bigger than
   the working scale get exactly the regions they got before, bigger ones the same
-  regions within tolerance.
+  regions within tolerance;
+- onnxruntime sessions do not spin idle threads.
 """
 
 from __future__ import annotations
@@ -160,3 +161,10 @@ def test_plates_of_a_big_photo_match_the_full_size_contrast_path(
         on_plate = [d for d in before if iou(d.box, plate) > 0.3]
         for det in on_plate:
             assert max(iou(det.box, other.box) for other in now) >= 0.6, truth.path.name
+
+
+def test_onnx_sessions_do_not_spin() -> None:
+    pytest.importorskip("onnxruntime")
+    options = faces.session_options()
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    assert 1 <= options.intra_op_num_threads <= 4
