@@ -64,9 +64,10 @@ def session_options() -> Any:
     """onnxruntime options of every Winnow model session (CenterFace, PP-OCR).
 
     One intra-op thread per core (at most 4), and worker threads that sleep when idle
-    instead of spinning: on a busy machine spinning burns a core per thread between the
-    model's layers and slows everything else (measured: half the CPU time and a lower
-    wall time per CenterFace run at load 6; docs/performance.md, "Anonymize speed").
+    instead of spinning: spinning burns a core per thread between the model's layers,
+    which the GUI thread and other processes need (measured: 0.54–0.72 × the CPU time;
+    wall time lower under load, up to 1.16 × on a quiet machine; docs/performance.md,
+    "Anonymize speed").
     """
     import onnxruntime as ort
 
