@@ -143,11 +143,12 @@ def find_plates(
     shape = shape or PlateShape()
     height, width = rgb.shape[:2]
     lines = plate_lines(rgb, long_side, threshold, shape)
+    mains = [ln for ln in lines if shape.fits(ln, height)]
+    if not mains:  # no plate: spare the full-size grey copy (12 MP: 144 MB, up to 0.1 s)
+        return []
     gray = rgb.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
     out: list[Detection] = []
-    for main in lines:
-        if not shape.fits(main, height):
-            continue
+    for main in mains:
         corners = frame(gray, [main, *companions(main, lines)])
         x1, y1 = np.clip(corners.min(axis=0), 0, [width, height])
         x2, y2 = np.clip(corners.max(axis=0), 0, [width, height])
