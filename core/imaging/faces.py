@@ -8,6 +8,7 @@ every input size (``packaging/convert_centerface.py``; ADR 040).
 from __future__ import annotations
 
 import importlib.util
+import math
 import os
 import threading
 from pathlib import Path
@@ -27,8 +28,10 @@ class ModelMissingError(RuntimeError):
     """The CenterFace model file is not installed (the UI offers the fallback)."""
 
 
-SETUP_HINT = ("It ships with Winnow as resources/models/centerface.onnx: reinstall Winnow, "
-              "or set WINNOW_CENTERFACE_MODEL to a centerface.onnx file.")
+SETUP_HINT = (
+    "It ships with Winnow as resources/models/centerface.onnx: reinstall Winnow, "
+    "or set WINNOW_CENTERFACE_MODEL to a centerface.onnx file."
+)
 
 
 def shipped_centerface() -> Path:
@@ -47,8 +50,9 @@ def centerface_model_path() -> Path | None:
 
 def centerface_available() -> bool:
     """True when the CenterFace model file and onnxruntime are both installed."""
-    return centerface_model_path() is not None and importlib.util.find_spec(
-        "onnxruntime") is not None
+    return (
+        centerface_model_path() is not None and importlib.util.find_spec("onnxruntime") is not None
+    )
 
 
 def hog_available() -> bool:
@@ -56,26 +60,44 @@ def hog_available() -> bool:
     return importlib.util.find_spec("dlib") is not None
 
 
+def session_options() -> Any:
+    """onnxruntime options of every Winnow model session (CenterFace, PP-OCR).
+
+    One intra-op thread per core (at most 4), and worker threads that sleep when idle
+    instead of spinning: spinning burns a core per thread between the model's layers,
+    which the GUI thread and other processes need (measured: 0.54–0.72 × the CPU time;
+    wall time lower under load, up to 1.16 × on a quiet machine; docs/performance.md,
+    "Anonymize speed").
+    """
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    options.intra_op_num_threads = max(1, min(4, os.cpu_count() or 1))
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return options
+
+
 def _centerface_session() -> Any:
     global _session, _session_path
     path = centerface_model_path()
     if path is None:
-        raise ModelMissingError("The CenterFace face model (centerface.onnx) is not "
-                                "installed. " + SETUP_HINT)
+        raise ModelMissingError(
+            "The CenterFace face model (centerface.onnx) is not installed. " + SETUP_HINT
+        )
     with _lock:
         if _session is None or _session_path != path:
             import onnxruntime as ort
 
-            options = ort.SessionOptions()
-            options.log_severity_level = 3
-            options.intra_op_num_threads = max(1, min(4, os.cpu_count() or 1))
             try:
-                _session = ort.InferenceSession(path.read_bytes(), options,
-                                                providers=["CPUExecutionProvider"])
+                _session = ort.InferenceSession(
+                    path.read_bytes(), session_options(), providers=["CPUExecutionProvider"]
+                )
             except Exception as exc:  # truncated or damaged file: name it, say the fix
-                raise ModelMissingError(f"The CenterFace face model {path} cannot be loaded "
-                                        f"({type(exc).__name__}: {str(exc)[:200]}). "
-                                        + SETUP_HINT) from None
+                raise ModelMissingError(
+                    f"The CenterFace face model {path} cannot be loaded "
+                    f"({type(exc).__name__}: {str(exc)[:200]}). " + SETUP_HINT
+                ) from None
             _session_path = path
         return _session
 
@@ -90,7 +112,8 @@ def centerface_raw(rgb: np.ndarray, threshold: float) -> np.ndarray:
         raise ValueError(f"CenterFace needs sides divisible by 32, got {w}x{h}")
     blob = np.ascontiguousarray(rgb.transpose(2, 0, 1)[None].astype(np.float32))
     heatmap, scale, offset, _lms = _centerface_session().run(
-        ["537", "538", "539", "540"], {"input.1": blob})
+        ["537", "538", "539", "540"], {"input.1": blob}
+    )
     heat = heatmap[0, 0]
     rows, cols = np.nonzero(heat > threshold)
     if rows.size == 0:
@@ -144,21 +167,46 @@ def _pad32(rgb: np.ndarray, min_h: int = 32, min_w: int = 32) -> np.ndarray:
     return rgb
 
 
-def tile_origins(height: int, width: int, tile: int, overlap: int
-                 ) -> list[tuple[int, int]]:
-    """Top-left (y, x) of every tile covering a (height, width) array; [(0, 0)] when one
-    tile (or no tiling, ``tile`` <= 0) covers it."""
+def _spans(length: int, tile: int, overlap: int) -> list[tuple[int, int]]:
+    """(start, size) of tiles spread evenly along one side: as few as tiles of at most
+    ``tile`` px overlapping by ``overlap`` need, each the same size (a multiple of 32),
+    so no pixel is looked at more often than the overlap requires."""
+    if length <= tile:
+        return [(0, length)]
+    count = math.ceil((length - overlap) / max(32, tile - overlap))
+    size = min(tile, -(-math.ceil((length - overlap) / count + overlap + 1) // 32) * 32)
+    if count == 1 or size >= length:
+        return [(0, min(length, tile))]
+    step = (length - size) / (count - 1)
+    return [(int(i * step), size) for i in range(count - 1)] + [(length - size, size)]
+
+
+def tile_grid(height: int, width: int, tile: int, overlap: int) -> list[tuple[int, int, int, int]]:
+    """(y, x, h, w) of every tile covering a (height, width) array, neighbours
+    overlapping by at least ``overlap``; one tile when ``tile`` <= 0 or it fits."""
     if tile <= 0 or (height <= tile and width <= tile):
-        return [(0, 0)]
-    step = max(32, tile - overlap)
-    return [(min(y, max(0, height - tile)), min(x, max(0, width - tile)))
-            for y in range(0, max(1, height - overlap), step)
-            for x in range(0, max(1, width - overlap), step)]
+        return [(0, 0, height, width)]
+    return [
+        (y, x, th, tw)
+        for y, th in _spans(height, tile, overlap)
+        for x, tw in _spans(width, tile, overlap)
+    ]
 
 
-def centerface_at_scale(rgb: np.ndarray, scale: float, threshold: float,
-                        tile: int = 0, overlap: int = 0,
-                        check: Any = None, progress: Any = None) -> np.ndarray:
+def tile_origins(height: int, width: int, tile: int, overlap: int) -> list[tuple[int, int]]:
+    """Top-left (y, x) of every tile of :func:`tile_grid`."""
+    return [(y, x) for y, x, _h, _w in tile_grid(height, width, tile, overlap)]
+
+
+def centerface_at_scale(
+    rgb: np.ndarray,
+    scale: float,
+    threshold: float,
+    tile: int = 0,
+    overlap: int = 0,
+    check: Any = None,
+    progress: Any = None,
+) -> np.ndarray:
     """CenterFace on ``rgb`` resized by ``scale``; tiled when ``tile`` > 0.
 
     Returns (n, 5) rows in the original array's pixels.  ``check()`` is called
@@ -167,22 +215,22 @@ def centerface_at_scale(rgb: np.ndarray, scale: float, threshold: float,
     small = _resize(rgb, scale)
     h, w = small.shape[:2]
     rows: list[np.ndarray] = []
-    origins = tile_origins(h, w, tile, overlap)
-    if origins == [(0, 0)] and (tile <= 0 or (h <= tile and w <= tile)):
+    grid = tile_grid(h, w, tile, overlap)
+    if len(grid) == 1 and (tile <= 0 or (h <= tile and w <= tile)):
         rows.append(centerface_raw(_pad32(small), threshold))
         if progress is not None:
             progress(1, 1)
     else:
-        for done, (y0, x0) in enumerate(origins, 1):
+        for done, (y0, x0, th, tw) in enumerate(grid, 1):
             if check is not None:
                 check()
-            part = _pad32(small[y0:y0 + tile, x0:x0 + tile], tile, tile)
+            part = _pad32(small[y0 : y0 + th, x0 : x0 + tw])
             found = centerface_raw(part, threshold)
             found[:, [0, 2]] += x0
             found[:, [1, 3]] += y0
             rows.append(found)
             if progress is not None:
-                progress(done, len(origins))
+                progress(done, len(grid))
     dets = np.concatenate(rows) if rows else np.empty((0, 5), np.float32)
     dets[:, [0, 2]] = np.clip(dets[:, [0, 2]], 0, w)
     dets[:, [1, 3]] = np.clip(dets[:, [1, 3]], 0, h)
@@ -190,8 +238,9 @@ def centerface_at_scale(rgb: np.ndarray, scale: float, threshold: float,
     return dets
 
 
-def hog_faces(rgb: np.ndarray, threshold: float = 0.0, upsample: int = 1,
-              max_side: int = 1600) -> list[Detection]:
+def hog_faces(
+    rgb: np.ndarray, threshold: float = 0.0, upsample: int = 1, max_side: int = 1600
+) -> list[Detection]:
     """dlib's frontal-face HOG detector (no model file); boxes in ``rgb`` pixels."""
     global _hog
     import dlib
@@ -206,7 +255,9 @@ def hog_faces(rgb: np.ndarray, threshold: float = 0.0, upsample: int = 1,
     out = []
     for rect, score in zip(rects, scores, strict=True):
         x1, y1 = max(0, rect.left()) / scale, max(0, rect.top()) / scale
-        x2, y2 = min(small.shape[1], rect.right() + 1) / scale, \
-            min(small.shape[0], rect.bottom() + 1) / scale
+        x2, y2 = (
+            min(small.shape[1], rect.right() + 1) / scale,
+            min(small.shape[0], rect.bottom() + 1) / scale,
+        )
         out.append(Detection("face", x1, y1, x2 - x1, y2 - y1, float(score), "hog"))
     return out

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import importlib.util
 import math
-import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -74,10 +73,11 @@ def ppocr_session(name: str, kind: str) -> Any:
         if session is None:
             import onnxruntime as ort
 
-            options = ort.SessionOptions()
-            options.log_severity_level = 3
-            options.intra_op_num_threads = max(1, min(4, os.cpu_count() or 1))
-            session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+            from core.imaging.faces import session_options
+
+            session = ort.InferenceSession(
+                str(path), session_options(), providers=["CPUExecutionProvider"]
+            )
             _sessions[name] = session
         return session
 

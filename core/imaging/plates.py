@@ -21,7 +21,14 @@ from core.imaging.boxes import Detection, area, intersection, iou
 from core.imaging.ocr import DET_MODEL, TextModelMissingError, ppocr_model_path, text_lines
 from core.imaging.plate_frame import Line, assemble, companions, frame
 
-__all__ = ["PlateShape", "TextModelMissingError", "find_plates", "plate_lines", "text_model_path"]
+__all__ = [
+    "PlateShape",
+    "TextModelMissingError",
+    "find_plates",
+    "plate_lines",
+    "text_model_path",
+    "working_copy",
+]
 
 #: the working scale and the coarser ones (fractions of it) the text detector runs at
 SCALES = (1.0, 0.5, 0.25)
@@ -73,6 +80,25 @@ def for_text(rgb: np.ndarray, min_range: float = 128.0) -> np.ndarray:
     return cv2.cvtColor(lab, cv2.COLOR_LAB2RGB)
 
 
+def working_copy(rgb: np.ndarray, long_side: int) -> tuple[np.ndarray, np.ndarray]:
+    """The text detector's copy of ``rgb`` (:func:`for_text`) and the factor (x, y) that
+    maps its pixels back to the photo's.
+
+    A photo bigger than the working scale is first shrunk to exactly the size the
+    detector runs at there (as :func:`core.imaging.ocr.text_probability` would), so the
+    contrast work and the coarser scales handle a working-size copy, not the full photo.
+    """
+    import cv2
+
+    h, w = rgb.shape[:2]
+    ratio = long_side / max(h, w)
+    if ratio >= 1:
+        return for_text(rgb), np.ones(2)
+    rw, rh = max(32, round(w * ratio / 32) * 32), max(32, round(h * ratio / 32) * 32)
+    small = cv2.resize(rgb, (rw, rh), interpolation=cv2.INTER_AREA)
+    return for_text(small), np.array([w / rw, h / rh])
+
+
 def _same_place(a: Line, b: Line) -> bool:
     """Boxes overlapping by IoU ≥ 0.3, or the smaller ≥ 60 % inside the larger."""
     ab = (*a.corners().min(axis=0), *(a.corners().max(axis=0) - a.corners().min(axis=0)))
@@ -94,14 +120,15 @@ def plate_lines(
     shape = shape or PlateShape()
     height = rgb.shape[0]
     base = min(long_side, max(640, max(rgb.shape[:2])))
-    rgb = for_text(rgb)
+    work, to_photo = working_copy(rgb, base)
     found: list[Line] = []
     for factor in SCALES:
         side = round(base * factor)
         if side < MIN_SIDE:
             break
         plated = [ln for ln in found if shape.fits(ln, height)]
-        lines = assemble([Line.from_quad(q, s) for q, s in text_lines(rgb, side, box_thresh)])
+        quads = text_lines(work, side, box_thresh)
+        lines = assemble([Line.from_quad(q * to_photo, s) for q, s in quads])
         found += [ln for ln in lines if not any(_same_place(ln, p) for p in plated)]
     return found
 
@@ -116,11 +143,12 @@ def find_plates(
     shape = shape or PlateShape()
     height, width = rgb.shape[:2]
     lines = plate_lines(rgb, long_side, threshold, shape)
+    mains = [ln for ln in lines if shape.fits(ln, height)]
+    if not mains:  # no plate: spare the full-size grey copy (12 MP: 144 MB, up to 0.1 s)
+        return []
     gray = rgb.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
     out: list[Detection] = []
-    for main in lines:
-        if not shape.fits(main, height):
-            continue
+    for main in mains:
         corners = frame(gray, [main, *companions(main, lines)])
         x1, y1 = np.clip(corners.min(axis=0), 0, [width, height])
         x2, y2 = np.clip(corners.max(axis=0), 0, [width, height])

