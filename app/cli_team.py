@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from app.cli import CliError, print_json
+from core.teamwork import DEFAULT_OVERLAP
 
 
 def curate_actions(subparsers: argparse._SubParsersAction) -> argparse._SubParsersAction:
@@ -47,8 +48,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     split.add_argument("--curators", type=int, help="how many curators (default: --names)")
     split.add_argument("--names", help="comma-separated curators' names "
                                        "(default: Curator 1, Curator 2, …)")
-    split.add_argument("--overlap", type=float, default=0.0,
-                       help="fraction of the samples given to two curators (0–1)")
+    split.add_argument("--overlap", type=float, default=None,
+                       help="fraction of the samples given to two curators, for agreement "
+                            f"(0–1; default {DEFAULT_OVERLAP:g} with two or more curators, "
+                            "as Curate → Share Work…)")
     split.add_argument("--out", type=Path, required=True, help="a new (or empty) folder")
     split.add_argument("--filter", default="", help="only samples the Curate search finds")
     split.add_argument("--quality", default="", help="only these labels (comma-separated; "
@@ -111,9 +114,12 @@ def cmd_split(args: argparse.Namespace) -> int:
     selection = SampleFilter(quality=qualities, split=args.task_split, tag=args.tag,
                              text=args.filter,
                              review_status="unreviewed" if args.unreviewed else None)
+    names = _names(args)
+    overlap = args.overlap if args.overlap is not None else (
+        DEFAULT_OVERLAP if len(names) >= 2 else 0.0)
     with Project.open(args.project) as project:
         try:
-            report = split_project(project, args.out, _names(args), overlap=args.overlap,
+            report = split_project(project, args.out, names, overlap=overlap,
                                    selection=selection, seed=args.seed, name=args.name)
         except SplitError as exc:
             raise CliError(str(exc)) from None

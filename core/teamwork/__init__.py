@@ -6,3 +6,7 @@
 - :mod:`core.teamwork.conflicts` lists and resolves what a merge did not write (ADR 133);
 - :mod:`core.teamwork.agreement` measures agreement on the overlap (ADR 134).
 """
+
+#: the share of samples given to two curators when none is asked for (Curate → Share
+#: Work… and ``winnow curate split`` alike); with one curator there is no overlap
+DEFAULT_OVERLAP = 0.1

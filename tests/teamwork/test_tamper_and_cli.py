@@ -174,3 +174,23 @@ def test_cli_split_merge_conflicts_resolve(tmp_path: Path) -> None:
         assert read_values(p.conn, ["s2"])["s2"]["quality"] == "Trash"
     done = _cli("curate", "split", str(path), "--curators", "2", "--out", str(out))
     assert done.returncode != 0 and "Traceback" not in done.stderr  # folder not empty
+
+
+def test_cli_split_shares_as_the_dialog_does_by_default(demo_template: Path,
+                                                         tmp_path: Path) -> None:
+    """Without --overlap, two or more curators share DEFAULT_OVERLAP of the samples (as
+    Curate → Share Work… preselects), so agreement can be measured; one curator none."""
+    from core.teamwork import DEFAULT_OVERLAP
+
+    path = tmp_path / "demo.winnow"
+    shutil.copy(demo_template, path)
+    done = _cli("curate", "split", str(path), "--curators", "2", "--out",
+                str(tmp_path / "two"), "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["samples"] == 115
+    assert report["overlap_samples"] == round(DEFAULT_OVERLAP * 115) > 0
+    done = _cli("curate", "split", str(path), "--curators", "1", "--out",
+                str(tmp_path / "one"), "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["overlap_samples"] == 0

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.teamwork import DEFAULT_OVERLAP
 from core.teamwork.conflicts import count_open
 from core.teamwork.package import package_of
 
@@ -45,7 +46,7 @@ class ShareWorkDialog(QDialog):
         self.overlap.setRange(0, 100)
         self.overlap.setDecimals(0)
         self.overlap.setSuffix(" %")
-        self.overlap.setValue(10)
+        self.overlap.setValue(round(100 * DEFAULT_OVERLAP))
         self.overlap.setToolTip("The share of samples given to two curators, to measure "
                                 "agreement (Analyze → Curator Agreement…)")
         self.use_filter = QCheckBox(f"Only the samples the current filter shows ({filter_text})")
