@@ -48,6 +48,7 @@ from core.ingest.images import (
 from core.ingest.netguard import BlockedAddressError, NetworkPolicy, make_transport
 from core.jobs import JobState
 from core.retry import RetryPolicy, parse_retry_after, retryable_status
+from core.task_pool import run_bounded
 
 __all__ = ["FetchResult", "FetchSettings", "fetch_images", "fetch_images_sync", "make_clients"]
 
@@ -446,38 +447,10 @@ async def fetch_images(
             state.advance()
             state.set_status(f"Fetched {state.done}/{len(unique)} images ({failed} failed)")
 
-    # Bounded concurrency: at most ``width`` tasks exist at a time, each started as
-    # another finishes (a semaphore-gated task per URL would also bound it, but
-    # would hold tens of thousands of idle tasks for a large import).
-    pending_urls = iter(unique)
-    running: set[asyncio.Task[None]] = set()
-
-    def top_up() -> None:
-        while len(running) < width:
-            url = next(pending_urls, None)
-            if url is None:
-                return
-            running.add(asyncio.create_task(run(url)))
-
-    try:
-        top_up()
-        while running:
-            done, _ = await asyncio.wait(
-                running,
-                timeout=_POLL_S if state is not None else None,
-                return_when=asyncio.FIRST_COMPLETED,
-            )
-            for task in done:
-                running.discard(task)
-                task.result()  # only a bug can raise here
-            if state is not None:
-                state.check()
-            top_up()
+    try:  # a task raises only on a bug; state.check() raises on Cancel
+        await run_bounded(unique, width, run, state.check if state is not None else None,
+                          _POLL_S)
     finally:
-        for task in running:
-            task.cancel()
-        if running:
-            await asyncio.gather(*running, return_exceptions=True)
         if pools is not None:
             await pools.aclose()
     return {url: results[url] for url in unique}

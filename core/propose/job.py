@@ -37,6 +37,7 @@ from core.propose.context import (
 from core.propose.kinds import KINDS, SCHEMAS, InvalidProposal, validate
 from core.propose.templates import WITH_IMAGES, Template, ensure_saved
 from core.store.project import Project
+from core.task_pool import run_bounded
 
 if TYPE_CHECKING:
     import httpx
@@ -220,36 +221,16 @@ class _Run:
 
 
 async def _run_all(run: _Run, post_ids: Sequence[str], kinds: Sequence[str]) -> None:
-    width = max(2, 2 * run.ep.concurrency)
-    pending = iter(post_ids)
-    running: set[asyncio.Task[None]] = set()
+    def tick() -> None:  # Cancel, and what the job has done so far
+        run.state.check()
+        r = run.report
+        run.state.set_status(
+            f"{run.state.done:,}/{r.requests:,} · {r.ok:,} proposed · {r.failed:,} failed"
+            f" · {r.cached:,} cached · {run.client.in_flight} in flight")
 
-    def top_up() -> None:
-        while len(running) < width:
-            post_id = next(pending, None)
-            if post_id is None:
-                return
-            running.add(asyncio.create_task(run.post(post_id, kinds)))
-
-    try:
-        top_up()
-        while running:
-            done, _ = await asyncio.wait(running, timeout=_POLL_S,
-                                         return_when=asyncio.FIRST_COMPLETED)
-            for task in done:
-                running.discard(task)
-                task.result()  # EndpointError, a database error or a bug stop the run
-            run.state.check()
-            r = run.report
-            run.state.set_status(
-                f"{run.state.done:,}/{r.requests:,} · {r.ok:,} proposed · {r.failed:,} failed"
-                f" · {r.cached:,} cached · {run.client.in_flight} in flight")
-            top_up()
-    finally:
-        for task in running:
-            task.cancel()
-        if running:
-            await asyncio.gather(*running, return_exceptions=True)
+    # EndpointError, a database error or a bug in one post stop the run
+    await run_bounded(post_ids, max(2, 2 * run.ep.concurrency),
+                      lambda post_id: run.post(post_id, kinds), tick, _POLL_S)
 
 
 def run_proposals(project: Project, endpoint: ProposeEndpoint, kinds: Sequence[str],
