@@ -174,5 +174,5 @@ class CurateActions:
         dialog.setWindowTitle("Tag selected samples")
         dialog.setLabelText(f"Tag for {len(self.ws.selected_ids())} sample(s):")
         dialog.textValueSelected.connect(self.ws.review.tag_selection)
-        self.ws._keep(dialog)
+        self.ws.keep_dialog(dialog)
         dialog.open()

@@ -31,7 +31,7 @@ class ExportController:
         dialog = ExportDialog(default, self.ws.filters.count.text(), self.ws,
                               hf_missing=missing)
         dialog.accepted.connect(lambda: self.start(**dialog.options()))
-        self.ws._keep(dialog)
+        self.ws.keep_dialog(dialog)
         dialog.open()
         return dialog
 

@@ -120,7 +120,7 @@ class ProposalActions:
         dialog.setWindowTitle("Failure keyword")
         dialog.setLabelText("A short keyword naming what went wrong (e.g. color drift):")
         dialog.textValueSelected.connect(lambda text: self.label_feedback(row, "failure", text))
-        self.ws._keep(dialog)
+        self.ws.keep_dialog(dialog)
         dialog.open()
 
     # -- propose --------------------------------------------------------------------------
@@ -139,7 +139,7 @@ class ProposalActions:
             return None
         dialog = ProposeDialog(len(posts), self.ws, templates=self.open_templates)
         dialog.accepted.connect(lambda: self.start(dialog.endpoint(), dialog.kinds(), posts))
-        self.ws._keep(dialog)
+        self.ws.keep_dialog(dialog)
         dialog.open()
         return dialog
 
@@ -195,7 +195,7 @@ class ProposalActions:
         if self.ws.project is None:
             return None
         dialog = TemplateDialog(self.ws.project, self.ws, report=self.context.message)
-        self.ws._keep(dialog)
+        self.ws.keep_dialog(dialog)
         dialog.show()
         return dialog
 
@@ -222,7 +222,7 @@ class ProposalActions:
                     self.context.message("Cannot measure the proposals", job.error)
                 return
             dialog = ProposalReportDialog(job.future.result(), self.ws)
-            self.ws._keep(dialog)
+            self.ws.keep_dialog(dialog)
             dialog.show()
             self.report_dialog = dialog
 

@@ -73,6 +73,6 @@ class ReviewController:
         dialog = FillDialog(d.prompt, reply.text, fill_template(d.prompt, reply.text), self.ws)
         dialog.accepted.connect(
             lambda: self.ws.run(DeriveFromTemplate(d.id, reply_id, dialog.prompt.toPlainText())))
-        self.ws._keep(dialog)
+        self.ws.keep_dialog(dialog)
         dialog.open()
         return dialog

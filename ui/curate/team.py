@@ -155,7 +155,7 @@ class TeamWork:
         default = self.project.path.with_name(self.project.path.stem + "-packages")
         dialog = ShareWorkDialog(default, self.ws.filters.count.text(), self.ws)
         dialog.accepted.connect(lambda: self.share(**dialog.options()))
-        self.ws._keep(dialog)
+        self.ws.keep_dialog(dialog)
         dialog.open()
         return dialog
 

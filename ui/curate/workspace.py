@@ -10,6 +10,7 @@ from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSize, Qt
 from PySide6.QtWidgets import (
+    QDialog,
     QLabel,
     QMenu,
     QPushButton,
@@ -323,7 +324,9 @@ class CurateWorkspace(QWidget):
             self.view.reload()
         self.page_actions.update_undo()
 
-    def _keep(self, dialog: Any) -> None:
+    def keep_dialog(self, dialog: QDialog) -> None:
+        """Hold a reference to a non-modal dialog until it finishes (its controllers'
+        dialogs too: Export, fill-in, proposals, team work)."""
         self._dialogs.append(dialog)
         dialog.finished.connect(lambda *_: self._dialogs.remove(dialog)
                                 if dialog in self._dialogs else None)
