@@ -79,9 +79,10 @@ def test_draw_undo_review_and_release(window: MainWindow, qtbot, tmp_path: Path)
     assert repo.get_photo(project, photo_id).status == "reviewed"
     assert page.panel.release_button.isEnabled()
     job = page.jobs.release_current(tmp_path / "released")
-    qtbot.waitUntil(lambda: repo.get_photo(project, photo_id).status == "released",
-                    timeout=60_000)
+    # the photo is marked released inside the job; the job ends a moment later
+    qtbot.waitUntil(lambda: job.outcome != "running", timeout=60_000)
     assert job.outcome == "done"
+    assert repo.get_photo(project, photo_id).status == "released"
     out = tmp_path / "released" / "garden.png"
     data = out.read_bytes()
     assert metadata_found(data) == []
