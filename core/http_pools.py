@@ -19,9 +19,11 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import sys
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import TYPE_CHECKING
+
+from core.retry import Transient
 
 if TYPE_CHECKING:
     import httpx
@@ -85,3 +87,17 @@ class ClientPools:
         clients, self.clients = self.clients, []
         for client in clients:
             await client.aclose()
+
+
+@contextmanager
+def transport_failures(base_url: str, timeout: float) -> Iterator[None]:
+    """Turn an httpx timeout or connection failure inside the block into a
+    :class:`core.retry.Transient` that names it (both are worth another try)."""
+    import httpx
+
+    try:
+        yield
+    except httpx.TimeoutException:
+        raise Transient(f"timed out after {timeout:g} s") from None
+    except httpx.TransportError as exc:
+        raise Transient(f"cannot reach {base_url} ({type(exc).__name__}: {exc})") from None

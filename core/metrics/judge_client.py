@@ -1,8 +1,8 @@
 """OpenAI-compatible chat-completions client for VLM judges (``httpx.AsyncClient``).
 
 ``POST {base_url}/chat/completions`` with images as ``data:`` URLs.  Timeouts,
-retries on timeouts, connection errors, HTTP 408/429/5xx and malformed bodies, waiting
-as :class:`core.retry.RetryPolicy` says (exponential backoff; ``Retry-After`` in seconds
+retries on timeouts, connection errors, HTTP 408/429/5xx and malformed bodies through
+:func:`core.retry.retry_async`, waiting as :class:`core.retry.RetryPolicy` says (exponential backoff; ``Retry-After`` in seconds
 or as an HTTP date is a capped lower bound); a concurrency limit per endpoint.  Other
 4xx refusals are not retried.  Every failure is a :class:`JudgeError` with a message that
 says what went wrong, so the caller stores it for that item instead of crashing.
@@ -15,9 +15,9 @@ import base64
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from core.http_pools import ClientPools
+from core.http_pools import ClientPools, transport_failures
 from core.metrics.settings import JudgeEndpoint
-from core.retry import RetryPolicy, parse_retry_after, retryable_status
+from core.retry import GaveUp, RetryPolicy, Transient, check_status, retry_async
 
 if TYPE_CHECKING:  # httpx is imported on use: ~0.2 s that start-up need not pay
     import httpx
@@ -100,8 +100,6 @@ class JudgeClient:
 
     async def complete(self, messages: list[dict[str, Any]]) -> str:
         """Send one chat request; the assistant's text, or :class:`JudgeError`."""
-        import httpx
-
         pools = self._pools
         if pools is None:
             raise RuntimeError("use JudgeClient as an async context manager")
@@ -110,33 +108,22 @@ class JudgeClient:
                                    "max_tokens": ep.max_tokens}
         if ep.temperature is not None:
             payload["temperature"] = ep.temperature
-        attempts = self.retry.attempts
-        last = "no attempt made"
-        retry_after: float | None = None
-        for attempt in range(attempts):
-            if attempt:
-                await self._sleep(self.retry.delay(attempt, retry_after))
-            retry_after = None
-            try:
+
+        async def attempt(_n: int) -> str:
+            with transport_failures(ep.base_url, ep.timeout):
                 async with pools.slot() as client:
                     self.calls += 1
                     resp = await client.post("chat/completions", json=payload)
-            except httpx.TimeoutException:
-                last = f"timed out after {ep.timeout:g} s"
-                continue
-            except httpx.TransportError as exc:
-                last = f"cannot reach {ep.base_url} ({type(exc).__name__}: {exc})"
-                continue
-            if retryable_status(resp.status_code):
-                last = f"HTTP {resp.status_code}: {_snippet(resp.text)!r}"
-                retry_after = parse_retry_after(resp.headers.get("retry-after"))
-                continue
+            check_status(resp.status_code, resp.headers.get("retry-after"),
+                         _snippet(resp.text))
             if resp.status_code >= 400:
                 raise JudgeError(f"refused: HTTP {resp.status_code}: {_snippet(resp.text)!r}")
             try:
                 return parse_completion(resp)
             except JudgeError as exc:
-                last = str(exc)
-                continue
-        raise JudgeError(f"{ep.model}: {last} (gave up after {attempts} attempts)")
+                raise Transient(str(exc)) from None
 
+        try:
+            return await retry_async(attempt, self.retry, sleep=self._sleep)
+        except GaveUp as exc:
+            raise JudgeError(f"{ep.model}: {exc}") from None

@@ -2,7 +2,7 @@
 
 One client per run and endpoint: at most ``concurrency`` requests in flight (one
 connection each, kept alive), structured outputs (``response_format`` with the JSON
-schema) where the server takes them, retries through :mod:`core.retry` (the one policy, ADR 019),
+schema) where the server takes them, retries through :func:`core.retry.retry_async` (the one loop and policy, ADR 019),
 and a shared pause after a 429 so a rate limit is honoured by every request, not only
 the one that met it.  A response is read in chunks up to a size cap, so a hostile
 2 GB answer costs nothing but the cap.
@@ -22,8 +22,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from core.http_pools import ClientPools
-from core.retry import RetryPolicy, parse_retry_after, retryable_status
+from core.http_pools import ClientPools, transport_failures
+from core.retry import GaveUp, RetryPolicy, Transient, check_status, parse_retry_after, retry_async
 
 if TYPE_CHECKING:  # httpx is imported on use (start-up need not pay for it)
     import httpx
@@ -207,76 +207,58 @@ class ProposeClient:
     async def complete(self, messages: list[dict[str, Any]], name: str,
                        schema: dict[str, Any]) -> Answer:
         """Send one request; the answer, or :class:`ProposeError` / :class:`EndpointError`."""
-        import httpx
-
         pools = self._pools
         if pools is None:
             raise RuntimeError("use ProposeClient as an async context manager")
         ep = self.endpoint
-        attempts = self.policy.attempts
-        last = "no attempt made"
-        retry_after: float | None = None
-        tries = 0
-        while tries < attempts:
-            if tries:
-                await self._sleep(self.policy.delay(tries, retry_after))
-            tries += 1
-            retry_after = None
-            await self._gate()
-            mode = self.mode
-            payload = self._payload(messages, name, schema)
-            started = time.monotonic()
-            try:
-                async with pools.slot() as client:  # a free slot, on its own pool
-                    self.in_flight += 1
-                    self.max_in_flight = max(self.max_in_flight, self.in_flight)
-                    self.sent += 1
-                    try:
-                        status, headers, body = await self._post(client, payload)
-                    finally:
-                        self.in_flight -= 1
-            except httpx.TimeoutException:
-                last = f"timed out after {ep.timeout:g} s"
-                continue
-            except httpx.TransportError as exc:
-                last = f"cannot reach {ep.base_url} ({type(exc).__name__}: {exc})"
-                continue
-            except _TooBig as exc:
-                raise ProposeError(str(exc)) from None
-            text = body.decode("utf-8", errors="replace")
-            if status == 429:
-                self.rate_limited += 1
-                retry_after = parse_retry_after(headers.get("retry-after"))
-                wait = self.policy.delay(tries, retry_after)
-                self._resume_at = max(self._resume_at, time.monotonic() + wait)
-                retry_after = 0.0  # the gate above does the waiting
-                last = f"rate limited (HTTP 429): {_snippet(text)!r}"
-                continue
-            if retryable_status(status):
-                retry_after = parse_retry_after(headers.get("retry-after"))
-                last = f"HTTP {status}: {_snippet(text)!r}"
-                continue
-            if status >= 400:
-                if mode != "off" and ep.structured == "auto" and _rejects_format(status, text):
-                    self.mode = "json_object" if mode == "json_schema" else "off"
-                    tries -= 1  # the server told us what it cannot do: not a failed try
-                    continue
-                if status in FATAL_STATUSES:
-                    raise EndpointError(f"the endpoint refused the request: HTTP {status}: "
-                                        f"{_snippet(text)!r} (check the URL, the model name "
-                                        "and the API key)")
-                raise ProposeError(f"refused: HTTP {status}: {_snippet(text)!r}", raw=text[:2000])
-            if not 200 <= status < 300:
-                last = f"unexpected HTTP {status}"
-                continue
-            try:
-                answer = parse_body(body, ep)
-            except ProposeError as exc:
-                last = str(exc)
-                continue
-            return replace(answer, latency_ms=int(1000 * (time.monotonic() - started)),
-                           attempts=tries, structured=mode)
-        raise ProposeError(f"{last} (gave up after {attempts} attempts)")
+
+        async def attempt(tries: int) -> Answer:
+            while True:  # a response format the server cannot do is no failed try
+                await self._gate()
+                mode = self.mode
+                payload = self._payload(messages, name, schema)
+                started = time.monotonic()
+                with transport_failures(ep.base_url, ep.timeout):
+                    async with pools.slot() as client:  # a free slot, on its own pool
+                        self.in_flight += 1
+                        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+                        self.sent += 1
+                        try:
+                            status, headers, body = await self._post(client, payload)
+                        finally:
+                            self.in_flight -= 1
+                text = body.decode("utf-8", errors="replace")
+                if status == 429:  # every request waits, at the gate
+                    self.rate_limited += 1
+                    wait = self.policy.delay(tries, parse_retry_after(headers.get("retry-after")))
+                    self._resume_at = max(self._resume_at, time.monotonic() + wait)
+                    raise Transient(f"rate limited (HTTP 429): {_snippet(text)!r}")
+                check_status(status, headers.get("retry-after"), _snippet(text))
+                if status >= 400:
+                    if mode != "off" and ep.structured == "auto" and _rejects_format(status, text):
+                        self.mode = "json_object" if mode == "json_schema" else "off"
+                        continue
+                    if status in FATAL_STATUSES:
+                        raise EndpointError(f"the endpoint refused the request: HTTP {status}: "
+                                            f"{_snippet(text)!r} (check the URL, the model name "
+                                            "and the API key)")
+                    raise ProposeError(f"refused: HTTP {status}: {_snippet(text)!r}",
+                                       raw=text[:2000])
+                if not 200 <= status < 300:
+                    raise Transient(f"unexpected HTTP {status}")
+                try:
+                    answer = parse_body(body, ep)
+                except ProposeError as exc:
+                    raise Transient(str(exc)) from None
+                return replace(answer, latency_ms=int(1000 * (time.monotonic() - started)),
+                               attempts=tries, structured=mode)
+
+        try:
+            return await retry_async(attempt, self.policy, sleep=self._sleep)
+        except GaveUp as exc:
+            raise ProposeError(str(exc)) from None
+        except _TooBig as exc:
+            raise ProposeError(str(exc)) from None
 
     async def _post(self, client: httpx.AsyncClient,
                     payload: dict[str, Any]) -> tuple[int, Any, bytes]:
