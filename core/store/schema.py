@@ -20,6 +20,7 @@ from core.store.migrations import (
     m009_search,
     m010_proposals,
     m011_teamwork,
+    m012_team_merge_digest,
 )
 
 _V1 = """
@@ -200,6 +201,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _script(m009_search.SQL),
     _script(m010_proposals.SQL),
     _script(m011_teamwork.SQL),
+    _script(m012_team_merge_digest.SQL),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

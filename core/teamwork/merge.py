@@ -14,7 +14,9 @@ package's value at its last merge, else the value the package was given):
   changed it since the split): C stays, the conflict is recorded with both values.
 
 Tags merge as sets (the curator's additions and removals are applied to C), so they
-never conflict.  Merging the same package again changes nothing.
+never conflict.  Merging the same package again changes nothing; when its bytes are the
+ones last merged and verified (``team_packages.merged_digest``, ADR 144) it is not read
+or verified again.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from core.teamwork.apply import (
     apply_tags,
     unknown_images,
 )
-from core.teamwork.package import PackageError, PackageFile, read_package
+from core.teamwork.package import PackageError, PackageFile, package_digest, read_package
 from core.teamwork.values import (
     FIELDS,
     SCALARS,
@@ -99,7 +101,13 @@ def merge_packages(project: Project, paths: list[str | Path], *,
 def merge_package(project: Project, path: str | Path) -> PackageMergeResult:
     """Merge one returned package (one transaction); merging it again changes nothing."""
     path = Path(path)
+    digest = package_digest(path)
+    known = _merged_before(project, path, digest)
+    if known is not None:
+        return known
     found = read_package(path)
+    if digest is not None and package_digest(path) != digest:
+        digest = None  # it changed while it was read: what was verified has no digest
     name = path.name
     split = project.conn.execute("SELECT id, name, secret FROM team_splits WHERE uid = ?",
                                  (found.meta.get("split_uid"),)).fetchone()
@@ -122,7 +130,27 @@ def merge_package(project: Project, path: str | Path) -> PackageMergeResult:
         sid, sha = next(iter(missing.items()))
         raise TeamMergeError(f"{name}: sample {sid} uses image {sha[:12]}…, which the project "
                              "does not have; nothing merged")
-    return _merge(project, found, replayed, curator, split[1], merged_position)
+    return _merge(project, found, replayed, curator, split[1], merged_position, digest)
+
+
+def _merged_before(project: Project, path: Path, digest: str | None
+                   ) -> PackageMergeResult | None:
+    """"Already merged" for the very bytes last merged and verified, when merging them
+    again would change nothing in the project: none of the package's samples has left it
+    and no merge of it derived samples (a derived sample deleted since would be made
+    again).  None: read and verify the package."""
+    if digest is None:
+        return None
+    row = project.conn.execute(
+        "SELECT p.package_uid, p.curator FROM team_packages p WHERE p.merged_digest = ? "
+        "AND p.merged_position IS NOT NULL "
+        "AND NOT EXISTS (SELECT 1 FROM team_assignments a LEFT JOIN samples s ON s.id = "
+        "a.sample_id WHERE a.package_uid = p.package_uid AND s.id IS NULL) "
+        "AND NOT EXISTS (SELECT 1 FROM team_merges m WHERE m.package_uid = p.package_uid "
+        "AND m.created > 0)", (digest,)).fetchone()
+    if row is None:
+        return None
+    return PackageMergeResult(str(path), row[1], row[0], 0, 0, 0, True)
 
 
 def _check_copy(found: PackageFile, name: str, position: int | None, last: str | None,
@@ -219,7 +247,8 @@ def _plan(found: PackageFile, replayed: Replayed, current: dict[str, Values],
 
 
 def _merge(project: Project, found: PackageFile, replayed: Replayed, curator: str,
-           split_name: str, merged_position: int | None) -> PackageMergeResult:
+           split_name: str, merged_position: int | None,
+           digest: str | None) -> PackageMergeResult:
     uid = found.uid
     present = read_values(project.conn, list(found.current))
     warnings = [f"sample {sid} is no longer in the project; its edits were not merged"
@@ -234,6 +263,10 @@ def _merge(project: Project, found: PackageFile, replayed: Replayed, curator: st
     plan = _plan(found, replayed, present, stored, overlap, ids, set())
     position = len(found.audit)
     if plan.empty() and not to_create and merged_position == position:
+        if digest is not None and not warnings:  # recognise these bytes next time
+            with project.transaction() as conn:
+                conn.execute("UPDATE team_packages SET merged_digest = ? WHERE package_uid = ?",
+                             (digest, uid))
         return PackageMergeResult(str(found.path), curator, uid, 0, 0, 0, True,
                                   tuple(warnings))
     at = now_iso()
@@ -258,8 +291,9 @@ def _merge(project: Project, found: PackageFile, replayed: Replayed, curator: st
         conn.executemany("INSERT OR REPLACE INTO team_values(package_uid, sample_id, field, "
                          "value, base) VALUES (?, ?, ?, ?, ?)", [(uid, *v) for v in plan.values])
         conn.execute("UPDATE team_packages SET merged_position = ?, merged_mac = ?, "
-                     "merged_at = ? WHERE package_uid = ?",
-                     (position, found.chain[2] if found.chain else None, at, uid))
+                     "merged_at = ?, merged_digest = ? WHERE package_uid = ?",
+                     (position, found.chain[2] if found.chain else None, at,
+                      None if warnings else digest, uid))
         conn.execute("INSERT INTO team_merges(package_uid, path, applied, conflicts, created, "
                      "merged_at, actor) VALUES (?, ?, ?, ?, ?, ?, ?)",
                      (uid, str(found.path), applied, len(plan.conflicts), len(created), at,

@@ -223,6 +223,24 @@ class PackageFile:
         return self.meta.get("curator", "")
 
 
+def package_digest(path: Path) -> str | None:
+    """SHA-256 over a package file's bytes and those of its ``-wal`` file beside it (if
+    any): the same digest means the same content.  None when the file cannot be read."""
+    total = hashlib.sha256()
+    try:
+        for part in (path, path.with_name(path.name + "-wal")):
+            try:
+                with open(part, "rb") as fh:
+                    total.update(hashlib.file_digest(fh, "sha256").digest())
+            except FileNotFoundError:
+                if part == path:
+                    return None
+                total.update(b"no wal")
+    except OSError:
+        return None
+    return total.hexdigest()
+
+
 def read_package(path: Path) -> PackageFile:
     """Read ``path`` read-only (nothing beside it is created or changed); PackageError when
     it is not a curator package Winnow can read."""

@@ -132,10 +132,12 @@ def test_an_older_project_is_migrated_and_proposed_on(tmp_path: Path, server) ->
     project, _ = create_demo_project(tmp_path / "demo.winnow", ratings=False)
     path = project.path
     # back to the schema before m010: drop its objects and those of every later migration
-    # (m011, team curation), as an older Winnow left the file
+    # (m011, team curation; m012, a column of its team_packages), as an older Winnow left
+    # the file
     from core.store.schema import SCHEMA_VERSION
 
-    later = {"m011_teamwork": "team_%"}  # migrations after m010: their objects' names
+    # migrations after m010: their objects' names
+    later = {"m011_teamwork": "team_%", "m012_team_merge_digest": "team_%"}
     with project.transaction() as conn:
         for kind, name in conn.execute(
                 "SELECT type, name FROM sqlite_master WHERE name LIKE 'proposal%' OR "
