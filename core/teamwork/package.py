@@ -225,12 +225,21 @@ class PackageFile:
 
 def package_digest(path: Path) -> str | None:
     """SHA-256 over a package file's bytes and those of its ``-wal`` file beside it (if
-    any): the same digest means the same content.  None when the file cannot be read."""
+    any): the same digest means the same content.  None when the file cannot be read or
+    is no Winnow file (its header says so: a large stranger is not hashed)."""
+    from core.store.project import APPLICATION_ID
+
     total = hashlib.sha256()
     try:
         for part in (path, path.with_name(path.name + "-wal")):
             try:
                 with open(part, "rb") as fh:
+                    if part == path:
+                        head = fh.read(100)
+                        if (len(head) < 100 or not head.startswith(b"SQLite format 3\0")
+                                or int.from_bytes(head[68:72], "big") != APPLICATION_ID):
+                            return None
+                        fh.seek(0)
                     total.update(hashlib.file_digest(fh, "sha256").digest())
             except FileNotFoundError:
                 if part == path:

@@ -128,9 +128,10 @@ def test_a_package_that_derived_samples_is_always_read(team, monkeypatch) -> Non
     assert reads.paths == [alice]  # a derived sample deleted since would be made again
 
 
-def test_package_digest_covers_the_wal_and_a_missing_file(tmp_path: Path) -> None:
+def test_package_digest_covers_the_wal_and_a_missing_file(team, tmp_path: Path) -> None:
+    _project, alice = team
     main = tmp_path / "p.winnow"
-    main.write_bytes(b"database")
+    main.write_bytes(alice.read_bytes())
     plain = package_digest(main)
     (tmp_path / "p.winnow-wal").write_bytes(b"frames")
     with_wal = package_digest(main)
@@ -138,6 +139,9 @@ def test_package_digest_covers_the_wal_and_a_missing_file(tmp_path: Path) -> Non
     (tmp_path / "p.winnow-wal").write_bytes(b"frameS")
     assert package_digest(main) not in (plain, with_wal)
     assert package_digest(tmp_path / "missing.winnow") is None
+    stranger = tmp_path / "video.winnow"  # not hashed: its header is not a Winnow file's
+    stranger.write_bytes(b"\0" * 4096)
+    assert package_digest(stranger) is None
 
 
 def test_a_project_merged_by_the_previous_schema_migrates_and_re_merges(team) -> None:
