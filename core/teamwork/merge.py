@@ -22,6 +22,7 @@ or verified again.
 from __future__ import annotations
 
 import json
+import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -263,10 +264,8 @@ def _merge(project: Project, found: PackageFile, replayed: Replayed, curator: st
     plan = _plan(found, replayed, present, stored, overlap, ids, set())
     position = len(found.audit)
     if plan.empty() and not to_create and merged_position == position:
-        if digest is not None and not warnings:  # recognise these bytes next time
-            with project.transaction() as conn:
-                conn.execute("UPDATE team_packages SET merged_digest = ? WHERE package_uid = ?",
-                             (digest, uid))
+        if digest is not None and not warnings:
+            _remember(project, uid, digest)
         return PackageMergeResult(str(found.path), curator, uid, 0, 0, 0, True,
                                   tuple(warnings))
     at = now_iso()
@@ -304,6 +303,17 @@ def _merge(project: Project, found: PackageFile, replayed: Replayed, curator: st
                        "created": len(created), "warnings": warnings})
     return PackageMergeResult(str(found.path), curator, uid, applied, len(plan.conflicts),
                               len(created), False, tuple(warnings))
+
+
+def _remember(project: Project, uid: str, digest: str) -> None:
+    """Record the digest of bytes found already merged, so the next re-merge skips them;
+    best effort (a full disk must not fail a merge that had nothing to write)."""
+    try:
+        with project.transaction() as conn:
+            conn.execute("UPDATE team_packages SET merged_digest = ? WHERE package_uid = ?",
+                         (digest, uid))
+    except sqlite3.Error:
+        pass
 
 
 def _absorb(plan: _Plan, more: _Plan) -> None:

@@ -161,3 +161,24 @@ def test_a_project_merged_by_the_previous_schema_migrates_and_re_merges(team) ->
         assert merge_package(reopened, alice).already
         assert state(reopened) == before
         assert _digest(reopened, alice) == package_digest(alice)
+
+
+def test_a_full_disk_never_fails_a_re_merge_that_has_nothing_to_write(team,
+                                                                     monkeypatch) -> None:
+    import sqlite3
+    from contextlib import contextmanager
+
+    project, alice = team
+    merge_package(project, alice)
+    project.conn.execute("UPDATE team_packages SET merged_digest = NULL")  # merged before m012
+
+    @contextmanager
+    def full_disk():  # type: ignore[no-untyped-def]
+        raise sqlite3.OperationalError("database or disk is full")
+        yield
+
+    monkeypatch.setattr(project, "transaction", full_disk)
+    before = state(project)
+    results, refused = merge_packages(project, [alice])
+    assert refused == [] and results[0].already
+    assert state(project) == before and _digest(project, alice) is None
