@@ -38,39 +38,31 @@ rgb = np.asarray(src.resize((width, round(src.height * width / src.width)), Imag
 faces.hog_faces(rgb[:64, :64])  # load the detector outside the measurement
 out = {}
 
+
+def longest_gap(target, *args):
+    # run target(*args) in a worker; the longest gap between this thread's 1 ms wake-ups
+    worker = threading.Thread(target=target, args=args)
+    longest, last = 0.0, time.perf_counter()
+    worker.start()
+    while worker.is_alive():
+        time.sleep(0.001)
+        now = time.perf_counter()
+        longest, last = max(longest, now - last), now
+    worker.join()
+    return longest
+
+
 def work():
     t, c = time.perf_counter(), time.thread_time()
     found = faces.hog_faces(rgb)
     out.update(wall=time.perf_counter() - t, cpu=time.thread_time() - c, faces=len(found))
 
-worker = threading.Thread(target=work)
-longest, last = 0.0, time.perf_counter()
-worker.start()
-while worker.is_alive():
-    time.sleep(0.001)
-    now = time.perf_counter()
-    longest, last = max(longest, now - last), now
-worker.join()
-out["longest_gap"] = longest
-# the floor: the same loop while a worker only sleeps as long (the machine's own jitter)
-worker = threading.Thread(target=time.sleep, args=(out["wall"],))
-longest, last = 0.0, time.perf_counter()
-worker.start()
-while worker.is_alive():
-    time.sleep(0.001)
-    now = time.perf_counter()
-    longest, last = max(longest, now - last), now
-out["floor"] = longest
+
+out["longest_gap"] = longest_gap(work)
+# the floor: a worker that only sleeps as long (the machine's own scheduling jitter)
+out["floor"] = longest_gap(time.sleep, out["wall"])
 # the probe's check: a worker that does hold the GIL (list.sort of 2M floats, one C call)
-values = list(np.random.default_rng(0).random(2_000_000))
-worker = threading.Thread(target=values.sort)
-longest, last = 0.0, time.perf_counter()
-worker.start()
-while worker.is_alive():
-    time.sleep(0.001)
-    now = time.perf_counter()
-    longest, last = max(longest, now - last), now
-out["control"] = longest
+out["control"] = longest_gap(list(np.random.default_rng(0).random(2_000_000)).sort)
 print(json.dumps(out))
 """
 
