@@ -2,9 +2,9 @@
 
 One client per run and endpoint: at most ``concurrency`` requests in flight (one
 connection each, kept alive), structured outputs (``response_format`` with the JSON
-schema) where the server takes them, retries through :func:`core.retry.retry_async` (the one loop and policy, ADR 019),
-and a shared pause after a 429 so a rate limit is honoured by every request, not only
-the one that met it.  A response is read in chunks up to a size cap, so a hostile
+schema) where the server takes them, retries through :func:`core.retry.retry_async`
+(the one loop and policy, ADRs 019 and 143), and a shared pause after a 429 so a rate
+limit is honoured by every request, not only the one that met it.  A response is read in chunks up to a size cap, so a hostile
 2 GB answer costs nothing but the cap.
 
 Outcomes: an :class:`Answer` (the assistant text, tokens, cost), a
