@@ -372,8 +372,10 @@ def _session_paths(name: str, raters: int, out_dir: str | Path) -> list[Path]:
 
 
 def _safe(name: str) -> str:
+    """A file-name part for a session name, at most 100 characters (a 300-character name
+    made every rater file's name too long for the file system)."""
     keep = "".join(c if c.isalnum() or c in "-_." else "-" for c in name.strip())
-    return keep.strip("-.") or "session"
+    return keep.strip("-.")[:100].strip("-.") or "session"
 
 
 def _chunks(items: list[Any], size: int) -> list[list[Any]]:

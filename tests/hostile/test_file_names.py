@@ -1,0 +1,28 @@
+"""File names Winnow derives from user text (session names): portable, never a path."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "rating"))
+from rating_helpers import build_project, make_session  # noqa: E402
+
+
+@pytest.mark.parametrize("name", ["x" * 300, "é" * 200, "../../evil", "a/b\\c", "CON", "..",
+                                  "a\nb\x00c"])
+def test_session_files_stay_in_the_folder_with_a_short_name(tmp_path: Path, name: str) -> None:
+    """A 300-character session name failed with 'File name too long'."""
+    project = build_project(tmp_path / "p.winnow", n_samples=2)
+    try:
+        files = make_session(project, tmp_path / "out", "ranking", name=name, raters=1,
+                             sample_ids=("s000", "s001"))
+    finally:
+        project.close()
+    assert [f.parent for f in files] == [tmp_path / "out"]
+    for f in files:
+        assert f.is_file() and len(f.name.encode()) <= 255
+        assert "/" not in f.name and "\\" not in f.name and "\x00" not in f.name
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(f.name for f in files)
