@@ -1,0 +1,63 @@
+"""A pipe, a device or a socket given where a rater file or a curator package belongs:
+refused at once, naming it. Opening a pipe to read it waited for a writer for ever
+(`winnow session merge`, `session audit`, `curate merge`, the rater view)."""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.rating.audit import audit_file
+from core.rating.merge import merge_files
+from core.rating.returned import check_rateable
+from core.rating.session_file import SessionFileError
+from core.store import Project
+from core.teamwork.merge import merge_packages
+
+
+def _special(tmp_path: Path, kind: str) -> Path:
+    path = tmp_path / f"x-{kind}.winnow-session"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "socket":
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind(str(path))
+        sock.close()
+    else:
+        path = Path("/dev/zero")
+    return path
+
+
+def _merge(project: Project, path: Path) -> list[str]:
+    return merge_files(project, [path])[1]
+
+
+def _curate(project: Project, path: Path) -> list[str]:
+    return merge_packages(project, [path])[1]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("kind", ["fifo", "socket", "device"])
+@pytest.mark.parametrize("merge", [_merge, _curate], ids=["session", "curate"])
+def test_merges_refuse_special_files(tmp_path: Path, kind: str,
+                                     merge: Callable[[Project, Path], list[str]]) -> None:
+    path = _special(tmp_path, kind)
+    with Project.create(tmp_path / "p.winnow") as project:
+        refused = merge(project, path)
+    assert len(refused) == 1 and path.name in refused[0]
+    assert "not a regular file" in refused[0]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+@pytest.mark.parametrize("check", [audit_file, check_rateable])
+def test_audit_and_rater_view_refuse_special_files(tmp_path: Path, kind: str,
+                                                   check: Callable[[Path], Any]) -> None:
+    path = _special(tmp_path, kind)
+    with pytest.raises(SessionFileError, match="not a regular file"):
+        check(path)
