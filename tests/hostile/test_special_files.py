@@ -61,3 +61,17 @@ def test_audit_and_rater_view_refuse_special_files(tmp_path: Path, kind: str,
     path = _special(tmp_path, kind)
     with pytest.raises(SessionFileError, match="not a regular file"):
         check(path)
+
+
+def test_anonymize_scan_skips_a_pipe_among_photos(tmp_path: Path) -> None:
+    """`winnow anonymize DIR` read a pipe named x.jpg and waited for ever."""
+    from core.imaging.batch import scan
+
+    (tmp_path / "in").mkdir()
+    os.mkfifo(tmp_path / "in" / "x.jpg")
+    (tmp_path / "in" / "y.jpg").write_bytes(b"\xff\xd8 not really")
+    os.symlink(tmp_path / "gone.jpg", tmp_path / "in" / "z.jpg")  # dangling: a read error
+    photos, skipped = scan(tmp_path / "in", tmp_path / "out")
+    assert photos == [Path("y.jpg"), Path("z.jpg")]
+    assert skipped == [{"file": "x.jpg", "reason": "not a regular file (a pipe, a device or "
+                        "a socket); nothing was written"}]
