@@ -75,3 +75,24 @@ def test_anonymize_scan_skips_a_pipe_among_photos(tmp_path: Path) -> None:
     assert photos == [Path("y.jpg"), Path("z.jpg")]
     assert skipped == [{"file": "x.jpg", "reason": "not a regular file (a pipe, a device or "
                         "a socket); nothing was written"}]
+
+
+def test_output_import_names_a_pipe_instead_of_ignoring_it(tmp_path: Path) -> None:
+    """A pipe named <model>/<sample>.png was left out without a word."""
+    from core.ingest.outputs import import_outputs
+    from core.store.project import now_iso
+
+    (tmp_path / "out" / "m1").mkdir(parents=True)
+    os.mkfifo(tmp_path / "out" / "m1" / "s1.png")
+    os.symlink(tmp_path / "gone.png", tmp_path / "out" / "m1" / "s2.png")
+    with Project.create(tmp_path / "p.winnow") as project:
+        with project.transaction() as conn:
+            for sid in ("s1", "s2"):
+                conn.execute("INSERT INTO samples(id, prompt, original_prompt, split, "
+                             "quality, created_at, modified_at) VALUES (?,?,?,?,?,?,?)",
+                             (sid, "p", "p", "text-to-image", "Benchmark", now_iso(),
+                              now_iso()))
+        report = import_outputs(project, tmp_path / "out")
+    errors = {e["file"]: e["error"] for e in report.errors}
+    assert set(errors) == {"m1/s1.png", "m1/s2.png"} and report.imported == 0
+    assert "not a regular file" in errors["m1/s1.png"]
