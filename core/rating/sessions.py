@@ -188,7 +188,7 @@ def write_session_files(project: Project, name: str, out_dir: str | Path, *,
         "SELECT slot FROM rating_files WHERE session_id = ? ORDER BY rowid", (session.id,))]
     targets = {slot: out_dir / f"{_safe(name)}-{slot}{sf.SUFFIX}" for slot in slots}
     for target in targets.values():
-        if target.exists():
+        if target.exists() or target.is_symlink():  # a dangling link too: never replaced
             raise FileExistsError(f"{target} already exists; choose an empty folder")
     total = project.conn.execute("SELECT count(*) FROM rating_tasks WHERE session_id = ?",
                                  (session.id,)).fetchone()[0]

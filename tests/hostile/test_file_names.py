@@ -26,3 +26,20 @@ def test_session_files_stay_in_the_folder_with_a_short_name(tmp_path: Path, name
         assert f.is_file() and len(f.name.encode()) <= 255
         assert "/" not in f.name and "\\" not in f.name and "\x00" not in f.name
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(f.name for f in files)
+
+
+def test_a_dangling_link_named_like_a_rater_file_is_refused_up_front(tmp_path: Path) -> None:
+    """It failed late with '[Errno 17] File exists (not replaced)'; now the same clear
+    refusal as for an existing file, and the link is left alone."""
+    import os
+
+    out = tmp_path / "out"
+    out.mkdir()
+    os.symlink(tmp_path / "nowhere", out / "ranking-R1.winnow-session")
+    project = build_project(tmp_path / "p.winnow", n_samples=2)
+    try:
+        with pytest.raises(FileExistsError, match="already exists; choose an empty folder"):
+            make_session(project, out, "ranking", raters=1, sample_ids=("s000", "s001"))
+    finally:
+        project.close()
+    assert os.readlink(out / "ranking-R1.winnow-session") == str(tmp_path / "nowhere")
