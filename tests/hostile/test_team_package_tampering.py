@@ -47,6 +47,10 @@ REFUSED: dict[str, tuple[Callable[[Path], None], str]] = {
                   "sample s1: its tags"),
     "notes_set": (_sql("UPDATE samples SET notes = '=cmd' WHERE id = 's1'"),
                   "sample s1: its notes"),
+    "prompt_blob": (_sql("UPDATE samples SET prompt = CAST(prompt AS BLOB) WHERE id = 's1'"),
+                    "sample s1: its prompt"),
+    "audit_blob": (_sql("UPDATE audit_log SET new = CAST(new AS BLOB)"),
+                   "changed, added or moved"),
     "box_moved": (_sql("UPDATE sample_images SET bbox_x = 1, bbox_y = 1, bbox_w = 2, "
                        "bbox_h = 2 WHERE sample_id = 's1'"), "sample s1: its images"),
 }
@@ -71,7 +75,7 @@ def team(tmp_path: Path) -> Iterator[tuple[Any, Path, Path]]:
 def test_tampered_package_is_refused_naming_the_file(team: Any, case: str) -> None:
     project, alice, bob = team
     tamper, reason = REFUSED[case]
-    if case in ("sample_deleted", "tag_added", "notes_set", "box_moved"):
+    if case in ("sample_deleted", "tag_added", "notes_set", "box_moved", "prompt_blob"):
         conn = sqlite3.connect(alice)  # the sample must be Alice's for the check to apply
         assert conn.execute("SELECT count(*) FROM samples WHERE id = 's1'").fetchone()[0] == 1
         conn.close()
