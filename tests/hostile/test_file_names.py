@@ -43,3 +43,13 @@ def test_a_dangling_link_named_like_a_rater_file_is_refused_up_front(tmp_path: P
     finally:
         project.close()
     assert os.readlink(out / "ranking-R1.winnow-session") == str(tmp_path / "nowhere")
+
+
+@pytest.mark.parametrize("name", ["../../evil", "a/b\\c", "CON", "x" * 300, "a\x00b",
+                                  "Zoë O'Brien", "..", "<script>"])
+def test_curator_package_names_are_portable(name: str) -> None:
+    from core.teamwork.split import file_stem
+
+    stem = file_stem(name)
+    assert stem and len(stem) <= 40 and stem == stem.lower()
+    assert all(c.isascii() and (c.isalnum() or c == "-") for c in stem), stem
