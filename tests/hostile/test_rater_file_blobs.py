@@ -5,7 +5,6 @@ instead of stopping with a traceback (json: 'Object of type bytes', on meta valu
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,6 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "rating"))
 import tamper_helpers as th  # noqa: E402
-from rating_helpers import build_project, make_session  # noqa: E402
 
 from core.rating.audit import audit_file  # noqa: E402
 from core.rating.merge import merge_files  # noqa: E402
@@ -33,16 +31,6 @@ CASES = {
     "meta_settings": "UPDATE meta SET value = CAST(value AS BLOB) WHERE key = 'settings'",
     "options": "UPDATE tasks SET options = CAST(options AS BLOB)",
 }
-
-
-@pytest.fixture
-def rated(tmp_path: Path) -> Iterator[tuple[Any, list[Path]]]:
-    project = build_project(tmp_path / "r.winnow")
-    files = make_session(project, tmp_path / "out", "side_by_side")
-    th.rate_all(files[0], "Ada")
-    th.rate_all(files[1], "Bob")
-    yield project, files
-    project.close()
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

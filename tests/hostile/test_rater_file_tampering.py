@@ -9,7 +9,7 @@ import json
 import sqlite3
 import sys
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,6 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "rating"))
 import tamper_helpers as th  # noqa: E402
-from rating_helpers import build_project, make_session  # noqa: E402
 
 from core.rating.merge import merge_files  # noqa: E402
 
@@ -88,16 +87,6 @@ REFUSED: dict[str, tuple[Callable[[Path, Path], None], str]] = {
     "null_macs": (null_macs, "does not match"),
     "options_reversed": (options_reversed, "its tasks differ"),
 }
-
-
-@pytest.fixture
-def rated(tmp_path: Path) -> Iterator[tuple[Any, list[Path]]]:
-    project = build_project(tmp_path / "r.winnow")
-    files = make_session(project, tmp_path / "out", "side_by_side")
-    th.rate_all(files[0], "Ada")
-    th.rate_all(files[1], "Bob")
-    yield project, files
-    project.close()
 
 
 def _merged(project: Any) -> dict[str, int]:
