@@ -22,13 +22,16 @@ def open_readonly(path: Path, error: type[Exception] = ValueError,
                   noun: str = "Winnow file") -> Iterator[sqlite3.Connection]:
     """A read-only connection that creates, locks and changes nothing beside the file.
 
-    A folder or an unreadable file raises ``error`` naming it (``noun`` says what was
+    A folder, a pipe, a device or an unreadable file raises ``error`` naming it (``noun`` says what was
     expected); a missing one raises :class:`FileNotFoundError`.
     """
     if not path.exists():
         raise FileNotFoundError(f"no {noun} at {path}")
     if path.is_dir():
         raise error(f"{path.name} is a folder, not a {noun}")
+    if not path.is_file():  # opening a pipe to read waited for a writer, for ever
+        raise error(f"{path.name} is not a regular file (a pipe, a device or a socket), "
+                    f"not a {noun}")
     try:
         with open(path, "rb") as fh:
             fh.read(1)

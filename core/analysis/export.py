@@ -21,6 +21,7 @@ from typing import Any
 
 from core import __version__
 from core.analysis.results import Analysis, Table
+from core.csv_cells import safe_row
 from core.export_folder import ExportFolder, check_folder_target
 
 REPORT_NAME = "report.html"
@@ -53,11 +54,11 @@ def csv_name(section_key: str, table: Table) -> str:
 def table_csv(table: Table) -> str:
     """A table as CSV text: numbers at full precision, empty for "nothing to count"."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(table.columns)
+    writer = csv.writer(out)  # RFC 4180 rows (\r\n), so a cell holding a bare CR is quoted
+    writer.writerow(safe_row(table.columns))
     for row in table.rows:
-        writer.writerow(["" if v is None else (repr(float(v)) if isinstance(v, float) else v)
-                         for v in row])
+        writer.writerow(safe_row("" if v is None else (repr(float(v)) if isinstance(v, float)
+                                                       else v) for v in row))
     return out.getvalue()
 
 

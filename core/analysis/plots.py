@@ -30,9 +30,23 @@ BLUE = "#2f6db5"
 GREY = "#8a8f98"
 
 
+#: Longest user text a chart label shows; longer names keep their start and end.
+LABEL_MAX = 48
+
+
 def plain(text: Any) -> str:
-    """User text for a matplotlib label (no mathtext)."""
-    return str(text).replace("$", r"\$")
+    """User text for a matplotlib label: no mathtext, control characters as spaces, and
+    at most :data:`LABEL_MAX` characters (a 5,000-character model name collapsed the axes
+    to nothing); the tables beside the chart keep the whole text."""
+    s = "".join(c if c.isprintable() else " " for c in str(text))
+    if len(s) > LABEL_MAX:
+        s = f"{s[:LABEL_MAX - 18]}…{s[-17:]}"
+    return s.replace("$", r"\$")
+
+
+def _label_inches(labels: Any, points: float = 9) -> float:
+    """About how wide the longest of ``labels`` is drawn, in inches (for figure sizes)."""
+    return max((len(plain(x)) for x in labels), default=0) * points * 0.8 / 72
 
 
 def _figure(width: float, height: float) -> Figure:
@@ -61,7 +75,8 @@ def elo_figure(chart: EloChart) -> Figure:
     order = sorted(models, key=lambda m: mean[m])  # worst at the bottom
     pos = {m: k for k, m in enumerate(order)}
     n = len(chart.panels)
-    fig = _figure(6.4 if n == 1 else 7.2, max(2.6, (0.36 + 0.12 * (n - 1)) * len(order) + 1.5))
+    fig = _figure((6.4 if n == 1 else 7.2) + max(0.0, _label_inches(order) - 1.0),
+                  max(2.6, (0.36 + 0.12 * (n - 1)) * len(order) + 1.5))
     ax = fig.subplots()
     width = 0.0 if n == 1 else min(0.6, 0.22 * (n - 1))
     for k, panel in enumerate(chart.panels):
@@ -145,8 +160,8 @@ def heatmap_figure(chart: HeatmapChart) -> Figure:
     first = chart.panels[0]
     rows, cols = _grid(len(chart.panels), 2)
     cell_w = max(0.6, min(1.1, 8.0 / max(1, len(first.cols))))
-    width = min(14, cols * (len(first.cols) * cell_w + 2.2) + 1.0)
-    height = rows * (0.36 * len(first.rows) + 1.7)
+    width = min(14, cols * (len(first.cols) * cell_w + 2.2 + _label_inches(first.rows)) + 1.0)
+    height = rows * (0.36 * len(first.rows) + 1.7 + 0.6 * _label_inches(first.cols))
     fig = _figure(width, max(2.6, height))
     axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()
     cmap = colormaps["viridis"].with_extremes(bad="#e6e6e6")

@@ -18,6 +18,12 @@ class ImageUnavailable(Exception):
     """An image of a sample cannot be shown or exported (missing, never fetched, unreadable)."""
 
 
+class UnexportableSample(ImageUnavailable):
+    """A sample holds binary data where text belongs (a BLOB stored with sqlite3): it is
+    shown, read as UTF-8, but not exported until a curator fixes it (exports skip and name
+    it, as they do a sample whose image is unavailable)."""
+
+
 @dataclass(frozen=True)
 class PostInfo:
     """A post as the sample view shows it (text is plain text, never HTML)."""
@@ -99,6 +105,8 @@ class SampleDetail:
     images: list[ImageItem]
     derived_from: dict[str, Any] | None
     derived: list[str]
+    #: fields that held binary data instead of text (changed outside Winnow), shown decoded
+    damaged: tuple[str, ...] = ()
 
     @property
     def prompt_modified(self) -> bool:
@@ -114,13 +122,24 @@ def load_sample(project: Project, sample_id: str) -> SampleDetail:
         "review_status, notes, modified_at FROM samples WHERE id = ?", (sample_id,)).fetchone()
     if row is None:
         raise KeyError(f"no sample {sample_id!r}")
+    damaged = [name for name, v in zip(_SAMPLE_FIELDS, row, strict=True)
+               if isinstance(v, bytes)]
+    row = tuple(_plain(v) for v in row)
     post_id = row[1]
     post = _post(project, post_id) if post_id else None
+    if post_id and (conn.execute(f"SELECT {_POST_BLOBS} FROM posts WHERE id = ?",
+                                 (post_id,)).fetchone() or (0,))[0]:
+        damaged.append("post")
     tags = [r[0] for r in conn.execute(
         "SELECT tag FROM sample_tags WHERE sample_id = ? ORDER BY tag", (sample_id,))]
     feedback = [(r[0], r[1]) for r in conn.execute(
         "SELECT post_id, text FROM feedback WHERE sample_id = ? ORDER BY position",
         (sample_id,))]
+    damaged += [name for name, values in (("tags", tags), ("community_feedback",
+                                                           [t for _, t in feedback]))
+                if any(isinstance(v, bytes) for v in values)]
+    tags = [_plain(t) for t in tags]
+    feedback = [(_plain(p), _plain(t)) for p, t in feedback]
     link = conn.execute(
         "SELECT kind, source_sample_id, template_post_id, completion_post_id FROM sample_links "
         "WHERE sample_id = ?", (sample_id,)).fetchone()
@@ -137,7 +156,26 @@ def load_sample(project: Project, sample_id: str) -> SampleDetail:
         ancestors=_ancestors(project, post) if post else [],
         replies=_replies(project, post_id) if post_id else [],
         feedback=feedback, images=load_images(project, sample_id, post_id),
-        derived_from=derived_from, derived=derived)
+        derived_from=derived_from, derived=derived,
+        damaged=tuple(damaged))
+
+
+def check_exportable(d: SampleDetail) -> None:
+    """:class:`UnexportableSample` naming the fields of ``d`` that hold binary data."""
+    if d.damaged:
+        raise UnexportableSample(
+            f"binary data instead of text in: {', '.join(d.damaged)} (changed outside "
+            "Winnow, e.g. with sqlite3); correct it in Curate")
+
+
+_SAMPLE_FIELDS = ("id", "post_id", "prompt", "original_prompt", "quality", "split",
+                  "is_screenshot", "review_status", "notes", "modified_at")
+
+
+def _plain(value: Any) -> Any:
+    """Text as Winnow stores it; a BLOB stored with sqlite3 read as UTF-8 (shown, never
+    a crash of the view)."""
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
 
 
 def load_images(project: Project, sample_id: str, post_id: str | None) -> list[ImageItem]:
@@ -224,7 +262,11 @@ def sample_history(project: Project, sample_id: str, limit: int = 500) -> list[d
 _POST_COLS = "id, author, timestamp, text, url, keyword, engagement, parent_id"
 
 
+_POST_BLOBS = " OR ".join(f"typeof({c}) = 'blob'" for c in _POST_COLS.split(", "))
+
+
 def _to_post(r: Any) -> PostInfo:
+    r = [_plain(v) for v in r]
     return PostInfo(id=r[0], author=r[1] or "", timestamp=r[2] or "", text=r[3] or "",
                     url=r[4] or "", keyword=r[5] or "", engagement=_loads(r[6]) or {},
                     parent_id=r[7])

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.curate.detail import ImageUnavailable, image_bytes, load_sample
+from core.curate.detail import ImageUnavailable, check_exportable, image_bytes, load_sample
 from core.export_folder import ExportFolder
 from core.jobs import JobState
 from core.selection import SampleFilter
@@ -128,6 +128,7 @@ def _export_one(project: Project, sid: str, used: set[str]
     """The sample's JSON line and its image files ``(relative path, bytes)``, all decoded
     before anything is written (ImageUnavailable leaves nothing behind)."""
     d = load_sample(project, sid)
+    check_exportable(d)
     rows = project.conn.execute(
         "SELECT role, position, ref, sha256, bbox_x, bbox_y, bbox_w, bbox_h, error "
         "FROM sample_images WHERE sample_id = ? AND role IN ('input', 'output') "

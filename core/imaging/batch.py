@@ -59,7 +59,10 @@ def scan(in_dir: Path, out_dir: Path) -> tuple[list[Path], list[dict[str, str]]]
                 continue
             rel = (base / name).relative_to(in_dir)
             suffix = rel.suffix.lower()
-            if suffix in accepted:
+            if (base / name).exists() and not (base / name).is_file():  # a pipe: read for ever
+                skipped.append({"file": rel.as_posix(), "reason": "not a regular file (a "
+                                "pipe, a device or a socket); nothing was written"})
+            elif suffix in accepted:
                 photos.append(rel)
             else:
                 skipped.append({"file": rel.as_posix(), "reason": _why_skipped(suffix)})

@@ -38,6 +38,8 @@ class LocalRoot:
 
     def resolve(self, source: str) -> Path:
         """The real file ``source`` (relative to the JSONL's folder) names, or ImageError."""
+        if "\x00" in source:  # os.path.realpath raised ValueError, ending the whole import
+            raise ImageError("refused: a file path cannot hold a NUL character")
         real = Path(os.path.realpath(self.base / source))
         if real != self.root and self.root not in real.parents:
             where = (f"the image folder {self.root}" if self.named

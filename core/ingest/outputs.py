@@ -54,7 +54,7 @@ def import_outputs(project: Project, root: str | Path, *, models: list[str] | No
             raise FileNotFoundError(f"no folder for model(s) {', '.join(absent)} in {root}")
         folders = [p for p in folders if p.name in models]
     files = [(folder.name, f) for folder in folders for f in sorted(folder.iterdir())
-             if f.is_file() and not f.name.startswith(".")]
+             if not f.is_dir() and not f.name.startswith(".")]  # a pipe is named, not skipped
     state.set_total(len(files))
     present: dict[str, set[str]] = {folder.name: set() for folder in folders}
     seen: dict[str, set[str]] = {folder.name: set() for folder in folders}  # errors too
@@ -65,6 +65,10 @@ def import_outputs(project: Project, root: str | Path, *, models: list[str] | No
             state.check()
             state.advance()
             rel = f"{model}/{path.name}"
+            if path.exists() and not path.is_file():
+                report.errors.append({"file": rel, "error": f"{rel}: not a regular file (a "
+                                      "pipe, a device or a socket)"})
+                continue
             if path.suffix.lower() not in IMAGE_SUFFIXES:
                 report.extra.append(rel)
                 continue

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from core.curate.detail import ImageUnavailable, image_bytes, load_sample
+from core.curate.detail import ImageUnavailable, check_exportable, image_bytes, load_sample
 from core.curate.export import ExportReport, export_ids, exported_image, normalise_splits
 from core.export_folder import ExportFolder
 from core.interop.dataset_card import Card, hub_licence, render
@@ -195,6 +195,7 @@ def _count_images(row: dict[str, Any]) -> int:
 def _benchmark_row(project: Project, sid: str) -> tuple[str, dict[str, Any], int]:
     """(HF split, row, image bytes) of one sample; ImageUnavailable when an image is not."""
     d = load_sample(project, sid)
+    check_exportable(d)
     images: dict[str, list[dict[str, Any]]] = {"input": [], "output": []}
     boxes: dict[str, list[list[int] | None]] = {"input": [], "output": []}
     shot_of: dict[str, list[int | None]] = {"input": [], "output": []}

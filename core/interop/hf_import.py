@@ -216,9 +216,14 @@ def _external(path: str | None, where: str, source: Path) -> bytes:
     root = (source if source.is_dir() else source.parent).resolve()
     if not path:
         raise RowError(f"{where} holds no image")
-    target = (root / path).resolve()
-    if root not in target.parents or not target.is_file():
-        raise RowError(f"{where} is not embedded and {path!r} is not a file inside "
+    try:
+        target = (root / path).resolve()
+        inside = root in target.parents and target.is_file()
+    except (OSError, ValueError):  # a NUL byte, a name too long: no file of ours either
+        inside = False
+    if not inside:
+        shown = repr(path) if len(path) <= 120 else f"{path[:100]!r}… ({len(path):,} characters)"
+        raise RowError(f"{where} is not embedded and {shown} is not a file inside "
                        f"{root.name}")
     from core.ingest.fetch import FetchSettings
     from core.ingest.images import ImageError, inspect_local_image

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.csv_cells import safe_row
 from core.export_files import export_writer
 from core.metrics.base import MetricResult
 from core.store.project import Project, now_iso
@@ -147,8 +148,8 @@ def export_csv(project: Project, out: str | Path, *, metrics: Sequence[str] = ()
         writer = csv.writer(fh)
         writer.writerow(EXPORT_COLUMNS)
         for row in export_rows(project, metrics=metrics):
-            writer.writerow([*row[:3], _num(row[3]), row[4], row[5] or "", *row[6:9],
-                             row[9] or ""])
+            writer.writerow(safe_row([*row[:3], _num(row[3]), row[4], row[5] or "",
+                                      *row[6:9], row[9] or ""]))
             count += 1
     return count
 

@@ -215,7 +215,8 @@ def _check_with_project(result: Audit, project: Any, found: Any, raw: bytes,
     for name in names:
         if len(name) >= 4 and any(n in raw for n in (name.encode(), name.encode("utf-16-le"))):
             result.finding("names", f"the model name {name!r} appears in the file")
-    text = "\n".join(str(v) for r in found.task_rows for v in r) + json.dumps(found.meta)
+    text = ("\n".join(str(v) for r in found.task_rows for v in r)  # BLOBs (sqlite3): as text
+            + json.dumps(found.meta, default=lambda v: bytes(v).decode("utf-8", "replace")))
     samples = [r[0] for r in conn.execute("SELECT DISTINCT sample_id FROM rating_tasks WHERE "
                                           "session_id = ?", (sid,))]
     leaked = [s for s in samples if len(s) >= 3 and re.search(

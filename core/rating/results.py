@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.csv_cells import safe_row
 from core.export_files import export_writer
 from core.rating.design import gold_correct
 from core.rating.protocols import LIKERT_CRITERIA
@@ -201,5 +202,5 @@ def export_results(project: Project, name: str, out: str | Path,
     with export_writer(Path(out), "w", encoding="utf-8", newline="") as fh:
         writer = csv.writer(fh)
         writer.writerow(header)
-        writer.writerows(rows)
+        writer.writerows(safe_row(r) for r in rows)
     return len(rows)

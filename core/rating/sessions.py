@@ -188,7 +188,7 @@ def write_session_files(project: Project, name: str, out_dir: str | Path, *,
         "SELECT slot FROM rating_files WHERE session_id = ? ORDER BY rowid", (session.id,))]
     targets = {slot: out_dir / f"{_safe(name)}-{slot}{sf.SUFFIX}" for slot in slots}
     for target in targets.values():
-        if target.exists():
+        if target.exists() or target.is_symlink():  # a dangling link too: never replaced
             raise FileExistsError(f"{target} already exists; choose an empty folder")
     total = project.conn.execute("SELECT count(*) FROM rating_tasks WHERE session_id = ?",
                                  (session.id,)).fetchone()[0]
@@ -372,8 +372,10 @@ def _session_paths(name: str, raters: int, out_dir: str | Path) -> list[Path]:
 
 
 def _safe(name: str) -> str:
+    """A file-name part for a session name, at most 100 characters (a 300-character name
+    made every rater file's name too long for the file system)."""
     keep = "".join(c if c.isalnum() or c in "-_." else "-" for c in name.strip())
-    return keep.strip("-.") or "session"
+    return keep.strip("-.")[:100].strip("-.") or "session"
 
 
 def _chunks(items: list[Any], size: int) -> list[list[Any]]:

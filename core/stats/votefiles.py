@@ -71,6 +71,8 @@ def _refuse_undecodable(name: str, head: bytes) -> None:
         what = "a zip archive; extract the file first"
     elif head.startswith((b"\xff\xfe", b"\xfe\xff")) or _utf16_without_bom(head[:64]):
         what = "UTF-16 text; save it as UTF-8"
+    elif b"\x00" in head and not head.startswith(b"PAR1"):
+        what = "binary data (NUL bytes), not a text or parquet file"
     if what:
         raise CsvFormatError(f"{name}: {what}")
 
@@ -80,7 +82,9 @@ def _utf16_without_bom(head: bytes) -> bool:
     if len(head) < 4:
         return False
     even, odd = head[0::2], head[1::2]
-    return even.count(0) == len(even) or odd.count(0) == len(odd)
+    if even.count(0) == len(even):
+        return odd.count(0) < len(odd) // 2  # all NUL is no text at all
+    return odd.count(0) == len(odd) and even.count(0) < len(even) // 2
 
 
 def detect_format(path: str | Path) -> tuple[str, str]:
