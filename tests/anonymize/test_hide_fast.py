@@ -169,3 +169,24 @@ def test_overlapping_regions_hide_in_order(photo: np.ndarray) -> None:
     both = hide_regions(photo, [first, second])
     step = hide_regions(hide_regions(photo, [first]), [second])
     assert np.array_equal(both, step)
+
+
+def test_hostile_boxes_and_strengths_match_the_whole_copy_blur() -> None:
+    """Random boxes (at the edges, 1 px thin, the whole photo) and strengths up to 5
+    (sigma far bigger than the region or the photo): same pixels as the plain way."""
+    rng = np.random.default_rng(116)
+    image = rng.integers(0, 256, (301, 457, 3), dtype=np.uint8)
+    boxes = [(0, 0, 457, 301), (456, 300, 457, 301), (0, 150, 457, 151), (200, 0, 201, 301)]
+    for _ in range(150):
+        x0, x1 = sorted(int(v) for v in rng.integers(0, 458, 2))
+        y0, y1 = sorted(int(v) for v in rng.integers(0, 302, 2))
+        if x1 > x0 and y1 > y0:
+            boxes.append((x0, y0, x1, y1))
+    for i, box in enumerate(boxes):
+        sigma = float(rng.choice([0.25, 0.6, 2.0, 5.0])) * min(box[2] - box[0], box[3] - box[1])
+        sigma = max(sigma, float(rng.uniform(1, 200)) if i % 3 == 0 else sigma)
+        assert np.array_equal(anonymize._blurred(image, box, sigma),
+                              _whole_copy_blur(image, box, max(1.0, sigma))), (box, sigma)
+    spec = HideSpec(-50.5, -20.0, 600.0, 400.0, strength=5.0)  # bigger than the photo
+    out = hide_regions(image, [spec])
+    assert out.shape == image.shape and out.std() < image.std() / 4
