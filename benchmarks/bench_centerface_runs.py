@@ -10,7 +10,9 @@ same load) after a warm-up:
 - ``threadsN``: N intra-op threads (Winnow: one per core, at most 4), threads asleep;
 - ``spin``: Winnow's threads allowed to spin between operators;
 - ``basic`` / ``extended``: graph optimisation level below Winnow's (all);
-- ``iobind``: inputs and outputs bound once per tile shape (``run_with_iobinding``).
+- ``iobind``: inputs and outputs bound once per tile shape (``run_with_iobinding``);
+- ``whole``: no tiles, one run over the whole photo at the tile scale (its heat map is
+  not comparable, so no difference is printed for it).
 
 Every variant's heat maps are compared with one run per tile (max abs difference).
 Prints the median wall / CPU seconds of the whole tile pass per variant and the ratio to
@@ -40,11 +42,12 @@ from core.imaging.detect import TILE, _tile_plan  # noqa: E402
 
 NAMES = ["537", "538", "539", "540"]
 VARIANTS = ("batch1", "batch2", "batch4", "batch20", "threads1", "spin", "basic",
-            "extended", "iobind")
+            "extended", "iobind", "whole")
 
 
-def tiles() -> list[np.ndarray]:
-    """The (1, 3, h, w) float blobs of the 12 MP photo's small-face tiles."""
+def tiles() -> tuple[list[np.ndarray], np.ndarray]:
+    """The (1, 3, h, w) float blobs of the 12 MP photo's small-face tiles, and of the
+    whole photo at the tile scale."""
     import cv2
 
     from core.imaging.loading import load_rgb
@@ -54,9 +57,11 @@ def tiles() -> list[np.ndarray]:
     _global, scale, overlap = _tile_plan(3000, 4000, 20)
     small = faces._resize(rgb, scale)
     grid = faces.tile_grid(small.shape[0], small.shape[1], TILE, overlap)
-    return [np.ascontiguousarray(faces._pad32(small[y:y + h, x:x + w])
-                                 .transpose(2, 0, 1)[None].astype(np.float32))
-            for y, x, h, w in grid]
+    def blob(part: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(faces._pad32(part).transpose(2, 0, 1)[None]
+                                    .astype(np.float32))
+
+    return [blob(small[y:y + h, x:x + w]) for y, x, h, w in grid], blob(small)
 
 
 def session(variant: str) -> Any:
@@ -79,9 +84,12 @@ def session(variant: str) -> Any:
                                 providers=["CPUExecutionProvider"])
 
 
-def runner(variant: str, blobs: list[np.ndarray]) -> Callable[[], np.ndarray]:
+def runner(variant: str, blobs: list[np.ndarray], whole: np.ndarray
+           ) -> Callable[[], np.ndarray]:
     """A call running every tile the variant's way; returns the stacked heat maps."""
     sess = session(variant)
+    if variant == "whole":
+        return lambda: np.asarray(sess.run(NAMES, {"input.1": whole})[0])
     size = int(variant[5:]) if variant.startswith("batch") else 1
     if variant == "iobind":
         import onnxruntime as ort
@@ -117,13 +125,15 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--variants", default=",".join(VARIANTS))
     args = parser.parse_args()
-    blobs = tiles()
+    blobs, whole = tiles()
     names = args.variants.split(",")
-    runs = {name: runner(name, blobs) for name in names}
-    reference = runner("batch1", blobs)()
+    runs = {name: runner(name, blobs, whole) for name in names}
+    reference = runner("batch1", blobs, whole)()
     for name, run in runs.items():  # warm-up, and every variant finds the same
-        diff = float(np.abs(run() - reference).max())
-        print(f"{name}: max |heat - one run per tile| = {diff:.2e}")
+        heat = run()
+        if name != "whole":
+            diff = float(np.abs(heat - reference).max())
+            print(f"{name}: max |heat - one run per tile| = {diff:.2e}")
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in names}
     load = os.getloadavg()[0]
     for _ in range(args.rounds):
