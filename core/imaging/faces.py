@@ -63,7 +63,7 @@ def hog_available() -> bool:
 def session_options() -> Any:
     """onnxruntime options of every Winnow model session (CenterFace, PP-OCR).
 
-    One intra-op thread per core (at most 4), and worker threads that sleep when idle
+    One intra-op thread per core (at most 4; :func:`model_threads`), and worker threads that sleep when idle
     instead of spinning: spinning burns a core per thread between the model's layers,
     which the GUI thread and other processes need (measured: 0.54–0.72 × the CPU time;
     wall time lower under load, up to 1.16 × on a quiet machine; docs/performance.md,
@@ -73,9 +73,18 @@ def session_options() -> Any:
 
     options = ort.SessionOptions()
     options.log_severity_level = 3
-    options.intra_op_num_threads = max(1, min(4, os.cpu_count() or 1))
+    options.intra_op_num_threads = model_threads()
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return options
+
+
+def model_threads() -> int:
+    """Intra-op threads of every model session: one per core, at most 4, unless
+    ``WINNOW_MODEL_THREADS`` names a number from 1 to 64 (anything else is ignored)."""
+    value = os.environ.get("WINNOW_MODEL_THREADS", "").strip()
+    if value.isdigit() and 1 <= int(value) <= 64:
+        return int(value)
+    return max(1, min(4, os.cpu_count() or 1))
 
 
 def _centerface_session() -> Any:
