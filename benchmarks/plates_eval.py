@@ -16,6 +16,7 @@ text, extend/strengthen, re-render), then measure on the released pixels:
     .venv/bin/python benchmarks/plates_eval.py --split eval --json /tmp/plates_eval.json
     .venv/bin/python benchmarks/plates_eval.py --split tune --variants closeup --limit 10
     .venv/bin/python benchmarks/plates_eval.py --timing 10   # speed only, one run
+    .venv/bin/python benchmarks/plates_eval.py --timing 10 --timing-variant night
 
 Under load the split can be run in slices (``--photos 0:20``, ``--photos 20:``: the
 same cases, each variant seeded by the photo's index in its split) and the printed rows
@@ -89,6 +90,8 @@ def run_case(
     on_plate = [
         s for s in final if min(s.x + s.w, x2) > max(s.x, x1) and min(s.y + s.h, y2) > max(s.y, y1)
     ]
+    # the annotation holds one plate a photo: a region touching none is a false region
+    # (or another plate); the regions release added (ADR 114) are counted too
     plate_area = float(quad_mask(rgb.shape, quad).sum()) or 1.0
     return {
         "detail_hidden": round(detail_hidden(rgb, released, quad), 4),
@@ -99,6 +102,7 @@ def run_case(
         "legible_after": after,
         "chars_after": chars,
         "regions": len(found),
+        "false_regions": len(final) - len(on_plate),
         "raised": len(result.raised),
         "text_left": len(result.to_json().get("text_inside", [])),
         "ms_detect": round(ms_detect, 1),
@@ -121,6 +125,9 @@ def summary(rows: list[dict]) -> dict:
         ),
         "missed": sum(r["missed"] for r in rows),
         "median_region_area_ratio": statistics.median(r["region_area_ratio"] for r in rows),
+        "false_regions_per_photo": round(
+            statistics.mean(r.get("false_regions", float("nan")) for r in rows), 2
+        ),
         "legible_before": sum(r["legible_before"] for r in rows),
         "legible_after": sum(r["legible_after"] for r in rows),
         "regions_raised_by_verification": sum(r["raised"] for r in rows),
@@ -160,6 +167,19 @@ def timing(photos: list, settings: DetectSettings, repeats: int = 3) -> dict:
     with mock.patch.object(plates, "SCALES", (1.0,)):
         out["ms_detect_one_scale"] = run(lambda rgb: detect_plates(rgb, settings))
     out["ms_detect_all_scales"] = run(lambda rgb: detect_plates(rgb, settings))
+    # the dark pass (ADR 113), off and on, alternating photo by photo
+    off, on = [], []
+    for rgb in photos:
+        for _ in range(repeats):
+            for times, patched in ((off, True), (on, False)):
+                with mock.patch.object(plates, "dark_copy", (lambda *_a: None) if patched
+                                       else plates.dark_copy):
+                    started = time.perf_counter()
+                    detect_plates(rgb, settings)
+                    times.append(1000 * (time.perf_counter() - started))
+    out["ms_detect_without_dark_pass"] = statistics.median(off)
+    out["ms_detect_with_dark_pass"] = statistics.median(on)
+    out["ratio_dark_pass"] = out["ms_detect_with_dark_pass"] / out["ms_detect_without_dark_pass"]
     with mock.patch.object(plate_check, "text_check_available", lambda: False):
         out["ms_detect_and_release_faces_only_check"] = run(release)
     out["ms_detect_and_release_with_plate_check"] = run(release)
@@ -229,6 +249,12 @@ def main() -> int:
         metavar="N",
         help="only time N photos per set (see timing())",
     )
+    parser.add_argument(
+        "--timing-variant",
+        default="original",
+        choices=("original", *VARIANTS),
+        help="time this variant of the photos (night: the dark pass runs)",
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     if args.summarize:
@@ -243,8 +269,10 @@ def main() -> int:
     if args.timing:
         photos = [
             load_rgb(t.path)
+            if args.timing_variant == "original"
+            else variant(load_rgb(t.path), t.quad, args.timing_variant, seed=n)[0]
             for sub in args.sets.split(",")
-            for t in annotated(TESTDATA / sub, args.split)[: args.timing]
+            for n, t in enumerate(annotated(TESTDATA / sub, args.split)[: args.timing])
         ]
         figures = {
             "loadavg_at_start": [round(v, 2) for v in os.getloadavg()],
