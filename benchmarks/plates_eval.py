@@ -31,7 +31,9 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -144,7 +146,7 @@ def timing(photos: list, settings: DetectSettings, repeats: int = 3) -> dict:
 
     from core.imaging import plate_check, plates
 
-    def run(fn) -> float:  # type: ignore[no-untyped-def]
+    def run(fn: Callable[[np.ndarray], object]) -> float:
         times = []
         for rgb in photos:
             for _ in range(repeats):
@@ -168,7 +170,8 @@ def timing(photos: list, settings: DetectSettings, repeats: int = 3) -> dict:
         out["ms_detect_one_scale"] = run(lambda rgb: detect_plates(rgb, settings))
     out["ms_detect_all_scales"] = run(lambda rgb: detect_plates(rgb, settings))
     # the dark pass (ADR 113), off and on, alternating photo by photo
-    off, on = [], []
+    off: list[float] = []
+    on: list[float] = []
     for rgb in photos:
         for _ in range(repeats):
             for times, patched in ((off, True), (on, False)):
@@ -195,7 +198,7 @@ def grouped(cases: list[dict]) -> dict:
     """:func:`summary` per set and variant, of originals, of variants and of all."""
     sets = sorted({c["set"] for c in cases})
     kinds = [k for k in ("original", *VARIANTS) if any(c["variant"] == k for c in cases)]
-    groups = {
+    groups: dict[str, Any] = {
         f"{sub}/{kind}": summary([c for c in cases if c["set"] == sub and c["variant"] == kind])
         for sub in sets
         for kind in kinds
@@ -267,7 +270,7 @@ def main() -> int:
         print(f"{args.json} already exists (choose another name)", file=sys.stderr)
         return 2
     if args.timing:
-        photos = [
+        timed = [
             load_rgb(t.path)
             if args.timing_variant == "original"
             else variant(load_rgb(t.path), t.quad, args.timing_variant, seed=n)[0]
@@ -276,8 +279,8 @@ def main() -> int:
         ]
         figures = {
             "loadavg_at_start": [round(v, 2) for v in os.getloadavg()],
-            "photos": len(photos),
-            **timing(photos, DetectSettings()),
+            "photos": len(timed),
+            **timing(timed, DetectSettings()),
             "loadavg_at_end": [round(v, 2) for v in os.getloadavg()],
         }
         print(json.dumps(figures, indent=1))
