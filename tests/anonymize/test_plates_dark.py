@@ -8,6 +8,8 @@ models; with ``CI`` set a missing testdata folder fails.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from plate_helpers import covered, draw_plate, need_text_models, plates_testdata, textured
@@ -63,6 +65,14 @@ def test_a_daylight_photo_gets_no_dark_copy() -> None:
     assert plates.dark_copy(flat, 1280) is None
 
 
+@pytest.mark.parametrize("size", [(1, 1), (3, 5), (31, 17), (2, 900)])
+def test_tiny_dark_photos_find_nothing_and_do_not_fail(size: tuple[int, int]) -> None:
+    need_text_models()
+    rng = np.random.default_rng(1)
+    dark = rng.integers(0, 40, (*size, 3)).astype(np.uint8)
+    assert plates.find_plates(dark) == []
+
+
 def test_dark_copy_of_a_big_photo_is_at_the_working_size() -> None:
     big = np.zeros((3000, 4000, 3), np.uint8)
     big[::7, ::5] = 60  # dark, some range
@@ -88,6 +98,8 @@ def test_release_hides_a_dark_plate_the_regions_missed() -> None:
     assert added and all(k.startswith("found after release") for k in added)
     assert all(f.get("hidden") for f in result.text_outside)
     assert result.ok and result.text_inside == []
+    record = json.dumps(result.to_json())
+    assert text not in record and text[:4] not in record  # never the characters
 
 
 def test_release_hides_a_plate_outside_every_region_with_the_photos_method() -> None:
