@@ -116,3 +116,20 @@ def test_release_hides_a_plate_outside_every_region_with_the_photos_method() -> 
     # one render only: nothing can be hidden after it, so nothing is marked hidden
     _data, once = render_verified(RenderJob(rgb, [], [], Geometry()), SETTINGS, max_rounds=1)
     assert once.text_outside and not any(f.get("hidden") for f in once.text_outside)
+
+
+def test_a_plate_hidden_at_release_lands_in_place_on_a_cropped_photo() -> None:
+    """The finding is in the released (cropped) pixels; the region added for it is
+    mapped back to the original's, so the plate is hidden where it is."""
+    need_text_models()
+    box = (160, 120, 320, 150)
+    rgb = draw_plate(textured(640, 420), box, "KX 4821", "OHIO", frame=6)
+    geometry = Geometry(crop=(100, 60, 500, 320))
+    data, result = render_verified(RenderJob(rgb, [], [], geometry), SETTINGS)
+    added = [HideSpec(*v["box"]) for v in result.raised.values() if v.get("added")]
+    assert added and covered(added, box, rgb.shape) >= 0.95  # in the original's pixels
+    released = decode_rgb(data)
+    height, width = released.shape[:2]
+    assert (width, height) != (640, 420)
+    whole = np.array([[0, 0], [width, 0], [width, height], [0, height]], float)
+    assert not ocr_legible(released, whole, "KX 4821")[0]
