@@ -17,6 +17,7 @@ text, extend/strengthen, re-render), then measure on the released pixels:
     .venv/bin/python benchmarks/plates_eval.py --split tune --variants closeup --limit 10
     .venv/bin/python benchmarks/plates_eval.py --timing 10   # speed only, one run
     .venv/bin/python benchmarks/plates_eval.py --timing 10 --timing-variant night
+    (the dark pass off and on, over a whole split: benchmarks/plates_dark_pass.py)
 
 Under load the split can be run in slices (``--photos 0:20``, ``--photos 20:``: the
 same cases, each variant seeded by the photo's index in its split) and the printed rows
@@ -169,20 +170,6 @@ def timing(photos: list, settings: DetectSettings, repeats: int = 3) -> dict:
     with mock.patch.object(plates, "SCALES", (1.0,)):
         out["ms_detect_one_scale"] = run(lambda rgb: detect_plates(rgb, settings))
     out["ms_detect_all_scales"] = run(lambda rgb: detect_plates(rgb, settings))
-    # the dark pass (ADR 113), off and on, alternating photo by photo
-    off: list[float] = []
-    on: list[float] = []
-    for rgb in photos:
-        for _ in range(repeats):
-            for times, patched in ((off, True), (on, False)):
-                with mock.patch.object(plates, "dark_copy", (lambda *_a: None) if patched
-                                       else plates.dark_copy):
-                    started = time.perf_counter()
-                    detect_plates(rgb, settings)
-                    times.append(1000 * (time.perf_counter() - started))
-    out["ms_detect_without_dark_pass"] = statistics.median(off)
-    out["ms_detect_with_dark_pass"] = statistics.median(on)
-    out["ratio_dark_pass"] = out["ms_detect_with_dark_pass"] / out["ms_detect_without_dark_pass"]
     with mock.patch.object(plate_check, "text_check_available", lambda: False):
         out["ms_detect_and_release_faces_only_check"] = run(release)
     out["ms_detect_and_release_with_plate_check"] = run(release)
