@@ -304,7 +304,8 @@ def render_verified(job: RenderJob, settings: DetectSettings, fmt: str = "jpg",
             nxt = replace(nxt, x=box[0], y=box[1], w=box[2], h=box[3])
             if nxt != spec:
                 specs[i] = nxt
-                raised[item["region"]] = {"method": nxt.method, "strength": nxt.strength,
+                raised[item["region"]] = {**raised.get(item["region"], {}),  # keeps "added"
+                                          "method": nxt.method, "strength": nxt.strength,
                                           "box": [round(v, 1) for v in box]}
                 progressed = True
         if not progressed:

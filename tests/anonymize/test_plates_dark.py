@@ -133,3 +133,26 @@ def test_a_plate_hidden_at_release_lands_in_place_on_a_cropped_photo() -> None:
     assert (width, height) != (640, 420)
     whole = np.array([[0, 0], [width, 0], [width, height], [0, height]], float)
     assert not ocr_legible(released, whole, "KX 4821")[0]
+
+
+def test_a_region_added_at_release_is_extended_and_strengthened_like_any(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The search outside regions reports only the plate's left 40 % (as a reader that
+    found part of a line would); the added region is then verified like a photographer's:
+    the rest is read around it, and it is grown over the plate and made stronger."""
+    need_text_models()
+    from core.imaging import plate_check
+
+    box = (160, 120, 320, 150)
+    rgb = draw_plate(textured(640, 420), box, "KX 4821", "OHIO", frame=6)
+    x, y, w, h = box
+    part = plate_check.TextFinding((x, y, 0.4 * w, h), None, 3, 0.9)
+    monkeypatch.setattr(plate_check, "outside_regions", lambda *_a: [part])
+    data, result = render_verified(RenderJob(rgb, [], [], Geometry()), SETTINGS)
+    (added,) = result.raised.values()
+    assert added["added"] and (added["method"] != "blur" or (added["strength"] or 0) > 0.25)
+    assert covered([HideSpec(*added["box"])], box, rgb.shape) >= 0.95
+    quad = np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], float)
+    assert not ocr_legible(decode_rgb(data), quad, "KX 4821")[0]
+    assert result.ok and result.text_inside == []
