@@ -16,6 +16,8 @@ text, extend/strengthen, re-render), then measure on the released pixels:
     .venv/bin/python benchmarks/plates_eval.py --split eval --json /tmp/plates_eval.json
     .venv/bin/python benchmarks/plates_eval.py --split tune --variants closeup --limit 10
     .venv/bin/python benchmarks/plates_eval.py --timing 10   # speed only, one run
+    .venv/bin/python benchmarks/plates_eval.py --timing 10 --timing-variant night
+    (the dark pass off and on, over a whole split: benchmarks/plates_dark_pass.py)
 
 Under load the split can be run in slices (``--photos 0:20``, ``--photos 20:``: the
 same cases, each variant seeded by the photo's index in its split) and the printed rows
@@ -30,7 +32,9 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -89,6 +93,8 @@ def run_case(
     on_plate = [
         s for s in final if min(s.x + s.w, x2) > max(s.x, x1) and min(s.y + s.h, y2) > max(s.y, y1)
     ]
+    # the annotation holds one plate a photo: a region touching none is a false region
+    # (or another plate); the regions release added (ADR 114) are counted too
     plate_area = float(quad_mask(rgb.shape, quad).sum()) or 1.0
     return {
         "detail_hidden": round(detail_hidden(rgb, released, quad), 4),
@@ -99,6 +105,7 @@ def run_case(
         "legible_after": after,
         "chars_after": chars,
         "regions": len(found),
+        "false_regions": len(final) - len(on_plate),
         "raised": len(result.raised),
         "text_left": len(result.to_json().get("text_inside", [])),
         "ms_detect": round(ms_detect, 1),
@@ -121,6 +128,9 @@ def summary(rows: list[dict]) -> dict:
         ),
         "missed": sum(r["missed"] for r in rows),
         "median_region_area_ratio": statistics.median(r["region_area_ratio"] for r in rows),
+        "false_regions_per_photo": round(
+            statistics.mean(r.get("false_regions", float("nan")) for r in rows), 2
+        ),
         "legible_before": sum(r["legible_before"] for r in rows),
         "legible_after": sum(r["legible_after"] for r in rows),
         "regions_raised_by_verification": sum(r["raised"] for r in rows),
@@ -137,7 +147,7 @@ def timing(photos: list, settings: DetectSettings, repeats: int = 3) -> dict:
 
     from core.imaging import plate_check, plates
 
-    def run(fn) -> float:  # type: ignore[no-untyped-def]
+    def run(fn: Callable[[np.ndarray], object]) -> float:
         times = []
         for rgb in photos:
             for _ in range(repeats):
@@ -175,7 +185,7 @@ def grouped(cases: list[dict]) -> dict:
     """:func:`summary` per set and variant, of originals, of variants and of all."""
     sets = sorted({c["set"] for c in cases})
     kinds = [k for k in ("original", *VARIANTS) if any(c["variant"] == k for c in cases)]
-    groups = {
+    groups: dict[str, Any] = {
         f"{sub}/{kind}": summary([c for c in cases if c["set"] == sub and c["variant"] == kind])
         for sub in sets
         for kind in kinds
@@ -229,6 +239,12 @@ def main() -> int:
         metavar="N",
         help="only time N photos per set (see timing())",
     )
+    parser.add_argument(
+        "--timing-variant",
+        default="original",
+        choices=("original", *VARIANTS),
+        help="time this variant of the photos (night: the dark pass runs)",
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     if args.summarize:
@@ -241,15 +257,17 @@ def main() -> int:
         print(f"{args.json} already exists (choose another name)", file=sys.stderr)
         return 2
     if args.timing:
-        photos = [
+        timed = [
             load_rgb(t.path)
+            if args.timing_variant == "original"
+            else variant(load_rgb(t.path), t.quad, args.timing_variant, seed=n)[0]
             for sub in args.sets.split(",")
-            for t in annotated(TESTDATA / sub, args.split)[: args.timing]
+            for n, t in enumerate(annotated(TESTDATA / sub, args.split)[: args.timing])
         ]
         figures = {
             "loadavg_at_start": [round(v, 2) for v in os.getloadavg()],
-            "photos": len(photos),
-            **timing(photos, DetectSettings()),
+            "photos": len(timed),
+            **timing(timed, DetectSettings()),
             "loadavg_at_end": [round(v, 2) for v in os.getloadavg()],
         }
         print(json.dumps(figures, indent=1))

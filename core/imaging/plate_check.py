@@ -7,8 +7,9 @@ Run on the released pixels, as the face check is:
   far enough for the half of a plate a region missed) is scaled so the region is
   :data:`CHECK_HEIGHT` px tall; the region itself is read as one line, and every text
   line the detector finds there that touches the region is read;
-* **anywhere else**: the plate-shaped lines of the whole image (the detector's own
-  passes) outside every region are read.
+* **anywhere else**: the plate-shaped lines of the whole image (the finder's own
+  passes, the dark pass included) outside every region are read; a readable one is
+  reported with its plate's frame, which the release then hides (ADR 114).
 
 A reading is *readable* when at least 3 letters or digits are recognised with
 confidence 0.5 or more (:attr:`core.imaging.ocr.Reading.readable`).  Findings name the
@@ -118,19 +119,33 @@ def around_region(rgb: np.ndarray, label: str, box: Box) -> list[TextFinding]:
 
 
 def outside_regions(rgb: np.ndarray, regions: Sequence[Box], long_side: int) -> list[TextFinding]:
-    """Readable plate-shaped lines of the whole image that lie outside every region."""
+    """Readable plate-shaped lines of the whole image that lie outside every region.
+
+    The lines are the finder's own (:func:`core.imaging.plates.plate_lines`), so a dark
+    image is searched on its brightened and its denoised copy too (ADR 113).  A
+    finding's box covers the line grown to its plate's frame, as around a region, so
+    hiding it hides the plate (ADR 114).
+    """
     from core.imaging.ocr import line_crop, recognise
+    from core.imaging.plate_frame import companions, frame
     from core.imaging.plates import PlateShape, plate_lines
 
     shape = PlateShape()
-    lines = [ln for ln in plate_lines(rgb, long_side, shape=shape) if shape.fits(ln, rgb.shape[0])]
+    every = plate_lines(rgb, long_side, shape=shape)
+    lines = [ln for ln in every if shape.fits(ln, rgb.shape[0])]
     lines = [
         ln for ln in lines if not any(intersection(_bbox(ln.corners()), r) > 0 for r in regions)
     ]
     readings = recognise([line_crop(rgb, ln.corners()) for ln in lines])
     out = []
+    grey: np.ndarray | None = None
+    height, width = rgb.shape[:2]
     for line, reading in zip(lines, readings, strict=True):
         found = _readable(reading)
         if found:
-            out.append(TextFinding(_bbox(line.corners()), None, *found))
+            if grey is None:
+                grey = rgb.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
+            plate = np.vstack([frame(grey, [line, *companions(line, every)]), line.corners()])
+            plate = np.clip(plate, 0, [width, height])
+            out.append(TextFinding(_bbox(plate), None, *found))
     return out

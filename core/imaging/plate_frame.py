@@ -17,8 +17,9 @@ number, a slogan below, a country band at the left, the frame around it all.  He
    vertical edge (the frame, or a country band's edge), each side bounded by what a
    plate can add beyond its text; a frame narrower than a plate can be (2:1 for US
    plates) is widened on both sides, for characters the detector did not see; then a
-   margin (0.15 line heights sideways, 0.25 up and down), so the region never stops at
-   a character or on the frame itself.
+   margin on every side — 0.15 line heights sideways, 0.25 up and down, and never less
+   than :data:`FRAME_MARGIN` of the frame's height (ADR 113) — so the region never stops
+   at a character or on the frame itself.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ REACH = (1.1, 0.9, 0.7, 0.6)
 #: growth used where the photo gives no evidence (same order)
 DEFAULT_GROWTH = (0.3, 0.2, 0.35, 0.3)
 MARGIN = (0.15, 0.15, 0.25, 0.25)  # line heights added beyond the frame found (same order)
+#: … and at least these shares of the frame's height (same order; ADR 113): a frame found
+#: on the border's inner edge, or at a character, then still hides the border's detail
+FRAME_MARGIN = (0.15, 0.15, 0.3, 0.3)
 MIN_ASPECT = 1.9  # width / height of the narrowest plate (US plates are 2:1)
 MAX_WIDEN = 1.5  # line heights each side, at most, to reach it
 FRAME_DEPTH = 0.6  # line heights beyond the plate's background where its frame may end
@@ -339,7 +343,10 @@ def frame(gray: np.ndarray, group: Sequence[Line]) -> np.ndarray:
     if short > 0:
         growth[0] += min(short / 2 / unit, MAX_WIDEN)
         growth[1] += min(short / 2 / unit, MAX_WIDEN)
-    growth = [g + m for g, m in zip(growth, MARGIN, strict=True)]
+    tall = (gb1 - gb0) / unit + growth[2] + growth[3]  # the frame's height, line heights
+    growth = [
+        g + max(m, f * tall) for g, m, f in zip(growth, MARGIN, FRAME_MARGIN, strict=True)
+    ]
     u, v = main.axes
     c = np.array([main.cx, main.cy])
     a0, a1 = ga0 - growth[0] * unit, ga1 + growth[1] * unit

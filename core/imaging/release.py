@@ -7,7 +7,8 @@ can still be read.  A face found inside a hidden region, or readable text on or 
 a plate region, makes the release stronger automatically (blur → stronger blur → fill,
 pixelation → coarser → fill, the region grown to cover what was found) or refuses it;
 a face outside every region refuses the release unless the user accepts it, and
-readable plate-shaped text outside every region is reported (ADR 043, 112).  Files
+readable plate-shaped text outside every region is hidden by a region of its own and
+reported (ADR 043, 112, 114).  Files
 are written through :mod:`core.files` (atomic, never replacing a file Winnow did not
 write); originals are never touched.
 """
@@ -48,7 +49,8 @@ class Verification:
     inside: list[dict[str, Any]] = field(default_factory=list)  # face in a hidden region
     outside: list[dict[str, Any]] = field(default_factory=list)  # face outside every region
     raised: dict[str, dict[str, Any]] = field(default_factory=dict)
-    #: readable text on or beside a plate region (refuses) / plate-shaped, outside (warns)
+    #: readable text on or beside a plate region (refuses) / plate-shaped, outside every
+    #: region (hidden by a region added at release, ADR 114, and reported)
     text_inside: list[dict[str, Any]] = field(default_factory=list)
     text_outside: list[dict[str, Any]] = field(default_factory=list)
     text_checked: bool | None = None  # None: nothing to check, False: no text models
@@ -257,19 +259,23 @@ class RenderJob:
 
 
 def render_verified(job: RenderJob, settings: DetectSettings, fmt: str = "jpg",
-                    max_rounds: int = 4) -> tuple[bytes, Verification]:
+                    max_rounds: int = 4, hide_text_outside: bool = True
+                    ) -> tuple[bytes, Verification]:
     """Render, encode, decode and verify; strengthen and grow failing regions and retry.
 
     A region fails when a face is found inside it or plate text on or beside it is
-    still readable; plate-shaped text outside every region is looked for in the first
-    round only (later renders change nothing outside the regions).
+    still readable.  Plate-shaped text readable outside every region is looked for in
+    the first round only (later renders change nothing outside the regions); with
+    ``hide_text_outside`` each such plate gets a region of its own, labelled
+    ``found after release <n> (plate)`` and hidden as the photo's first region is (blur
+    by default), which later rounds verify like any plate region (ADR 114).
     """
     from core.extras import require
     from core.imaging.loading import decode_rgb
 
     require("anonymize", "Releasing an anonymized photo")
 
-    specs = list(job.specs)
+    specs, labels = list(job.specs), list(job.labels)
     height, width = job.rgb.shape[:2]
     matrix, _size = plan(job.geometry, width, height)
     raised: dict[str, dict[str, Any]] = {}
@@ -277,16 +283,19 @@ def render_verified(job: RenderJob, settings: DetectSettings, fmt: str = "jpg",
     for round_no in range(max_rounds):
         data = encode_clean(render(job.rgb, specs, job.geometry), fmt)
         hidden = [(label, map_box(matrix, (s.x, s.y, s.w, s.h), s.shape), s.method == "fill")
-                  for label, s in zip(job.labels, specs, strict=True)]
+                  for label, s in zip(labels, specs, strict=True)]
         result = verify(decode_rgb(data), hidden, settings, anywhere=round_no == 0)
         text_outside = result.text_outside = text_outside or result.text_outside
         result.raised = raised
+        added = (_hide_outside(matrix, job.specs, specs, labels, raised, text_outside,
+                               width, height)
+                 if round_no == 0 < max_rounds - 1 and hide_text_outside else False)
         failing = result.inside + result.text_inside
-        if not failing or round_no == max_rounds - 1:
+        if not (failing or added) or round_no == max_rounds - 1:
             return data, result
-        progressed = False
+        progressed = added
         for item in failing:
-            i = job.labels.index(item["region"])
+            i = labels.index(item["region"])
             spec = specs[i]
             nxt = stronger(spec) or spec
             # a face (or text) found around a hidden region is only partly covered: cover it
@@ -295,12 +304,32 @@ def render_verified(job: RenderJob, settings: DetectSettings, fmt: str = "jpg",
             nxt = replace(nxt, x=box[0], y=box[1], w=box[2], h=box[3])
             if nxt != spec:
                 specs[i] = nxt
-                raised[item["region"]] = {"method": nxt.method, "strength": nxt.strength,
+                raised[item["region"]] = {**raised.get(item["region"], {}),  # keeps "added"
+                                          "method": nxt.method, "strength": nxt.strength,
                                           "box": [round(v, 1) for v in box]}
                 progressed = True
         if not progressed:
             break
     return data, result
+
+
+def _hide_outside(matrix: np.ndarray, given: Sequence[HideSpec], specs: list[HideSpec],
+                  labels: list[str], raised: dict[str, dict[str, Any]],
+                  findings: list[dict[str, Any]], width: int, height: int) -> bool:
+    """Add a plate region (to ``specs``/``labels``, recorded in ``raised`` with
+    ``"added": True``) for every readable plate-shaped finding outside the regions;
+    marks each finding ``"hidden": True``.  True when any was added."""
+    like = given[0] if given else HideSpec(0, 0, 1, 1)
+    for n, finding in enumerate(findings, start=1):
+        box = _clip(_unmap(matrix, finding["box"]), width, height)
+        label = f"found after release {n} (plate)"
+        specs.append(HideSpec(*box, method=like.method, strength=like.strength,
+                              feather=like.feather, fill=like.fill))
+        labels.append(label)
+        raised[label] = {"method": like.method, "strength": like.strength, "added": True,
+                         "box": [round(v, 1) for v in box]}
+        finding["hidden"] = True
+    return bool(findings)
 
 
 def _unmap(matrix: np.ndarray, box: Sequence[float]) -> Box:

@@ -80,6 +80,50 @@ def test_a_region_never_stops_at_a_character() -> None:
     assert plate and min(r.x for r in plate) <= x and max(r.x + r.w for r in plate) >= x + w
 
 
+def test_a_region_goes_past_the_plates_border() -> None:
+    """Class (a) of issue 18: a plate whose text box reaches its lower border (a tall
+    number under a state name) — the frame search stopped 0.13 plate heights inside
+    the bottom border, leaving the border's detail; a margin of the frame's height on
+    every side (ADR 113) takes the border and what lies just beyond it."""
+    need_text_models()
+    box, border = (200, 150, 240, 120), 4
+    rgb = draw_plate(textured(640, 420), box, "7TRW 218", "TEXAS", frame=border)
+    x, y, w, h = box
+    outer = (x - border, y - border, w + 2 * border, h + 2 * border)
+    found = [r for r in detect_plates(rgb, SETTINGS) if covered([r], box, rgb.shape) > 0.2]
+    assert covered(found, outer, rgb.shape) == 1.0
+    x1, y1 = min(r.x for r in found), min(r.y for r in found)
+    x2, y2 = max(r.x + r.w for r in found), max(r.y + r.h for r in found)
+    beyond = min(outer[0] - x1, outer[1] - y1, x2 - outer[0] - outer[2], y2 - outer[1] - outer[3])
+    assert beyond > 0  # past the border on every side (before: 0.13 h short of the bottom)
+    assert (x2 - x1) * (y2 - y1) <= 3.0 * w * h  # bounded
+
+
+def test_the_frame_margin_is_a_share_of_the_frames_height() -> None:
+    """Without the model: the region around a two-line plate reaches FRAME_MARGIN of the
+    frame's height beyond the bare frame on every side."""
+    from core.imaging import plate_frame
+    from core.imaging.plate_frame import frame
+
+    box = (180, 160, 300, 150)
+    rgb = draw_plate(textured(640, 420), box, "KX 4821", "OHIO", frame=6)
+    grey = rgb.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
+    number, state = _line(330, 252, 250, 70), _line(330, 184, 110, 22)
+    region = frame(grey, [number, state])
+    bare_margin, bare_frame = plate_frame.MARGIN, plate_frame.FRAME_MARGIN
+    try:
+        plate_frame.MARGIN = plate_frame.FRAME_MARGIN = (0.0, 0.0, 0.0, 0.0)
+        bare = frame(grey, [number, state])
+    finally:
+        plate_frame.MARGIN, plate_frame.FRAME_MARGIN = bare_margin, bare_frame
+    tall = np.ptp(bare[:, 1])
+    (bx1, by1), (bx2, by2) = bare.min(axis=0), bare.max(axis=0)
+    (rx1, ry1), (rx2, ry2) = region.min(axis=0), region.max(axis=0)
+    left, right, top, bottom = (f * tall for f in bare_frame)
+    assert bx1 - rx1 >= left - 0.01 and rx2 - bx2 >= right - 0.01
+    assert by1 - ry1 >= top - 0.01 and ry2 - by2 >= bottom - 0.01
+
+
 def test_rotated_plate_is_covered() -> None:
     need_text_models()
     import cv2

@@ -1,5 +1,6 @@
 """Verification after release reads plates (ADR 112): a too-small region is extended and
-strengthened, readable text elsewhere is reported, the record never holds the characters."""
+strengthened, readable plate text elsewhere is hidden and reported (ADR 114), the record
+never holds the characters."""
 
 from __future__ import annotations
 
@@ -76,13 +77,20 @@ def test_the_record_counts_characters_but_never_holds_them() -> None:
         assert chars not in record
 
 
-def test_readable_plate_outside_every_region_is_reported() -> None:
+def test_readable_plate_outside_every_region_is_hidden_and_reported() -> None:
     need_text_models()
     rgb = _scene()
-    _data, result = render_verified(RenderJob(rgb, [], [], Geometry()), SETTINGS)
-    assert result.text_outside
-    assert any(covered([HideSpec(*f["box"])], BOX, rgb.shape) > 0.2 for f in result.text_outside)
-    assert result.ok  # a warning: the photographer reviewed the regions
+    data, result = render_verified(RenderJob(rgb, [], [], Geometry()), SETTINGS)
+    assert result.text_outside and all(f["hidden"] for f in result.text_outside)
+    # the finding covers the plate's frame, not only the line read (ADR 114)
+    assert any(covered([HideSpec(*f["box"])], BOX, rgb.shape) > 0.9 for f in result.text_outside)
+    assert not ocr_legible(decode_rgb(data), _quad(BOX), NUMBER)[0]
+    assert result.ok
+    _data, result = render_verified(
+        RenderJob(rgb, [], [], Geometry()), SETTINGS, hide_text_outside=False
+    )
+    assert result.text_outside and not any(f.get("hidden") for f in result.text_outside)
+    assert result.ok  # reported only: ADR 112's behaviour, on request
     _data, result = render_verified(
         RenderJob(rgb, [], [], Geometry()), DetectSettings(face_detector="hog", plates=False)
     )
