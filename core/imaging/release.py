@@ -369,7 +369,10 @@ def release_photo(project: Any, photo_id: int, out_dir: str | os.PathLike[str],
     specs = [spec_for(photo, r) for r in regs]
     labels = [f"#{r.id} ({r.kind})" for r in regs]
     fmt = output_format(photo.file_name)
-    data, result = render_verified(RenderJob(rgb, specs, labels, photo.geometry), settings, fmt)
+    # a photo contributed for its text keeps readable plate-shaped text no region covers:
+    # it is reported in the record, not hidden (ADR 114)
+    data, result = render_verified(RenderJob(rgb, specs, labels, photo.geometry), settings, fmt,
+                                   hide_text_outside=photo.category != "Text")
     if result.inside:
         names = ", ".join(sorted({i["region"] for i in result.inside}))
         raise ReleaseRefused(f"{photo.file_name}: a face is still detectable inside region "

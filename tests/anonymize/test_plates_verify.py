@@ -150,3 +150,26 @@ def test_release_refused_while_plate_text_stays_readable(
     assert refused.value.verification["raised"]  # it tried: stronger up to fill
     assert not (tmp_path / "out").exists()
     assert repo.get_photo(project, photo_id).status == "reviewed"
+
+
+@pytest.mark.parametrize("category", ["Vehicle", "Text"])
+def test_a_text_photo_keeps_its_plate_shaped_text_and_reports_it(
+    project, tmp_path: Path, category: str
+) -> None:
+    """A readable plate no region covers is hidden at release (ADR 114), except in a photo
+    contributed for its text, where it is only reported in the record."""
+    need_text_models()
+    path = tmp_path / "car.png"
+    Image.fromarray(_scene()).save(path)
+    photo_id, _ = repo.import_photo(project, path)
+    repo.update_photo(project, photo_id, category=category)
+    repo.set_status(project, photo_id, "reviewed")
+    out, result = release_photo(project, photo_id, tmp_path / "out", SETTINGS)
+    legible = ocr_legible(np.asarray(Image.open(out).convert("RGB")), _quad(BOX), NUMBER)[0]
+    stored = repo.get_photo(project, photo_id).verification
+    assert stored["text_outside"]
+    hidden = [bool(f.get("hidden")) for f in stored["text_outside"]]
+    if category == "Text":
+        assert legible and not any(hidden)
+    else:
+        assert not legible and all(hidden)
