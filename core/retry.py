@@ -107,7 +107,8 @@ class GaveUp(Exception):  # noqa: N818 - the outcome of a retry loop, named as s
     """Every attempt failed (or the total time ran out); ``reason`` is the last failure."""
 
     def __init__(self, reason: str, attempts: int) -> None:
-        super().__init__(f"{reason} (gave up after {attempts} attempts)")
+        super().__init__(f"{reason} (gave up after {attempts} "
+                         f"attempt{'' if attempts == 1 else 's'})")
         self.reason = reason
         self.attempts = attempts
 

@@ -64,9 +64,10 @@ def test_gives_up_after_the_policy_s_attempts_with_the_last_reason() -> None:
     assert info.value.attempts == 3 and info.value.reason == "failure 2"
     assert str(info.value) == "failure 2 (gave up after 3 attempts)"
     s = Script([Transient("once")])
-    with pytest.raises(GaveUp):
+    with pytest.raises(GaveUp) as info:
         run(retry_async(s.attempt, RetryPolicy(retries=0), sleep=s.sleep))
     assert s.calls == [1] and s.waits == []
+    assert str(info.value) == "once (gave up after 1 attempt)"  # singular for one
 
 
 def test_retry_after_is_a_lower_bound_with_a_cap() -> None:
