@@ -14,7 +14,8 @@ once:
 The loop that waits and tries again is here too, once: :func:`retry_async` (the VLM
 judge and proposal clients; one attempt raises :class:`Transient` for a failure worth
 another try).  The image fetcher keeps its own loop because its total limit also cuts
-an attempt short mid-download (``asyncio.timeout_at``); its waits are this policy's.
+an attempt short mid-download (:func:`core.http_pools.deadline` over all attempts);
+its waits are this policy's.
 """
 
 from __future__ import annotations
