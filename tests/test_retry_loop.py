@@ -307,3 +307,33 @@ def test_clients_never_retry_a_body_over_the_cap(kind: str, declared: bool) -> N
     assert len(calls) == 1
     if kind == "judge":  # names the endpoint
         assert str(info.value).startswith("m at http://judge.test/v1: ")
+
+
+@pytest.mark.parametrize("kind", CLIENTS)
+def test_time_waiting_for_a_free_slot_is_not_counted(kind: str) -> None:
+    """Three requests through one slot, each 0.3 s against a 0.5 s deadline: a queued
+    request has not been sent, so none times out (no retry)."""
+    calls: list[int] = []
+
+    async def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        await asyncio.sleep(0.3)
+        return httpx.Response(200, json=OK_BODY)
+
+    async def main() -> list[str]:
+        transport = httpx.MockTransport(handler)
+        messages = [{"role": "user", "content": "hi"}]
+        if kind == "judge":
+            ep = JudgeEndpoint(base_url="http://judge.test/v1", model="m", timeout=0.5,
+                               max_retries=0, concurrency=1)
+            async with JudgeClient(ep, transport=transport) as judge:
+                return list(await asyncio.gather(*(judge.complete(messages)
+                                                   for _ in range(3))))
+        pep = ProposeEndpoint(base_url="http://vlm.test/v1", model="m", timeout=0.5,
+                              attempts=1, structured="off", concurrency=1)
+        async with ProposeClient(pep, transport=transport) as proposer:
+            answers = await asyncio.gather(*(proposer.complete(messages, "n", {})
+                                             for _ in range(3)))
+            return [a.text for a in answers]
+
+    assert run(main()) == ["ok"] * 3 and len(calls) == 3
