@@ -101,6 +101,8 @@ def test_image_panel_shows_upright_and_stores_boxes_in_file_pixels(
     canvas = panel.canvas
     assert canvas.image is not None
     assert _close(_array(canvas.image), decode_rgb(data))  # upright, as in a rating file
+    portrait = orientation in (6, 8)
+    assert (f"{H}×{W} px" if portrait else f"{W}×{H} px") in panel.caption.text()
     thumb = panel.store.thumbnail(object(), item.sha256)
     assert (thumb.width() > thumb.height()) == (orientation == 3)
     # the stored box is shown where it lies on the upright image, and so is its preview

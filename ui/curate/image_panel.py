@@ -279,7 +279,11 @@ class ImagePanel(QWidget):
                 self.canvas.set_image(image)
             self.draw_toggle.setChecked(bool(item.boxes) or self._screenshot)
         self._apply_boxes(item)
-        size = f"{item.width}×{item.height} px" if item.width else ""
+        size = ""
+        if item.width and item.height:  # as shown (upright), not as stored
+            shown = map_box(self.store.transform(item.sha256),
+                            QRect(0, 0, item.width, item.height))
+            size = f"{shown.width()}×{shown.height()} px"
         self.caption.setText("  ·  ".join(x for x in (item.label, size, item.ref or "",
                                                        f"ALT: {item.alt}" if item.alt else "")
                                           if x))
