@@ -148,3 +148,20 @@ def test_adjudication_tiles_are_upright_with_their_boxes(
     edge = tile.pixelColor(box.x(), box.center().y())
     want = ROLE_COLOURS["input"]
     assert abs(edge.red() - want.red()) + abs(edge.blue() - want.blue()) < 40
+
+
+@pytest.mark.parametrize("orientation", [0, 9, 65535])
+def test_an_orientation_out_of_range_shows_the_image_as_stored(qapp, orientation: int) -> None:
+    data = _photo(orientation)
+    img, error = decode(data)
+    assert img is not None and error == "" and (img.width(), img.height()) == (W, H)
+    assert curate_images.orientation(data) == 1
+
+
+def test_a_broken_exif_block_shows_the_image_as_stored(qapp) -> None:
+    data = bytearray(_photo(6))
+    at = data.find(b"Exif\x00\x00")
+    assert at > 0
+    data[at + 6: at + 14] = b"XXXXXXXX"  # the TIFF header: unreadable
+    img, error = decode(bytes(data))
+    assert img is not None and error == "" and (img.width(), img.height()) == (W, H)
