@@ -131,7 +131,9 @@ def cmd_split(args: argparse.Namespace) -> int:
         for p in report.packages:
             print(f"  {p['file']}: {p['curator']}, {p['samples']:,} samples "
                   f"({p['shared']:,} shared)")
-    return 0
+    for d in report.skipped:  # not shared (ADR 157): named, and the exit status says so
+        print(f"skipped: {d['sample']}: {d['reason']}", file=sys.stderr)
+    return 1 if report.skipped else 0
 
 
 def cmd_merge(args: argparse.Namespace) -> int:

@@ -11,6 +11,11 @@ Two costs of httpcore, measured with cProfile (docs/performance.md, "Proposals" 
   on every request.  :class:`ClientPools` spreads ``concurrency`` request slots over
   several pools of at most :data:`PER_POOL` connections each.
 
+Two limits every such request needs, here once: httpx's timeouts bound each *step*
+(connect, one read), so a server trickling a byte at a time holds a request forever;
+:func:`deadline` bounds the whole request (ADR 143).  :func:`read_capped` reads a body
+up to a size cap, so a hostile 2 GB answer costs nothing but the cap.
+
 httpx is imported on use: start-up need not pay for it.
 """
 
@@ -19,9 +24,9 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import sys
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.retry import Transient
 
@@ -101,3 +106,55 @@ def transport_failures(base_url: str, timeout: float) -> Iterator[None]:
         raise Transient(f"timed out after {timeout:g} s") from None
     except httpx.TransportError as exc:
         raise Transient(f"cannot reach {base_url} ({type(exc).__name__}: {exc})") from None
+
+
+class DeadlineExceeded(Transient):
+    """No complete response before a request's overall deadline (see :func:`deadline`)."""
+
+
+@asynccontextmanager
+async def deadline(seconds: float, *, start: float | None = None) -> AsyncIterator[None]:
+    """Bound everything in the block (connecting, sending, every read of the body) to end
+    ``seconds`` after ``start`` (the event loop's clock; default now).
+
+    Raises :class:`DeadlineExceeded` ("timed out: no complete response within N s"), a
+    :class:`core.retry.Transient`: a per-request deadline is worth another try like any
+    timeout; a caller whose deadline spans all its attempts stops on it instead.
+    """
+    begin = asyncio.get_running_loop().time() if start is None else start
+    limit = asyncio.timeout_at(begin + seconds)
+    try:
+        async with limit:
+            yield
+    except TimeoutError:
+        if not limit.expired():
+            raise
+        raise DeadlineExceeded(f"timed out: no complete response within {seconds:g} s") \
+            from None
+
+
+class ResponseTooLarge(Exception):
+    """A response body over the cap (not read further; not worth another try)."""
+
+
+async def read_capped(client: httpx.AsyncClient, method: str, url: str, cap: int,
+                      *, json: Any = None) -> tuple[int, Mapping[str, str], bytes]:
+    """Send a request and read its body up to ``cap`` bytes: (status, headers, body).
+
+    Raises :class:`ResponseTooLarge` when the declared length or the bytes received pass
+    the cap (what was read is dropped); ``json`` is the request's JSON body.
+    """
+    async with client.stream(method, url, json=json) as resp:
+        declared = resp.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > cap:
+            raise ResponseTooLarge(f"the response is too large ({int(declared):,} bytes; at "
+                                   f"most {cap:,} are read)")
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in resp.aiter_bytes():
+            size += len(chunk)
+            if size > cap:
+                raise ResponseTooLarge(f"the response is too large (over {cap:,} bytes); it "
+                                       "was not read further")
+            chunks.append(chunk)
+        return resp.status_code, resp.headers, b"".join(chunks)

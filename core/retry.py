@@ -14,7 +14,8 @@ once:
 The loop that waits and tries again is here too, once: :func:`retry_async` (the VLM
 judge and proposal clients; one attempt raises :class:`Transient` for a failure worth
 another try).  The image fetcher keeps its own loop because its total limit also cuts
-an attempt short mid-download (``asyncio.timeout_at``); its waits are this policy's.
+an attempt short mid-download (:func:`core.http_pools.deadline` over all attempts);
+its waits are this policy's.
 """
 
 from __future__ import annotations
@@ -107,7 +108,8 @@ class GaveUp(Exception):  # noqa: N818 - the outcome of a retry loop, named as s
     """Every attempt failed (or the total time ran out); ``reason`` is the last failure."""
 
     def __init__(self, reason: str, attempts: int) -> None:
-        super().__init__(f"{reason} (gave up after {attempts} attempts)")
+        super().__init__(f"{reason} (gave up after {attempts} "
+                         f"attempt{'' if attempts == 1 else 's'})")
         self.reason = reason
         self.attempts = attempts
 

@@ -9,6 +9,7 @@ import time
 import httpx
 import pytest
 
+from core.http_pools import DeadlineExceeded, deadline
 from core.jobs import Cancelled
 from core.metrics.judge_client import JudgeClient, JudgeError
 from core.metrics.settings import JudgeEndpoint
@@ -64,9 +65,10 @@ def test_gives_up_after_the_policy_s_attempts_with_the_last_reason() -> None:
     assert info.value.attempts == 3 and info.value.reason == "failure 2"
     assert str(info.value) == "failure 2 (gave up after 3 attempts)"
     s = Script([Transient("once")])
-    with pytest.raises(GaveUp):
+    with pytest.raises(GaveUp) as info:
         run(retry_async(s.attempt, RetryPolicy(retries=0), sleep=s.sleep))
     assert s.calls == [1] and s.waits == []
+    assert str(info.value) == "once (gave up after 1 attempt)"  # singular for one
 
 
 def test_retry_after_is_a_lower_bound_with_a_cap() -> None:
@@ -135,7 +137,8 @@ def test_check_status_leaves_other_statuses_to_the_caller(status: int) -> None:
 
 
 # -- the two clients over the loop -------------------------------------------------------------
-def _complete(kind: str, handler, waits: list[float]):  # type: ignore[no-untyped-def]
+def _complete(kind: str, handler, waits: list[float],  # type: ignore[no-untyped-def]
+              timeout: float = 120.0, cap: int = 8 * 2**20):
     async def sleep(seconds: float) -> None:  # real waits (of 10 ms): the 429 gate needs them
         waits.append(seconds)
         await asyncio.sleep(seconds)
@@ -145,11 +148,13 @@ def _complete(kind: str, handler, waits: list[float]):  # type: ignore[no-untype
     async def main() -> str:
         if kind == "judge":
             ep = JudgeEndpoint(base_url="http://judge.test/v1", model="m", backoff=0.01,
-                               max_retries=3)
-            async with JudgeClient(ep, transport=transport, sleep=sleep) as judge:
+                               max_retries=3, timeout=timeout)
+            async with JudgeClient(ep, transport=transport, sleep=sleep,
+                                   max_response_bytes=cap) as judge:
                 return await judge.complete([{"role": "user", "content": "hi"}])
         pep = ProposeEndpoint(base_url="http://vlm.test/v1", model="m", backoff=0.01,
-                              attempts=4, structured="off")
+                              attempts=4, structured="off", timeout=timeout,
+                              max_response_bytes=cap)
         async with ProposeClient(pep, transport=transport, sleep=sleep) as proposer:
             return (await proposer.complete([{"role": "user", "content": "hi"}], "n", {})).text
 
@@ -215,3 +220,120 @@ def test_clients_give_up_with_the_last_reason(kind: str) -> None:
                                             r"after 4 attempts\)"):
         _complete(kind, handler, waits)
     assert len(calls) == 4 and len(waits) == 3
+
+
+# -- the overall deadline of one request (ADR 143) --------------------------------------------
+class Trickle(httpx.AsyncByteStream):
+    """A body of ``n`` spaces, one every ``every`` seconds (each read is quick: httpx's
+    read timeout never fires)."""
+
+    def __init__(self, n: int = 100, every: float = 0.05) -> None:
+        self.n, self.every = n, every
+
+    async def __aiter__(self):  # type: ignore[no-untyped-def]
+        for _ in range(self.n):
+            await asyncio.sleep(self.every)
+            yield b" "
+
+
+def test_deadline_turns_its_own_expiry_into_a_transient() -> None:
+    async def late() -> None:
+        async with deadline(0.05):
+            await asyncio.sleep(5)
+
+    started = time.monotonic()
+    with pytest.raises(DeadlineExceeded, match=r"^timed out: no complete response within "
+                                                r"0\.05 s$") as info:
+        run(late())
+    assert isinstance(info.value, Transient) and time.monotonic() - started < 2.0
+
+
+def test_deadline_counts_from_the_given_start_and_lets_other_timeouts_through() -> None:
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        with pytest.raises(DeadlineExceeded):  # the time before the block counts
+            async with deadline(0.05, start=loop.time() - 1.0):
+                await asyncio.sleep(0)
+        with pytest.raises(TimeoutError) as info:  # not the deadline's: left alone
+            async with deadline(60):
+                raise TimeoutError("someone else's")
+        assert not isinstance(info.value, DeadlineExceeded)
+        async with deadline(60):  # in time: nothing raised
+            await asyncio.sleep(0)
+
+    run(main())
+
+
+@pytest.mark.parametrize("kind", CLIENTS)
+def test_clients_retry_a_request_past_its_deadline(kind: str) -> None:
+    calls: list[int] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        if len(calls) == 1:  # 5 s of trickle against a 0.5 s deadline
+            return httpx.Response(200, stream=Trickle(100, 0.05))
+        return httpx.Response(200, json=OK_BODY)
+
+    waits: list[float] = []
+    started = time.monotonic()
+    assert _complete(kind, handler, waits, timeout=0.5) == "ok"
+    assert len(calls) == 2 and len(waits) == 1 and time.monotonic() - started < 4.0
+
+
+@pytest.mark.parametrize("kind", CLIENTS)
+def test_clients_give_up_on_a_trickle_naming_the_deadline(kind: str) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, stream=Trickle(100, 0.05))
+
+    with pytest.raises(REFUSED[kind], match=r"timed out: no complete response within 0\.3 s "
+                                            r"\(gave up after 4 attempts\)"):
+        _complete(kind, handler, [], timeout=0.3)
+
+
+@pytest.mark.parametrize("kind", CLIENTS)
+@pytest.mark.parametrize("declared", [True, False])
+def test_clients_never_retry_a_body_over_the_cap(kind: str, declared: bool) -> None:
+    calls: list[int] = []
+    body = b"x" * 5000
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        if declared:
+            return httpx.Response(200, content=body)
+        return httpx.Response(200, stream=httpx.ByteStream(body))  # no Content-Length
+
+    with pytest.raises(REFUSED[kind], match="the response is too large") as info:
+        _complete(kind, handler, [], cap=1000)
+    assert len(calls) == 1
+    if kind == "judge":  # names the endpoint
+        assert str(info.value).startswith("m at http://judge.test/v1: ")
+
+
+@pytest.mark.parametrize("kind", CLIENTS)
+def test_time_waiting_for_a_free_slot_is_not_counted(kind: str) -> None:
+    """Three requests through one slot, each 0.3 s against a 0.5 s deadline: a queued
+    request has not been sent, so none times out (no retry)."""
+    calls: list[int] = []
+
+    async def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        await asyncio.sleep(0.3)
+        return httpx.Response(200, json=OK_BODY)
+
+    async def main() -> list[str]:
+        transport = httpx.MockTransport(handler)
+        messages = [{"role": "user", "content": "hi"}]
+        if kind == "judge":
+            ep = JudgeEndpoint(base_url="http://judge.test/v1", model="m", timeout=0.5,
+                               max_retries=0, concurrency=1)
+            async with JudgeClient(ep, transport=transport) as judge:
+                return list(await asyncio.gather(*(judge.complete(messages)
+                                                   for _ in range(3))))
+        pep = ProposeEndpoint(base_url="http://vlm.test/v1", model="m", timeout=0.5,
+                              attempts=1, structured="off", concurrency=1)
+        async with ProposeClient(pep, transport=transport) as proposer:
+            answers = await asyncio.gather(*(proposer.complete(messages, "n", {})
+                                             for _ in range(3)))
+            return [a.text for a in answers]
+
+    assert run(main()) == ["ok"] * 3 and len(calls) == 3

@@ -37,7 +37,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from core.files import atomic_writer
-from core.http_pools import ClientPools
+from core.http_pools import ClientPools, DeadlineExceeded, deadline
 from core.ingest.images import (
     DEFAULT_MAX_PIXELS,
     ImageError,
@@ -323,18 +323,19 @@ async def _download(client: httpx.AsyncClient, url: str, s: FetchSettings, targe
                     decodes: asyncio.Semaphore) -> FetchResult:
     """Fetch one URL with retries, all within ``s.total_timeout``."""
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + s.total_timeout
+    start = loop.time()
+    end = start + s.total_timeout
     policy = s.retry
     attempts = 0
     while True:
         attempts += 1
-        try:
-            async with asyncio.timeout_at(deadline):
+        try:  # the limit spans every attempt: hitting it ends the URL, no retry
+            async with deadline(s.total_timeout, start=start):
                 info = await _attempt(client, url, s, target, decodes)
             return FetchResult(url, target, info, attempts=attempts)
         except _Permanent as exc:
             return FetchResult(url, error=str(exc), attempts=attempts)
-        except TimeoutError:
+        except DeadlineExceeded:
             return FetchResult(
                 url,
                 error=f"timed out: no complete response within the {_secs(s.total_timeout)} "
@@ -345,7 +346,7 @@ async def _download(client: httpx.AsyncClient, url: str, s: FetchSettings, targe
             if attempts >= policy.attempts:
                 return FetchResult(url, error=exc.final(attempts), attempts=attempts)
             delay = policy.delay(attempts, exc.retry_after)
-            if loop.time() + delay >= deadline:
+            if loop.time() + delay >= end:
                 return FetchResult(url, error=exc.final(attempts), attempts=attempts)
             await asyncio.sleep(delay)
 

@@ -1,6 +1,8 @@
 """OpenAI-compatible chat-completions client for VLM judges (``httpx.AsyncClient``).
 
-``POST {base_url}/chat/completions`` with images as ``data:`` URLs.  Timeouts,
+``POST {base_url}/chat/completions`` with images as ``data:`` URLs.  Each request must
+end within the endpoint's ``timeout`` as a whole (:func:`core.http_pools.deadline`), its
+body is read up to :data:`MAX_RESPONSE_BYTES` (:func:`core.http_pools.read_capped`).  Timeouts,
 retries on timeouts, connection errors, HTTP 408/429/5xx and malformed bodies through
 :func:`core.retry.retry_async`, waiting as :class:`core.retry.RetryPolicy` says (exponential backoff; ``Retry-After`` in seconds
 or as an HTTP date is a capped lower bound); a concurrency limit per endpoint.  Other
@@ -12,10 +14,17 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from core.http_pools import ClientPools, transport_failures
+from core.http_pools import (
+    ClientPools,
+    ResponseTooLarge,
+    deadline,
+    read_capped,
+    transport_failures,
+)
 from core.metrics.settings import JudgeEndpoint
 from core.retry import GaveUp, RetryPolicy, Transient, check_status, retry_async
 
@@ -23,6 +32,8 @@ if TYPE_CHECKING:  # httpx is imported on use: ~0.2 s that start-up need not pay
     import httpx
 
 MAX_BACKOFF = 30.0
+#: bytes of a response body read at most (the proposal client's default cap)
+MAX_RESPONSE_BYTES = 8 * 2**20
 
 
 class JudgeError(Exception):
@@ -46,18 +57,19 @@ def _snippet(text: str, n: int = 200) -> str:
     return text if len(text) <= n else text[:n] + "…"
 
 
-def parse_completion(resp: httpx.Response) -> str:
-    """The assistant text of a chat-completions response; :class:`JudgeError` if malformed."""
+def parse_completion(body: bytes) -> str:
+    """The assistant text of a chat-completions body; :class:`JudgeError` if malformed."""
+    text = body.decode("utf-8", errors="replace")
     try:
-        data = resp.json()
+        data = json.loads(text)
     except ValueError:
-        raise JudgeError(f"malformed response (not JSON): {_snippet(resp.text)!r}") from None
+        raise JudgeError(f"malformed response (not JSON): {_snippet(text)!r}") from None
     try:
         choice = data["choices"][0]
         content = choice["message"]["content"]
     except (KeyError, IndexError, TypeError):
         raise JudgeError(f"malformed response (no choices[0].message.content): "
-                         f"{_snippet(resp.text)!r}") from None
+                         f"{_snippet(text)!r}") from None
     if isinstance(content, list):  # some servers return content parts
         content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
     if not isinstance(content, str) or not content.strip():
@@ -71,8 +83,10 @@ class JudgeClient:
 
     def __init__(self, endpoint: JudgeEndpoint, *,
                  transport: httpx.AsyncBaseTransport | None = None,
-                 sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep) -> None:
+                 sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+                 max_response_bytes: int = MAX_RESPONSE_BYTES) -> None:
         self.endpoint = endpoint
+        self.max_response_bytes = max_response_bytes
         self._transport = transport
         self._sleep = sleep
         self._pools: ClientPools | None = None
@@ -113,13 +127,16 @@ class JudgeClient:
             with transport_failures(ep.base_url, ep.timeout):
                 async with pools.slot() as client:
                     self.calls += 1
-                    resp = await client.post("chat/completions", json=payload)
-            check_status(resp.status_code, resp.headers.get("retry-after"),
-                         _snippet(resp.text))
-            if resp.status_code >= 400:
-                raise JudgeError(f"refused: HTTP {resp.status_code}: {_snippet(resp.text)!r}")
+                    async with deadline(ep.timeout):
+                        status, headers, body = await read_capped(
+                            client, "POST", "chat/completions", self.max_response_bytes,
+                            json=payload)
+            text = _snippet(body.decode("utf-8", errors="replace"))
+            check_status(status, headers.get("retry-after"), text)
+            if status >= 400:
+                raise JudgeError(f"refused: HTTP {status}: {text!r}")
             try:
-                return parse_completion(resp)
+                return parse_completion(body)
             except JudgeError as exc:
                 raise Transient(str(exc)) from None
 
@@ -127,3 +144,5 @@ class JudgeClient:
             return await retry_async(attempt, self.retry, sleep=self._sleep)
         except GaveUp as exc:
             raise JudgeError(f"{ep.model}: {exc}") from None
+        except ResponseTooLarge as exc:
+            raise JudgeError(f"{ep.model} at {ep.base_url.rstrip('/')}: {exc}") from None

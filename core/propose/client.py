@@ -4,8 +4,10 @@ One client per run and endpoint: at most ``concurrency`` requests in flight (one
 connection each, kept alive), structured outputs (``response_format`` with the JSON
 schema) where the server takes them, retries through :func:`core.retry.retry_async`
 (the one loop and policy, ADRs 019 and 143), and a shared pause after a 429 so a rate
-limit is honoured by every request, not only the one that met it.  A response is read in chunks up to a size cap, so a hostile
-2 GB answer costs nothing but the cap.
+limit is honoured by every request, not only the one that met it.  Each request must
+end within the endpoint's ``timeout`` as a whole (:func:`core.http_pools.deadline`: a
+server trickling a byte at a time cannot hold it), and its body is read up to a size
+cap (:func:`core.http_pools.read_capped`).
 
 Outcomes: an :class:`Answer` (the assistant text, tokens, cost), a
 :class:`ProposeError` (this request failed, after retries where they make sense; the
@@ -22,7 +24,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from core.http_pools import ClientPools, transport_failures
+from core.http_pools import (
+    ClientPools,
+    ResponseTooLarge,
+    deadline,
+    read_capped,
+    transport_failures,
+)
 from core.retry import GaveUp, RetryPolicy, Transient, check_status, parse_retry_after, retry_async
 
 if TYPE_CHECKING:  # httpx is imported on use (start-up need not pay for it)
@@ -224,7 +232,10 @@ class ProposeClient:
                         self.max_in_flight = max(self.max_in_flight, self.in_flight)
                         self.sent += 1
                         try:
-                            status, headers, body = await self._post(client, payload)
+                            async with deadline(ep.timeout):
+                                status, headers, body = await read_capped(
+                                    client, "POST", "chat/completions",
+                                    ep.max_response_bytes, json=payload)
                         finally:
                             self.in_flight -= 1
                 text = body.decode("utf-8", errors="replace")
@@ -257,28 +268,5 @@ class ProposeClient:
             return await retry_async(attempt, self.policy, sleep=self._sleep)
         except GaveUp as exc:
             raise ProposeError(str(exc)) from None
-        except _TooBig as exc:
+        except ResponseTooLarge as exc:
             raise ProposeError(str(exc)) from None
-
-    async def _post(self, client: httpx.AsyncClient,
-                    payload: dict[str, Any]) -> tuple[int, Any, bytes]:
-        """POST and read the body up to the size cap."""
-        cap = self.endpoint.max_response_bytes
-        async with client.stream("POST", "chat/completions", json=payload) as resp:
-            declared = resp.headers.get("content-length")
-            if declared and declared.isdigit() and int(declared) > cap:
-                raise _TooBig(f"the response is too large ({int(declared):,} bytes; at most "
-                              f"{cap:,} are read)")
-            chunks: list[bytes] = []
-            size = 0
-            async for chunk in resp.aiter_bytes():
-                size += len(chunk)
-                if size > cap:
-                    raise _TooBig(f"the response is too large (over {cap:,} bytes); it was "
-                                  "not read further")
-                chunks.append(chunk)
-            return resp.status_code, resp.headers, b"".join(chunks)
-
-
-class _TooBig(Exception):
-    pass

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.curate.detail import load_sample
 from core.export_folder import ExportFolder
 from core.files import WRITE_ERRNOS, WriteError
 from core.jobs import JobState
@@ -59,10 +60,14 @@ class SplitReport:
     packages: list[dict[str, Any]] = field(default_factory=list)
     samples: int = 0
     overlap: int = 0
+    #: samples left out, with binary data in a text field (ADR 157):
+    #: ``{"sample", "fields", "reason"}``
+    skipped: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"split": self.split, "out": str(self.out), "samples": self.samples,
-                "overlap_samples": self.overlap, "packages": self.packages}
+                "overlap_samples": self.overlap, "packages": self.packages,
+                "skipped": self.skipped}
 
 
 def clean_names(names: list[str]) -> list[str]:
@@ -136,6 +141,13 @@ def split_project(project: Project, out_dir: str | Path, curators: list[str], *,
     ids = (selection or SampleFilter()).sample_ids(project)
     if not ids:
         raise SplitError("no sample matches the filter: there is nothing to share")
+    skipped = damaged_samples(project, ids)
+    if skipped:
+        left_out = {d["sample"] for d in skipped}
+        ids = [sid for sid in ids if sid not in left_out]
+        if not ids:
+            raise SplitError("no sample can be shared: every one holds binary data instead "
+                             f"of text (e.g. {skipped[0]['sample']}: {skipped[0]['reason']})")
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
     stamp = now_iso()
     split_name = name or f"{project.path.stem} {stamp[:16].replace('T', ' ')}"
@@ -153,7 +165,8 @@ def split_project(project: Project, out_dir: str | Path, curators: list[str], *,
     settings = {"curators": names, "overlap": overlap, "seed": seed, "samples": len(ids),
                 "filter": _filter_text(selection), "out": str(out_dir)}
     report = SplitReport(split_name, Path(out_dir), samples=len(ids),
-                         overlap=len(set().union(*(p.overlap for p in plans))))
+                         overlap=len(set().union(*(p.overlap for p in plans))),
+                         skipped=skipped)
     state.set_total(len(plans) + 1)
     with ExportFolder(out_dir, "curator packages") as folder:
         template = _template(folder)
@@ -183,6 +196,45 @@ def split_project(project: Project, out_dir: str | Path, curators: list[str], *,
     for entry in report.packages:
         entry.pop("base_mac")
     return report
+
+
+_BLOB_ROWS = """
+SELECT id FROM samples WHERE id IN (SELECT value FROM json_each(:ids)) AND ({samples})
+UNION SELECT sample_id FROM sample_tags WHERE typeof(tag) = 'blob'
+  AND sample_id IN (SELECT value FROM json_each(:ids))
+UNION SELECT sample_id FROM feedback WHERE ({feedback})
+  AND sample_id IN (SELECT value FROM json_each(:ids))
+UNION SELECT sample_id FROM sample_images WHERE ({images})
+  AND sample_id IN (SELECT value FROM json_each(:ids))
+UNION SELECT s.id FROM samples s JOIN posts p ON p.id = s.post_id
+  WHERE s.id IN (SELECT value FROM json_each(:ids)) AND ({posts})
+"""
+
+
+def damaged_samples(project: Project, ids: list[str]) -> list[dict[str, Any]]:
+    """The samples of ``ids`` with binary data in a text field (stored with sqlite3), each
+    with the fields Curate names (ADR 154) and why it is not shared (ADR 157)."""
+    conn = project.conn
+
+    def any_blob(table: str, alias: str = "") -> str:
+        cols = [r[1] for r in conn.execute(f"PRAGMA main.table_info({table})")]
+        return " OR ".join(f"typeof({alias}{c}) = 'blob'" for c in cols) or "0"
+
+    sql = _BLOB_ROWS.format(samples=any_blob("samples"), feedback=any_blob("feedback"),
+                            images=any_blob("sample_images"), posts=any_blob("posts", "p."))
+    found = sorted(r[0] for r in conn.execute(sql, {"ids": json.dumps(ids)}))
+    out = []
+    for sid in found:
+        fields = list(load_sample(project, sid).damaged)
+        if conn.execute("SELECT 1 FROM sample_images WHERE sample_id = ? AND ("
+                        f"{any_blob('sample_images')})", (sid,)).fetchone():
+            fields.append("images")
+        fields = fields or ["a field Curate does not show"]
+        out.append({"sample": sid, "fields": fields,
+                    "reason": f"binary data instead of text in: {', '.join(fields)} "
+                              "(changed outside Winnow, e.g. with sqlite3); not shared: "
+                              "correct it in Curate, then share it"})
+    return out
 
 
 def _filter_text(selection: SampleFilter | None) -> str:

@@ -1,6 +1,7 @@
 """A user stores binary data (a BLOB) in a text column of the project with sqlite3: the
-sample still loads for Curate (read as UTF-8), and both exports skip it, naming it and
-the field, instead of stopping with a traceback (json: 'Object of type bytes')."""
+sample still loads for Curate (read as UTF-8), both exports skip it, naming it and the
+field, instead of stopping with a traceback (json: 'Object of type bytes'), and so does
+a team split (ADR 157)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from safety_helpers import build_project  # noqa: E402
 
 from core.curate.detail import load_sample  # noqa: E402
 from core.curate.export import export_benchmark  # noqa: E402
+from core.selection import SampleFilter  # noqa: E402
 from core.store import Project  # noqa: E402
 
 EDITS = {"s001": "UPDATE samples SET prompt = X'FFFE41' WHERE id = 's001'",
@@ -72,12 +74,49 @@ def test_hf_export_skips_and_names_binary_samples(edited: Path, tmp_path: Path) 
     assert report.exported == 2
 
 
-@pytest.mark.xfail(strict=True, reason="core/teamwork/split.py: `winnow curate split` on a "
-                   "project with a BLOB in samples.prompt stops with a traceback (TypeError: "
-                   "Object of type bytes is not JSON serializable) instead of naming the "
-                   "sample; owner: teamwork")
-def test_curate_split_names_a_binary_sample(edited: Path, tmp_path: Path) -> None:
-    from core.teamwork.split import split_project
+def test_curate_split_skips_and_names_binary_samples(edited: Path, tmp_path: Path) -> None:
+    """As the exports do (ADR 154, 157): every other sample is shared, each damaged one is
+    named with its fields; the packages merge back; the stored bytes are untouched."""
+    from core.teamwork.merge import merge_packages
+    from core.teamwork.split import SplitError, split_project
 
     with Project.open(edited) as project:
-        split_project(project, tmp_path / "team", ["A", "B"])
+        report = split_project(project, tmp_path / "team", ["A", "B"], seed=1)
+        skipped = {d["sample"]: d for d in report.skipped}
+        assert set(skipped) == set(EDITS) and report.samples == 2
+        assert skipped["s001"]["fields"] == ["prompt"]
+        assert "binary data instead of text in: prompt" in skipped["s001"]["reason"]
+        assert skipped["s002"]["fields"] == ["notes"]
+        assert skipped["s003"]["fields"] == ["post"]
+        assert skipped["s004"]["fields"] == ["tags"]
+        assert report.to_json()["skipped"] == report.skipped
+        files = [tmp_path / "team" / p["file"] for p in report.packages]
+        shared = set()
+        for path in files:
+            with Project.open(path) as package:
+                shared |= {r[0] for r in package.conn.execute("SELECT id FROM samples")}
+        assert shared == {"s000", "s005"}
+        results, refusals = merge_packages(project, files)
+        assert refusals == [] and [r.applied for r in results] == [0, 0]
+        assert project.conn.execute("SELECT typeof(prompt), prompt FROM samples WHERE id = "
+                                    "'s001'").fetchone() == ("blob", b"\xff\xfeA")
+        with pytest.raises(SplitError, match=r"no sample can be shared.*s001: binary data "
+                                             r"instead of text in: prompt"):
+            split_project(project, tmp_path / "team2", ["A"],
+                          selection=SampleFilter(ids=("s001", "s002")))
+        assert not (tmp_path / "team2").exists()
+
+
+def test_cli_split_names_binary_samples_and_exits_1(edited: Path, tmp_path: Path) -> None:
+    import os
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-m", "app", "curate", "split", str(edited),
+                          "--out", str(tmp_path / "team"), "--names", "A,B"],
+                         capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])})
+    assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
+    assert "skipped: s001: binary data instead of text in: prompt" in out.stderr
+    assert "skipped: s004: binary data instead of text in: tags" in out.stderr
+    assert "2 samples" in out.stdout
+    assert len(list((tmp_path / "team").glob("*.winnow"))) == 2

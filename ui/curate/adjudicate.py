@@ -9,8 +9,8 @@ import difflib
 import html
 from typing import Any
 
-from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QImage, QKeySequence, QPainter, QPalette, QPen, QPixmap
+from PySide6.QtCore import QRect, QRectF, Qt
+from PySide6.QtGui import QKeySequence, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import (
     QDialog,
     QGroupBox,
@@ -29,6 +29,7 @@ from core.curate.detail import ImageUnavailable, image_bytes
 from core.teamwork.conflicts import Conflict, ResolveConflict, list_conflicts
 from core.teamwork.values import FIELD_TITLES, boxes, describe, roles
 from ui.curate.canvas import ROLE_COLOURS
+from ui.curate.images import decode_upright, map_box
 from ui.widgets.actions import make_action
 from ui.widgets.theme import tone_colours
 
@@ -96,10 +97,10 @@ def draw_images(project: Any, value: dict[str, Any], palette: QPalette) -> QPixm
     tiles = []
     for sha in shas[:3]:
         try:
-            image = QImage.fromData(image_bytes(project, sha))
+            image, _why, shown = decode_upright(image_bytes(project, sha))
         except (ImageUnavailable, OSError, KeyError):
             continue
-        if image.isNull():
+        if image is None:
             continue
         scale = min(1.0, THUMB / max(image.width(), image.height()))
         tile = QPixmap.fromImage(image).scaled(int(image.width() * scale),
@@ -113,7 +114,9 @@ def draw_images(project: Any, value: dict[str, Any], palette: QPalette) -> QPixm
             if x is None:
                 painter.drawRect(QRectF(1, 1, tile.width() - 3, tile.height() - 3))
             else:
-                painter.drawRect(QRectF(x * scale, y * scale, w * scale, h * scale))
+                box = map_box(shown, QRect(x, y, w, h))  # stored → upright pixels
+                painter.drawRect(QRectF(box.x() * scale, box.y() * scale,
+                                        box.width() * scale, box.height() * scale))
         painter.end()
         tiles.append(tile)
     if not tiles:

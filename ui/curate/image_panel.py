@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from core.curate.detail import ImageItem
 from ui.curate.canvas import CanvasBox, ImageCanvas
-from ui.curate.images import THUMB, ImageStore
+from ui.curate.images import THUMB, ImageStore, map_box
 from ui.curate.strip import DropPlan, ImageStrip
 
 PREVIEW = 110
@@ -184,9 +184,12 @@ class ImagePanel(QWidget):
         self._compact = False
         self._empty_text = ""
 
-        self.canvas.box_drawn.connect(lambda r, role: self._emit_item(self.box_drawn, r, role))
+        # the canvas shows the image upright; boxes are stored in the file's pixels
+        self.canvas.box_drawn.connect(
+            lambda r, role: self._emit_item(self.box_drawn, self._stored(r), role))
         self.canvas.box_changed.connect(
-            lambda rid, r, nudge: self._emit_item(self.box_changed, rid, r, nudge))
+            lambda rid, r, nudge: self._emit_item(self.box_changed, rid, self._stored(r),
+                                                  nudge))
         self.canvas.box_deleted.connect(lambda rid: self._emit_item(self.box_deleted, rid))
         self.canvas.preview_changed.connect(self._live_preview)
 
@@ -276,13 +279,24 @@ class ImagePanel(QWidget):
                 self.canvas.set_image(image)
             self.draw_toggle.setChecked(bool(item.boxes) or self._screenshot)
         self._apply_boxes(item)
-        size = f"{item.width}×{item.height} px" if item.width else ""
+        size = ""
+        if item.width and item.height:  # as shown (upright), not as stored
+            shown = map_box(self.store.transform(item.sha256),
+                            QRect(0, 0, item.width, item.height))
+            size = f"{shown.width()}×{shown.height()} px"
         self.caption.setText("  ·  ".join(x for x in (item.label, size, item.ref or "",
                                                        f"ALT: {item.alt}" if item.alt else "")
                                           if x))
 
+    def _stored(self, rect: QRect) -> QRect:
+        """A box on the shown (upright) image in the stored file's pixels."""
+        item = self.current_item()
+        return map_box(self.store.transform(item.sha256 if item else None), rect, True)
+
     def _apply_boxes(self, item: ImageItem) -> None:
-        boxes = [CanvasBox(b.row_id, b.role, QRect(b.x, b.y, b.w, b.h)) for b in item.boxes]
+        shown = self.store.transform(item.sha256)
+        boxes = [CanvasBox(b.row_id, b.role, map_box(shown, QRect(b.x, b.y, b.w, b.h)))
+                 for b in item.boxes]
         self.canvas.set_boxes(boxes)
         self.preview_scroll.setVisible(bool(boxes) or self.canvas.draw_mode)
         self.preview.show_crops(self.canvas.image, boxes)

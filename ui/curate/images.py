@@ -2,13 +2,19 @@
 
 Bytes come from ``core`` (the asset store); this module only decodes them with Qt.
 A missing or undecodable image becomes a placeholder with the reason, never a crash.
+
+Images are shown upright: the EXIF orientation that
+:func:`core.imaging.decode.read_header` reads (the one the rating files and
+``decode_rgb`` apply, PNG ``eXIf`` included, which Qt's reader ignores) is applied with
+:func:`upright_transform`.  Boxes stay stored in the file's own pixels (ADR 157): the
+viewer maps them through the same transform.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRect, Qt
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRect, QRectF, Qt
 from PySide6.QtGui import (
     QFont,
     QGuiApplication,
@@ -17,6 +23,7 @@ from PySide6.QtGui import (
     QPainter,
     QPalette,
     QPen,
+    QTransform,
 )
 
 from core.curate.cache import LruCache
@@ -36,12 +43,15 @@ class ImageStore:
         self.full = LruCache(budget)
         self.thumbs = LruCache(thumb_budget)
         self.errors: dict[str, str] = {}
+        #: stored pixels → shown (upright) pixels, per SHA-256 decoded
+        self.transforms: dict[str, QTransform] = {}
 
     def clear(self) -> None:
         """Forget everything (another project was opened)."""
         self.full.clear()
         self.thumbs.clear()
         self.errors.clear()
+        self.transforms.clear()
 
     def image(self, project: Any, sha256: str | None) -> tuple[QImage | None, str]:
         """(image, "") or (None, why it cannot be shown)."""
@@ -57,12 +67,17 @@ class ImageStore:
         except ImageUnavailable as exc:
             self.errors[sha256] = str(exc)
             return None, str(exc)
-        img, error = decode(data)
+        img, error, transform = decode_upright(data)
         if img is None:
             self.errors[sha256] = error
             return None, error
+        self.transforms[sha256] = transform
         self.full.put(sha256, img, img.sizeInBytes())
         return img, ""
+
+    def transform(self, sha256: str | None) -> QTransform:
+        """Stored → shown pixels of an image :meth:`image` decoded (identity otherwise)."""
+        return self.transforms.get(sha256 or "", QTransform())
 
     def thumbnail(self, project: Any, sha256: str | None, error: str | None = None) -> QImage:
         """A square-bounded thumbnail, or a placeholder saying what is wrong."""
@@ -81,19 +96,60 @@ class ImageStore:
 
 
 def decode(data: bytes) -> tuple[QImage | None, str]:
-    """Decode image bytes with a pixel-count limit; (None, reason) when impossible."""
+    """Decode image bytes upright with a pixel-count limit; (None, reason) when impossible."""
+    img, error, _transform = decode_upright(data)
+    return img, error
+
+
+def decode_upright(data: bytes) -> tuple[QImage | None, str, QTransform]:
+    """(upright image, "", stored → shown transform), or (None, reason, identity)."""
     buffer = QBuffer()
     buffer.setData(QByteArray(data))
     buffer.open(QIODevice.OpenModeFlag.ReadOnly)
     reader = QImageReader(buffer)
+    reader.setAutoTransform(False)  # the orientation is applied below, as core reads it
     size = reader.size()
     if size.isValid() and size.width() * size.height() > MAX_PIXELS:
-        return None, f"the image is too large to show ({size.width()}×{size.height()})"
+        return None, f"the image is too large to show ({size.width()}×{size.height()})", \
+            QTransform()
     img = reader.read()
     if img.isNull():
-        return None, f"the image file is corrupt or not an image ({reader.errorString()})"
-    return img.convertToFormat(QImage.Format.Format_RGB32) if img.hasAlphaChannel() is False \
-        else img, ""
+        return None, f"the image file is corrupt or not an image ({reader.errorString()})", \
+            QTransform()
+    if img.hasAlphaChannel() is False:
+        img = img.convertToFormat(QImage.Format.Format_RGB32)
+    transform = upright_transform(orientation(data), img.width(), img.height())
+    if not transform.isIdentity():
+        img = img.transformed(transform, Qt.TransformationMode.FastTransformation)
+    return img, "", transform
+
+
+def orientation(data: bytes) -> int:
+    """The EXIF orientation (1–8) of image bytes as core reads it; 1 when unreadable."""
+    try:
+        return decode_limits.read_header(data, max_pixels=MAX_PIXELS).orientation
+    except (ValueError, OSError):  # DecodeError is a ValueError; the reader says more
+        return 1
+
+
+def upright_transform(orientation: int, width: int, height: int) -> QTransform:
+    """The map from a ``width``×``height`` image's stored pixels to its upright pixels for
+    EXIF ``orientation`` (1 or unknown: identity); coordinates are pixel edges, so a box
+    maps with ``mapRect``."""
+    w, h = float(width), float(height)
+    # QTransform(m11, m12, m21, m22, dx, dy): x' = m11·x + m21·y + dx, y' = m12·x + m22·y + dy
+    return {2: QTransform(-1, 0, 0, 1, w, 0), 3: QTransform(-1, 0, 0, -1, w, h),
+            4: QTransform(1, 0, 0, -1, 0, h), 5: QTransform(0, 1, 1, 0, 0, 0),
+            6: QTransform(0, 1, -1, 0, h, 0), 7: QTransform(0, -1, -1, 0, h, w),
+            8: QTransform(0, -1, 1, 0, 0, w)}.get(orientation, QTransform())
+
+
+def map_box(transform: QTransform, rect: QRect, inverse: bool = False) -> QRect:
+    """``rect`` through ``transform`` (stored → shown), or back with ``inverse``."""
+    if transform.isIdentity():
+        return QRect(rect)
+    t = transform.inverted()[0] if inverse else transform
+    return t.mapRect(QRectF(rect)).toRect()
 
 
 def placeholder(w: int, h: int, text: str) -> QImage:

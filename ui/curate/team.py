@@ -182,10 +182,13 @@ class TeamWork:
                 r = job.future.result()
                 lines = [f"{p['file']}: {p['curator']}, {p['samples']:,} samples "
                          f"({p['shared']:,} shared)" for p in r.packages]
+                skipped = "".join(f"\n{d['sample']}: {d['reason']}" for d in r.skipped)
+                if skipped:
+                    skipped = f"\n\nNot shared ({len(r.skipped):,}):{skipped}"
                 self.ws.context.message(
                     "Work shared", f"{r.samples:,} samples into {len(r.packages)} package(s) "
                     f"in {r.out}:\n" + "\n".join(lines) + "\n\nSend each curator their file; "
-                    "merge them back with Curate → Team → Merge Returned Work….")
+                    "merge them back with Curate → Team → Merge Returned Work…." + skipped)
             elif job.outcome == "failed":
                 self.ws.context.message("Work not shared", f"{out_dir}: {job.error}")
             else:
