@@ -190,8 +190,11 @@ def _brief(p: Any) -> dict[str, Any]:
 def exported_image(project: Project, sha: str, box: tuple[int, int, int, int] | None,
                    name: str) -> tuple[bytes, str]:
     """(bytes, extension) an export writes for a stored image: the file byte for byte, or
-    its crop by ``box`` as PNG.  :class:`ImageUnavailable` names ``name`` when it cannot be
-    read or decoded (a write error is not a decode error: it propagates)."""
+    its crop by ``box`` as PNG.  The box is in the stored pixels (as Curate keeps it); the
+    crop is turned upright by the file's EXIF orientation, since the PNG carries none, so
+    it shows what the curator and the rating file show.  A mode PNG cannot hold (CMYK) is
+    converted to sRGB.  :class:`ImageUnavailable` names ``name`` when it cannot be read or
+    decoded (a write error is not a decode error: it propagates)."""
     from core.imaging import decode
 
     data = image_bytes(project, sha)
@@ -201,12 +204,24 @@ def exported_image(project: Project, sha: str, box: tuple[int, int, int, int] | 
             if box is None:
                 img.verify()
                 return data, (img.format or "png").lower().replace("jpeg", "jpg")
+            crop = crop_box(img, box, name)
+            transpose = decode.orientation_transpose(
+                decode.read_header(data, name, max_pixels=decode.PHOTO_MAX_PIXELS).orientation)
+            if transpose is not None:
+                crop = crop.transpose(transpose)
+            if crop.mode not in _PNG_MODES:
+                crop.info["icc_profile"] = img.info.get("icc_profile")
+                crop = decode.to_srgb(crop)
             buffer = io.BytesIO()
-            crop_box(img, box, name).save(buffer, "PNG")
+            crop.save(buffer, "PNG")
             return buffer.getvalue(), "png"
     except (decode.DecodeError, OSError, SyntaxError, ValueError) as exc:
         reason = decode.decode_failure(exc, None, img, data).reason
         raise ImageUnavailable(f"image {name} cannot be decoded ({reason})") from exc
+
+
+#: the modes Pillow writes as PNG unchanged
+_PNG_MODES = frozenset({"1", "L", "LA", "P", "RGB", "RGBA", "I", "I;16"})
 
 
 def crop_box(img: Any, box: tuple[int, int, int, int], name: str = "image") -> Any:

@@ -45,6 +45,17 @@ PHOTO_MAX_PIXELS = 178_956_970
 #: EXIF orientation tag
 ORIENTATION = 0x0112
 
+
+def orientation_transpose(orientation: int | None) -> Image.Transpose | None:
+    """The Pillow transpose that shows stored pixels upright for an EXIF ``orientation``
+    (None for 1, a missing or an out-of-range value)."""
+    from PIL import Image
+
+    return {2: Image.Transpose.FLIP_LEFT_RIGHT, 3: Image.Transpose.ROTATE_180,
+            4: Image.Transpose.FLIP_TOP_BOTTOM, 5: Image.Transpose.TRANSPOSE,
+            6: Image.Transpose.ROTATE_270, 7: Image.Transpose.TRANSVERSE,
+            8: Image.Transpose.ROTATE_90}.get(orientation or 1)
+
 _init_lock = threading.Lock()
 _initialised = False
 _heif = False

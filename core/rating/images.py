@@ -26,7 +26,13 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from core.imaging.decode import MAX_PIXELS, DecodeError, decode_rgb, read_header
+from core.imaging.decode import (
+    MAX_PIXELS,
+    DecodeError,
+    decode_rgb,
+    orientation_transpose,
+    read_header,
+)
 
 #: the session's one format (the extension stored with every image)
 SESSION_FORMAT = "jpg"
@@ -96,10 +102,7 @@ def _upright_box(box: list[int], orientation: int, width: int,
     right, bottom = min(width, x + w), min(height, y + h)
     if right <= left or bottom <= top or orientation in (None, 1):
         return left, top, right, bottom
-    transpose = {2: Image.Transpose.FLIP_LEFT_RIGHT, 3: Image.Transpose.ROTATE_180,
-                 4: Image.Transpose.FLIP_TOP_BOTTOM, 5: Image.Transpose.TRANSPOSE,
-                 6: Image.Transpose.ROTATE_270, 7: Image.Transpose.TRANSVERSE,
-                 8: Image.Transpose.ROTATE_90}.get(orientation)
+    transpose = orientation_transpose(orientation)
     if transpose is None:
         return left, top, right, bottom
     mask = Image.new("L", (width, height), 0)
