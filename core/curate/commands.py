@@ -126,9 +126,8 @@ class SetField(Command):
             current = bulk.current_values(project, self.field, self.sample_ids)
             self.old = {sid: v for sid, v in current.items() if v != self.value}
         else:
-            for old, ids in bulk.group_by_value(self.old).items():
-                if bulk.first_differing(project, self.field, ids, old) is not None:
-                    raise EditConflict(f"{self.label}: a sample changed since; redo refused")
+            if bulk.first_not_matching(project, self.field, self.old) is not None:
+                raise EditConflict(f"{self.label}: a sample changed since; redo refused")
         bulk.write_field(project, self.field, list(self.old), self.value)
 
     def _undo(self, project: Project) -> None:
