@@ -16,7 +16,8 @@ Times are medians over the repeats (wall clock, ``time.perf_counter``).
 Terry (and Elo with a 100-round bootstrap) on 100,000 votes over 150 and 1,000 models,
 dense (any pair) and sparse (each model meets ~10 neighbours), each case in a fresh
 subprocess for its peak RSS; plus reading a 2,000,000-vote CSV.  ``--csv`` measures only
-that read, with pyarrow and with the stdlib parser, wall and CPU time.  ``--compare DIR`` runs
+that read with pyarrow, without it (the split parser), and with the csv module alone
+(as quoted files are read), wall and CPU time.  ``--compare DIR`` runs
 the same children with another source tree (e.g. a checkout of main) where that tree
 can (its 150-model fit needs 5 GB, so it gets 100 models), for ratios from one run.
 
@@ -98,10 +99,12 @@ from core.stats import tables
 kind, arg = sys.argv[1], sys.argv[2]
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 out = {}
-if kind in ("csv", "csv-stdlib"):
-    if kind == "csv-stdlib":  # the parser used without pyarrow, and for quoted files
-        from core.stats import csvcolumns
+if kind in ("csv", "csv-stdlib", "csv-module"):
+    from core.stats import csvcolumns
+    if kind != "csv":  # without pyarrow (the [parquet] extra)
         csvcolumns.FAST_MIN_BYTES = 10**12
+    if kind == "csv-module":  # the csv module alone, as for quoted files
+        csvcolumns.SPLIT_MIN_BYTES = 10**12
     t0, c0 = time.perf_counter(), time.process_time()
     v = tables.read_votes(arg)
     out["seconds"] = time.perf_counter() - t0
@@ -191,6 +194,12 @@ def scale(args: argparse.Namespace) -> int:
     return 0
 
 
+#: what each child kind measures (a tree without SPLIT_MIN_BYTES reads "csv-stdlib" and
+#: "csv-module" both with the csv module)
+KINDS = {"csv": "pyarrow", "csv-stdlib": "stdlib (no pyarrow)",
+         "csv-module": "csv module (quoted files)"}
+
+
 def csv_only(args: argparse.Namespace) -> int:
     """The 2,000,000-vote CSV read with each parser, this tree against ``--compare``,
     rounds interleaved; wall and CPU medians and their ratios."""
@@ -203,7 +212,7 @@ def csv_only(args: argparse.Namespace) -> int:
         _write_votes_csv(path, make_votes(np.random.default_rng(args.seed)))
         runs: dict[tuple[str, str], list[dict]] = {}
         for _ in range(args.repeats):
-            for kind in ("csv", "csv-stdlib"):
+            for kind in KINDS:
                 for name, tree in trees.items():
                     runs.setdefault((kind, name), []).append(_scale_child(tree, kind, str(path)))
     print(f"load average {os.getloadavg()[0]:.1f}; medians of {args.repeats}")
@@ -216,10 +225,10 @@ def csv_only(args: argparse.Namespace) -> int:
         cpu = statistics.median(r["cpu_seconds"] for r in ok)
         med[kind, name] = wall, cpu
         peak = statistics.median(r["peak_growth_mb"] for r in ok)
-        parser = "pyarrow" if kind == "csv" else "stdlib csv"
+        parser = KINDS[kind]
         print(f"| {parser} | {name} | {wall:.3f} s | {cpu:.3f} s | {peak:.0f} MB |")
     if args.compare:
-        for kind in ("csv", "csv-stdlib"):
+        for kind in KINDS:
             (wt, ct), (wb, cb) = med[kind, "this tree"], med[kind, "baseline"]
             print(f"{kind}: this tree / baseline: wall {wt / wb:.2f}, CPU {ct / cb:.2f}")
     return 0
