@@ -1,4 +1,4 @@
-"""The pyarrow and stdlib CSV parsers give the same votes and the same messages."""
+"""The pyarrow, split and csv-module parsers give the same votes and the same messages."""
 
 from __future__ import annotations
 
@@ -82,6 +82,7 @@ def test_large_vote_file_uses_pyarrow_and_reads_right(tmp_path: Path, monkeypatc
         fh.write("a,b,winner\n")
         fh.writelines(f"{x},{y},{z}\n" for x, y, z in zip(names[a], names[b], w, strict=True))
     assert path.stat().st_size >= csvcolumns.FAST_MIN_BYTES
+    monkeypatch.setattr(csvcolumns, "SPLIT_MIN_BYTES", 10**12)  # pyarrow, not the split
     monkeypatch.setattr(csvcolumns.CsvColumns, "_parse_slow",
                         lambda *args: pytest.fail("the stdlib parser ran"))
     v = tables.read_votes(path)
@@ -112,6 +113,7 @@ def test_large_files_with_blank_led_lines(tmp_path: Path, monkeypatch, odd_line:
     path.write_text("\n".join(lines) + "\n")
     assert path.stat().st_size >= csvcolumns.FAST_MIN_BYTES
     monkeypatch.setattr(csvcolumns, "FAST_MIN_BYTES", 10**12)
+    monkeypatch.setattr(csvcolumns, "SPLIT_MIN_BYTES", 10**12)
     slow = _outcome(path)
     monkeypatch.undo()
     calls: list[int] = []
