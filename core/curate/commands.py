@@ -173,28 +173,8 @@ class SetTag(Command):
     def changed(self) -> bool:
         return bool(self.touched)
 
-    def _tags(self, project: Project, sid: str) -> list[str]:
-        return [r[0] for r in project.conn.execute(
-            "SELECT tag FROM sample_tags WHERE sample_id = ? ORDER BY tag", (sid,))]
-
     def _apply(self, project: Project, present: bool, ids: Iterable[str]) -> list[str]:
-        done: list[str] = []
-        for sid in ids:
-            if project.conn.execute("SELECT 1 FROM samples WHERE id = ?", (sid,)).fetchone() is None:
-                raise KeyError(f"no sample {sid!r}")
-            old = self._tags(project, sid)
-            if (self.tag in old) == present:
-                continue
-            if present:
-                project.conn.execute("INSERT INTO sample_tags(sample_id, tag) VALUES (?, ?)",
-                                     (sid, self.tag))
-            else:
-                project.conn.execute("DELETE FROM sample_tags WHERE sample_id = ? AND tag = ?",
-                                     (sid, self.tag))
-            touch(project, sid)
-            project.audit("edit", "sample", sid, "tags", old, self._tags(project, sid))
-            done.append(sid)
-        return done
+        return bulk.write_tag(project, list(ids), self.tag, present)
 
     def _do(self, project: Project) -> None:
         ids = self.touched or self.sample_ids

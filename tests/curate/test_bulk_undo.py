@@ -1,18 +1,20 @@
 """Undo of a bulk edit writes every old value back in one ``UPDATE … FROM json_each``
 (issue 18): the values and audit rows must be exactly those of writing the old value
 back one sample at a time through ``Project.audit``, on mixed old values, NULLs, and
-prompts with quotes, control characters and unicode; through undo/redo/undo chains."""
+prompts with quotes, control characters and unicode; through undo/redo/undo chains.
+Adding or removing a tag on many samples is set-based too, against the same reference."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from core.curate import bulk
-from core.curate.commands import EditConflict, SetField, UndoStack
+from core.curate.commands import EditConflict, SetField, SetTag, UndoStack
 from core.store import Project, now_iso
 
 TEXTS = ["plain", 'quo"te', "it's", "back\\slash", "tab\tnew\nline", "\x00nul\x01\x1f\x7f",
@@ -156,3 +158,96 @@ def test_a_prompt_holding_nul_comes_back_whole(project: Project) -> None:
         "SELECT new FROM audit_log WHERE entity_id = ? ORDER BY id DESC LIMIT 1",
         (ids[5],)).fetchone()
     assert old == json.dumps(nul, ensure_ascii=False)
+
+
+def _per_sample_tag(project: Project, ids: list[str], tag: str, present: bool) -> list[str]:
+    """The reference: SetTag as it was, six statements and one ``Project.audit`` per sample."""
+    def tags(sid: str) -> list[str]:
+        return [r[0] for r in project.conn.execute(
+            "SELECT tag FROM sample_tags WHERE sample_id = ? ORDER BY tag", (sid,))]
+
+    done = []
+    for sid in ids:
+        if project.conn.execute("SELECT 1 FROM samples WHERE id = ?", (sid,)).fetchone() is None:
+            raise KeyError(f"no sample {sid!r}")
+        old = tags(sid)
+        if (tag in old) == present:
+            continue
+        if present:
+            project.conn.execute("INSERT INTO sample_tags(sample_id, tag) VALUES (?, ?)",
+                                 (sid, tag))
+        else:
+            project.conn.execute("DELETE FROM sample_tags WHERE sample_id = ? AND tag = ?",
+                                 (sid, tag))
+        project.conn.execute("UPDATE samples SET modified_at = ? WHERE id = ?", (now_iso(), sid))
+        project.audit("edit", "sample", sid, "tags", old, tags(sid))
+        done.append(sid)
+    return done
+
+
+TAGS = ["b", "a", 'quo"te', "émoji 🐱", "Zebra", "z\x00nul", "\u2028", "a b"]
+
+
+def _tag_state(project: Project) -> tuple[list[tuple], list[tuple]]:
+    tags = project.conn.execute("SELECT sample_id, tag FROM sample_tags ORDER BY 1, 2").fetchall()
+    audit = project.conn.execute(
+        "SELECT actor, action, entity, entity_id, field, old, new FROM audit_log "
+        "ORDER BY id").fetchall()
+    return tags, audit
+
+
+@pytest.mark.parametrize(("tag", "present"), [("a", True), ("a", False), ("émoji 🐱", True),
+                                               ("z\x00nul", False), ("new", True)])
+def test_tags_set_based_match_one_sample_at_a_time(tmp_path: Path, tag: str,
+                                                   present: bool) -> None:
+    results = []
+    for reference in (False, True):
+        with Project.create(tmp_path / f"{reference}.winnow") as project:
+            ids = _fill(project, 60)
+            with project.transaction() as conn:
+                conn.executemany("INSERT INTO sample_tags(sample_id, tag) VALUES (?, ?)",
+                                 [(sid, t) for k, sid in enumerate(ids)
+                                  for j, t in enumerate(TAGS) if (k >> j) & 1])
+            original = SetTag._apply
+
+            def per_sample(self: SetTag, project: Project, present: bool,
+                           ids: Iterable[str]) -> list[str]:
+                return _per_sample_tag(project, list(ids), self.tag, present)
+
+            if reference:
+                SetTag._apply = per_sample  # type: ignore[method-assign]  # the reference path
+            try:
+                stack = UndoStack(project)
+                command = SetTag(ids, tag, present)
+                assert stack.push(command)
+                states = [_tag_state(project)]
+                for step in (stack.undo, stack.redo, stack.undo, stack.redo):
+                    step()
+                    states.append(_tag_state(project))
+                results.append((states, command.touched))
+            finally:
+                SetTag._apply = original  # type: ignore[method-assign]  # restored
+    (new, touched_new), (ref, touched_ref) = results
+    assert touched_new == touched_ref and len(touched_new) > 0
+    assert new == ref  # tags, and audit rows in the same order with the same JSON
+
+
+def test_tag_on_an_unknown_sample_is_named_and_nothing_written(project: Project) -> None:
+    ids = _fill(project, 5)
+    with pytest.raises(KeyError, match="nope"):
+        UndoStack(project).push(SetTag([ids[0], "nope", ids[1]], "t"))
+    assert project.counts()["audit_entries"] == 0
+    assert project.conn.execute("SELECT count(*) FROM sample_tags").fetchone()[0] == 0
+
+
+def test_tag_undo_refused_when_a_tag_changed_elsewhere(project: Project) -> None:
+    ids = _fill(project, 30)
+    stack = UndoStack(project)
+    stack.push(SetTag(ids, "t"))
+    with project.transaction():
+        project.conn.execute("DELETE FROM sample_tags WHERE sample_id = ?", (ids[7],))
+    audit = project.counts()["audit_entries"]
+    with pytest.raises(EditConflict, match="undo refused"):
+        stack.undo()
+    assert project.counts()["audit_entries"] == audit
+    assert project.conn.execute("SELECT count(*) FROM sample_tags").fetchone()[0] == 29
