@@ -251,3 +251,56 @@ def test_tag_undo_refused_when_a_tag_changed_elsewhere(project: Project) -> None
         stack.undo()
     assert project.counts()["audit_entries"] == audit
     assert project.conn.execute("SELECT count(*) FROM sample_tags").fetchone()[0] == 29
+
+
+KILL_UNDO = r"""
+import os, signal, sys
+from core.curate import bulk
+from core.curate.commands import SetField, SetTag
+from core.store import Project
+
+project = Project.open(sys.argv[1])
+ids = [r[0] for r in project.conn.execute("SELECT id FROM samples ORDER BY id")]
+command = (SetTag(ids, "t") if sys.argv[3] == "tag" else SetField(ids, "prompt", "x"))
+command.do(project)
+print("done", flush=True)
+steps = [0]
+
+def progress():
+    steps[0] += 1
+    if steps[0] > int(sys.argv[2]):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return 0
+
+project.conn.set_progress_handler(progress, 1000)
+command.undo(project)
+print("not killed", flush=True)
+"""
+
+
+@pytest.mark.parametrize("what", ["field", "tag"])
+@pytest.mark.parametrize("after", ["100", "300", "500"])  # of ~550 (tag) / ~900 steps
+def test_sigkill_in_the_middle_of_an_undo_leaves_the_done_edit(tmp_path: Path, what: str,
+                                                              after: str) -> None:
+    import signal
+    import sqlite3
+    import subprocess
+    import sys
+
+    path = tmp_path / "kill.winnow"
+    with Project.create(path) as project:
+        _fill(project, 3000)
+    child = subprocess.run([sys.executable, "-c", KILL_UNDO, str(path), after, what],
+                           capture_output=True, text=True, timeout=120)
+    assert child.returncode == -signal.SIGKILL, child.stdout + child.stderr
+    assert child.stdout.startswith("done")
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        if what == "field":  # the edit is whole, the undo is not there at all
+            assert {p for (p,) in conn.execute("SELECT prompt FROM samples")} == {"x"}
+        else:
+            assert conn.execute("SELECT count(*) FROM sample_tags").fetchone()[0] == 3000
+        assert conn.execute("SELECT count(*) FROM audit_log").fetchone()[0] == 3000
+    finally:
+        conn.close()
