@@ -304,3 +304,24 @@ def test_sigkill_in_the_middle_of_an_undo_leaves_the_done_edit(tmp_path: Path, w
         assert conn.execute("SELECT count(*) FROM audit_log").fetchone()[0] == 3000
     finally:
         conn.close()
+
+
+@pytest.mark.parametrize("tag", [False, True])
+def test_a_full_disk_during_undo_changes_nothing(project: Project, tag: bool) -> None:
+    from core.curate.commands import EditFailed
+
+    ids = _fill(project, 3000)
+    stack = UndoStack(project)
+    stack.push(SetTag(ids, "t") if tag else SetField(ids, "prompt", "same"))
+    before = _state(project), _tag_state(project)
+    pages = project.conn.execute("PRAGMA page_count").fetchone()[0]
+    project.conn.execute(f"PRAGMA max_page_count = {pages}")  # the disk is full now
+    try:
+        with pytest.raises(EditFailed, match="could not be saved.*full"):
+            stack.undo()
+    finally:
+        project.conn.execute("PRAGMA max_page_count = 1073741823")
+    assert (_state(project), _tag_state(project)) == before
+    assert stack.can_undo() and not stack.can_redo()
+    stack.undo()  # and with room again it simply works
+    assert not stack.can_undo()
