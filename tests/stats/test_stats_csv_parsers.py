@@ -70,28 +70,33 @@ def test_both_parsers_agree_on_random_odd_files(tmp_path: Path, monkeypatch) -> 
     assert fast_used > 40  # the pyarrow path really ran on many of them
 
 
-def test_large_vote_file_uses_pyarrow_and_reads_right(tmp_path: Path, monkeypatch) -> None:
+@pytest.mark.parametrize(("parser", "newline"), [("pyarrow", "\n"), ("split", "\n"),
+                                                 ("split", "\r\n")])
+def test_large_vote_file_is_read_right_without_the_csv_module(
+        tmp_path: Path, monkeypatch, parser: str, newline: str) -> None:
     rng = np.random.default_rng(0)
     n = 60_000
     names = np.array([f"model-{i}" for i in range(12)])
     a = rng.integers(0, 12, n)
     b = (a + rng.integers(1, 12, n)) % 12
-    w = rng.choice(["a", "b", "tie", "A", "B"], n)
+    w = rng.choice(["a", "b", "tie", "A", " B"], n)
     path = tmp_path / "big.csv"
-    with open(path, "w") as fh:
-        fh.write("a,b,winner\n")
-        fh.writelines(f"{x},{y},{z}\n" for x, y, z in zip(names[a], names[b], w, strict=True))
-    assert path.stat().st_size >= csvcolumns.FAST_MIN_BYTES
-    monkeypatch.setattr(csvcolumns, "SPLIT_MIN_BYTES", 10**12)  # pyarrow, not the split
+    with open(path, "w", newline="") as fh:
+        fh.write("a,b,winner" + newline)
+        fh.writelines(f"{x},{y},{z}{newline}"
+                      for x, y, z in zip(names[a], names[b], w, strict=True))
+    assert path.stat().st_size >= max(csvcolumns.FAST_MIN_BYTES, csvcolumns.SPLIT_MIN_BYTES)
+    off = "SPLIT_MIN_BYTES" if parser == "pyarrow" else "FAST_MIN_BYTES"
+    monkeypatch.setattr(csvcolumns, off, 10**12)
     monkeypatch.setattr(csvcolumns.CsvColumns, "_parse_slow",
-                        lambda *args: pytest.fail("the stdlib parser ran"))
+                        lambda *args: pytest.fail("the csv-module parser ran"))
     v = tables.read_votes(path)
-    order = np.argsort(names)  # models come back sorted
     rank = np.empty(12, dtype=int)
-    rank[order] = np.arange(12)
+    rank[np.argsort(names)] = np.arange(12)  # models come back sorted
     np.testing.assert_array_equal(v.a, rank[a])
     np.testing.assert_array_equal(v.b, rank[b])
-    np.testing.assert_array_equal(v.outcome, [{"a": 0, "b": 1, "tie": 2}[x.lower()] for x in w])
+    np.testing.assert_array_equal(
+        v.outcome, [{"a": 0, "b": 1, "tie": 2}[x.strip().lower()] for x in w])
 
 
 @pytest.mark.parametrize(
@@ -187,28 +192,3 @@ def test_split_parser_reads_what_csv_reads_or_declines(tmp_path: Path, monkeypat
     got, fell_back = _read_with(path, monkeypatch, "split")
     assert got == slow
     assert fell_back != split
-
-
-def test_large_vote_file_without_pyarrow_is_split_and_reads_right(tmp_path: Path,
-                                                                   monkeypatch) -> None:
-    rng = np.random.default_rng(1)
-    n = 60_000
-    names = np.array([f"model-{i}" for i in range(12)])
-    a = rng.integers(0, 12, n)
-    b = (a + rng.integers(1, 12, n)) % 12
-    w = rng.choice(["a", "b", "tie", "A", " B"], n)
-    path = tmp_path / "big.csv"
-    with open(path, "w", newline="") as fh:
-        fh.write("a,b,winner\r\n")
-        fh.writelines(f"{x},{y},{z}\r\n" for x, y, z in zip(names[a], names[b], w, strict=True))
-    assert path.stat().st_size >= csvcolumns.SPLIT_MIN_BYTES
-    monkeypatch.setattr(csvcolumns, "FAST_MIN_BYTES", 10**12)  # as without pyarrow
-    monkeypatch.setattr(csvcolumns.CsvColumns, "_parse_slow",
-                        lambda *args: pytest.fail("the csv-module parser ran"))
-    v = tables.read_votes(path)
-    rank = np.empty(12, dtype=int)
-    rank[np.argsort(names)] = np.arange(12)
-    np.testing.assert_array_equal(v.a, rank[a])
-    np.testing.assert_array_equal(v.b, rank[b])
-    np.testing.assert_array_equal(
-        v.outcome, [{"a": 0, "b": 1, "tie": 2}[x.strip().lower()] for x in w])
