@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import islice
 from operator import itemgetter
@@ -43,6 +44,10 @@ MAX_FILE_BYTES = 2 * 2**30
 FAST_MIN_BYTES = 256 * 1024
 #: Files at least this large (and free of quotes) may be split without the csv module.
 SPLIT_MIN_BYTES = 256 * 1024
+#: lines looked at to choose between numbering distinct lines and splitting them all
+_PROBE = 10_000
+#: a line whose first field is blank (str.strip's whitespace is exactly ``\s``)
+_BLANK_FIRST = re.compile(r"^\s*,", re.MULTILINE)
 #: every byte but the comma and the newline (deleted to see the file's shape)
 _NOT_SEPARATORS = bytes(b for b in range(256) if b not in b",\n")
 
@@ -233,27 +238,35 @@ class CsvColumns:
         except UnicodeDecodeError:
             return None
         width = len(commas) + 1
-        # distinct lines first: a vote file has a few hundred among millions of lines, so
-        # only those are split into fields (a CR before an LF ends a field: stripped)
         rows = text.split("\n")
         header = [f.strip().lower() for f in rows[0].split(",")]
-        distinct = {v: k for k, v in enumerate(dict.fromkeys(islice(rows, 1, None)))}
-        line_codes = np.fromiter(map(distinct.__getitem__, islice(rows, 1, None)),
-                                 dtype=np.int64, count=lines - 1)
         limit = csv.field_size_limit()
-        fields = ",".join(distinct).split(",")
-        if not header[0] or max(map(len, rows[0].split(","))) > limit or (
-                max(map(len, distinct)) > limit and max(map(len, fields)) > limit):
+        if width == 1 or not header[0] or max(map(len, rows[0].split(","))) > limit:
+            return None
+        if header[0] not in wanted and _BLANK_FIRST.search(text):
+            return None  # maybe a line of blanks and commas, which csv skips
+        # distinct lines first: a vote file has a few hundred among millions of lines, so
+        # only those are split into fields (a CR before an LF ends a field: stripped);
+        # unless the first lines show most of them distinct (an id column)
+        line_codes: np.ndarray | None = None
+        if len(set(rows[1:_PROBE + 1])) * 2 <= min(_PROBE, lines - 1):
+            distinct = {v: k for k, v in enumerate(dict.fromkeys(islice(rows, 1, None)))}
+            line_codes = np.fromiter(map(distinct.__getitem__, islice(rows, 1, None)),
+                                     dtype=np.int64, count=lines - 1)
+            data = list(distinct)
+        else:
+            data = rows[1:]
+        del rows
+        fields = ",".join(data).split(",")
+        if max(map(len, data)) > limit and max(map(len, fields)) > limit:
             return None
         encoded: dict[str, Encoded] = {}
         for i, col in enumerate(header):
-            keep = col in wanted and col not in encoded
-            if i == 0 or keep:
+            if col in wanted and col not in encoded:
                 uniques, codes = _restrip(*_encode_raw(fields[i::width]))
                 if i == 0 and "" in uniques:
                     return None  # maybe a line of blanks and commas, which csv skips
-                if keep:
-                    encoded[col] = uniques, codes[line_codes]
+                encoded[col] = uniques, codes if line_codes is None else codes[line_codes]
         return header, lines - 1, encoded
 
     def _parse_slow(self, wanted: Sequence[str]) -> tuple[list[str] | None, int,

@@ -153,6 +153,9 @@ def test_split_and_stdlib_parsers_agree_on_random_odd_files(tmp_path: Path,
     for k in range(400):
         path = tmp_path / f"v{k}.csv"
         data = _random_file(rng)
+        if rng.random() < 0.5:  # lines repeated: the split numbers distinct lines then
+            head, _, rest = data.partition(b"\n")
+            data = head + b"\n" + b"\n".join([rest] * rng.randint(3, 8))
         if rng.random() < 0.3:  # blank lines and CRs at the ends, a bare CR inside
             data = rng.choice([b"\n\n", b"\r\n", b"\r", b""]) + data + rng.choice(
                 [b"\n", b"\r\n\r\n", b"\n\n\n", b"\r", b"\rx,y,a"])
@@ -162,6 +165,21 @@ def test_split_and_stdlib_parsers_agree_on_random_odd_files(tmp_path: Path,
         split_used += not fell_back
         assert split == slow, (data, split, slow)
     assert split_used > 40  # the split path really ran on many of them
+
+
+@pytest.mark.parametrize("repeat", [1, 50])  # lines mostly distinct, or numbered
+def test_split_on_a_file_with_an_id_column(tmp_path: Path, monkeypatch, repeat: int) -> None:
+    rng = random.Random(repeat)
+    lines = [f"v{k},m{rng.randint(0, 3)},m{rng.randint(4, 7)},"
+             f"{rng.choice(['a', 'b', 'tie', ' A'])}" for k in range(2000 // repeat)] * repeat
+    lines.insert(1234, " \t,m1,m2,a")  # a blank id: csv keeps the line, the split declines
+    for blank_id in (False, True):
+        path = tmp_path / f"ids{blank_id}.csv"
+        path.write_text("id,a,b,winner\n" + "\n".join(lines if blank_id else
+                                                        lines[:1234] + lines[1235:]))
+        slow, _ = _read_with(path, monkeypatch, "stdlib")
+        got, fell_back = _read_with(path, monkeypatch, "split")
+        assert got == slow and fell_back == blank_id
 
 
 @pytest.mark.parametrize(
@@ -182,6 +200,11 @@ def test_split_and_stdlib_parsers_agree_on_random_odd_files(tmp_path: Path,
         (b"a,b,winner,c\nm1,m2,a," + b"z" * 131_073 + b"\n", False),  # over csv's limit
         (b"a,b,winner,c\nm1,m2,a," + b"z" * 131_072 + b"\n", True),
         ("a,b,winner\nm\u2028,m\u0085,a\nm\x0c1,m\x1e2,b\n".encode(), True),  # not newlines
+        (b"id,a,b,winner\nv1,m1,m2,a\nv2,m2,m1,b\n", True),  # a first column not wanted
+        (b"id,a,b,winner\nv1,m1,m2,a\n ,m2,m1,b\n", False),  # ... blank there
+        ("id,a,b,winner\nv1,m1,m2,a\n\u2003\x1c,m2,m1,b\n".encode(), False),  # unicode blanks
+        ("id,a,b,winner\nv1,m1,m2,a\n\u2003x,m2,m1,b\n".encode(), True),
+        (b"a\nm1\n  \nm2\n", False),  # one column: a line of blanks is skipped by csv
     ],
 )
 def test_split_parser_reads_what_csv_reads_or_declines(tmp_path: Path, monkeypatch,
