@@ -22,7 +22,7 @@ the same children with another source tree (e.g. a checkout of main) where that 
 can (its 150-model fit needs 5 GB, so it gets 100 models), for ratios from one run.
 
     .venv/bin/python benchmarks/bench_stats.py --scale [--compare ../main]
-    .venv/bin/python benchmarks/bench_stats.py --csv --compare ../main [--repeats 5]
+    .venv/bin/python benchmarks/bench_stats.py --csv --compare ../main [--repeats 5] [--id-column]
 """
 
 from __future__ import annotations
@@ -209,7 +209,7 @@ def csv_only(args: argparse.Namespace) -> int:
         trees["baseline"] = Path(args.compare).resolve()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "votes.csv"
-        _write_votes_csv(path, make_votes(np.random.default_rng(args.seed)))
+        _write_votes_csv(path, make_votes(np.random.default_rng(args.seed)), args.id_column)
         runs: dict[tuple[str, str], list[dict]] = {}
         for _ in range(args.repeats):
             for kind in KINDS:
@@ -234,13 +234,16 @@ def csv_only(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_votes_csv(path: Path, votes: Votes) -> None:
+def _write_votes_csv(path: Path, votes: Votes, ids: bool = False) -> None:
+    """``a,b,winner`` lines; with ``ids`` a first column ``id`` unique per line (every
+    line distinct: the split parser's worst case)."""
     names = np.array(votes.models)
     winner = np.array(["a", "b", "tie"])[votes.outcome]
     with open(path, "w", encoding="utf-8") as fh:
-        fh.write("a,b,winner\n")
-        fh.writelines(f"{x},{y},{w}\n"
-                      for x, y, w in zip(names[votes.a], names[votes.b], winner, strict=True))
+        fh.write("id,a,b,winner\n" if ids else "a,b,winner\n")
+        fh.writelines((f"v{k}," if ids else "") + f"{x},{y},{w}\n"
+                      for k, (x, y, w) in enumerate(zip(names[votes.a], names[votes.b], winner,
+                                                        strict=True)))
 
 
 def main() -> int:
@@ -251,6 +254,8 @@ def main() -> int:
     ap.add_argument("--scale", action="store_true", help="arena-scale memory and CSV reading")
     ap.add_argument("--compare", metavar="DIR",
                     help="another source tree (with --scale or --csv)")
+    ap.add_argument("--id-column", action="store_true",
+                    help="with --csv: a unique id first on every line (all lines distinct)")
     ap.add_argument("--csv", action="store_true",
                     help="only the 2M-vote CSV read, both parsers, wall and CPU")
     args = ap.parse_args()
