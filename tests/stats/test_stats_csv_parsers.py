@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -138,8 +139,12 @@ def _read_with(path: Path, monkeypatch, parser: str) -> tuple[object, bool]:
     monkeypatch.setattr(csvcolumns, "SPLIT_MIN_BYTES", 0 if parser == "split" else 10**12)
     calls: list[int] = []
     real = csvcolumns.CsvColumns._parse_slow
-    monkeypatch.setattr(csvcolumns.CsvColumns, "_parse_slow",
-                        lambda self, w: calls.append(1) or real(self, w))
+
+    def spy(self: csvcolumns.CsvColumns, wanted: Sequence[str]) -> object:
+        calls.append(1)
+        return real(self, wanted)
+
+    monkeypatch.setattr(csvcolumns.CsvColumns, "_parse_slow", spy)
     try:
         return _outcome(path), bool(calls)
     finally:
