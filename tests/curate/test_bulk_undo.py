@@ -7,6 +7,7 @@ Adding or removing a tag on many samples is set-based too, against the same refe
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -325,3 +326,37 @@ def test_a_full_disk_during_undo_changes_nothing(project: Project, tag: bool) ->
     assert stack.can_undo() and not stack.can_redo()
     stack.undo()  # and with room again it simply works
     assert not stack.can_undo()
+
+
+@pytest.mark.parametrize(("field", "value", "other"), [
+    ("quality", None, "Trash"), ("quality", "Trash", None), ("prompt", "x", "y"),
+    ("prompt", "x", "\x00nul\x01\x1f\x7f")])
+@pytest.mark.parametrize("victim", [0, 5, -1])  # of the samples the edit changed
+def test_undo_refuses_naming_the_sample_changed_since(project: Project, field: str,
+                                                      value: Any, other: Any,
+                                                      victim: int) -> None:
+    """Any sample changed since is named and nothing is undone, NULLs and the NUL path
+    included (sample 5's old prompt holds NUL: the sixth the prompt edit changed)."""
+    ids = _fill(project, 52)
+    stack = UndoStack(project)
+    command = SetField(ids, field, value)
+    stack.push(command)
+    sid = list(command.old)[victim]
+    with project.transaction():
+        project.conn.execute(f"UPDATE samples SET {field} = ? WHERE id = ?", (other, sid))
+    before = _state(project)
+    with pytest.raises(EditConflict, match=re.escape(f"sample {sid!r}: {field} was changed")):
+        stack.undo()
+    assert _state(project) == before and stack.can_undo()
+
+
+def test_undo_after_a_sample_was_deleted_undoes_the_others(project: Project) -> None:
+    ids = _fill(project, 20)
+    before = dict(project.conn.execute("SELECT id, quality FROM samples"))
+    stack = UndoStack(project)
+    stack.push(SetField(ids, "quality", "Trash"))
+    with project.transaction():
+        project.conn.execute("DELETE FROM samples WHERE id = ?", (ids[0],))
+    stack.undo()
+    del before[ids[0]]
+    assert dict(project.conn.execute("SELECT id, quality FROM samples")) == before
