@@ -3,7 +3,8 @@ another (e.g. main), in one run: each round runs a fresh child process per tree,
 same project (benchmarks/bench_curate.py generates it with ``--keep DIR``).
 
 A child opens the workspace (1400×900, offscreen, the real job runner); types the 61
-queries of benchmarks/curate_scale.py twice, quiet and with one CPU hog; selects 30,500
+queries of benchmarks/curate_scale.py twice, each whole, then 20 of them key by key
+(every prefix and a trailing space), quiet and with one CPU hog; selects 30,500
 rows and labels them, then undoes it, three times, and reports per step: the time from
 the key press until the list shows it, the longest event-loop stall, the GUI thread's
 CPU time and the worker's (``time.thread_time``); and the CPU the idle workspace burns
@@ -128,8 +129,21 @@ def _search(app: Any, ws: Any) -> dict[str, float]:
                     cpu.append(1000 * (time.thread_time() - c0))
                     ws.apply_filter(SampleFilter())
                     app.processEvents()
+            # as typed: every prefix of 20 queries and a trailing space, one per keystroke
+            typed_wall: list[float] = []
+            typed_cpu: list[float] = []
+            for text in queries[:20]:
+                for end in range(1, len(text) + 2):
+                    t0, c0 = time.perf_counter(), time.thread_time()
+                    ws.apply_filter(SampleFilter(text=(text + " ")[:end]))
+                    app.processEvents()
+                    typed_wall.append(1000 * (time.perf_counter() - t0))
+                    typed_cpu.append(1000 * (time.thread_time() - c0))
+                ws.apply_filter(SampleFilter())
+                app.processEvents()
         tag = "search_hog" if hogs else "search"
-        for name, values in (("wall", wall), ("cpu", cpu)):
+        for name, values in (("wall", wall), ("cpu", cpu), ("typed_wall", typed_wall),
+                             ("typed_cpu", typed_cpu)):
             values.sort()
             out[f"{tag}_{name}_median_ms"] = statistics.median(values)
             out[f"{tag}_{name}_p95_ms"] = values[int(0.95 * (len(values) - 1))]

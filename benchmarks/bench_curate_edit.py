@@ -4,7 +4,9 @@ runs between edits as it would while the curator looks at the result; this tree
 against another (e.g. main), fresh processes alternating, medians printed with ratios.
 
     .venv/bin/python benchmarks/bench_curate_edit.py --project /tmp/bench-curate/bench.winnow \\
-        --other /tmp/main-src [--rounds 2] [--pause 1.6]
+        --other /tmp/main-src [--rounds 2] [--pause 1.6] [--tags]
+
+``--tags`` also adds a tag to the 30,500 samples and undoes it (``SetTag``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import core.curate.commands as commands
 from core.store import Project
 project = Project.open(Path(sys.argv[1]))
 pause = float(sys.argv[2])
+tags = sys.argv[3] == "1"
 ids = [r[0] for r in project.conn.execute("SELECT id FROM samples LIMIT 30500")]
 out = {"do_wall": [], "do_cpu": [], "undo_wall": [], "undo_cpu": []}
 for quality in ("Trash", "Benchmark", "Analysis"):
@@ -38,6 +41,16 @@ for quality in ("Trash", "Benchmark", "Analysis"):
         getattr(command, what)(view)
         out[what + "_wall"].append(1000 * (time.perf_counter() - t0))
         out[what + "_cpu"].append(1000 * (time.thread_time() - c0))
+        view.close()
+        time.sleep(pause)
+if tags:  # adding a tag to the 30,500 and undoing it
+    command = commands.SetTag(ids, "bench-tag", True)
+    for what in ("do", "undo"):
+        view = project.worker_view()
+        t0, c0 = time.perf_counter(), time.thread_time()
+        getattr(command, what)(view)
+        out.setdefault("tag_" + what + "_wall", []).append(1000 * (time.perf_counter() - t0))
+        out.setdefault("tag_" + what + "_cpu", []).append(1000 * (time.thread_time() - c0))
         view.close()
         time.sleep(pause)
 t0 = time.perf_counter()
@@ -53,6 +66,7 @@ def main() -> int:
     ap.add_argument("--other", type=Path, help="the other tree (e.g. main)")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--pause", type=float, default=1.6)
+    ap.add_argument("--tags", action="store_true", help="also tag the 30,500 and undo it")
     args = ap.parse_args()
     trees = {"this": HERE.parent}
     if args.other:
@@ -65,7 +79,8 @@ def main() -> int:
                 shutil.copyfile(args.project, copy)
                 env = dict(os.environ, PYTHONPATH=str(tree))
                 done = subprocess.run(
-                    [sys.executable, "-c", CHILD, str(copy), str(args.pause)],
+                    [sys.executable, "-c", CHILD, str(copy), str(args.pause),
+                     "1" if args.tags else "0"],
                     env=env,
                     capture_output=True,
                     text=True,

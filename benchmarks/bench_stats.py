@@ -16,12 +16,13 @@ Times are medians over the repeats (wall clock, ``time.perf_counter``).
 Terry (and Elo with a 100-round bootstrap) on 100,000 votes over 150 and 1,000 models,
 dense (any pair) and sparse (each model meets ~10 neighbours), each case in a fresh
 subprocess for its peak RSS; plus reading a 2,000,000-vote CSV.  ``--csv`` measures only
-that read, with pyarrow and with the stdlib parser, wall and CPU time.  ``--compare DIR`` runs
+that read as installed, with pyarrow alone, without pyarrow (the split parser), and with
+the csv module alone (as quoted files are read), wall and CPU time.  ``--compare DIR`` runs
 the same children with another source tree (e.g. a checkout of main) where that tree
 can (its 150-model fit needs 5 GB, so it gets 100 models), for ratios from one run.
 
     .venv/bin/python benchmarks/bench_stats.py --scale [--compare ../main]
-    .venv/bin/python benchmarks/bench_stats.py --csv --compare ../main [--repeats 5]
+    .venv/bin/python benchmarks/bench_stats.py --csv --compare ../main [--repeats 5] [--id-column]
 """
 
 from __future__ import annotations
@@ -98,10 +99,12 @@ from core.stats import tables
 kind, arg = sys.argv[1], sys.argv[2]
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 out = {}
-if kind in ("csv", "csv-stdlib"):
-    if kind == "csv-stdlib":  # the parser used without pyarrow, and for quoted files
-        from core.stats import csvcolumns
+if kind.startswith("csv"):
+    from core.stats import csvcolumns
+    if kind in ("csv-stdlib", "csv-module"):  # without pyarrow (the [parquet] extra)
         csvcolumns.FAST_MIN_BYTES = 10**12
+    if kind in ("csv-pyarrow", "csv-module"):  # without the split (or a tree without it)
+        csvcolumns.SPLIT_MIN_BYTES = 10**12
     t0, c0 = time.perf_counter(), time.process_time()
     v = tables.read_votes(arg)
     out["seconds"] = time.perf_counter() - t0
@@ -191,6 +194,12 @@ def scale(args: argparse.Namespace) -> int:
     return 0
 
 
+#: what each child kind measures (a tree without SPLIT_MIN_BYTES reads "csv" and
+#: "csv-pyarrow" both with pyarrow, "csv-stdlib" and "csv-module" with the csv module)
+KINDS = {"csv": "as installed (pyarrow present)", "csv-pyarrow": "pyarrow",
+         "csv-stdlib": "stdlib (no pyarrow)", "csv-module": "csv module (quoted files)"}
+
+
 def csv_only(args: argparse.Namespace) -> int:
     """The 2,000,000-vote CSV read with each parser, this tree against ``--compare``,
     rounds interleaved; wall and CPU medians and their ratios."""
@@ -200,10 +209,10 @@ def csv_only(args: argparse.Namespace) -> int:
         trees["baseline"] = Path(args.compare).resolve()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "votes.csv"
-        _write_votes_csv(path, make_votes(np.random.default_rng(args.seed)))
+        _write_votes_csv(path, make_votes(np.random.default_rng(args.seed)), args.id_column)
         runs: dict[tuple[str, str], list[dict]] = {}
         for _ in range(args.repeats):
-            for kind in ("csv", "csv-stdlib"):
+            for kind in KINDS:
                 for name, tree in trees.items():
                     runs.setdefault((kind, name), []).append(_scale_child(tree, kind, str(path)))
     print(f"load average {os.getloadavg()[0]:.1f}; medians of {args.repeats}")
@@ -216,22 +225,25 @@ def csv_only(args: argparse.Namespace) -> int:
         cpu = statistics.median(r["cpu_seconds"] for r in ok)
         med[kind, name] = wall, cpu
         peak = statistics.median(r["peak_growth_mb"] for r in ok)
-        parser = "pyarrow" if kind == "csv" else "stdlib csv"
+        parser = KINDS[kind]
         print(f"| {parser} | {name} | {wall:.3f} s | {cpu:.3f} s | {peak:.0f} MB |")
     if args.compare:
-        for kind in ("csv", "csv-stdlib"):
+        for kind in KINDS:
             (wt, ct), (wb, cb) = med[kind, "this tree"], med[kind, "baseline"]
             print(f"{kind}: this tree / baseline: wall {wt / wb:.2f}, CPU {ct / cb:.2f}")
     return 0
 
 
-def _write_votes_csv(path: Path, votes: Votes) -> None:
+def _write_votes_csv(path: Path, votes: Votes, ids: bool = False) -> None:
+    """``a,b,winner`` lines; with ``ids`` a first column ``id`` unique per line (every
+    line distinct: the split parser's worst case)."""
     names = np.array(votes.models)
     winner = np.array(["a", "b", "tie"])[votes.outcome]
     with open(path, "w", encoding="utf-8") as fh:
-        fh.write("a,b,winner\n")
-        fh.writelines(f"{x},{y},{w}\n"
-                      for x, y, w in zip(names[votes.a], names[votes.b], winner, strict=True))
+        fh.write("id,a,b,winner\n" if ids else "a,b,winner\n")
+        fh.writelines((f"v{k}," if ids else "") + f"{x},{y},{w}\n"
+                      for k, (x, y, w) in enumerate(zip(names[votes.a], names[votes.b], winner,
+                                                        strict=True)))
 
 
 def main() -> int:
@@ -242,6 +254,8 @@ def main() -> int:
     ap.add_argument("--scale", action="store_true", help="arena-scale memory and CSV reading")
     ap.add_argument("--compare", metavar="DIR",
                     help="another source tree (with --scale or --csv)")
+    ap.add_argument("--id-column", action="store_true",
+                    help="with --csv: a unique id first on every line (all lines distinct)")
     ap.add_argument("--csv", action="store_true",
                     help="only the 2M-vote CSV read, both parsers, wall and CPU")
     args = ap.parse_args()

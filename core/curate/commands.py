@@ -126,9 +126,8 @@ class SetField(Command):
             current = bulk.current_values(project, self.field, self.sample_ids)
             self.old = {sid: v for sid, v in current.items() if v != self.value}
         else:
-            for old, ids in bulk.group_by_value(self.old).items():
-                if bulk.first_differing(project, self.field, ids, old) is not None:
-                    raise EditConflict(f"{self.label}: a sample changed since; redo refused")
+            if bulk.first_not_matching(project, self.field, self.old) is not None:
+                raise EditConflict(f"{self.label}: a sample changed since; redo refused")
         bulk.write_field(project, self.field, list(self.old), self.value)
 
     def _undo(self, project: Project) -> None:
@@ -174,28 +173,8 @@ class SetTag(Command):
     def changed(self) -> bool:
         return bool(self.touched)
 
-    def _tags(self, project: Project, sid: str) -> list[str]:
-        return [r[0] for r in project.conn.execute(
-            "SELECT tag FROM sample_tags WHERE sample_id = ? ORDER BY tag", (sid,))]
-
     def _apply(self, project: Project, present: bool, ids: Iterable[str]) -> list[str]:
-        done: list[str] = []
-        for sid in ids:
-            if project.conn.execute("SELECT 1 FROM samples WHERE id = ?", (sid,)).fetchone() is None:
-                raise KeyError(f"no sample {sid!r}")
-            old = self._tags(project, sid)
-            if (self.tag in old) == present:
-                continue
-            if present:
-                project.conn.execute("INSERT INTO sample_tags(sample_id, tag) VALUES (?, ?)",
-                                     (sid, self.tag))
-            else:
-                project.conn.execute("DELETE FROM sample_tags WHERE sample_id = ? AND tag = ?",
-                                     (sid, self.tag))
-            touch(project, sid)
-            project.audit("edit", "sample", sid, "tags", old, self._tags(project, sid))
-            done.append(sid)
-        return done
+        return bulk.write_tag(project, list(ids), self.tag, present)
 
     def _do(self, project: Project) -> None:
         ids = self.touched or self.sample_ids

@@ -11,11 +11,11 @@ from core.stats import csvcolumns, tables
 from core.stats.tables import CsvFormatError
 
 
-@pytest.fixture(autouse=True, params=["stdlib", "pyarrow"])
+@pytest.fixture(autouse=True, params=["stdlib", "pyarrow", "split"])
 def parser(request, monkeypatch) -> str:
-    """Every test runs with both parsers: the same values and the same messages."""
-    if request.param == "pyarrow":
-        monkeypatch.setattr(csvcolumns, "FAST_MIN_BYTES", 0)
+    """Every test runs with each parser: the same values and the same messages."""
+    monkeypatch.setattr(csvcolumns, "FAST_MIN_BYTES", 0 if request.param == "pyarrow" else 10**12)
+    monkeypatch.setattr(csvcolumns, "SPLIT_MIN_BYTES", 0 if request.param == "split" else 10**12)
     return request.param
 
 

@@ -43,19 +43,33 @@ class SampleListModel(QAbstractTableModel):
         self.reload()
 
     def set_filter(self, selection: SampleFilter) -> None:
-        """Show the samples ``selection`` selects."""
+        """Show the samples ``selection`` selects.  When they are exactly the samples
+        shown (a keystroke that narrows nothing: a space, a letter of a word all of them
+        hold) nothing is reset, so the list keeps its selection and is not repainted;
+        edits refresh rows through :meth:`refresh_ids` and :meth:`reload`, not here."""
         self.selection = selection
-        self.reload()
+        if self.lister is None:
+            self.reload()
+            return
+        ids = self.lister.ordered_ids(selection, self.sort_key, self.descending)
+        if ids == self.ids:
+            return
+        self.beginResetModel()
+        self._set_ids(ids)
+        self.endResetModel()
 
     def reload(self) -> None:
         """Re-run the query (after a filter/sort change or new samples)."""
         self.beginResetModel()
-        self.ids = (self.lister.ordered_ids(self.selection, self.sort_key, self.descending)
-                    if self.lister is not None else [])
+        self._set_ids(self.lister.ordered_ids(self.selection, self.sort_key, self.descending)
+                      if self.lister is not None else [])
+        self.endResetModel()
+
+    def _set_ids(self, ids: list[str]) -> None:
+        self.ids = ids
         self._rows_of = None
         self._scans = 0
         self._pages.clear()
-        self.endResetModel()
 
     def refresh_ids(self, ids: tuple[str, ...] | list[str]) -> None:
         """Re-read the rows of ``ids`` (after an edit) without re-filtering."""
