@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from core.csv_cells import plain_cell
 from core.gc_pause import paused_gc
 
 #: Largest CSV file read (memory is a few times the file's size): 2 GB, ~80M votes.
@@ -72,9 +73,11 @@ def _encode_strings(values: Sequence[str]) -> Encoded:
 
 
 def _restrip(uniques: list[str], codes: np.ndarray) -> Encoded:
-    """Strip distinct raw values (two raw values may strip to one) and remap the codes."""
+    """Strip distinct raw values (two raw values may strip to one), undo the spreadsheet
+    escape Winnow's own CSV exports put on cells like ``=m`` (ADR 153), and remap the
+    codes."""
     index: dict[str, int] = {}
-    remap = np.fromiter((index.setdefault(u.strip(), len(index)) for u in uniques),
+    remap = np.fromiter((index.setdefault(plain_cell(u.strip()), len(index)) for u in uniques),
                         dtype=np.int64, count=len(uniques))
     return list(index), remap[codes] if len(uniques) else codes
 

@@ -124,9 +124,6 @@ def test_session_results_neutralised(tmp_path: Path) -> None:
     assert {plain_cell(r[0]) for r in rows[1:]} == {"@rater"}
 
 
-@pytest.mark.xfail(strict=True, reason="core/stats/csvcolumns.py (_restrip) does not undo "
-                   "the spreadsheet escape (core.csv_cells.plain_cell), so `winnow stats` on "
-                   "Winnow's own results CSV shows '=… for a model named =…; owner: stats")
 def test_stats_reads_back_the_original_names(tmp_path: Path) -> None:
     from core.stats.tables import read_rankings
 
