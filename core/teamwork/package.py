@@ -20,7 +20,9 @@ The project keeps the secret; the package holds only the chain's current key.
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -233,7 +235,12 @@ def package_digest(path: Path) -> str | None:
     try:
         for part in (path, path.with_name(path.name + "-wal")):
             try:
-                with open(part, "rb") as fh:
+                # O_NONBLOCK: opening a pipe to read would wait for a writer for ever
+                fd = os.open(part, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    os.close(fd)
+                    return None  # a pipe, device or socket: read_package refuses it
+                with os.fdopen(fd, "rb") as fh:
                     if part == path:
                         head = fh.read(100)
                         if (len(head) < 100 or not head.startswith(b"SQLite format 3\0")
