@@ -151,6 +151,24 @@ def test_export_button_writes_the_report(qtbot, page, monkeypatch, tmp_path) -> 
     assert (target / "leaderboard-leaderboard.csv").is_file()
 
 
+def test_the_report_carries_the_failure_keyword_tab(qtbot, page, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import ui.analyze.keywords as keywords
+
+    counts = [("<script>x</script>", 2), ("text rendering", 1)]
+    monkeypatch.setattr(keywords, "keyword_counts", lambda project: counts)
+    page.keywords.refresh(object())  # a project whose curators labelled feedback
+    assert page.keywords.canvas is not None
+    _open(qtbot, page, monkeypatch, data.write_csv(tmp_path / "v.csv", data.votes(60)))
+    target = tmp_path / "report"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    page.act_export.trigger()
+    qtbot.waitUntil(lambda: page.last_export is not None, timeout=30_000)
+    html = page.last_export.read_text(encoding="utf-8")
+    assert '<img alt="Failure keywords"' in html and "<script" not in html
+    assert "&lt;script&gt;x&lt;/script&gt;" in html
+    assert (target / "failure-keywords.csv").is_file()
+
+
 def test_project_sessions_are_listed_and_follow_project_changes(qtbot, page, tmp_path) -> None:  # type: ignore[no-untyped-def]
     project = data.build_project(tmp_path / "p.winnow")
     try:

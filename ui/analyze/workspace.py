@@ -4,8 +4,8 @@ Data sets come from the project's providers (rating sessions, metric and judge
 results; see :mod:`core.analysis.sources`) or from files opened here: statistics CSVs,
 arena battle JSON and pairwise vote tables (:mod:`core.analysis.datafiles`).  Every
 computation runs through ``context.start_job``; results from an outdated request
-are dropped.  "Export HTML report…" writes the current analysis with
-:func:`core.analysis.report.export_html`.
+are dropped.  "Export HTML report…" writes the current analysis, and the project's
+failure keywords, with :func:`core.analysis.report.export_html`.
 """
 
 from __future__ import annotations
@@ -361,10 +361,11 @@ class AnalyzeWorkspace(QWidget):
         if analysis is None:
             return None
         out_dir = Path(out_dir)
+        keywords = list(self.keywords.counts)  # the "Failure keywords" tab's chart
 
         def work(state: JobState) -> Path:
             state.set_status("Drawing the charts")
-            return export_html(analysis, out_dir, state)
+            return export_html(analysis, out_dir, state, keywords)
 
         def done(job: Job) -> None:
             if job.outcome == "done":
