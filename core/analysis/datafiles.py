@@ -110,5 +110,5 @@ def open_data_file(path: str | Path, progress: Callable[[int], None] | None = No
         loader=lambda _project: rows,
         source=vf.source,
         description=describe(vf, path),
-        meta={"path": str(path)},
+        meta={"path": str(path), "order": vf.order, "ordered_by": vf.ordered_by},
     )

@@ -213,3 +213,37 @@ def test_likert_leaderboard_breaks_success_ties_by_mean() -> None:
     lead = analyze(rows, "likert", AnalysisOptions(tau=4.5)).section("leaderboard").tables[0]
     assert [r[1] for r in lead.rows] == ["beta", "alpha", "gamma"]
     assert [r[0] for r in lead.rows] == [1, 2, 3]
+
+
+def test_online_elo_per_criterion_in_the_given_battle_order() -> None:
+    from core.analysis.online import positions
+    from core.stats.online_elo import online_elo_ratings
+    from core.stats.votes import encode_votes
+
+    rows = data.votes(300, criteria=("preference", "coherence"), seed=5)
+    order = np.arange(len(rows))[::-1]  # the last row was the first battle
+    opt = AnalysisOptions(n_boot=50, ci=0.9, seed=1, online_elo=True, online_k=8.0)
+    res = analyze(rows, "votes", opt, order=order, ordered_by="tstamp")
+    lead = res.section("leaderboard")
+    table = next(t for t in lead.tables if t.key == "online-elo")
+    assert table.columns == ["Criterion", "Rank", "Model", "Elo", "CI low", "CI high"]
+    for crit in ("coherence", "preference"):
+        sub = [r for r in rows if r["criterion"] == crit]
+        votes = encode_votes([r["a"] for r in sub], [r["b"] for r in sub],
+                             [r["winner"] for r in sub])
+        ref = online_elo_ratings(votes, np.arange(len(sub))[::-1], n_boot=50, ci=0.9, k=8.0,
+                                 seed=1).ratings_dict()
+        got = {r[2]: r[3:] for r in table.rows if r[0] == crit}
+        assert list(got) == list(ref)
+        for m, (elo, lo, hi) in got.items():
+            assert (elo, lo, hi) == pytest.approx((ref[m]["elo"], ref[m]["lo"], ref[m]["hi"]))
+    assert [p.title for p in lead.charts[-1].panels] == ["coherence", "preference"]
+    assert "time order (tstamp)" in table.note
+    without = analyze(rows, "votes", AnalysisOptions(n_boot=0))
+    assert [t.key for t in without.section("leaderboard").tables] == ["leaderboard"]
+    likert = analyze(data.likert(8, 3), "likert", AnalysisOptions(n_boot=0, online_elo=True))
+    assert all(t.key != "online-elo" for t in likert.section("leaderboard").tables)
+    with pytest.raises(ValueError, match="each of the 3 votes once"):
+        positions([0, 0, 1], 3)
+    with pytest.raises(ValueError, match="K of the online Elo"):
+        analyze(rows, "votes", AnalysisOptions(online_elo=True, online_k=0.0))

@@ -301,7 +301,9 @@ class AnalyzeWorkspace(QWidget):
                 finally:
                     if view is not None:
                         view.close()
-            return rows, analyze(rows, ds.kind, opt, name=ds.name, state=state)
+            return rows, analyze(rows, ds.kind, opt, name=ds.name, state=state,
+                                 order=ds.meta.get("order"),
+                                 ordered_by=ds.meta.get("ordered_by", "row"))
 
         def done(job: Job) -> None:
             if job.outcome == "done":
