@@ -11,12 +11,17 @@ import pytest
 pytest.importorskip("PySide6")
 pytestmark = pytest.mark.gui
 
-from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtGui import QKeySequence  # noqa: E402
-from PySide6.QtWidgets import QMessageBox  # noqa: E402
+from PySide6.QtCore import QEvent, QObject, Qt  # noqa: E402
+from PySide6.QtGui import QAction, QKeySequence  # noqa: E402
+from PySide6.QtWidgets import QApplication, QMessageBox  # noqa: E402
 
 from app.main_window import MainWindow  # noqa: E402
-from ui.widgets.actions import menu_actions, workspace_actions  # noqa: E402
+from ui.widgets.actions import (  # noqa: E402
+    menu_actions,
+    plain_text,
+    shortcut_label,
+    workspace_actions,
+)
 from ui.widgets.shortcut_sheet import ShortcutSheet  # noqa: E402
 from ui.workspaces import WORKSPACES  # noqa: E402
 
@@ -203,3 +208,61 @@ def test_about_shows_version_and_the_notices(main_window: MainWindow, monkeypatc
     text = dialog.notices.toPlainText()
     assert "PySide6" in text and "LGPL" in text  # read from the installed packages
     assert "CenterFace" in text and "THIRD_PARTY_NOTICES.md was not found" in text
+
+
+class _Catch(QObject):
+    """Swallows the shortcut events actions receive, remembering which action got which
+    key: the key reaches the action, and nothing it would do happens."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hits: list[tuple[QAction, str]] = []
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.Shortcut and isinstance(obj, QAction):
+            self.hits.append((obj, event.key().toString()))  # type: ignore[attr-defined]
+            return True
+        return False
+
+
+def test_every_key_on_the_sheet_reaches_its_action(main_window: MainWindow, demo_path: Path,
+                                                   qtbot) -> None:
+    """Each shortcut the sheet lists, pressed on its workspace, reaches exactly the action
+    the sheet names (an action with that text and that key, live on that page)."""
+    window = main_window
+    assert window.open_project(demo_path)
+    catch = _Catch()
+    pressed = skipped = 0
+    for index, info in enumerate(WORKSPACES):
+        qtbot.keyClick(window, Qt.Key.Key_1 + index, CTRL)
+        qtbot.wait(50)
+        page = window.pages[info.key]
+        if info.key == "curate":
+            page.select_row(2)
+        sheet = window.menus.show_shortcuts()
+        rows = sheet.rows()
+        sheet.close()
+        window.activateWindow()
+        qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+        groups = dict(window.menus.shortcut_groups())
+        for title in ("Application", info.title):
+            for name, keys in rows.get(title, []):
+                owners = [a for a in groups[title] if plain_text(a) == name
+                          and keys == shortcut_label(a)]
+                assert len(owners) == 1, (title, name, keys)  # an existing action
+                action = owners[0]
+                if not (action.isEnabled() and action.isVisible()):
+                    skipped += 1  # disabled for the state on screen: Qt sends it nothing
+                    continue
+                action.installEventFilter(catch)
+                for key in action.shortcuts():
+                    combo = key[0]
+                    catch.hits.clear()
+                    page.setFocus()
+                    qtbot.keyClick(QApplication.focusWidget() or window, combo.key(),
+                                   combo.keyboardModifiers())
+                    assert [a for a, _k in catch.hits] == [action], (info.key, name,
+                                                                    key.toString())
+                    pressed += 1
+                action.removeEventFilter(catch)
+    assert pressed > 60 and skipped < pressed / 3, (pressed, skipped)
