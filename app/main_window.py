@@ -36,6 +36,7 @@ from core.jobs import Job
 from core.store import Project
 from ui.context import AppContext
 from ui.empty_state import EmptyState
+from ui.widgets.screen import fitted_size
 from ui.workspaces import WORKSPACES, CurateStart, build_page
 
 
@@ -219,7 +220,7 @@ class MainWindow(QMainWindow):
             if isinstance(state, QByteArray | bytes):
                 self.restoreState(state)
         else:
-            self.resize(1280, 800)
+            self.resize(*fitted_size(1280, 800))  # a 1280×720 screen: all of it
         keys = [info.key for info in WORKSPACES]
         last = app_settings.settings().value("main_window/workspace")
         if last in keys:

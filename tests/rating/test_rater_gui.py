@@ -280,3 +280,23 @@ def test_backspace_during_the_penalty_reopens_the_answer_when_the_hold_ends(  # 
                     timeout=3000)
     assert w.superseding is None
     w.close()
+
+
+def test_the_rater_window_opens_inside_a_1280x720_screen(qtbot, rproject, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                         monkeypatch) -> None:
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QScreen
+
+    from ui.context import AppContext
+    from ui.rate.workspace import RateWorkspace
+
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, 1280, 690))
+    path = make_session(rproject, tmp_path / "o", "ranking", raters=1, sample_ids=TWO)[0]
+    context = AppContext()
+    page = RateWorkspace(context)
+    qtbot.addWidget(page)
+    window = page.open_session_file(path)
+    assert window is not None
+    qtbot.addWidget(window)
+    assert window.height() <= 690 and window.width() <= 1280  # was 1400 × 900
+    window.close()

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -24,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.teamwork.agreement import Agreement, agreement, splits
+from ui.widgets.screen import fitted_size
 from ui.widgets.theme import set_tone
 
 FIELD_NAMES = {"quality": "Quality label", "split": "Split", "roles": "Image roles"}
@@ -70,16 +70,6 @@ def _table(headers: list[str], rows: list[list[str]]) -> QTableWidget:
                          + 2 * table.frameWidth())
     table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
     return table
-
-
-def fitted_size(width: int, height: int) -> tuple[int, int]:
-    """``width × height``, shrunk to 90 % of the screen's free area where that is smaller
-    (a 1280×720 screen has no room for an 860-pixel-tall window)."""
-    screen = QGuiApplication.primaryScreen()
-    if screen is None:
-        return width, height
-    free = screen.availableGeometry()
-    return min(width, int(free.width() * 0.9)), min(height, int(free.height() * 0.9))
 
 
 class AgreementWindow(QDialog):

@@ -49,6 +49,7 @@ from ui.rate.housekeeping import SessionHousekeeping
 from ui.rate.rater import RaterWindow
 from ui.widgets.actions import make_action
 from ui.widgets.dates import format_when, when_tooltip
+from ui.widgets.screen import fitted_size
 
 SESSION_COLUMNS = ["Session", "Protocol", "Raters", "Tasks", "Judgments merged", "Seed",
                    "Created"]
@@ -492,6 +493,6 @@ class RateWorkspace(SessionHousekeeping, QWidget):
         window.destroyed.connect(lambda *_: self.raters.remove(window)
                                  if window in self.raters else None)
         self.raters.append(window)
-        window.resize(1400, 900)
+        window.resize(*fitted_size(1400, 900))
         window.show()
         return window

@@ -1,0 +1,43 @@
+"""Windows open inside the screen: a 1280×720 laptop gets no window taller than it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytestmark = pytest.mark.gui
+
+from PySide6.QtCore import QRect, QSettings  # noqa: E402
+from PySide6.QtGui import QScreen  # noqa: E402
+
+from ui.widgets.screen import SHARE, fitted_size  # noqa: E402
+
+
+@pytest.fixture
+def small_screen(monkeypatch: Any) -> QRect:
+    free = QRect(0, 0, 1280, 690)  # 1280×720 less a 30-pixel panel
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda self: free)
+    return free
+
+
+def test_fitted_size_shrinks_only_what_does_not_fit(qapp: Any, small_screen: QRect) -> None:
+    assert fitted_size(640, 480) == (640, 480)
+    assert fitted_size(1400, 900) == (int(1280 * SHARE), int(690 * SHARE))
+
+
+def test_the_main_window_first_opens_inside_a_small_screen(qtbot: Any, tmp_path: Any,
+                                                           small_screen: QRect) -> None:
+    from app.main_window import MainWindow
+
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
+                      str(tmp_path / "settings"))
+    QSettings().clear()  # a first start: no saved geometry
+    window = MainWindow()
+    qtbot.addWidget(window)
+    try:
+        assert window.height() <= small_screen.height() and window.width() <= 1280
+    finally:
+        window.runner.shutdown()
