@@ -300,3 +300,27 @@ def test_the_rater_window_opens_inside_a_1280x720_screen(qtbot, rproject, tmp_pa
     qtbot.addWidget(window)
     assert window.height() <= 690 and window.width() <= 1280  # was 1400 × 900
     window.close()
+
+
+def test_side_by_side_by_mouse_buttons(qtbot, rproject, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = make_session(rproject, tmp_path / "o", "side_by_side", raters=1,
+                        sample_ids=TWO[:1], models=MODELS[:3])[0]
+    w = _open(qtbot, path)
+    _name(qtbot, w, "Di")
+    buttons = w.panel.choice_buttons
+    assert list(buttons) == ["left", "tie", "right", "submit"]
+    t1 = w.current
+    qtbot.mouseClick(buttons["submit"], Qt.MouseButton.LeftButton)  # nothing chosen yet
+    assert w.current is t1 and "Choose left" in w.status.text()
+    qtbot.mouseClick(buttons["right"], Qt.MouseButton.LeftButton)
+    assert w.panel.choice == "right" and buttons["right"].isChecked()
+    assert not buttons["left"].isChecked()
+    qtbot.mouseClick(buttons["tie"], Qt.MouseButton.LeftButton)
+    assert buttons["tie"].isChecked() and not buttons["right"].isChecked()
+    qtbot.mouseClick(buttons["submit"], Qt.MouseButton.LeftButton)
+    assert w.session.answer_for(t1.task_id).answer == {"winner": "tie"}
+    assert w.current is not t1 and not any(b.isChecked() for b in buttons.values())
+    qtbot.mouseClick(buttons["left"], Qt.MouseButton.LeftButton)
+    _keys(qtbot, w, K.Key_Return)  # the keys and the buttons are one choice
+    assert len(w.session.judgments()) == 2
+    w.close()

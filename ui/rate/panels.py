@@ -263,7 +263,35 @@ class RankingPanel(ProtocolPanel):
 
 
 class SideBySidePanel(ProtocolPanel):
-    """Side-by-side: ← (or 1) left, → (or 2) right, ↓ (or T) tie; Enter submits."""
+    """Side-by-side: ← (or 1) left, → (or 2) right, ↓ (or T) tie; Enter submits.  The
+    same choices as buttons under the images, for a rater who reaches for the mouse."""
+
+    def __init__(self, settings: dict[str, Any], parent: QWidget | None = None) -> None:
+        super().__init__(settings, parent)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        self.choice_buttons: dict[str, QPushButton] = {}
+        choices = [("left", "◀  Left  (←)", K.Key_Left)]
+        if settings.get("allow_tie", True):
+            choices.append(("tie", "Tie  (↓)", K.Key_Down))
+        choices.append(("right", "Right  (→)  ▶", K.Key_Right))
+        for side, text, key in (*choices, ("submit", "Submit  (Enter)", K.Key_Return)):
+            button = QPushButton(text)
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys stay with the window
+            button.setMinimumHeight(40)
+            button.setCheckable(side != "submit")
+            button.clicked.connect(lambda _c=False, k=key: self.handle_key(k))
+            self.choice_buttons[side] = button
+            row.addWidget(button)
+            if side == "right":
+                row.addSpacing(24)
+        row.addStretch(1)
+        self.controls.addLayout(row)
+        self.choice: str | None = None
+
+    def hold(self, on: bool) -> None:
+        for button in self.choice_buttons.values():
+            button.setEnabled(not on)
 
     def load(self, task: TaskView, pixmaps: dict[str, QPixmap],
              previous: dict[str, Any] | None) -> None:
@@ -281,6 +309,9 @@ class SideBySidePanel(ProtocolPanel):
         for side, tile in zip(("left", "right"), self.tiles, strict=True):
             tile.set_selected(self.choice in (side, "tie"),
                               "palette(text)" if self.choice == "tie" else "palette(highlight)")
+        for side, button in self.choice_buttons.items():
+            if side != "submit":
+                button.setChecked(self.choice == side)
         if self.choice:
             self.hint.emit(f"Chosen: {self.choice}. Enter to confirm.")
 
