@@ -302,7 +302,7 @@ class SideBySidePanel(ProtocolPanel):
                 self.images.addWidget(tile, 3)
 
         self._show_images(task, pixmaps, ["Left", "Right"], arrange, 2)
-        self.choice: str | None = (previous or {}).get("winner")
+        self.choice = (previous or {}).get("winner")
         self._refresh()
 
     def _refresh(self) -> None:
