@@ -66,7 +66,7 @@ def online_leaderboard(rows: list[Row], opt: Any, place: np.ndarray,
     note = (f"FastChat's online Elo: every model starts at 1000 and each vote, {where}, moves "
             f"the two ratings by K = {opt.online_k:g} × (result − expected); {boot}. It "
             "depends on the order of the votes; the maximum-likelihood Elo above does not. "
-            "Same numbers as `winnow stats elo FILE --online`.")
+            "Same numbers as “winnow stats elo FILE --online”.")
     columns = [*(["Criterion"] if many else []), "Rank", "Model", "Elo", "CI low", "CI high"]
     table = Table("online-elo", ONLINE_TITLE, columns, table_rows, note, FORMATS)
     return table, EloChart(panels, opt.ci, opt.n_boot, title=ONLINE_TITLE)
