@@ -266,3 +266,34 @@ def test_every_key_on_the_sheet_reaches_its_action(main_window: MainWindow, demo
                     pressed += 1
                 action.removeEventFilter(catch)
     assert pressed > 60 and skipped < pressed / 3, (pressed, skipped)
+
+
+def test_rate_and_metrics_long_jobs_have_keys(main_window: MainWindow, demo_path: Path,
+                                              qtbot, monkeypatch) -> None:
+    """Rate's file actions and Metrics' Cancel Run had no key: a keyboard user could start a
+    run and not stop it."""
+    from PySide6.QtWidgets import QFileDialog
+
+    asked: list[str] = []
+    monkeypatch.setattr(QFileDialog, "getOpenFileNames",
+                        lambda *a, **k: (asked.append(a[1]), ([], ""))[1])
+    monkeypatch.setattr(QFileDialog, "getOpenFileName",
+                        lambda *a, **k: (asked.append(a[1]), ("", ""))[1])
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        lambda *a, **k: (asked.append(a[1]), ("", ""))[1])
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory",
+                        lambda *a, **k: (asked.append(a[1]), "")[1])
+    window = main_window
+    assert window.open_project(demo_path)
+    qtbot.keyClick(window, Qt.Key.Key_3, CTRL)
+    rate = window.pages["rate"]
+    rate.sessions.selectRow(0)
+    for key, mods in ((Qt.Key.Key_M, CTRL), (Qt.Key.Key_E, CTRL),
+                      (Qt.Key.Key_O, CTRL | Qt.KeyboardModifier.ShiftModifier),
+                      (Qt.Key.Key_I, CTRL | Qt.KeyboardModifier.ShiftModifier)):
+        qtbot.keyClick(window, key, mods)
+    assert asked == ["Returned session files", "Export results", "Open a session file to rate",
+                     asked[3]] and asked[3].startswith("Model outputs folder")
+    metrics = window.show_workspace("metrics")
+    assert metrics.act_cancel.shortcut().toString() == "Esc"
+    assert "Esc" in metrics.act_cancel.toolTip()

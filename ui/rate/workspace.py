@@ -132,11 +132,13 @@ class RateWorkspace(SessionHousekeeping, QWidget):
         return make_action(self, text, slot, shortcut)
 
     def _build_actions(self) -> None:
-        self.act_outputs = self._action("Import &Model Outputs…", self.choose_outputs)
+        self.act_outputs = self._action("Import &Model Outputs…", self.choose_outputs,
+                                        "Ctrl+Shift+I")
         self.act_new = self._action("&New Session…", self.new_session, "Ctrl+Shift+N")
-        self.act_merge = self._action("&Merge Returned Files…", self.choose_merge)
-        self.act_export = self._action("&Export Results…", self.choose_export)
-        self.act_rate = self._action("&Rate a Session File…", self.choose_session_file)
+        self.act_merge = self._action("&Merge Returned Files…", self.choose_merge, "Ctrl+M")
+        self.act_export = self._action("&Export Results…", self.choose_export, "Ctrl+E")
+        self.act_rate = self._action("&Rate a Session File…", self.choose_session_file,
+                                     "Ctrl+Shift+O")
         self.act_folder = self._action("Open Session &Folder", self.open_folder)
         self.act_delete = self._action("&Delete Session…", self.ask_delete)
         self.act_delete.setToolTip("Delete the session (archive it when judgments were "
