@@ -156,8 +156,9 @@ def test_the_report_carries_the_failure_keyword_tab(qtbot, page, monkeypatch, tm
 
     counts = [("<script>x</script>", 2), ("text rendering", 1)]
     monkeypatch.setattr(keywords, "keyword_counts", lambda project: counts)
+    assert not page.keywords.area.isVisibleTo(page.keywords)  # no empty frame when none
     page.keywords.refresh(object())  # a project whose curators labelled feedback
-    assert page.keywords.canvas is not None
+    assert page.keywords.canvas is not None and page.keywords.area.isVisibleTo(page.keywords)
     _open(qtbot, page, monkeypatch, data.write_csv(tmp_path / "v.csv", data.votes(60)))
     target = tmp_path / "report"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
