@@ -138,7 +138,8 @@ class MainWindow(QMainWindow):
     def _build_ui(self) -> None:
         self.nav = QListWidget()
         self.nav.setObjectName("workspaceNav")
-        self.nav.setStyleSheet("QListWidget#workspaceNav { font-size: 11pt; }"
+        # no dotted focus box inside the highlighted item (the highlight shows the page)
+        self.nav.setStyleSheet("QListWidget#workspaceNav { font-size: 11pt; outline: 0; }"
                                "QListWidget#workspaceNav::item { padding: 10px 12px; }")
         self.nav.setFixedWidth(nav_width(self.nav.font(), [w.title for w in WORKSPACES]))
         self.stack = QStackedWidget()

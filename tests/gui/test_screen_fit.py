@@ -53,6 +53,7 @@ def test_the_workspace_list_is_as_wide_as_its_longest_title(main_window: Any) ->
     font.setPointSizeF(11.0)
     widest = max(QFontMetrics(font).horizontalAdvance(w.title) for w in WORKSPACES)
     assert widest + 2 * 12 <= nav.width() < 170  # every title fits; the pages get the rest
+    assert "outline: 0" in nav.styleSheet()  # no focus box drawn inside the highlight
     for row in range(nav.count()):  # no title is elided
         assert nav.visualItemRect(nav.item(row)).width() >= QFontMetrics(font).horizontalAdvance(
             nav.item(row).text()) + 2 * 12
