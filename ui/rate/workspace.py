@@ -70,6 +70,13 @@ def _table(columns: list[str]) -> QTableWidget:
     return table
 
 
+def _fit_columns(table: QTableWidget) -> None:
+    """Every column but the last as wide as its contents; the last (stretching) takes the
+    rest.  ``resizeColumnsToContents`` also shrank the last one, leaving an empty band."""
+    for column in range(table.columnCount() - 1):
+        table.resizeColumnToContents(column)
+
+
 def _set_row(table: QTableWidget, row: int, values: list[Any], key: str | None = None,
              dim: bool = False) -> None:
     for col, value in enumerate(values):
@@ -239,7 +246,8 @@ class RateWorkspace(SessionHousekeeping, QWidget):
         outputs = ", ".join(f"{m} ({n})" for m, n in counts.items()) or \
             "none yet — import a folder laid out as <root>/<model>/<sample_id>.png"
         self.info.setText(f"Model outputs: {outputs}\nCurate filter: {selected:,} "
-                          "sample(s); a new session can also take all Benchmark samples, "
+                          f"sample{'' if selected == 1 else 's'}; a new session can also "
+                          "take all Benchmark samples, "
                           "a tag or ids you pick." +
                           (f"\nRead-only: {project.path.name} is open read-only, so "
                            "sessions can be viewed and exported but not created or merged."
@@ -265,7 +273,7 @@ class RateWorkspace(SessionHousekeeping, QWidget):
             created.setToolTip(when_tooltip(s.created_at))
             if s.name == current:
                 self.sessions.selectRow(r)
-        self.sessions.resizeColumnsToContents()
+        _fit_columns(self.sessions)
         if rows and self.selected_session() is None:
             self.sessions.selectRow(0)
         blocker.unblock()
@@ -304,7 +312,7 @@ class RateWorkspace(SessionHousekeeping, QWidget):
             _set_row(self.summary, r, [s.slot, s.rater or "not returned yet",
                                        f"{s.completed}/{s.tasks}", gold, median, s.flags,
                                        s.early, s.changed, s.path or ""])
-        self.summary.resizeColumnsToContents()
+        _fit_columns(self.summary)
 
     # -- actions -------------------------------------------------------------------
     def choose_outputs(self) -> None:
