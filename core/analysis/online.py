@@ -36,9 +36,10 @@ def positions(order: Sequence[int] | np.ndarray | None, n: int) -> np.ndarray:
 
 
 def online_leaderboard(rows: list[Row], opt: Any, place: np.ndarray,
-                       ordered_by: str = "row") -> tuple[Table, EloChart]:
+                       ordered_by: str = "row", state: Any = None) -> tuple[Table, EloChart]:
     """The online Elo table and chart of vote ``rows`` (per criterion when they have one);
-    ``place`` is each row's place in battle order (:func:`positions`)."""
+    ``place`` is each row's place in battle order (:func:`positions`); ``state`` (a
+    :class:`~core.jobs.JobState`) can cancel the replays."""
     groups: dict[str, list[int]] = {}
     for i, r in enumerate(rows):
         groups.setdefault(str(r.get("criterion") or ""), []).append(i)
@@ -51,7 +52,7 @@ def online_leaderboard(rows: list[Row], opt: Any, place: np.ndarray,
         votes = encode_votes(col(sub, "a"), col(sub, "b"), col(sub, "winner"))
         sequence = np.argsort(place[np.asarray(idx)], kind="stable")
         res = online_elo_ratings(votes, sequence, n_boot=opt.n_boot, ci=opt.ci, k=opt.online_k,
-                                 seed=opt.seed)
+                                 seed=opt.seed, check=state.check if state else None)
         best = np.argsort(-res.elo, kind="stable")
         for rank, i in enumerate(best, 1):
             table_rows.append([*([crit] if many else []), rank, res.models[i], num(res.elo[i]),

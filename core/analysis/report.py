@@ -125,7 +125,7 @@ def analyze(rows: list[dict[str, Any]], kind: str, options: AnalysisOptions | No
     built = _BUILDERS[kind](used, opt)
     if place is not None:
         state.set_status("Online Elo")
-        table, chart = online_leaderboard(used, opt, place, ordered_by)
+        table, chart = online_leaderboard(used, opt, place, ordered_by, state)
         built["leaderboard"].tables.append(table)
         built["leaderboard"].charts.append(chart)
     state.advance()

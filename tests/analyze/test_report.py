@@ -247,3 +247,28 @@ def test_online_elo_per_criterion_in_the_given_battle_order() -> None:
         positions([0, 0, 1], 3)
     with pytest.raises(ValueError, match="K of the online Elo"):
         analyze(rows, "votes", AnalysisOptions(online_elo=True, online_k=0.0))
+
+
+def test_the_online_elo_bootstrap_can_be_cancelled() -> None:
+    from core.jobs import Cancelled, JobState
+    from core.stats.online_elo import online_elo_ratings
+    from core.stats.votes import encode_votes
+
+    rows = data.votes(3000, criteria=("preference",), seed=2)
+    votes = encode_votes([r["a"] for r in rows], [r["b"] for r in rows],
+                         [r["winner"] for r in rows])
+    calls = []
+    online_elo_ratings(votes, n_boot=1000, seed=0, check=lambda: calls.append(1))
+    assert len(calls) == 3  # one check per 1,000 battles of 1,000 replays
+
+    def checks(online: bool) -> int:
+        state, seen = JobState(title="Analyze"), []
+        state.check = lambda: seen.append(1)  # type: ignore[method-assign]  # count calls
+        analyze(rows, "votes", AnalysisOptions(n_boot=1000, online_elo=online), state=state)
+        return len(seen)
+
+    assert checks(True) - checks(False) == 3  # Analyze's job can stop the replays
+    state = JobState(title="Analyze")
+    state.cancel()
+    with pytest.raises(Cancelled):
+        online_elo_ratings(votes, n_boot=10, seed=0, check=state.check)

@@ -228,3 +228,22 @@ def test_a_hidden_analyze_page_waits_until_shown(qtbot, tmp_path, main_window) -
     finally:
         win.runner.shutdown()
         win.close_project()
+
+
+def test_a_newer_request_cancels_the_analysis_it_replaces(qtbot, page, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from core.jobs import Job, JobState
+
+    _open(qtbot, page, monkeypatch, data.write_csv(tmp_path / "v.csv", data.votes(60)))
+    started: list[Job] = []
+
+    def start_job(title, fn, on_done=None, quiet=False):  # type: ignore[no-untyped-def]
+        import concurrent.futures
+
+        job = Job(JobState(title=title), concurrent.futures.Future())  # still running
+        started.append(job)
+        return job
+
+    monkeypatch.setattr(page.context, "start_job", start_job)
+    page.recompute()
+    page.recompute()  # the user changed an option before the first one ended
+    assert [j.state.cancelled() for j in started] == [True, False]

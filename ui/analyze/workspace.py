@@ -68,6 +68,7 @@ class AnalyzeWorkspace(QWidget):
         self.csv_sets: list[DataSet] = []
         self.analysis: Analysis | None = None
         self.last_job: Job | None = None
+        self.compute_job: Job | None = None  # the latest analysis, cancelled when replaced
         self.last_export: Path | None = None
         self._rows: dict[str, list[dict[str, Any]]] = {}
         self._generation = 0
@@ -321,7 +322,11 @@ class AnalyzeWorkspace(QWidget):
         for view in self.views.values():
             if self.analysis is None:
                 view.show_section(None, "Computing…")
-        self.last_job = self.context.start_job(f"Analyze {ds.name}", work, done, quiet=True)
+        earlier = self.compute_job
+        if earlier is not None and earlier.outcome == "running":
+            earlier.state.cancel()  # its result would be dropped: stop its bootstrap too
+        self.last_job = self.compute_job = self.context.start_job(
+            f"Analyze {ds.name}", work, done, quiet=True)
         return self.last_job
 
     def show_analysis(self, analysis: Analysis) -> None:
