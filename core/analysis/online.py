@@ -19,6 +19,10 @@ from core.stats.online_elo import online_elo_ratings
 from core.stats.votes import encode_votes
 
 ONLINE_TITLE = "Online Elo (FastChat)"
+NO_ORDER = "none"  # ``ordered_by`` of a table of vote counts: no battle order to replay
+NO_ORDER_TEXT = ("Online Elo: this file is a table of vote counts, with no battle order to "
+                 "replay (winnow stats elo --online refuses it too); the maximum-likelihood "
+                 "Elo above needs no order.")
 FORMATS = {"Elo": ".0f", "CI low": ".0f", "CI high": ".0f"}
 
 

@@ -21,7 +21,7 @@ from typing import Any
 from core import stats
 from core.analysis.agreement import agreement_section, filter_for, rater_data
 from core.analysis.export import export_html
-from core.analysis.online import online_leaderboard, positions
+from core.analysis.online import NO_ORDER, NO_ORDER_TEXT, online_leaderboard, positions
 from core.analysis.pairwise import rankings_sections, scores_sections, votes_sections
 from core.analysis.ratings import checklist_sections, likert_sections
 from core.analysis.results import SECTIONS, Analysis, Section
@@ -112,7 +112,8 @@ def analyze(rows: list[dict[str, Any]], kind: str, options: AnalysisOptions | No
     data = rater_data(rows, kind, opt.higher_is_better)
     flt = filter_for(data, opt.threshold) if data is not None else None
     used = rows
-    place = positions(order, len(rows)) if opt.online_elo and kind == "votes" else None
+    online = opt.online_elo and kind == "votes"
+    place = positions(order, len(rows)) if online and ordered_by != NO_ORDER else None
     if data is not None and flt is not None and opt.rater_filter:
         kept = set(flt.kept_raters)
         mask = [r[data.column] in kept for r in rows]
@@ -128,6 +129,8 @@ def analyze(rows: list[dict[str, Any]], kind: str, options: AnalysisOptions | No
         table, chart = online_leaderboard(used, opt, place, ordered_by, state)
         built["leaderboard"].tables.append(table)
         built["leaderboard"].charts.append(chart)
+    elif online:
+        built["leaderboard"].summary.append(NO_ORDER_TEXT)
     state.advance()
     state.check()
     state.set_status("Agreement")

@@ -272,3 +272,19 @@ def test_the_online_elo_bootstrap_can_be_cancelled() -> None:
     state.cancel()
     with pytest.raises(Cancelled):
         online_elo_ratings(votes, n_boot=10, seed=0, check=state.check)
+
+
+def test_a_table_of_vote_counts_has_no_online_elo(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from core.analysis.datafiles import open_data_file
+    from core.analysis.online import NO_ORDER
+
+    path = tmp_path / "counts.csv"
+    path.write_text("model_a,model_b,wins_a,wins_b,ties\nx,y,30,20,5\ny,z,25,25,0\n"
+                    "x,z,40,10,2\n", encoding="utf-8")
+    ds = open_data_file(path)
+    assert ds.kind == "votes" and ds.meta["ordered_by"] == NO_ORDER
+    res = analyze(ds.load(None), "votes", AnalysisOptions(n_boot=0, online_elo=True),
+                  order=ds.meta["order"], ordered_by=ds.meta["ordered_by"])
+    lead = res.section("leaderboard")
+    assert [t.key for t in lead.tables] == ["leaderboard"]  # as the command, no replay
+    assert any("table of vote counts" in line for line in lead.summary)
