@@ -126,6 +126,7 @@ def test_region_editor_is_empty_and_disabled_with_nothing_selected(
     panel = page.panel
     for combo in (panel.kind, panel.shape, panel.region_method):
         assert combo.currentText() == "" and not combo.isEnabled()
+        assert combo.placeholderText() == "select a region"  # says why it is empty
     panel.select_region(rid)
     assert panel.kind.currentText() == "plate" and panel.kind.isEnabled()
     assert panel.shape.currentData() == "rect"
