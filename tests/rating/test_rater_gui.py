@@ -324,3 +324,38 @@ def test_side_by_side_by_mouse_buttons(qtbot, rproject, tmp_path: Path) -> None:
     _keys(qtbot, w, K.Key_Return)  # the keys and the buttons are one choice
     assert len(w.session.judgments()) == 2
     w.close()
+
+
+def test_likert_and_checklist_by_mouse_buttons(qtbot, rproject, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = make_session(rproject, tmp_path / "l", "likert", raters=1, sample_ids=TWO[:1],
+                        models=MODELS[:1])[0]
+    w = _open(qtbot, path)
+    _name(qtbot, w, "Eve")
+    t1 = w.current
+    panel = w.panel
+    assert [b.text() for b in panel.answer_buttons[0]] == ["Yes  (Y)", "No  (N)"]
+    qtbot.mouseClick(panel.answer_buttons[0][0], Qt.MouseButton.LeftButton)  # valid
+    assert [len(row) for row in panel.answer_buttons] == [5, 5, 5]
+    for row, value in ((0, 4), (1, 2), (2, 5)):
+        qtbot.mouseClick(panel.answer_buttons[row][value - 1], Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(panel.submit_button, Qt.MouseButton.LeftButton)
+    answer = w.session.answer_for(t1.task_id).answer
+    assert answer["valid"] and [answer[c] for c in ("IF", "IC", "VQ")] == [4, 2, 5]
+    w.close()
+    path = make_session(rproject, tmp_path / "c", "checklist", raters=1, sample_ids=TWO[:1],
+                        models=MODELS[:1])[0]
+    w = _open(qtbot, path)
+    _name(qtbot, w, "Fay")
+    t1 = w.current
+    panel = w.panel
+    qtbot.mouseClick(panel.submit_button, Qt.MouseButton.LeftButton)  # nothing answered
+    assert w.current is t1 and "first" in w.status.text()
+    panel.hold(True)  # the penalty delay after an early answer: the mouse waits too
+    assert not panel.submit_button.isEnabled() and not panel.answer_buttons[0][0].isEnabled()
+    panel.hold(False)
+    for row in range(6):
+        qtbot.mouseClick(panel.answer_buttons[row][row % 2], Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(panel.submit_button, Qt.MouseButton.LeftButton)
+    assert w.session.answer_for(t1.task_id).answer == {f"q{k + 1}": int(k % 2 == 0)
+                                                       for k in range(6)}
+    w.close()
