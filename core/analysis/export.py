@@ -115,20 +115,23 @@ def _keywords_html(counts: Sequence[tuple[str, int]], png: bytes | None,
     return parts
 
 
-def render_html(analysis: Analysis, images: dict[int, bytes],
+def render_html(analysis: Analysis | None, images: dict[int, bytes],
                 keywords: Sequence[tuple[str, int]] = (),
-                keyword_png: bytes | None = None) -> tuple[str, dict[str, str]]:
+                keyword_png: bytes | None = None, title: str = "") -> tuple[str, dict[str, str]]:
     """``(html, {csv file name: csv text})``; ``images`` maps ``id(chart)`` to PNG bytes;
-    ``keywords`` (keyword, count) with their chart ``keyword_png`` end the report."""
+    ``keywords`` (keyword, count) with their chart ``keyword_png`` end the report.  With no
+    ``analysis`` (a project with failure keywords but nothing to rank) the report holds
+    the keywords alone, under ``title``."""
     e = html.escape
     files: dict[str, str] = {}
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    facts = [*analysis.facts, *_options_text(analysis), ("Generated", f"{when}, Winnow "
-                                                                       f"{__version__}")]
-    parts = [f"<h1>Analysis: {e(analysis.dataset)}</h1>", "<dl>"]
+    name = analysis.dataset if analysis is not None else title or "failure keywords"
+    facts = [*(analysis.facts + _options_text(analysis) if analysis is not None else []),
+             ("Generated", f"{when}, Winnow {__version__}")]
+    parts = [f"<h1>Analysis: {e(name)}</h1>", "<dl>"]
     parts += [f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in facts]
     parts.append("</dl>")
-    for sec in analysis.sections.values():
+    for sec in analysis.sections.values() if analysis is not None else ():
         parts.append(f'<h2 id="{e(_slug(sec.key))}">{e(sec.title)}</h2>')
         if sec.message:
             parts.append(f'<p class="message">{e(sec.message)}</p>')
@@ -146,7 +149,7 @@ def render_html(analysis: Analysis, images: dict[int, bytes],
     if keywords:
         parts += _keywords_html(keywords, keyword_png, files)
     doc = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-           f"<title>{e(analysis.dataset)} — Winnow analysis</title><style>{_CSS}</style>"
+           f"<title>{e(name)} — Winnow analysis</title><style>{_CSS}</style>"
            f"</head><body>{''.join(parts)}</body></html>\n")
     return doc, files
 
@@ -164,25 +167,28 @@ def render_images(analysis: Analysis, state: Any = None) -> dict[int, bytes]:
     return out
 
 
-def export_html(analysis: Analysis, out_dir: str | Path, state: Any = None,
-                keywords: Sequence[tuple[str, int]] = ()) -> Path:
+def export_html(analysis: Analysis | None, out_dir: str | Path, state: Any = None,
+                keywords: Sequence[tuple[str, int]] = (), title: str = "") -> Path:
     """Write ``out_dir/report.html`` plus one CSV per table; returns the report's path.
 
     ``keywords``: the project's failure keywords with their counts (most frequent first),
-    drawn as the Analyze workspace draws them; none, no such section."""
+    drawn as the Analyze workspace draws them; none, no such section.  ``analysis`` None:
+    the keywords alone, titled ``title``."""
+    if analysis is None and not keywords:
+        raise ValueError("nothing to report: no analysis and no failure keywords")
     target = Path(out_dir)
     check_folder_target(target, True, "analysis report")  # before the (slow) charts are drawn
-    images = render_images(analysis, state)
+    images = render_images(analysis, state) if analysis is not None else {}
     keyword_png = None
     if keywords:
         from core.analysis.plots import png_bytes
         from core.propose.plots import keyword_figure
 
         keyword_png = png_bytes(keyword_figure(list(keywords)))
-    doc, files = render_html(analysis, images, keywords, keyword_png)
+    doc, files = render_html(analysis, images, keywords, keyword_png, title)
     with ExportFolder(target, "analysis report", overwrite=True) as folder:
         folder.write_text(REPORT_NAME, doc)
         for name, text in files.items():
             folder.write_text(name, text)
-        folder.publish({"dataset": analysis.dataset})
+        folder.publish({"dataset": analysis.dataset if analysis is not None else title})
     return target / REPORT_NAME

@@ -140,3 +140,13 @@ def test_report_without_keywords_has_no_keyword_section(tmp_path: Path) -> None:
     text = out.read_text(encoding="utf-8")
     assert "failure-keywords" not in text
     assert not (tmp_path / "report" / "failure-keywords.csv").exists()
+
+
+def test_a_report_of_the_keywords_alone(tmp_path: Path) -> None:
+    out = export_html(None, tmp_path / "kw", keywords=HOSTILE_KEYWORDS, title="<i>p</i>")
+    text = out.read_text(encoding="utf-8")
+    assert "<h1>Analysis: &lt;i&gt;p&lt;/i&gt;</h1>" in text and "<script" not in text
+    assert text.count("<h2") == 1 and '<img alt="Failure keywords"' in text
+    with pytest.raises(ValueError, match="nothing to report"):
+        export_html(None, tmp_path / "none")
+    assert not (tmp_path / "none").exists()

@@ -247,3 +247,22 @@ def test_a_newer_request_cancels_the_analysis_it_replaces(qtbot, page, monkeypat
     page.recompute()
     page.recompute()  # the user changed an option before the first one ended
     assert [j.state.cancelled() for j in started] == [True, False]
+
+
+def test_failure_keywords_alone_make_a_report(qtbot, page, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A project with labelled feedback but no ratings or metrics: the keyword chart is
+    on screen, and Export writes it (Export was disabled: there was no analysis)."""
+    import ui.analyze.keywords as keywords
+
+    monkeypatch.setattr(keywords, "keyword_counts", lambda project: [("face changed", 4)])
+    page.keywords.refresh(object())
+    page.refresh_datasets()
+    assert page.tabs.currentWidget() is page.keywords and page.analysis is None
+    assert page.act_export.isEnabled()
+    target = tmp_path / "kw"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    page.act_export.trigger()
+    qtbot.waitUntil(lambda: page.last_export is not None, timeout=30_000)
+    html = page.last_export.read_text(encoding="utf-8")
+    assert "<h1>Analysis: failure keywords</h1>" in html and "Leaderboard" not in html
+    assert '<img alt="Failure keywords"' in html and "face changed" in html

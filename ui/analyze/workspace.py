@@ -178,6 +178,8 @@ class AnalyzeWorkspace(QWidget):
         if not self.datasets and self.keywords.has_data:
             self.stack.setCurrentWidget(self.main)
             self.tabs.setCurrentWidget(self.keywords)
+            self.analysis = None
+            self.act_export.setEnabled(True)  # a report of the keywords alone
             return
         if not self.datasets:
             note = ("This project has no merged rating sessions or metric results yet."
@@ -349,13 +351,20 @@ class AnalyzeWorkspace(QWidget):
             view.show_section(None, f"Could not analyse {ds.name}:\n{error}")
 
     # -- export ----------------------------------------------------------------------------------
+    def _report_name(self) -> str:
+        """The report's title: the data set, or (keywords alone) the project's name."""
+        if self.analysis is not None:
+            return self.analysis.dataset
+        project = self.context.project
+        return f"{Path(project.path).stem} failure keywords" if project else "failure keywords"
+
     def choose_export(self) -> None:
-        if self.analysis is None:
+        if self.analysis is None and not self.keywords.has_data:
             self.context.message("Nothing to export", "Choose a data set and wait for the "
                                  "analysis to finish first.")
             return
         base = Path(self.context.project.path).parent if self.context.project else Path.home()
-        stem = re.sub(r"[^A-Za-z0-9._-]+", "-", self.analysis.dataset).strip("-") or "analysis"
+        stem = re.sub(r"[^A-Za-z0-9._-]+", "-", self._report_name()).strip("-") or "analysis"
         path, _ = QFileDialog.getSaveFileName(
             self, "Export HTML report (a folder with report.html and the tables as CSV)",
             str(base / f"{stem}-report"), "Report folder (*)")
@@ -363,16 +372,18 @@ class AnalyzeWorkspace(QWidget):
             self.export_report(path)
 
     def export_report(self, out_dir: str | Path) -> Any:
-        """Write the current analysis as an HTML report folder in the background."""
+        """Write the current analysis (and the failure keywords; or the keywords alone when
+        there is nothing to rank) as an HTML report folder in the background."""
         analysis = self.analysis
-        if analysis is None:
+        keywords = list(self.keywords.counts)  # the "Failure keywords" tab's chart
+        if analysis is None and not keywords:
             return None
         out_dir = Path(out_dir)
-        keywords = list(self.keywords.counts)  # the "Failure keywords" tab's chart
+        title = self._report_name()
 
         def work(state: JobState) -> Path:
             state.set_status("Drawing the charts")
-            return export_html(analysis, out_dir, state, keywords)
+            return export_html(analysis, out_dir, state, keywords, title)
 
         def done(job: Job) -> None:
             if job.outcome == "done":
