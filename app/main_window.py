@@ -157,6 +157,11 @@ class MainWindow(QMainWindow):
             self.stack.addWidget(page)
         self.nav.currentRowChanged.connect(self._show_page)
         self.nav.setCurrentRow(0)
+        for page in self.pages.values():  # a page that needs a project offers to make one
+            empty = getattr(page, "empty", None)
+            if isinstance(empty, EmptyState) and not isinstance(page, CurateStart):
+                empty.add_project_actions([self.act_new_demo, self.act_new, self.act_open])
+        self.context.project_changed.connect(self._project_buttons)
         central = QWidget()
         row = QHBoxLayout(central)
         row.setContentsMargins(0, 0, 0, 0)
@@ -168,6 +173,12 @@ class MainWindow(QMainWindow):
         self.project_label.setTextFormat(Qt.TextFormat.PlainText)
         self.statusBar().addPermanentWidget(self.project_label)
         self.statusBar().showMessage("Create or open a project (File menu), or try the demo.")
+
+    def _project_buttons(self) -> None:
+        for page in self.pages.values():
+            empty = getattr(page, "empty", None)
+            if isinstance(empty, EmptyState):
+                empty.set_project_open(self.context.project is not None)
 
     def _show_page(self, index: int) -> None:
         """Show workspace ``index``: only its actions act, and only it sets the window's

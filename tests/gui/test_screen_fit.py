@@ -11,6 +11,7 @@ pytestmark = pytest.mark.gui
 
 from PySide6.QtCore import QRect, QSettings  # noqa: E402
 from PySide6.QtGui import QScreen  # noqa: E402
+from PySide6.QtWidgets import QPushButton  # noqa: E402
 
 from ui.widgets.screen import SHARE, fitted_size  # noqa: E402
 
@@ -57,3 +58,23 @@ def test_the_workspace_list_is_as_wide_as_its_longest_title(main_window: Any) ->
     for row in range(nav.count()):  # no title is elided
         assert nav.visualItemRect(nav.item(row)).width() >= QFontMetrics(font).horizontalAdvance(
             nav.item(row).text()) + 2 * 12
+
+
+def test_pages_that_need_a_project_offer_to_make_one(main_window: Any, demo_path: Any,
+                                                     qtbot: Any, monkeypatch: Any) -> None:
+    """Anonymize, Rate, Metrics and Analyze said 'open or create a project first (File
+    menu)' with no button to do it; now they have New Demo / New / Open until one opens."""
+    window = main_window
+    asked: list[str] = []
+    monkeypatch.setattr(window.projects, "new_demo", lambda: asked.append("demo"))
+    for key in ("anonymize", "rate", "metrics", "analyze"):
+        page = window.show_workspace(key)
+        row = page.empty.project_row
+        assert row.isVisible(), key
+        texts = [b.text() for b in row.findChildren(QPushButton)]
+        assert texts == ["New Demo Project…", "New Project…", "Open Project…"], key
+    row.findChildren(QPushButton)[0].click()  # Analyze → New Demo Project…
+    assert asked == ["demo"]
+    assert window.open_project(demo_path)
+    for key in ("anonymize", "rate", "metrics", "analyze"):
+        assert not window.pages[key].empty.project_row.isVisibleTo(window.pages[key].empty)
