@@ -266,3 +266,29 @@ def test_failure_keywords_alone_make_a_report(qtbot, page, monkeypatch, tmp_path
     html = page.last_export.read_text(encoding="utf-8")
     assert "<h1>Analysis: failure keywords</h1>" in html and "Leaderboard" not in html
     assert '<img alt="Failure keywords"' in html and "face changed" in html
+
+
+def test_stop_cancels_the_running_computation(qtbot, page, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import concurrent.futures
+    from typing import Any
+
+    from core.jobs import Cancelled, Job, JobState
+
+    _open(qtbot, page, monkeypatch, data.write_csv(tmp_path / "v.csv", data.votes(60)))
+    started: list[tuple[Job, Any]] = []
+
+    def start_job(title, fn, on_done=None, quiet=False):  # type: ignore[no-untyped-def]
+        job = Job(JobState(title=title), concurrent.futures.Future())
+        started.append((job, on_done))
+        return job
+
+    monkeypatch.setattr(page.context, "start_job", start_job)
+    page.recompute()
+    assert page.stop_button.isVisible() and page.busy.text() == "Computing…"
+    qtbot.mouseClick(page.stop_button, Qt.MouseButton.LeftButton)
+    job, on_done = started[-1]
+    assert job.state.cancelled() and page.busy.text() == "Stopping…"
+    job.future.set_exception(Cancelled())  # the worker saw it at its next check
+    job.outcome = "cancelled"
+    on_done(job)
+    assert not page.stop_button.isVisible() and "F5" in page.busy.text()

@@ -132,9 +132,15 @@ class AnalyzeWorkspace(QWidget):
         set_tone(self.facts, "muted", text_only=True)
         self.busy = QLabel()
         self.busy.setTextFormat(Qt.TextFormat.PlainText)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setToolTip("Stop this computation (a big bootstrap or online Elo "
+                                    "can take minutes); F5 computes again")
+        self.stop_button.clicked.connect(self.stop)
+        self.stop_button.hide()
         info = QHBoxLayout()
         info.addWidget(self.facts, 1)
         info.addWidget(self.busy)
+        info.addWidget(self.stop_button)
         self.tabs = QTabWidget()
         self.views: dict[str, SectionView] = {}
         for key, title in SECTIONS:
@@ -315,12 +321,19 @@ class AnalyzeWorkspace(QWidget):
             if generation != self._generation:
                 return  # a newer request is on its way
             self.busy.setText("")
+            self.stop_button.hide()
             if job.outcome == "done":
                 self.show_analysis(analysis)
             elif job.outcome == "failed":
                 self.show_failure(ds, _error(job))
+            elif job.outcome == "cancelled":
+                self.busy.setText("Stopped — F5 computes again")
+                for view in self.views.values():
+                    if self.analysis is None:
+                        view.show_section(None, "Stopped. Recompute (F5) to try again.")
 
         self.busy.setText("Computing…")
+        self.stop_button.show()
         for view in self.views.values():
             if self.analysis is None:
                 view.show_section(None, "Computing…")
@@ -330,6 +343,13 @@ class AnalyzeWorkspace(QWidget):
         self.last_job = self.compute_job = self.context.start_job(
             f"Analyze {ds.name}", work, done, quiet=True)
         return self.last_job
+
+    def stop(self) -> None:
+        """Stop the running computation (between its steps and bootstrap chunks)."""
+        job = self.compute_job
+        if job is not None and job.outcome == "running":
+            job.state.cancel()
+            self.busy.setText("Stopping…")
 
     def show_analysis(self, analysis: Analysis) -> None:
         self.analysis = analysis
