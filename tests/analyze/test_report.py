@@ -288,3 +288,32 @@ def test_a_table_of_vote_counts_has_no_online_elo(tmp_path) -> None:  # type: ig
     lead = res.section("leaderboard")
     assert [t.key for t in lead.tables] == ["leaderboard"]  # as the command, no replay
     assert any("table of vote counts" in line for line in lead.summary)
+
+
+def test_online_elo_after_the_rater_filter_keeps_the_battle_order() -> None:
+    from core.analysis.agreement import filter_for, rater_data
+    from core.stats.online_elo import online_elo_ratings
+    from core.stats.votes import encode_votes
+
+    rows = data.votes(400, seed=9, raters=5)
+    rows[3]["rater"] = rows[7]["rater"] = "contrarian"  # a rater the others disagree with
+    for r in rows:
+        if r["rater"] == "contrarian":
+            r["winner"] = {"a": "b", "b": "a", "tie": "tie"}[r["winner"]]
+    order = np.random.default_rng(1).permutation(len(rows))
+    opt = AnalysisOptions(n_boot=20, seed=4, online_elo=True, rater_filter=True, threshold=0.3)
+    res = analyze(rows, "votes", opt, order=order, ordered_by="tstamp")
+    kept = set(filter_for(rater_data(rows, "votes", True), 0.3).kept_raters)
+    keep = [i for i, r in enumerate(rows) if r["rater"] in kept]
+    assert 0 < len(keep) < len(rows)  # the filter dropped someone
+    place = np.empty(len(rows), dtype=int)
+    place[order] = np.arange(len(rows))
+    sub = [rows[i] for i in keep]
+    votes = encode_votes([r["a"] for r in sub], [r["b"] for r in sub], [r["winner"] for r in sub])
+    ref = online_elo_ratings(votes, np.argsort(place[keep], kind="stable"), n_boot=20,
+                             seed=4).ratings_dict()
+    table = next(t for t in res.section("leaderboard").tables if t.key == "online-elo")
+    got = {r[-4]: r[-3:] for r in table.rows}
+    assert list(got) == list(ref)
+    for m, v in ref.items():
+        assert got[m] == pytest.approx([v["elo"], v["lo"], v["hi"]])
