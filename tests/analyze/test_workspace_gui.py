@@ -35,6 +35,14 @@ def _open(qtbot, page, monkeypatch, path: Path) -> None:  # type: ignore[no-unty
     )
 
 
+def _export(qtbot, page, monkeypatch, target: Path) -> str:  # type: ignore[no-untyped-def]
+    """Analyze → Export HTML Report… into ``target``; the report's text."""
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    page.act_export.trigger()
+    qtbot.waitUntil(lambda: page.last_export is not None, timeout=30_000)
+    return str(page.last_export.read_text(encoding="utf-8"))
+
+
 def test_empty_state_explains_how_to_get_data(page) -> None:  # type: ignore[no-untyped-def]
     assert page.stack.currentWidget() is page.empty
     text = page.empty.details.text()
@@ -161,10 +169,7 @@ def test_the_report_carries_the_failure_keyword_tab(qtbot, page, monkeypatch, tm
     assert page.keywords.canvas is not None and page.keywords.area.isVisibleTo(page.keywords)
     _open(qtbot, page, monkeypatch, data.write_csv(tmp_path / "v.csv", data.votes(60)))
     target = tmp_path / "report"
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
-    page.act_export.trigger()
-    qtbot.waitUntil(lambda: page.last_export is not None, timeout=30_000)
-    html = page.last_export.read_text(encoding="utf-8")
+    html = _export(qtbot, page, monkeypatch, target)
     assert '<img alt="Failure keywords"' in html and "<script" not in html
     assert "&lt;script&gt;x&lt;/script&gt;" in html
     assert (target / "failure-keywords.csv").is_file()
@@ -259,11 +264,7 @@ def test_failure_keywords_alone_make_a_report(qtbot, page, monkeypatch, tmp_path
     page.refresh_datasets()
     assert page.tabs.currentWidget() is page.keywords and page.analysis is None
     assert page.act_export.isEnabled()
-    target = tmp_path / "kw"
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
-    page.act_export.trigger()
-    qtbot.waitUntil(lambda: page.last_export is not None, timeout=30_000)
-    html = page.last_export.read_text(encoding="utf-8")
+    html = _export(qtbot, page, monkeypatch, tmp_path / "kw")
     assert "<h1>Analysis: failure keywords</h1>" in html and "Leaderboard" not in html
     assert '<img alt="Failure keywords"' in html and "face changed" in html
 

@@ -41,6 +41,16 @@ def _name(qtbot, window: RaterWindow, name: str) -> None:  # type: ignore[no-unt
     assert window.stack.currentWidget() is window.task_page
 
 
+def _start(qtbot, project, tmp_path: Path, protocol: str, rater: str,  # type: ignore[no-untyped-def]
+           models: tuple[str, ...] = MODELS[:1]) -> RaterWindow:
+    """A one-sample session of ``protocol`` opened by ``rater``, on its first task."""
+    path = make_session(project, tmp_path / protocol, protocol, raters=1, sample_ids=TWO[:1],
+                        models=models)[0]
+    window = _open(qtbot, path)
+    _name(qtbot, window, rater)
+    return window
+
+
 def _blind(project) -> dict[str, str]:  # type: ignore[no-untyped-def]
     return dict(project.conn.execute("SELECT token, model FROM rating_blinding"))
 
@@ -303,10 +313,7 @@ def test_the_rater_window_opens_inside_a_1280x720_screen(qtbot, rproject, tmp_pa
 
 
 def test_side_by_side_by_mouse_buttons(qtbot, rproject, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    path = make_session(rproject, tmp_path / "o", "side_by_side", raters=1,
-                        sample_ids=TWO[:1], models=MODELS[:3])[0]
-    w = _open(qtbot, path)
-    _name(qtbot, w, "Di")
+    w = _start(qtbot, rproject, tmp_path, "side_by_side", "Di", models=MODELS[:3])
     buttons = w.panel.choice_buttons
     assert list(buttons) == ["left", "tie", "right", "submit"]
     t1 = w.current
@@ -327,10 +334,7 @@ def test_side_by_side_by_mouse_buttons(qtbot, rproject, tmp_path: Path) -> None:
 
 
 def test_likert_and_checklist_by_mouse_buttons(qtbot, rproject, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    path = make_session(rproject, tmp_path / "l", "likert", raters=1, sample_ids=TWO[:1],
-                        models=MODELS[:1])[0]
-    w = _open(qtbot, path)
-    _name(qtbot, w, "Eve")
+    w = _start(qtbot, rproject, tmp_path, "likert", "Eve")
     t1 = w.current
     panel = w.panel
     assert [b.text() for b in panel.answer_buttons[0]] == ["Yes  (Y)", "No  (N)"]
@@ -342,10 +346,7 @@ def test_likert_and_checklist_by_mouse_buttons(qtbot, rproject, tmp_path: Path) 
     answer = w.session.answer_for(t1.task_id).answer
     assert answer["valid"] and [answer[c] for c in ("IF", "IC", "VQ")] == [4, 2, 5]
     w.close()
-    path = make_session(rproject, tmp_path / "c", "checklist", raters=1, sample_ids=TWO[:1],
-                        models=MODELS[:1])[0]
-    w = _open(qtbot, path)
-    _name(qtbot, w, "Fay")
+    w = _start(qtbot, rproject, tmp_path, "checklist", "Fay")
     t1 = w.current
     panel = w.panel
     qtbot.mouseClick(panel.submit_button, Qt.MouseButton.LeftButton)  # nothing answered
