@@ -252,11 +252,12 @@ def cmd_rate(args: argparse.Namespace) -> int:
     app = create_application()
     from app.errors import router, setup_logging
     from ui.rate.rater import RaterWindow
+    from ui.widgets.screen import fitted_size
 
     setup_logging()
     router.install()
     window = RaterWindow(session)
-    window.resize(1400, 900)
+    window.resize(*fitted_size(1400, 900))
     window.show()
     try:
         app.exec()

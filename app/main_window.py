@@ -36,6 +36,7 @@ from core.jobs import Job
 from core.store import Project
 from ui.context import AppContext
 from ui.empty_state import EmptyState
+from ui.widgets.screen import fitted_size
 from ui.workspaces import WORKSPACES, CurateStart, build_page
 
 
@@ -128,9 +129,10 @@ class MainWindow(QMainWindow):
     def _build_ui(self) -> None:
         self.nav = QListWidget()
         self.nav.setObjectName("workspaceNav")
-        self.nav.setFixedWidth(170)
-        self.nav.setStyleSheet("QListWidget#workspaceNav { font-size: 11pt; }"
+        # no dotted focus box inside the highlighted item (the highlight shows the page)
+        self.nav.setStyleSheet("QListWidget#workspaceNav { font-size: 11pt; outline: 0; }"
                                "QListWidget#workspaceNav::item { padding: 10px 12px; }")
+        self.nav.setFixedWidth(170)
         self.stack = QStackedWidget()
         self.pages: dict[str, QWidget] = {}
         for index, info in enumerate(WORKSPACES, 1):
@@ -146,6 +148,11 @@ class MainWindow(QMainWindow):
             self.stack.addWidget(page)
         self.nav.currentRowChanged.connect(self._show_page)
         self.nav.setCurrentRow(0)
+        for page in self.pages.values():  # a page that needs a project offers to make one
+            empty = getattr(page, "empty", None)
+            if isinstance(empty, EmptyState) and not isinstance(page, CurateStart):
+                empty.add_project_actions([self.act_new_demo, self.act_new, self.act_open])
+        self.context.project_changed.connect(self._project_buttons)
         central = QWidget()
         row = QHBoxLayout(central)
         row.setContentsMargins(0, 0, 0, 0)
@@ -157,6 +164,12 @@ class MainWindow(QMainWindow):
         self.project_label.setTextFormat(Qt.TextFormat.PlainText)
         self.statusBar().addPermanentWidget(self.project_label)
         self.statusBar().showMessage("Create or open a project (File menu), or try the demo.")
+
+    def _project_buttons(self) -> None:
+        for page in self.pages.values():
+            empty = getattr(page, "empty", None)
+            if isinstance(empty, EmptyState):
+                empty.set_project_open(self.context.project is not None)
 
     def _show_page(self, index: int) -> None:
         """Show workspace ``index``: only its actions act, and only it sets the window's
@@ -219,7 +232,7 @@ class MainWindow(QMainWindow):
             if isinstance(state, QByteArray | bytes):
                 self.restoreState(state)
         else:
-            self.resize(1280, 800)
+            self.resize(*fitted_size(1280, 800))  # a 1280×720 screen: all of it
         keys = [info.key for info in WORKSPACES]
         last = app_settings.settings().value("main_window/workspace")
         if last in keys:

@@ -1,4 +1,4 @@
-"""Screenshots of every workspace on the demo project, light and dark, at 1024×700 and
+"""Screenshots of every workspace on the demo project, light and dark, at 1024×700, 1280×720 and
 1440×900, taken under a real X server (Xvfb) with real key presses; and how long each
 workspace takes to appear (key press → painted), as medians over the runs.
 
@@ -22,7 +22,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-SIZES = ((1024, 700), (1440, 900))
+SIZES = ((1024, 700), (1280, 720), (1440, 900))
 THEMES = ("light", "dark")
 
 

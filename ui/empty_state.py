@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 
 class EmptyState(QWidget):
@@ -44,3 +44,24 @@ class EmptyState(QWidget):
         self.extra = QVBoxLayout()  # room for a page's own content under the buttons
         layout.addLayout(self.extra)
         layout.addStretch(1)
+
+    def add_project_actions(self, actions: list[QAction]) -> QWidget:
+        """A row of buttons to create or open a project, for a page that needs one: shown
+        while no project is open (:meth:`set_project_open`)."""
+        self.project_row = QWidget()
+        row = QHBoxLayout(self.project_row)
+        row.setContentsMargins(0, 8, 0, 0)
+        for action in actions:
+            button = QPushButton(action.text().replace("&", ""))
+            button.setToolTip(action.toolTip())
+            button.clicked.connect(action.trigger)
+            row.addWidget(button)
+        row.addStretch(1)
+        self.extra.insertWidget(0, self.project_row)
+        return self.project_row
+
+    def set_project_open(self, is_open: bool) -> None:
+        """Hide the project buttons once a project is open."""
+        row = getattr(self, "project_row", None)
+        if row is not None:
+            row.setVisible(not is_open)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from core.analysis.online import NO_ORDER
 from core.analysis.sources import KIND_TITLES, DataSet, Row, open_csv
 from core.stats.battles import BattleOptions, VoteFile, describe_left_out
 from core.stats.csvcolumns import CsvFormatError
@@ -110,5 +111,6 @@ def open_data_file(path: str | Path, progress: Callable[[int], None] | None = No
         loader=lambda _project: rows,
         source=vf.source,
         description=describe(vf, path),
-        meta={"path": str(path)},
+        meta={"path": str(path), "order": vf.order,
+              "ordered_by": vf.ordered_by if vf.order is not None else NO_ORDER},
     )

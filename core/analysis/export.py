@@ -5,7 +5,8 @@ goes to a temporary folder next to the target, which is renamed into place at th
 An earlier report Winnow wrote at the target is replaced (its marker lists every file in
 it, unchanged); any other existing non-empty folder is refused, naming what is in it, so
 nothing of the user's is overwritten.  Every piece of text is escaped with
-:func:`html.escape`.
+:func:`html.escape`.  The project's failure keywords of community feedback (ECHO §3.2,
+Figure 4; the Analyze workspace's "Failure keywords" tab) close the report when given.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import csv
 import html
 import io
 import re
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -25,6 +27,7 @@ from core.csv_cells import safe_row
 from core.export_folder import ExportFolder, check_folder_target
 
 REPORT_NAME = "report.html"
+KEYWORDS_KEY = "failure-keywords"
 
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px;
@@ -88,17 +91,48 @@ def _options_text(analysis: Analysis) -> list[tuple[str, str]]:
     return out
 
 
-def render_html(analysis: Analysis, images: dict[int, bytes]) -> tuple[str, dict[str, str]]:
-    """``(html, {csv file name: csv text})``; ``images`` maps ``id(chart)`` to PNG bytes."""
+def keyword_table(counts: Sequence[tuple[str, int]]) -> Table:
+    """The failure keywords, most frequent first, as a report table."""
+    total = sum(n for _k, n in counts)
+    note = (f"{total:,} pieces of community feedback labelled failure, {len(counts):,} "
+            "distinct keywords, as curators left them (ECHO §3.2, Figure 4).")
+    return Table(KEYWORDS_KEY, "Failure keywords", ["Keyword", "Feedback"],
+                 [[k, int(n)] for k, n in counts], note, {"Feedback": "d"})
+
+
+def _keywords_html(counts: Sequence[tuple[str, int]], png: bytes | None,
+                   files: dict[str, str]) -> list[str]:
+    e = html.escape
+    table = keyword_table(counts)
+    parts = [f'<h2 id="{KEYWORDS_KEY}">Failure keywords</h2>',
+             '<p class="note">What users said went wrong in the community feedback of the '
+             "project's samples.</p>"]
+    if png:
+        data = base64.b64encode(png).decode("ascii")
+        parts.append(f'<img alt="{e(table.title)}" src="data:image/png;base64,{data}">')
+    name = f"{KEYWORDS_KEY}.csv"
+    files[name] = table_csv(table)
+    parts.append(_table_html(table, name))
+    return parts
+
+
+def render_html(analysis: Analysis | None, images: dict[int, bytes],
+                keywords: Sequence[tuple[str, int]] = (),
+                keyword_png: bytes | None = None, title: str = "") -> tuple[str, dict[str, str]]:
+    """``(html, {csv file name: csv text})``; ``images`` maps ``id(chart)`` to PNG bytes;
+    ``keywords`` (keyword, count) with their chart ``keyword_png`` end the report.  With no
+    ``analysis`` (a project with failure keywords but nothing to rank) the report holds
+    the keywords alone, under ``title``."""
     e = html.escape
     files: dict[str, str] = {}
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    facts = [*analysis.facts, *_options_text(analysis), ("Generated", f"{when}, Winnow "
-                                                                       f"{__version__}")]
-    parts = [f"<h1>Analysis: {e(analysis.dataset)}</h1>", "<dl>"]
+    name = analysis.dataset if analysis is not None else title or "failure keywords"
+    facts = [*(analysis.facts + _options_text(analysis) if analysis is not None else []),
+             ("Generated", f"{when}, Winnow {__version__}")]
+    parts = [f"<h1>Analysis: {e(name)}</h1>", "<dl>"]
     parts += [f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in facts]
     parts.append("</dl>")
-    for sec in analysis.sections.values():
+    for sec in analysis.sections.values() if analysis is not None else ():
         parts.append(f'<h2 id="{e(_slug(sec.key))}">{e(sec.title)}</h2>')
         if sec.message:
             parts.append(f'<p class="message">{e(sec.message)}</p>')
@@ -113,8 +147,10 @@ def render_html(analysis: Analysis, images: dict[int, bytes]) -> tuple[str, dict
             name = csv_name(sec.key, table)
             files[name] = table_csv(table)
             parts.append(_table_html(table, name))
+    if keywords:
+        parts += _keywords_html(keywords, keyword_png, files)
     doc = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-           f"<title>{e(analysis.dataset)} — Winnow analysis</title><style>{_CSS}</style>"
+           f"<title>{e(name)} — Winnow analysis</title><style>{_CSS}</style>"
            f"</head><body>{''.join(parts)}</body></html>\n")
     return doc, files
 
@@ -132,15 +168,28 @@ def render_images(analysis: Analysis, state: Any = None) -> dict[int, bytes]:
     return out
 
 
-def export_html(analysis: Analysis, out_dir: str | Path, state: Any = None) -> Path:
-    """Write ``out_dir/report.html`` plus one CSV per table; returns the report's path."""
+def export_html(analysis: Analysis | None, out_dir: str | Path, state: Any = None,
+                keywords: Sequence[tuple[str, int]] = (), title: str = "") -> Path:
+    """Write ``out_dir/report.html`` plus one CSV per table; returns the report's path.
+
+    ``keywords``: the project's failure keywords with their counts (most frequent first),
+    drawn as the Analyze workspace draws them; none, no such section.  ``analysis`` None:
+    the keywords alone, titled ``title``."""
+    if analysis is None and not keywords:
+        raise ValueError("nothing to report: no analysis and no failure keywords")
     target = Path(out_dir)
     check_folder_target(target, True, "analysis report")  # before the (slow) charts are drawn
-    images = render_images(analysis, state)
-    doc, files = render_html(analysis, images)
+    images = render_images(analysis, state) if analysis is not None else {}
+    keyword_png = None
+    if keywords:
+        from core.analysis.plots import png_bytes
+        from core.propose.plots import keyword_figure
+
+        keyword_png = png_bytes(keyword_figure(list(keywords)))
+    doc, files = render_html(analysis, images, keywords, keyword_png, title)
     with ExportFolder(target, "analysis report", overwrite=True) as folder:
         folder.write_text(REPORT_NAME, doc)
         for name, text in files.items():
             folder.write_text(name, text)
-        folder.publish({"dataset": analysis.dataset})
+        folder.publish({"dataset": analysis.dataset if analysis is not None else title})
     return target / REPORT_NAME

@@ -100,7 +100,8 @@ def elo_figure(chart: EloChart) -> Figure:
                   title_fontsize=9)
     interval = (f"{chart.ci:.0%} bootstrap interval, {chart.n_boot:,} resamples"
                 if chart.n_boot else "no bootstrap")
-    ax.set_title("Elo rating", fontsize=11)
+    ax.set_title("Elo rating" if chart.title == EloChart.title else plain(chart.title),
+                 fontsize=11)
     ax.set_xlabel(f"Elo ({interval})", fontsize=9)
     return fig
 

@@ -21,11 +21,13 @@ from typing import Any
 from core import stats
 from core.analysis.agreement import agreement_section, filter_for, rater_data
 from core.analysis.export import export_html
+from core.analysis.online import NO_ORDER, NO_ORDER_TEXT, online_leaderboard, positions
 from core.analysis.pairwise import rankings_sections, scores_sections, votes_sections
 from core.analysis.ratings import checklist_sections, likert_sections
 from core.analysis.results import SECTIONS, Analysis, Section
 from core.analysis.sources import GROUP_COLUMNS, KIND_TITLES, KINDS
 from core.jobs import JobState
+from core.stats.online_elo import DEFAULT_K
 from core.stats.raters import DEFAULT_MIN_CORRELATION
 
 _BUILDERS = {"votes": votes_sections, "rankings": rankings_sections, "scores": scores_sections,
@@ -55,6 +57,8 @@ class AnalysisOptions:
     threshold: float = DEFAULT_MIN_CORRELATION
     group_by: str | None = None  # None = the first of category, edit_type, split present
     higher_is_better: bool = True
+    online_elo: bool = False  # votes: FastChat's online Elo beside the ML Elo (ADR 135)
+    online_k: float = DEFAULT_K
 
     def validate(self) -> None:
         if self.n_boot < 0:
@@ -65,6 +69,8 @@ class AnalysisOptions:
             raise ValueError(f"unknown post-hoc {self.posthoc!r}")
         if self.alpha_level is not None and self.alpha_level not in stats.LEVELS:
             raise ValueError(f"unknown α level {self.alpha_level!r}")
+        if not self.online_k > 0:
+            raise ValueError(f"K of the online Elo must be > 0, got {self.online_k}")
 
 
 def group_columns(rows: list[dict[str, Any]]) -> list[str]:
@@ -85,8 +91,12 @@ def _facts(rows: list[dict[str, Any]], kind: str) -> list[tuple[str, str]]:
 
 
 def analyze(rows: list[dict[str, Any]], kind: str, options: AnalysisOptions | None = None, *,
-            name: str = "", state: JobState | None = None) -> Analysis:
-    """Every section for ``rows`` of ``kind`` (raises ValueError for unusable data)."""
+            name: str = "", state: JobState | None = None, order: Any = None,
+            ordered_by: str = "row") -> Analysis:
+    """Every section for ``rows`` of ``kind`` (raises ValueError for unusable data).
+
+    ``order`` (votes): row indices in battle order for the online Elo, as a battle file
+    gives them (``ordered_by`` "tstamp" or "file"); None replays the rows as listed."""
     if kind not in KINDS:
         raise ValueError(f"unknown data set kind {kind!r}")
     if not rows:
@@ -102,13 +112,25 @@ def analyze(rows: list[dict[str, Any]], kind: str, options: AnalysisOptions | No
     data = rater_data(rows, kind, opt.higher_is_better)
     flt = filter_for(data, opt.threshold) if data is not None else None
     used = rows
+    online = opt.online_elo and kind == "votes"
+    place = positions(order, len(rows)) if online and ordered_by != NO_ORDER else None
     if data is not None and flt is not None and opt.rater_filter:
         kept = set(flt.kept_raters)
-        used = [r for r in rows if r[data.column] in kept]
+        mask = [r[data.column] in kept for r in rows]
+        used = [r for r, keep in zip(rows, mask, strict=True) if keep]
+        if place is not None:
+            place = place[mask]
     state.advance()
     state.check()
     state.set_status("Leaderboard, significance and breakdown")
     built = _BUILDERS[kind](used, opt)
+    if place is not None:
+        state.set_status("Online Elo")
+        table, chart = online_leaderboard(used, opt, place, ordered_by, state)
+        built["leaderboard"].tables.append(table)
+        built["leaderboard"].charts.append(chart)
+    elif online:
+        built["leaderboard"].summary.append(NO_ORDER_TEXT)
     state.advance()
     state.check()
     state.set_status("Agreement")

@@ -16,6 +16,7 @@ the quantiles of those replays, over the resamples in which the model played.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,10 +46,17 @@ def online_elo(
 
 
 def bootstrap_online(
-    votes: Votes, n_boot: int, k: float = DEFAULT_K, seed: int | None = None
+    votes: Votes,
+    n_boot: int,
+    k: float = DEFAULT_K,
+    seed: int | None = None,
+    check: Callable[[], None] | None = None,
 ) -> np.ndarray:
     """``(n_boot, K)`` ratings of replays of N battles drawn with replacement in random
-    order; NaN where a model did not play in that replay.  Vectorized over resamples."""
+    order; NaN where a model did not play in that replay.  Vectorized over resamples.
+
+    ``check()`` is called between chunks of battles (it may raise to cancel: a replay of
+    millions of battles takes minutes)."""
     n, m = len(votes), len(votes.models)
     rng = np.random.default_rng(seed)
     rating = np.full((n_boot, m), ELO_BASE)
@@ -57,6 +65,8 @@ def bootstrap_online(
     sa_of = np.array([1.0, 0.0, 0.5])[np.asarray(votes.outcome, dtype=np.int64)]
     chunk = max(1, _DRAW // max(1, n_boot))
     for start in range(0, n, chunk):
+        if check is not None:
+            check()
         idx = rng.integers(0, n, size=(n_boot, min(chunk, n - start)))
         xs, ys, ss = votes.a[idx], votes.b[idx], sa_of[idx]
         seen[np.repeat(rows, idx.shape[1]), xs.reshape(-1)] = True
@@ -95,8 +105,10 @@ def online_elo_ratings(
     ci: float = 0.95,
     k: float = DEFAULT_K,
     seed: int | None = None,
+    check: Callable[[], None] | None = None,
 ) -> OnlineEloResult:
-    """Online Elo of ``votes`` replayed in ``order`` (default: as given) with a bootstrap."""
+    """Online Elo of ``votes`` replayed in ``order`` (default: as given) with a bootstrap;
+    ``check`` as in :func:`bootstrap_online`."""
     if len(votes) == 0:
         raise ValueError("no votes")
     if not 0.0 < ci < 1.0:
@@ -110,7 +122,7 @@ def online_elo_ratings(
     if n_boot == 0:
         lo, hi = elo.copy(), elo.copy()
     else:
-        boot = bootstrap_online(votes, n_boot, k, seed)
+        boot = bootstrap_online(votes, n_boot, k, seed, check)
         played = ~np.isnan(boot).all(axis=0)  # a model no replay drew keeps its estimate
         boot[:, ~played] = elo[~played]
         lo, hi = np.nanquantile(boot, [(1.0 - ci) / 2.0, (1.0 + ci) / 2.0], axis=0)

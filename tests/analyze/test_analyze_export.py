@@ -103,3 +103,50 @@ def test_report_folder_gets_the_usual_permissions_not_private(tmp_path: Path) ->
         os.umask(old)
     assert stat.S_IMODE(out.parent.stat().st_mode) == 0o755
     assert stat.S_IMODE(out.stat().st_mode) == 0o644
+
+
+HOSTILE_KEYWORDS = [("<script>alert(1)</script>", 3), ("colour & tint $x$", 2),
+                    ('"face" changed', 1)]
+
+
+def test_report_ends_with_the_failure_keyword_chart_and_table(tmp_path: Path) -> None:
+    from core.analysis.plots import png_bytes
+    from core.propose.plots import keyword_figure
+
+    analysis = _analysis(model="m")
+    out = export_html(analysis, tmp_path / "report", keywords=HOSTILE_KEYWORDS)
+    text = out.read_text(encoding="utf-8")
+    assert "<script" not in text  # the keyword is text, never markup
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+    assert "colour &amp; tint $x$" in text and "&quot;face&quot; changed" in text
+    section = text[text.index('<h2 id="failure-keywords">Failure keywords</h2>'):]
+    found = re.findall(r'<img alt="Failure keywords" src="data:image/png;base64,'
+                       r'([A-Za-z0-9+/=]+)"', section)
+    assert len(found) == 1  # the same chart as the Analyze tab draws, inline
+    assert base64.b64decode(found[0]) == png_bytes(keyword_figure(HOSTILE_KEYWORDS))
+    cells = re.findall(r"<tr><td>(.*?)</td><td class=\"num\">(\d+)</td></tr>", section)
+    assert cells == [("&lt;script&gt;alert(1)&lt;/script&gt;", "3"),
+                     ("colour &amp; tint $x$", "2"), ("&quot;face&quot; changed", "1")]
+    assert "6 pieces of community feedback labelled failure, 3 distinct" in section
+    with open(tmp_path / "report" / "failure-keywords.csv", newline="",
+              encoding="utf-8") as fh:
+        assert list(csv.reader(fh)) == [["Keyword", "Feedback"],
+                                        *[[k, str(n)] for k, n in HOSTILE_KEYWORDS]]
+    assert 'href="failure-keywords.csv"' in section
+
+
+def test_report_without_keywords_has_no_keyword_section(tmp_path: Path) -> None:
+    out = export_html(_analysis(model="m"), tmp_path / "report")
+    text = out.read_text(encoding="utf-8")
+    assert "failure-keywords" not in text
+    assert not (tmp_path / "report" / "failure-keywords.csv").exists()
+
+
+def test_a_report_of_the_keywords_alone(tmp_path: Path) -> None:
+    out = export_html(None, tmp_path / "kw", keywords=HOSTILE_KEYWORDS, title="<i>p</i>")
+    text = out.read_text(encoding="utf-8")
+    assert "<h1>Analysis: &lt;i&gt;p&lt;/i&gt;</h1>" in text and "<script" not in text
+    assert text.count("<h2") == 1 and '<img alt="Failure keywords"' in text
+    with pytest.raises(ValueError, match="nothing to report"):
+        export_html(None, tmp_path / "none")
+    assert not (tmp_path / "none").exists()

@@ -203,3 +203,57 @@ def test_arena_options_leave_out_both_bad_and_named_battles_like_winnow_stats(
     csv.write_text("rater,item,a,b,winner\nr,i,x,y,a\n", encoding="utf-8")
     assert page.ask_arena_options(csv) is None
 
+
+
+def test_online_elo_on_the_leaderboard_equals_winnow_stats_elo_online(
+    qtbot, page, monkeypatch, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    import subprocess
+    import sys
+
+    from core.stats.online_elo import online_elo_ratings
+
+    data = battles(300, seed=11)
+    stamps = np.random.default_rng(4).permutation(len(data))  # time order ≠ file order
+    for battle, stamp in zip(data, stamps, strict=True):
+        battle["tstamp"] = 1.7e9 + float(stamp)
+    path = tmp_path / "battles.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    _choose(monkeypatch, path)
+    qtbot.mouseClick(page.empty.buttons[0], Qt.MouseButton.LeftButton)
+    _open_with_defaults(qtbot, page)
+    qtbot.waitUntil(lambda: page.analysis is not None, timeout=20_000)
+    controls = page.controls
+    assert controls.online.isEnabled() and not controls.online_k.isEnabled()
+    assert page.views["leaderboard"].controls.indexOf(controls.tab_rows["leaderboard"]) >= 0
+    controls.n_boot.setValue(200)
+    controls.seed.setValue(3)
+    qtbot.mouseClick(controls.online, Qt.MouseButton.LeftButton)
+    assert controls.online_k.isEnabled()
+    controls.online_k.setValue(6.0)
+    qtbot.waitUntil(lambda: page.analysis.options.online_elo
+                    and page.analysis.options.online_k == 6.0
+                    and page.analysis.options.n_boot == 200
+                    and page.analysis.options.seed == 3, timeout=20_000)
+    lead = page.analysis.section("leaderboard")
+    table = next(t for t in lead.tables if t.key == "online-elo")
+    assert "time order (tstamp)" in table.note and "K = 6" in table.note
+    assert [c.title for c in lead.charts][-1] == "Online Elo (FastChat)"
+    shown = page.views["leaderboard"]
+    qtbot.waitUntil(lambda: len(shown.charts) == 2, timeout=5_000)
+    cli = subprocess.run([sys.executable, "-m", "app", "stats", "elo", str(path), "--online",
+                          "--k", "6", "--bootstrap", "200", "--ci", "0.95", "--seed", "3"],
+                         capture_output=True, text=True, timeout=120, check=True)
+    want = json.loads(cli.stdout)["ratings"]
+    got = {row[1]: row[2:] for row in table.rows}
+    assert list(got) == list(want)  # best first, as the command lists them
+    for model, (elo, lo, hi) in got.items():
+        assert (elo, lo, hi) == pytest.approx(
+            (want[model]["elo"], want[model]["lo"], want[model]["hi"]), abs=1e-9)
+    # the battles really were replayed in time order: file order gives other ratings
+    in_file_order = online_elo_ratings(read_vote_file(path).votes, k=6.0, n_boot=0)
+    assert dict(zip(in_file_order.models, in_file_order.elo, strict=True)) != pytest.approx(
+        {m: v[0] for m, v in got.items()}, abs=1e-6)
+    qtbot.mouseClick(controls.online, Qt.MouseButton.LeftButton)  # off again: gone
+    qtbot.waitUntil(lambda: not page.analysis.options.online_elo, timeout=20_000)
+    assert [t.key for t in page.analysis.section("leaderboard").tables] == ["leaderboard"]

@@ -213,3 +213,107 @@ def test_likert_leaderboard_breaks_success_ties_by_mean() -> None:
     lead = analyze(rows, "likert", AnalysisOptions(tau=4.5)).section("leaderboard").tables[0]
     assert [r[1] for r in lead.rows] == ["beta", "alpha", "gamma"]
     assert [r[0] for r in lead.rows] == [1, 2, 3]
+
+
+def test_online_elo_per_criterion_in_the_given_battle_order() -> None:
+    from core.analysis.online import positions
+    from core.stats.online_elo import online_elo_ratings
+    from core.stats.votes import encode_votes
+
+    rows = data.votes(300, criteria=("preference", "coherence"), seed=5)
+    order = np.arange(len(rows))[::-1]  # the last row was the first battle
+    opt = AnalysisOptions(n_boot=50, ci=0.9, seed=1, online_elo=True, online_k=8.0)
+    res = analyze(rows, "votes", opt, order=order, ordered_by="tstamp")
+    lead = res.section("leaderboard")
+    table = next(t for t in lead.tables if t.key == "online-elo")
+    assert table.columns == ["Criterion", "Rank", "Model", "Elo", "CI low", "CI high"]
+    for crit in ("coherence", "preference"):
+        sub = [r for r in rows if r["criterion"] == crit]
+        votes = encode_votes([r["a"] for r in sub], [r["b"] for r in sub],
+                             [r["winner"] for r in sub])
+        ref = online_elo_ratings(votes, np.arange(len(sub))[::-1], n_boot=50, ci=0.9, k=8.0,
+                                 seed=1).ratings_dict()
+        got = {r[2]: r[3:] for r in table.rows if r[0] == crit}
+        assert list(got) == list(ref)
+        for m, (elo, lo, hi) in got.items():
+            assert (elo, lo, hi) == pytest.approx((ref[m]["elo"], ref[m]["lo"], ref[m]["hi"]))
+    assert [p.title for p in lead.charts[-1].panels] == ["coherence", "preference"]
+    assert "time order (tstamp)" in table.note
+    without = analyze(rows, "votes", AnalysisOptions(n_boot=0))
+    assert [t.key for t in without.section("leaderboard").tables] == ["leaderboard"]
+    likert = analyze(data.likert(8, 3), "likert", AnalysisOptions(n_boot=0, online_elo=True))
+    assert all(t.key != "online-elo" for t in likert.section("leaderboard").tables)
+    with pytest.raises(ValueError, match="each of the 3 votes once"):
+        positions([0, 0, 1], 3)
+    with pytest.raises(ValueError, match="K of the online Elo"):
+        analyze(rows, "votes", AnalysisOptions(online_elo=True, online_k=0.0))
+
+
+def test_the_online_elo_bootstrap_can_be_cancelled() -> None:
+    from core.jobs import Cancelled, JobState
+    from core.stats.online_elo import online_elo_ratings
+    from core.stats.votes import encode_votes
+
+    rows = data.votes(3000, criteria=("preference",), seed=2)
+    votes = encode_votes([r["a"] for r in rows], [r["b"] for r in rows],
+                         [r["winner"] for r in rows])
+    calls = []
+    online_elo_ratings(votes, n_boot=1000, seed=0, check=lambda: calls.append(1))
+    assert len(calls) == 3  # one check per 1,000 battles of 1,000 replays
+
+    def checks(online: bool) -> int:
+        state, seen = JobState(title="Analyze"), []
+        state.check = lambda: seen.append(1)  # type: ignore[method-assign]  # count calls
+        analyze(rows, "votes", AnalysisOptions(n_boot=1000, online_elo=online), state=state)
+        return len(seen)
+
+    assert checks(True) - checks(False) == 3  # Analyze's job can stop the replays
+    state = JobState(title="Analyze")
+    state.cancel()
+    with pytest.raises(Cancelled):
+        online_elo_ratings(votes, n_boot=10, seed=0, check=state.check)
+
+
+def test_a_table_of_vote_counts_has_no_online_elo(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from core.analysis.datafiles import open_data_file
+    from core.analysis.online import NO_ORDER
+
+    path = tmp_path / "counts.csv"
+    path.write_text("model_a,model_b,wins_a,wins_b,ties\nx,y,30,20,5\ny,z,25,25,0\n"
+                    "x,z,40,10,2\n", encoding="utf-8")
+    ds = open_data_file(path)
+    assert ds.kind == "votes" and ds.meta["ordered_by"] == NO_ORDER
+    res = analyze(ds.load(None), "votes", AnalysisOptions(n_boot=0, online_elo=True),
+                  order=ds.meta["order"], ordered_by=ds.meta["ordered_by"])
+    lead = res.section("leaderboard")
+    assert [t.key for t in lead.tables] == ["leaderboard"]  # as the command, no replay
+    assert any("table of vote counts" in line for line in lead.summary)
+
+
+def test_online_elo_after_the_rater_filter_keeps_the_battle_order() -> None:
+    from core.analysis.agreement import filter_for, rater_data
+    from core.stats.online_elo import online_elo_ratings
+    from core.stats.votes import encode_votes
+
+    rows = data.votes(400, seed=9, raters=5)
+    rows[3]["rater"] = rows[7]["rater"] = "contrarian"  # a rater the others disagree with
+    for r in rows:
+        if r["rater"] == "contrarian":
+            r["winner"] = {"a": "b", "b": "a", "tie": "tie"}[r["winner"]]
+    order = np.random.default_rng(1).permutation(len(rows))
+    opt = AnalysisOptions(n_boot=20, seed=4, online_elo=True, rater_filter=True, threshold=0.3)
+    res = analyze(rows, "votes", opt, order=order, ordered_by="tstamp")
+    kept = set(filter_for(rater_data(rows, "votes", True), 0.3).kept_raters)
+    keep = [i for i, r in enumerate(rows) if r["rater"] in kept]
+    assert 0 < len(keep) < len(rows)  # the filter dropped someone
+    place = np.empty(len(rows), dtype=int)
+    place[order] = np.arange(len(rows))
+    sub = [rows[i] for i in keep]
+    votes = encode_votes([r["a"] for r in sub], [r["b"] for r in sub], [r["winner"] for r in sub])
+    ref = online_elo_ratings(votes, np.argsort(place[keep], kind="stable"), n_boot=20,
+                             seed=4).ratings_dict()
+    table = next(t for t in res.section("leaderboard").tables if t.key == "online-elo")
+    got = {r[-4]: r[-3:] for r in table.rows}
+    assert list(got) == list(ref)
+    for m, v in ref.items():
+        assert got[m] == pytest.approx([v["elo"], v["lo"], v["hi"]])

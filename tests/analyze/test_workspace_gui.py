@@ -35,6 +35,14 @@ def _open(qtbot, page, monkeypatch, path: Path) -> None:  # type: ignore[no-unty
     )
 
 
+def _export(qtbot, page, monkeypatch, target: Path) -> str:  # type: ignore[no-untyped-def]
+    """Analyze → Export HTML Report… into ``target``; the report's text."""
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    page.act_export.trigger()
+    qtbot.waitUntil(lambda: page.last_export is not None, timeout=30_000)
+    return str(page.last_export.read_text(encoding="utf-8"))
+
+
 def test_empty_state_explains_how_to_get_data(page) -> None:  # type: ignore[no-untyped-def]
     assert page.stack.currentWidget() is page.empty
     text = page.empty.details.text()
@@ -151,6 +159,22 @@ def test_export_button_writes_the_report(qtbot, page, monkeypatch, tmp_path) -> 
     assert (target / "leaderboard-leaderboard.csv").is_file()
 
 
+def test_the_report_carries_the_failure_keyword_tab(qtbot, page, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import ui.analyze.keywords as keywords
+
+    counts = [("<script>x</script>", 2), ("text rendering", 1)]
+    monkeypatch.setattr(keywords, "keyword_counts", lambda project: counts)
+    assert not page.keywords.area.isVisibleTo(page.keywords)  # no empty frame when none
+    page.keywords.refresh(object())  # a project whose curators labelled feedback
+    assert page.keywords.canvas is not None and page.keywords.area.isVisibleTo(page.keywords)
+    _open(qtbot, page, monkeypatch, data.write_csv(tmp_path / "v.csv", data.votes(60)))
+    target = tmp_path / "report"
+    html = _export(qtbot, page, monkeypatch, target)
+    assert '<img alt="Failure keywords"' in html and "<script" not in html
+    assert "&lt;script&gt;x&lt;/script&gt;" in html
+    assert (target / "failure-keywords.csv").is_file()
+
+
 def test_project_sessions_are_listed_and_follow_project_changes(qtbot, page, tmp_path) -> None:  # type: ignore[no-untyped-def]
     project = data.build_project(tmp_path / "p.winnow")
     try:
@@ -209,3 +233,63 @@ def test_a_hidden_analyze_page_waits_until_shown(qtbot, tmp_path, main_window) -
     finally:
         win.runner.shutdown()
         win.close_project()
+
+
+def test_a_newer_request_cancels_the_analysis_it_replaces(qtbot, page, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from core.jobs import Job, JobState
+
+    _open(qtbot, page, monkeypatch, data.write_csv(tmp_path / "v.csv", data.votes(60)))
+    started: list[Job] = []
+
+    def start_job(title, fn, on_done=None, quiet=False):  # type: ignore[no-untyped-def]
+        import concurrent.futures
+
+        job = Job(JobState(title=title), concurrent.futures.Future())  # still running
+        started.append(job)
+        return job
+
+    monkeypatch.setattr(page.context, "start_job", start_job)
+    page.recompute()
+    page.recompute()  # the user changed an option before the first one ended
+    assert [j.state.cancelled() for j in started] == [True, False]
+
+
+def test_failure_keywords_alone_make_a_report(qtbot, page, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A project with labelled feedback but no ratings or metrics: the keyword chart is
+    on screen, and Export writes it (Export was disabled: there was no analysis)."""
+    import ui.analyze.keywords as keywords
+
+    monkeypatch.setattr(keywords, "keyword_counts", lambda project: [("face changed", 4)])
+    page.keywords.refresh(object())
+    page.refresh_datasets()
+    assert page.tabs.currentWidget() is page.keywords and page.analysis is None
+    assert page.act_export.isEnabled()
+    html = _export(qtbot, page, monkeypatch, tmp_path / "kw")
+    assert "<h1>Analysis: failure keywords</h1>" in html and "Leaderboard" not in html
+    assert '<img alt="Failure keywords"' in html and "face changed" in html
+
+
+def test_stop_cancels_the_running_computation(qtbot, page, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import concurrent.futures
+    from typing import Any
+
+    from core.jobs import Cancelled, Job, JobState
+
+    _open(qtbot, page, monkeypatch, data.write_csv(tmp_path / "v.csv", data.votes(60)))
+    started: list[tuple[Job, Any]] = []
+
+    def start_job(title, fn, on_done=None, quiet=False):  # type: ignore[no-untyped-def]
+        job = Job(JobState(title=title), concurrent.futures.Future())
+        started.append((job, on_done))
+        return job
+
+    monkeypatch.setattr(page.context, "start_job", start_job)
+    page.recompute()
+    assert page.stop_button.isVisible() and page.busy.text() == "Computing…"
+    qtbot.mouseClick(page.stop_button, Qt.MouseButton.LeftButton)
+    job, on_done = started[-1]
+    assert job.state.cancelled() and page.busy.text() == "Stopping…"
+    job.future.set_exception(Cancelled())  # the worker saw it at its next check
+    job.outcome = "cancelled"
+    on_done(job)
+    assert not page.stop_button.isVisible() and "F5" in page.busy.text()

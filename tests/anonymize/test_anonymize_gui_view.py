@@ -126,6 +126,7 @@ def test_region_editor_is_empty_and_disabled_with_nothing_selected(
     panel = page.panel
     for combo in (panel.kind, panel.shape, panel.region_method):
         assert combo.currentText() == "" and not combo.isEnabled()
+        assert combo.placeholderText() == "select a region"  # says why it is empty
     panel.select_region(rid)
     assert panel.kind.currentText() == "plate" and panel.kind.isEnabled()
     assert panel.shape.currentData() == "rect"
@@ -222,3 +223,33 @@ def test_after_view_without_opencv_says_so(main_window: MainWindow, qtbot, tmp_p
     page.viewer.set_after(True)  # no traceback: a message naming the photo and the cause
     assert messages == [("Cannot show the release", "crowd.png: No module named 'cv2'")]
     assert page.canvas.image_item.pyramid is None and page.viewer.after
+
+
+def test_escape_drops_a_half_drawn_region_then_leaves_the_drawing_tool(
+        main_window: MainWindow, qtbot, tmp_path: Path) -> None:
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QMouseEvent
+
+    main_window.resize(1280, 800)
+    page, photo_id = _page(main_window, tmp_path)
+    page.canvas.setFocus()
+    qtbot.keyClick(page.canvas, Qt.Key.Key_R)
+    tools = page.page_actions.tool_actions
+    assert page.canvas.tool == "rect" and tools["rect"].isChecked()
+    viewport = page.canvas.viewport()
+
+    def mouse(kind: QEvent.Type, x: int, y: int, buttons: Qt.MouseButton) -> None:
+        pos = QPointF(x, y)
+        QApplication.sendEvent(viewport, QMouseEvent(
+            kind, pos, viewport.mapToGlobal(pos), Qt.MouseButton.LeftButton, buttons,
+            Qt.KeyboardModifier.NoModifier))
+
+    mouse(QEvent.Type.MouseButtonPress, 40, 40, Qt.MouseButton.LeftButton)
+    mouse(QEvent.Type.MouseMove, 120, 100, Qt.MouseButton.LeftButton)
+    qtbot.keyClick(page.canvas, Qt.Key.Key_Escape)  # changed my mind mid-drag
+    mouse(QEvent.Type.MouseButtonRelease, 120, 100, Qt.MouseButton.NoButton)
+    qtbot.wait(20)
+    assert repo.regions(main_window.project, photo_id) == []  # nothing was drawn
+    assert page.canvas.tool == "rect"
+    qtbot.keyClick(page.canvas, Qt.Key.Key_Escape)  # and out of the tool
+    assert page.canvas.tool == "select" and tools["select"].isChecked()

@@ -11,12 +11,17 @@ import pytest
 pytest.importorskip("PySide6")
 pytestmark = pytest.mark.gui
 
-from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtGui import QKeySequence  # noqa: E402
-from PySide6.QtWidgets import QMessageBox  # noqa: E402
+from PySide6.QtCore import QEvent, QObject, Qt  # noqa: E402
+from PySide6.QtGui import QAction, QKeySequence  # noqa: E402
+from PySide6.QtWidgets import QApplication, QMessageBox  # noqa: E402
 
 from app.main_window import MainWindow  # noqa: E402
-from ui.widgets.actions import menu_actions, workspace_actions  # noqa: E402
+from ui.widgets.actions import (  # noqa: E402
+    menu_actions,
+    plain_text,
+    shortcut_label,
+    workspace_actions,
+)
 from ui.widgets.shortcut_sheet import ShortcutSheet  # noqa: E402
 from ui.workspaces import WORKSPACES  # noqa: E402
 
@@ -203,3 +208,92 @@ def test_about_shows_version_and_the_notices(main_window: MainWindow, monkeypatc
     text = dialog.notices.toPlainText()
     assert "PySide6" in text and "LGPL" in text  # read from the installed packages
     assert "CenterFace" in text and "THIRD_PARTY_NOTICES.md was not found" in text
+
+
+class _Catch(QObject):
+    """Swallows the shortcut events actions receive, remembering which action got which
+    key: the key reaches the action, and nothing it would do happens."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hits: list[tuple[QAction, str]] = []
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.Shortcut and isinstance(obj, QAction):
+            self.hits.append((obj, event.key().toString()))  # type: ignore[attr-defined]
+            return True
+        return False
+
+
+def test_every_key_on_the_sheet_reaches_its_action(main_window: MainWindow, demo_path: Path,
+                                                   qtbot) -> None:
+    """Each shortcut the sheet lists, pressed on its workspace, reaches exactly the action
+    the sheet names (an action with that text and that key, live on that page)."""
+    window = main_window
+    assert window.open_project(demo_path)
+    catch = _Catch()
+    pressed = skipped = 0
+    for index, info in enumerate(WORKSPACES):
+        qtbot.keyClick(window, Qt.Key.Key_1 + index, CTRL)
+        qtbot.wait(50)
+        page = window.pages[info.key]
+        if info.key == "curate":
+            page.select_row(2)
+        sheet = window.menus.show_shortcuts()
+        rows = sheet.rows()
+        sheet.close()
+        window.activateWindow()
+        qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+        groups = dict(window.menus.shortcut_groups())
+        for title in ("Application", info.title):
+            for name, keys in rows.get(title, []):
+                owners = [a for a in groups[title] if plain_text(a) == name
+                          and keys == shortcut_label(a)]
+                assert len(owners) == 1, (title, name, keys)  # an existing action
+                action = owners[0]
+                if not (action.isEnabled() and action.isVisible()):
+                    skipped += 1  # disabled for the state on screen: Qt sends it nothing
+                    continue
+                action.installEventFilter(catch)
+                for key in action.shortcuts():
+                    combo = key[0]
+                    catch.hits.clear()
+                    page.setFocus()
+                    qtbot.keyClick(QApplication.focusWidget() or window, combo.key(),
+                                   combo.keyboardModifiers())
+                    assert [a for a, _k in catch.hits] == [action], (info.key, name,
+                                                                    key.toString())
+                    pressed += 1
+                action.removeEventFilter(catch)
+    assert pressed > 60 and skipped < pressed / 3, (pressed, skipped)
+
+
+def test_rate_and_metrics_long_jobs_have_keys(main_window: MainWindow, demo_path: Path,
+                                              qtbot, monkeypatch) -> None:
+    """Rate's file actions and Metrics' Cancel Run had no key: a keyboard user could start a
+    run and not stop it."""
+    from PySide6.QtWidgets import QFileDialog
+
+    asked: list[str] = []
+    monkeypatch.setattr(QFileDialog, "getOpenFileNames",
+                        lambda *a, **k: (asked.append(a[1]), ([], ""))[1])
+    monkeypatch.setattr(QFileDialog, "getOpenFileName",
+                        lambda *a, **k: (asked.append(a[1]), ("", ""))[1])
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        lambda *a, **k: (asked.append(a[1]), ("", ""))[1])
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory",
+                        lambda *a, **k: (asked.append(a[1]), "")[1])
+    window = main_window
+    assert window.open_project(demo_path)
+    qtbot.keyClick(window, Qt.Key.Key_3, CTRL)
+    rate = window.pages["rate"]
+    rate.sessions.selectRow(0)
+    for key, mods in ((Qt.Key.Key_M, CTRL), (Qt.Key.Key_E, CTRL),
+                      (Qt.Key.Key_O, CTRL | Qt.KeyboardModifier.ShiftModifier),
+                      (Qt.Key.Key_I, CTRL | Qt.KeyboardModifier.ShiftModifier)):
+        qtbot.keyClick(window, key, mods)
+    assert asked == ["Returned session files", "Export results", "Open a session file to rate",
+                     asked[3]] and asked[3].startswith("Model outputs folder")
+    metrics = window.show_workspace("metrics")
+    assert metrics.act_cancel.shortcut().toString() == "Esc"
+    assert "Esc" in metrics.act_cancel.toolTip()

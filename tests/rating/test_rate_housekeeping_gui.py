@@ -136,7 +136,7 @@ def test_a_hidden_rate_page_does_not_recount_on_every_search_keystroke(page, qtb
         page.context.set_selection(SampleFilter(text=text))
     assert calls == []
     window.nav.setCurrentRow(list(window.pages).index("rate"))
-    assert calls == [1] and "6 sample(s)" in page.info.text()
+    assert calls == [1] and "6 samples;" in page.info.text()
 
 
 def test_opening_another_project_never_summarises_a_session_it_lacks(

@@ -41,6 +41,16 @@ def _name(qtbot, window: RaterWindow, name: str) -> None:  # type: ignore[no-unt
     assert window.stack.currentWidget() is window.task_page
 
 
+def _start(qtbot, project, tmp_path: Path, protocol: str, rater: str,  # type: ignore[no-untyped-def]
+           models: tuple[str, ...] = MODELS[:1]) -> RaterWindow:
+    """A one-sample session of ``protocol`` opened by ``rater``, on its first task."""
+    path = make_session(project, tmp_path / protocol, protocol, raters=1, sample_ids=TWO[:1],
+                        models=models)[0]
+    window = _open(qtbot, path)
+    _name(qtbot, window, rater)
+    return window
+
+
 def _blind(project) -> dict[str, str]:  # type: ignore[no-untyped-def]
     return dict(project.conn.execute("SELECT token, model FROM rating_blinding"))
 
@@ -279,4 +289,74 @@ def test_backspace_during_the_penalty_reopens_the_answer_when_the_hold_ends(  # 
     qtbot.waitUntil(lambda: w.current is not None and w.current.task_id != t2.task_id,
                     timeout=3000)
     assert w.superseding is None
+    w.close()
+
+
+def test_the_rater_window_opens_inside_a_1280x720_screen(qtbot, rproject, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                         monkeypatch) -> None:
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QScreen
+
+    from ui.context import AppContext
+    from ui.rate.workspace import RateWorkspace
+
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, 1280, 690))
+    path = make_session(rproject, tmp_path / "o", "ranking", raters=1, sample_ids=TWO)[0]
+    context = AppContext()
+    page = RateWorkspace(context)
+    qtbot.addWidget(page)
+    window = page.open_session_file(path)
+    assert window is not None
+    qtbot.addWidget(window)
+    assert window.height() <= 690 and window.width() <= 1280  # was 1400 × 900
+    window.close()
+
+
+def test_side_by_side_by_mouse_buttons(qtbot, rproject, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    w = _start(qtbot, rproject, tmp_path, "side_by_side", "Di", models=MODELS[:3])
+    buttons = w.panel.choice_buttons
+    assert list(buttons) == ["left", "tie", "right", "submit"]
+    t1 = w.current
+    qtbot.mouseClick(buttons["submit"], Qt.MouseButton.LeftButton)  # nothing chosen yet
+    assert w.current is t1 and "Choose left" in w.status.text()
+    qtbot.mouseClick(buttons["right"], Qt.MouseButton.LeftButton)
+    assert w.panel.choice == "right" and buttons["right"].isChecked()
+    assert not buttons["left"].isChecked()
+    qtbot.mouseClick(buttons["tie"], Qt.MouseButton.LeftButton)
+    assert buttons["tie"].isChecked() and not buttons["right"].isChecked()
+    qtbot.mouseClick(buttons["submit"], Qt.MouseButton.LeftButton)
+    assert w.session.answer_for(t1.task_id).answer == {"winner": "tie"}
+    assert w.current is not t1 and not any(b.isChecked() for b in buttons.values())
+    qtbot.mouseClick(buttons["left"], Qt.MouseButton.LeftButton)
+    _keys(qtbot, w, K.Key_Return)  # the keys and the buttons are one choice
+    assert len(w.session.judgments()) == 2
+    w.close()
+
+
+def test_likert_and_checklist_by_mouse_buttons(qtbot, rproject, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    w = _start(qtbot, rproject, tmp_path, "likert", "Eve")
+    t1 = w.current
+    panel = w.panel
+    assert [b.text() for b in panel.answer_buttons[0]] == ["Yes  (Y)", "No  (N)"]
+    qtbot.mouseClick(panel.answer_buttons[0][0], Qt.MouseButton.LeftButton)  # valid
+    assert [len(row) for row in panel.answer_buttons] == [5, 5, 5]
+    for row, value in ((0, 4), (1, 2), (2, 5)):
+        qtbot.mouseClick(panel.answer_buttons[row][value - 1], Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(panel.submit_button, Qt.MouseButton.LeftButton)
+    answer = w.session.answer_for(t1.task_id).answer
+    assert answer["valid"] and [answer[c] for c in ("IF", "IC", "VQ")] == [4, 2, 5]
+    w.close()
+    w = _start(qtbot, rproject, tmp_path, "checklist", "Fay")
+    t1 = w.current
+    panel = w.panel
+    qtbot.mouseClick(panel.submit_button, Qt.MouseButton.LeftButton)  # nothing answered
+    assert w.current is t1 and "first" in w.status.text()
+    panel.hold(True)  # the penalty delay after an early answer: the mouse waits too
+    assert not panel.submit_button.isEnabled() and not panel.answer_buttons[0][0].isEnabled()
+    panel.hold(False)
+    for row in range(6):
+        qtbot.mouseClick(panel.answer_buttons[row][row % 2], Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(panel.submit_button, Qt.MouseButton.LeftButton)
+    assert w.session.answer_for(t1.task_id).answer == {f"q{k + 1}": int(k % 2 == 0)
+                                                       for k in range(6)}
     w.close()

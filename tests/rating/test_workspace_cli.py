@@ -38,7 +38,9 @@ def test_design_merge_summary_and_file_open(window, qtbot, tmp_path: Path) -> No
     assert "aurora-xl (6)" in page.info.text()
     window.context.set_selection(SampleFilter(ids=("s000", "s001", "s002")))
     window.nav.setCurrentRow(list(window.pages).index("rate"))  # counted once shown
-    assert "3 sample(s)" in page.info.text()
+    assert "Curate filter: 3 samples;" in page.info.text()
+    for table in (page.sessions, page.summary):  # the columns fill the table's width
+        assert table.horizontalHeader().length() >= table.viewport().width() - 1
     dialog = page.new_session()
     assert dialog.samples.text().startswith("3 samples")
     dialog.name.setText("gui-sbs")

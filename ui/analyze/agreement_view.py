@@ -5,12 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
+    QDialogButtonBox,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QScrollArea,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -18,8 +23,25 @@ from PySide6.QtWidgets import (
 )
 
 from core.teamwork.agreement import Agreement, agreement, splits
+from ui.widgets.screen import fitted_size
+from ui.widgets.theme import set_tone
 
 FIELD_NAMES = {"quality": "Quality label", "split": "Split", "roles": "Image roles"}
+
+
+LEGEND = ("α: Krippendorff's alpha (nominal)   ·   κ: Cohen's kappa per pair   ·   "
+          "1 = perfect agreement, 0 = chance")
+
+
+def _count(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n:,} {word if n == 1 else plural or word + 's'}"
+
+
+def summary_text(r: Agreement) -> str:
+    """The facts line above the tables: overlap, packages merged, conflicts open."""
+    return (f"{_count(r.overlap_samples, 'sample')} curated by two curators   ·   "
+            f"{r.packages_merged} of {_count(len(r.curators), 'package')} merged   ·   "
+            f"{_count(r.open_conflicts, 'conflict')} still open")
 
 
 def _num(value: Any, percent: bool = False) -> str:
@@ -35,11 +57,18 @@ def _table(headers: list[str], rows: list[list[str]]) -> QTableWidget:
     table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
     for r, row in enumerate(rows):
         for c, text in enumerate(row):
-            table.setItem(r, c, QTableWidgetItem(text))
+            item = QTableWidgetItem(text)
+            item.setToolTip(text)  # a long "per pair" cell is elided, never lost
+            table.setItem(r, c, item)
     table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
     table.horizontalHeader().setStretchLastSection(True)
-    rows_height = table.verticalHeader().defaultSectionSize() * len(rows)
-    table.setMinimumHeight(rows_height + table.horizontalHeader().sizeHint().height() + 6)
+    table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    table.resizeRowsToContents()
+    rows_height = sum(table.rowHeight(r) for r in range(len(rows)))
+    # as tall as its rows, no empty band below them; the window scrolls instead
+    table.setFixedHeight(rows_height + table.horizontalHeader().sizeHint().height()
+                         + 2 * table.frameWidth())
+    table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
     return table
 
 
@@ -53,20 +82,40 @@ class AgreementWindow(QDialog):
         self.choice = QComboBox()
         self.choice.currentIndexChanged.connect(lambda _i: self.show_split())
         self.summary = QLabel()
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
         self.summary.setWordWrap(True)
-        self.body = QVBoxLayout()
+        font = self.summary.font()
+        font.setBold(True)
+        self.summary.setFont(font)
+        self.legend = QLabel(LEGEND)
+        self.legend.setTextFormat(Qt.TextFormat.PlainText)
+        self.legend.setWordWrap(True)
+        set_tone(self.legend, "muted", text_only=True)
+        page = QWidget()
+        self.body = QVBoxLayout(page)
+        self.body.setContentsMargins(0, 0, 0, 0)
+        area = self.area = QScrollArea()
+        area.setWidgetResizable(True)
+        area.setFrameShape(QFrame.Shape.NoFrame)
+        area.setWidget(page)
         top = QHBoxLayout()
-        top.addWidget(QLabel("Split:"))
+        label = QLabel("&Split:")
+        label.setBuddy(self.choice)
+        top.addWidget(label)
         top.addWidget(self.choice, 1)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.summary)
-        layout.addLayout(self.body, 1)
+        layout.addWidget(self.legend)
+        layout.addWidget(area, 1)
+        layout.addWidget(buttons)
         self.agreement: Agreement | None = None
         self.chart: Any = None
         self.tables: dict[str, QTableWidget] = {}
         self._shown: list[QWidget] = []
-        self.resize(960, 860)
+        self.resize(*fitted_size(960, 860))
         self.reload()
 
     def reload(self) -> None:
@@ -81,12 +130,16 @@ class AgreementWindow(QDialog):
         self.show_split()
 
     def show_split(self) -> None:
-        for widget in self._shown:
-            widget.setParent(None)
+        while self.body.count():  # the tables, note, chart and stretch of the last split
+            item = self.body.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.setParent(None)
         self._shown = []
         self.tables = {}
         name = self.choice.currentData()
         project = self.context.project
+        self.legend.setVisible(name is not None and project is not None)
         if name is None or project is None:
             self.agreement = None
             self.summary.setText("This project has no split yet: Curate → Team → Share Work… "
@@ -94,11 +147,7 @@ class AgreementWindow(QDialog):
                                  "agreement shows here once their packages are merged.")
             return
         r = self.agreement = agreement(project, name)
-        self.summary.setText(
-            f"{r.overlap_samples} sample(s) curated by two curators, from "
-            f"{r.packages_merged} of {len(r.curators)} package(s) merged; "
-            f"{r.open_conflicts} conflict(s) still open. α: Krippendorff's alpha (nominal); "
-            "κ: Cohen's kappa per pair; 1 = perfect agreement, 0 = chance.")
+        self.summary.setText(summary_text(r))
         rows = []
         for f in r.fields:
             kappas = "; ".join(f"{k['a']}–{k['b']}: {_num(k['kappa'])} (n={k['n']})"
@@ -126,6 +175,7 @@ class AgreementWindow(QDialog):
                                "Prompt", "Box IoU"], curators)
         if r.per_curator:
             self._chart(r)
+        self.body.addStretch(1)
 
     def _chart(self, r: Agreement) -> None:
         """Curators × fields, coloured by agreement with the adjudicated result: who needs

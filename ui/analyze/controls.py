@@ -19,6 +19,7 @@ from core.analysis.report import AnalysisOptions
 from core.analysis.results import Analysis
 from core.analysis.sources import KIND_TITLES, DataSet
 from core.stats import LEVELS, POSTHOC_METHODS
+from core.stats.online_elo import DEFAULT_K
 
 POSTHOC_TITLES = {"dunn": "Dunn (as ECHO)", "siegel": "Friedman z (Siegel)",
                   "conover": "Conover", "nemenyi": "Nemenyi"}
@@ -96,6 +97,17 @@ class Controls(QObject):
         self.tau.setToolTip("A unit succeeds when its mean rating is at least τ")
         self.group = QComboBox()
         self.group.setMinimumContentsLength(10)
+        self.online = QCheckBox("&Online Elo (FastChat), K =")
+        self.online.setToolTip("Votes: also replay the votes one by one in battle order "
+                               "(time order for arena battle files), as FastChat and "
+                               "`winnow stats elo --online` do")
+        self.online_k = QDoubleSpinBox()
+        self.online_k.setRange(0.5, 100.0)
+        self.online_k.setSingleStep(1.0)
+        self.online_k.setDecimals(1)
+        self.online_k.setValue(DEFAULT_K)
+        self.online_k.setToolTip("How far one vote moves the two ratings (FastChat: 4)")
+        self.online_k.setEnabled(False)
 
         def row(*items: Any) -> QHBoxLayout:
             lay = QHBoxLayout()
@@ -105,6 +117,7 @@ class Controls(QObject):
             return lay
 
         self.tab_rows = {
+            "leaderboard": row(self.online, self.online_k),
             "significance": row(_label("&Post-hoc test:", self.posthoc), self.posthoc),
             "agreement": row(_label("α &level:", self.level), self.level, self.filter,
                              _label("&Threshold r ≥", self.threshold), self.threshold),
@@ -115,10 +128,12 @@ class Controls(QObject):
                        self.ci.currentIndexChanged, self.posthoc.currentIndexChanged,
                        self.level.currentIndexChanged, self.filter.toggled,
                        self.threshold.valueChanged, self.tau.valueChanged,
-                       self.group.currentIndexChanged):
+                       self.group.currentIndexChanged, self.online.toggled,
+                       self.online_k.valueChanged):
             signal.connect(lambda *_: self.changed.emit())
         self.filter.toggled.connect(self.threshold.setEnabled)
         self.threshold.setEnabled(False)
+        self.online.toggled.connect(self.online_k.setEnabled)
 
     # -- data sets -------------------------------------------------------------------------
     def set_datasets(self, datasets: list[DataSet], current: str | None) -> None:
@@ -152,7 +167,8 @@ class Controls(QObject):
             seed=self.seed.value(), tau=self.tau.value(),
             posthoc=self.posthoc.currentData(), alpha_level=self.level.currentData(),
             rater_filter=self.filter.isChecked(), threshold=self.threshold.value(),
-            group_by=self.group.currentData())
+            group_by=self.group.currentData(), online_elo=self.online.isChecked(),
+            online_k=self.online_k.value())
 
     def update_from(self, analysis: Analysis) -> None:
         """Offer what this analysis can do: its grouping columns, a rater filter or not."""
@@ -169,3 +185,6 @@ class Controls(QObject):
         self.level.setEnabled(has_raters)
         self.tau.setEnabled(analysis.kind == "likert")
         self.posthoc.setEnabled(analysis.kind in ("rankings", "scores", "likert"))
+        votes = analysis.kind == "votes"
+        self.online.setEnabled(votes)
+        self.online_k.setEnabled(votes and self.online.isChecked())

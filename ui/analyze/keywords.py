@@ -28,6 +28,8 @@ class KeywordPanel(QWidget):
         layout.setContentsMargins(8, 8, 8, 8)
         layout.addWidget(self.note)
         layout.addWidget(self.area, 1)
+        layout.addStretch(0)  # takes the room while there is no chart
+        self.area.hide()
 
     @property
     def has_data(self) -> bool:
@@ -47,6 +49,7 @@ class KeywordPanel(QWidget):
             "(feedback kind)." if self.counts else
             "No failure keywords yet: let a model label community feedback (Curate → "
             "Propose…, kind “Feedback success/failure + keyword”).")
+        self.area.setVisible(bool(self.counts))  # no empty frame under "no keywords yet"
         if not self.counts:
             self.area.takeWidget()
             self.canvas = None

@@ -4,8 +4,8 @@ Data sets come from the project's providers (rating sessions, metric and judge
 results; see :mod:`core.analysis.sources`) or from files opened here: statistics CSVs,
 arena battle JSON and pairwise vote tables (:mod:`core.analysis.datafiles`).  Every
 computation runs through ``context.start_job``; results from an outdated request
-are dropped.  "Export HTML report…" writes the current analysis with
-:func:`core.analysis.report.export_html`.
+are dropped.  "Export HTML report…" writes the current analysis, and the project's
+failure keywords, with :func:`core.analysis.report.export_html`.
 """
 
 from __future__ import annotations
@@ -68,6 +68,7 @@ class AnalyzeWorkspace(QWidget):
         self.csv_sets: list[DataSet] = []
         self.analysis: Analysis | None = None
         self.last_job: Job | None = None
+        self.compute_job: Job | None = None  # the latest analysis, cancelled when replaced
         self.last_export: Path | None = None
         self._rows: dict[str, list[dict[str, Any]]] = {}
         self._generation = 0
@@ -131,9 +132,15 @@ class AnalyzeWorkspace(QWidget):
         set_tone(self.facts, "muted", text_only=True)
         self.busy = QLabel()
         self.busy.setTextFormat(Qt.TextFormat.PlainText)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setToolTip("Stop this computation (a big bootstrap or online Elo "
+                                    "can take minutes); F5 computes again")
+        self.stop_button.clicked.connect(self.stop)
+        self.stop_button.hide()
         info = QHBoxLayout()
         info.addWidget(self.facts, 1)
         info.addWidget(self.busy)
+        info.addWidget(self.stop_button)
         self.tabs = QTabWidget()
         self.views: dict[str, SectionView] = {}
         for key, title in SECTIONS:
@@ -177,6 +184,8 @@ class AnalyzeWorkspace(QWidget):
         if not self.datasets and self.keywords.has_data:
             self.stack.setCurrentWidget(self.main)
             self.tabs.setCurrentWidget(self.keywords)
+            self.analysis = None
+            self.act_export.setEnabled(True)  # a report of the keywords alone
             return
         if not self.datasets:
             note = ("This project has no merged rating sessions or metric results yet."
@@ -301,7 +310,9 @@ class AnalyzeWorkspace(QWidget):
                 finally:
                     if view is not None:
                         view.close()
-            return rows, analyze(rows, ds.kind, opt, name=ds.name, state=state)
+            return rows, analyze(rows, ds.kind, opt, name=ds.name, state=state,
+                                 order=ds.meta.get("order"),
+                                 ordered_by=ds.meta.get("ordered_by", "row"))
 
         def done(job: Job) -> None:
             if job.outcome == "done":
@@ -310,17 +321,35 @@ class AnalyzeWorkspace(QWidget):
             if generation != self._generation:
                 return  # a newer request is on its way
             self.busy.setText("")
+            self.stop_button.hide()
             if job.outcome == "done":
                 self.show_analysis(analysis)
             elif job.outcome == "failed":
                 self.show_failure(ds, _error(job))
+            elif job.outcome == "cancelled":
+                self.busy.setText("Stopped — F5 computes again")
+                for view in self.views.values():
+                    if self.analysis is None:
+                        view.show_section(None, "Stopped. Recompute (F5) to try again.")
 
         self.busy.setText("Computing…")
+        self.stop_button.show()
         for view in self.views.values():
             if self.analysis is None:
                 view.show_section(None, "Computing…")
-        self.last_job = self.context.start_job(f"Analyze {ds.name}", work, done, quiet=True)
+        earlier = self.compute_job
+        if earlier is not None and earlier.outcome == "running":
+            earlier.state.cancel()  # its result would be dropped: stop its bootstrap too
+        self.last_job = self.compute_job = self.context.start_job(
+            f"Analyze {ds.name}", work, done, quiet=True)
         return self.last_job
+
+    def stop(self) -> None:
+        """Stop the running computation (between its steps and bootstrap chunks)."""
+        job = self.compute_job
+        if job is not None and job.outcome == "running":
+            job.state.cancel()
+            self.busy.setText("Stopping…")
 
     def show_analysis(self, analysis: Analysis) -> None:
         self.analysis = analysis
@@ -342,13 +371,20 @@ class AnalyzeWorkspace(QWidget):
             view.show_section(None, f"Could not analyse {ds.name}:\n{error}")
 
     # -- export ----------------------------------------------------------------------------------
+    def _report_name(self) -> str:
+        """The report's title: the data set, or (keywords alone) the project's name."""
+        if self.analysis is not None:
+            return self.analysis.dataset
+        project = self.context.project
+        return f"{Path(project.path).stem} failure keywords" if project else "failure keywords"
+
     def choose_export(self) -> None:
-        if self.analysis is None:
+        if self.analysis is None and not self.keywords.has_data:
             self.context.message("Nothing to export", "Choose a data set and wait for the "
                                  "analysis to finish first.")
             return
         base = Path(self.context.project.path).parent if self.context.project else Path.home()
-        stem = re.sub(r"[^A-Za-z0-9._-]+", "-", self.analysis.dataset).strip("-") or "analysis"
+        stem = re.sub(r"[^A-Za-z0-9._-]+", "-", self._report_name()).strip("-") or "analysis"
         path, _ = QFileDialog.getSaveFileName(
             self, "Export HTML report (a folder with report.html and the tables as CSV)",
             str(base / f"{stem}-report"), "Report folder (*)")
@@ -356,15 +392,18 @@ class AnalyzeWorkspace(QWidget):
             self.export_report(path)
 
     def export_report(self, out_dir: str | Path) -> Any:
-        """Write the current analysis as an HTML report folder in the background."""
+        """Write the current analysis (and the failure keywords; or the keywords alone when
+        there is nothing to rank) as an HTML report folder in the background."""
         analysis = self.analysis
-        if analysis is None:
+        keywords = list(self.keywords.counts)  # the "Failure keywords" tab's chart
+        if analysis is None and not keywords:
             return None
         out_dir = Path(out_dir)
+        title = self._report_name()
 
         def work(state: JobState) -> Path:
             state.set_status("Drawing the charts")
-            return export_html(analysis, out_dir, state)
+            return export_html(analysis, out_dir, state, keywords, title)
 
         def done(job: Job) -> None:
             if job.outcome == "done":

@@ -52,6 +52,7 @@ class PhotoCanvas(QGraphicsView):
     delete_requested = Signal(list)  # region ids
     quad_changed = Signal(list)  # four (x, y) points
     crop_drawn = Signal(QRectF)  # in the After view's pixels
+    tool_requested = Signal(str)  # Esc in a drawing tool: back to "select"
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -233,6 +234,11 @@ class PhotoCanvas(QGraphicsView):
             self.zoom(0.8)
         elif key == Qt.Key.Key_0:
             self.fit()
+        elif key == Qt.Key.Key_Escape and self._rubber is not None:
+            self.scene().removeItem(self._rubber)  # a rectangle half drawn: dropped
+            self._rubber = None
+        elif key == Qt.Key.Key_Escape and self.tool != "select":
+            self.tool_requested.emit("select")  # a drawing tool is never a trap
         else:
             super().keyPressEvent(event)
 

@@ -160,6 +160,8 @@ class PhotoPanel(QScrollArea):
             self.region_method.addItem(text, key)
         self.region_method.activated.connect(
             lambda _i: self._emit_region("method", self.region_method.currentData()))
+        for combo in (self.kind, self.shape, self.region_method):
+            combo.setPlaceholderText("select a region")  # not blank boxes with none chosen
         rf.addRow("Kind:", self.kind)
         rf.addRow("Shape:", self.shape)
         rf.addRow("Method:", self.region_method)

@@ -116,6 +116,7 @@ class AnonymizeWorkspace(QWidget):
         canvas.delete_requested.connect(editor.delete_regions)
         canvas.quad_changed.connect(editor.set_quad)
         canvas.crop_drawn.connect(self._crop_drawn)
+        canvas.tool_requested.connect(self.viewer.set_tool)
         canvas.scene().selectionChanged.connect(self._canvas_selection)
         panel.photo_edit.connect(editor.edit_photo)
         panel.region_edit.connect(editor.edit_region)

@@ -156,7 +156,7 @@ class MetricsWorkspace(QWidget):
 
         self.act_run = action("&Run Metrics", self.run, "Ctrl+Return",
                               "Score the selection with the ticked metrics")
-        self.act_cancel = action("&Cancel Run", self.cancel, None,
+        self.act_cancel = action("&Cancel Run", self.cancel, "Esc",
                                  "Stop the run after the current batch (results so far stay)")
         self.act_settings = action("&Settings…", self.open_settings, None,
                                    "Model folders, judges and batch sizes")

@@ -1,7 +1,9 @@
 """One panel per protocol: shows a task's images and turns keys into an answer.
 
 The ranking panel also takes the mouse: its rank strip (:mod:`ui.rate.rank_strip`)
-reorders the outputs by drag and drop, editing the same ranks as the number keys.
+reorders the outputs by drag and drop, editing the same ranks as the number keys; the
+side-by-side panel has Left / Tie / Right buttons.  The Likert and checklist panels, and
+the protocol → panel table, are in :mod:`ui.rate.question_panels`.
 
 Panels never write anything: a complete answer is emitted with ``submitted`` and the
 rater window commits it through :class:`core.rating.session_file.RatingSession`.
@@ -24,16 +26,12 @@ from PySide6.QtWidgets import (
 )
 
 from core.rating.protocols import (
-    CHECKLIST_LEVELS,
-    CHECKLIST_QUESTIONS,
     LIKERT_ANCHORS,
-    LIKERT_CRITERIA,
-    LIKERT_TITLES,
     TaskView,
 )
 from ui.rate.image_view import ImageTile
 from ui.rate.rank_strip import RankStrip, groups_from_ranks, ranks_from_groups, thumbnail
-from ui.widgets.theme import clear_tone, set_tone
+from ui.widgets.theme import set_tone
 
 LETTERS = "ABCDEFGHIJ"
 LIKERT_QUESTION = ("Rate the edited output:  " +
@@ -263,7 +261,35 @@ class RankingPanel(ProtocolPanel):
 
 
 class SideBySidePanel(ProtocolPanel):
-    """Side-by-side: ← (or 1) left, → (or 2) right, ↓ (or T) tie; Enter submits."""
+    """Side-by-side: ← (or 1) left, → (or 2) right, ↓ (or T) tie; Enter submits.  The
+    same choices as buttons under the images, for a rater who reaches for the mouse."""
+
+    def __init__(self, settings: dict[str, Any], parent: QWidget | None = None) -> None:
+        super().__init__(settings, parent)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        self.choice_buttons: dict[str, QPushButton] = {}
+        choices = [("left", "◀  Left  (←)", K.Key_Left)]
+        if settings.get("allow_tie", True):
+            choices.append(("tie", "Tie  (↓)", K.Key_Down))
+        choices.append(("right", "Right  (→)  ▶", K.Key_Right))
+        for side, text, key in (*choices, ("submit", "Submit  (Enter)", K.Key_Return)):
+            button = QPushButton(text)
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys stay with the window
+            button.setMinimumHeight(40)
+            button.setCheckable(side != "submit")
+            button.clicked.connect(lambda _c=False, k=key: self.handle_key(k))
+            self.choice_buttons[side] = button
+            row.addWidget(button)
+            if side == "right":
+                row.addSpacing(24)
+        row.addStretch(1)
+        self.controls.addLayout(row)
+        self.choice: str | None = None
+
+    def hold(self, on: bool) -> None:
+        for button in self.choice_buttons.values():
+            button.setEnabled(not on)
 
     def load(self, task: TaskView, pixmaps: dict[str, QPixmap],
              previous: dict[str, Any] | None) -> None:
@@ -274,13 +300,16 @@ class SideBySidePanel(ProtocolPanel):
                 self.images.addWidget(tile, 3)
 
         self._show_images(task, pixmaps, ["Left", "Right"], arrange, 2)
-        self.choice: str | None = (previous or {}).get("winner")
+        self.choice = (previous or {}).get("winner")
         self._refresh()
 
     def _refresh(self) -> None:
         for side, tile in zip(("left", "right"), self.tiles, strict=True):
             tile.set_selected(self.choice in (side, "tie"),
                               "palette(text)" if self.choice == "tie" else "palette(highlight)")
+        for side, button in self.choice_buttons.items():
+            if side != "submit":
+                button.setChecked(self.choice == side)
         if self.choice:
             self.hint.emit(f"Chosen: {self.choice}. Enter to confirm.")
 
@@ -302,167 +331,3 @@ class SideBySidePanel(ProtocolPanel):
             return False
         self._refresh()
         return True
-
-
-class _RowsPanel(ProtocolPanel):
-    """Shared by Likert and checklist: a list of questions, one highlighted."""
-
-    def _build_rows(self, titles: list[str]) -> None:
-        if len(getattr(self, "rows", [])) == len(titles):
-            return
-        _drop_layout(self.controls)
-        self.rows: list[QLabel] = []
-        grid = QGridLayout()
-        grid.setHorizontalSpacing(16)
-        for r, title in enumerate(titles):
-            label = _label(title, 1.15)
-            label.setMinimumHeight(30)
-            grid.addWidget(label, r, 0)
-            self.rows.append(label)
-        self.controls.addLayout(grid)
-
-    def _paint_rows(self, texts: list[str], current: int) -> None:
-        for r, (label, text) in enumerate(zip(self.rows, texts, strict=True)):
-            label.setText(("▶  " if r == current else "     ") + text)
-            if r == current:
-                set_tone(label, "info", "border-radius: 4px;")
-            else:
-                clear_tone(label)
-
-
-class LikertPanel(_RowsPanel):
-    """TECCI: first the instruction-validity gate (Y / N with a reason), then IF, IC,
-    VQ on 1–5 (↑/↓ choose the row, 1–5 rate it), Enter submits."""
-
-    def load(self, task: TaskView, pixmaps: dict[str, QPixmap],
-             previous: dict[str, Any] | None) -> None:
-        self.task = task
-
-        def arrange(tiles: list[ImageTile]) -> None:
-            if not task.inputs:
-                self.images.addWidget(_label("No source image (text-to-image)."), 0)
-            self.images.addWidget(tiles[0], 1)
-
-        self._show_images(task, pixmaps, ["Edited output"], arrange, 1)
-        self.values: dict[str, int] = {}
-        self.valid = False
-        if previous and previous.get("valid"):
-            self.valid = True
-            self.values = {c: previous[c] for c in LIKERT_CRITERIA}
-        self.row = 0
-        self._build_rows(["", "", ""] if self.valid else [""])
-        if self.valid:
-            self.question.emit(LIKERT_QUESTION)
-        self._refresh()
-
-    def _refresh(self) -> None:
-        if not self.valid:
-            self._paint_rows(["Is the instruction valid (relevant, feasible, appropriate)?   "
-                              "Y = yes,  N = no (say why)"], 0)
-            return
-        texts = []
-        for c in LIKERT_CRITERIA:
-            v = self.values.get(c)
-            shown = f"{v} – {LIKERT_ANCHORS[v]}" if v else "press 1–5"
-            texts.append(f"{LIKERT_TITLES[c]}    [{shown}]")
-        self._paint_rows(texts, self.row)
-
-    def handle_key(self, key: int) -> bool:
-        digit = _digit(key)
-        if not self.valid:
-            if key == K.Key_Y:
-                self.valid = True
-                self._build_rows(["", "", ""])
-                self.question.emit(LIKERT_QUESTION)
-            elif key == K.Key_N:
-                self.flag_requested.emit("invalid")
-                return True
-            elif key in (K.Key_Return, K.Key_Enter):
-                self.hint.emit("First answer Y (valid) or N (invalid).")
-                return True
-            else:
-                return False
-        elif key == K.Key_Up:
-            self.row = max(0, self.row - 1)
-        elif key == K.Key_Down:
-            self.row = min(2, self.row + 1)
-        elif digit is not None and 1 <= digit <= 5:
-            self.values[LIKERT_CRITERIA[self.row]] = digit
-            self.row = min(2, self.row + 1)
-        elif key in (K.Key_Return, K.Key_Enter):
-            missing = [c for c in LIKERT_CRITERIA if c not in self.values]
-            if missing:
-                self.hint.emit(f"Rate {', '.join(missing)} first (1–5).")
-                return True
-            self.submitted.emit({"valid": True, **self.values}, None, "")
-            return True
-        elif key == K.Key_Escape:
-            self.valid = False
-            self._build_rows([""])
-        else:
-            return False
-        self._refresh()
-        return True
-
-
-class ChecklistPanel(_RowsPanel):
-    """IDEA-Bench: six yes/no questions in three levels; ↑/↓ choose, Y/N (or 1/0)
-    answer, Enter submits."""
-
-    def load(self, task: TaskView, pixmaps: dict[str, QPixmap],
-             previous: dict[str, Any] | None) -> None:
-        self.task = task
-
-        def arrange(tiles: list[ImageTile]) -> None:
-            self.images.addWidget(tiles[0], 1)
-
-        self._show_images(task, pixmaps, ["Output"], arrange, 1)
-        self.questions = list(self.settings.get("questions") or CHECKLIST_QUESTIONS)
-        self.values: dict[int, int] = {}
-        if previous:
-            self.values = {k: previous[f"q{k + 1}"] for k in range(6)}
-        self.row = 0
-        self._build_rows([""] * 6)
-        self._refresh()
-
-    def _refresh(self) -> None:
-        texts = []
-        for k, q in enumerate(self.questions):
-            v = self.values.get(k)
-            level = CHECKLIST_LEVELS[k // 2]
-            answer = "—" if v is None else ("yes" if v else "no")
-            texts.append(f"{k + 1}. {q}   [{answer}]" + (f"      ({level})" if k % 2 == 0
-                                                          else ""))
-        self._paint_rows(texts, self.row)
-
-    def handle_key(self, key: int) -> bool:
-        if key == K.Key_Up:
-            self.row = max(0, self.row - 1)
-        elif key == K.Key_Down:
-            self.row = min(5, self.row + 1)
-        elif key in (K.Key_Y, K.Key_1, K.Key_N, K.Key_0):
-            self.values[self.row] = int(key in (K.Key_Y, K.Key_1))
-            self.row = min(5, self.row + 1)
-        elif key in (K.Key_Return, K.Key_Enter):
-            missing = [str(k + 1) for k in range(6) if k not in self.values]
-            if missing:
-                self.hint.emit(f"Answer question(s) {', '.join(missing)} first (Y/N).")
-                return True
-            self.submitted.emit({f"q{k + 1}": self.values[k] for k in range(6)}, None, "")
-            return True
-        else:
-            return False
-        self._refresh()
-        return True
-
-
-PANELS = {"ranking": RankingPanel, "side_by_side": SideBySidePanel, "likert": LikertPanel,
-          "checklist": ChecklistPanel}
-HINTS = {
-    "ranking": "←/→ choose output · 1–9 give its rank (or drag the cards) · Delete clears · "
-               "Enter submit · I impossible to rank fairly",
-    "side_by_side": "← or 1 left · → or 2 right · ↓ or T tie · Enter submit",
-    "likert": "Y valid / N invalid · ↑/↓ row · 1–5 rate · Enter submit",
-    "checklist": "↑/↓ question · Y/1 yes · N/0 no · Enter submit",
-}
-COMMON_HINT = ("Space pause · Backspace change my last answer · +/− zoom · 0 fit")

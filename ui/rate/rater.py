@@ -24,7 +24,8 @@ from core.rating.pacing import TaskClock, penalty_for
 from core.rating.protocols import PROTOCOL_TITLES, AnswerError, TaskView
 from core.rating.session_file import RatingSession, SessionFileError, now_iso
 from ui.rate.image_view import pixmap_from_bytes
-from ui.rate.panels import COMMON_HINT, HINTS, PANELS, ProtocolPanel, _label
+from ui.rate.panels import ProtocolPanel, _label
+from ui.rate.question_panels import COMMON_HINT, HINTS, PANELS
 from ui.widgets.theme import set_tone
 
 K = Qt.Key

@@ -49,6 +49,7 @@ from ui.rate.housekeeping import SessionHousekeeping
 from ui.rate.rater import RaterWindow
 from ui.widgets.actions import make_action
 from ui.widgets.dates import format_when, when_tooltip
+from ui.widgets.screen import fitted_size
 
 SESSION_COLUMNS = ["Session", "Protocol", "Raters", "Tasks", "Judgments merged", "Seed",
                    "Created"]
@@ -67,6 +68,13 @@ def _table(columns: list[str]) -> QTableWidget:
     table.horizontalHeader().setSectionResizeMode(len(columns) - 1,
                                                   QHeaderView.ResizeMode.Stretch)
     return table
+
+
+def _fit_columns(table: QTableWidget) -> None:
+    """Every column but the last as wide as its contents; the last (stretching) takes the
+    rest.  ``resizeColumnsToContents`` also shrank the last one, leaving an empty band."""
+    for column in range(table.columnCount() - 1):
+        table.resizeColumnToContents(column)
 
 
 def _set_row(table: QTableWidget, row: int, values: list[Any], key: str | None = None,
@@ -131,11 +139,13 @@ class RateWorkspace(SessionHousekeeping, QWidget):
         return make_action(self, text, slot, shortcut)
 
     def _build_actions(self) -> None:
-        self.act_outputs = self._action("Import &Model Outputs…", self.choose_outputs)
+        self.act_outputs = self._action("Import &Model Outputs…", self.choose_outputs,
+                                        "Ctrl+Shift+I")
         self.act_new = self._action("&New Session…", self.new_session, "Ctrl+Shift+N")
-        self.act_merge = self._action("&Merge Returned Files…", self.choose_merge)
-        self.act_export = self._action("&Export Results…", self.choose_export)
-        self.act_rate = self._action("&Rate a Session File…", self.choose_session_file)
+        self.act_merge = self._action("&Merge Returned Files…", self.choose_merge, "Ctrl+M")
+        self.act_export = self._action("&Export Results…", self.choose_export, "Ctrl+E")
+        self.act_rate = self._action("&Rate a Session File…", self.choose_session_file,
+                                     "Ctrl+Shift+O")
         self.act_folder = self._action("Open Session &Folder", self.open_folder)
         self.act_delete = self._action("&Delete Session…", self.ask_delete)
         self.act_delete.setToolTip("Delete the session (archive it when judgments were "
@@ -236,7 +246,8 @@ class RateWorkspace(SessionHousekeeping, QWidget):
         outputs = ", ".join(f"{m} ({n})" for m, n in counts.items()) or \
             "none yet — import a folder laid out as <root>/<model>/<sample_id>.png"
         self.info.setText(f"Model outputs: {outputs}\nCurate filter: {selected:,} "
-                          "sample(s); a new session can also take all Benchmark samples, "
+                          f"sample{'' if selected == 1 else 's'}; a new session can also "
+                          "take all Benchmark samples, "
                           "a tag or ids you pick." +
                           (f"\nRead-only: {project.path.name} is open read-only, so "
                            "sessions can be viewed and exported but not created or merged."
@@ -262,7 +273,7 @@ class RateWorkspace(SessionHousekeeping, QWidget):
             created.setToolTip(when_tooltip(s.created_at))
             if s.name == current:
                 self.sessions.selectRow(r)
-        self.sessions.resizeColumnsToContents()
+        _fit_columns(self.sessions)
         if rows and self.selected_session() is None:
             self.sessions.selectRow(0)
         blocker.unblock()
@@ -301,7 +312,7 @@ class RateWorkspace(SessionHousekeeping, QWidget):
             _set_row(self.summary, r, [s.slot, s.rater or "not returned yet",
                                        f"{s.completed}/{s.tasks}", gold, median, s.flags,
                                        s.early, s.changed, s.path or ""])
-        self.summary.resizeColumnsToContents()
+        _fit_columns(self.summary)
 
     # -- actions -------------------------------------------------------------------
     def choose_outputs(self) -> None:
@@ -492,6 +503,6 @@ class RateWorkspace(SessionHousekeeping, QWidget):
         window.destroyed.connect(lambda *_: self.raters.remove(window)
                                  if window in self.raters else None)
         self.raters.append(window)
-        window.resize(1400, 900)
+        window.resize(*fitted_size(1400, 900))
         window.show()
         return window

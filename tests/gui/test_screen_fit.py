@@ -1,0 +1,68 @@
+"""Windows open inside the screen: a 1280×720 laptop gets no window taller than it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytestmark = pytest.mark.gui
+
+from PySide6.QtCore import QRect, QSettings  # noqa: E402
+from PySide6.QtGui import QScreen  # noqa: E402
+from PySide6.QtWidgets import QPushButton  # noqa: E402
+
+from ui.widgets.screen import SHARE, fitted_size  # noqa: E402
+
+
+@pytest.fixture
+def small_screen(monkeypatch: Any) -> QRect:
+    free = QRect(0, 0, 1280, 690)  # 1280×720 less a 30-pixel panel
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda self: free)
+    return free
+
+
+def test_fitted_size_shrinks_only_what_does_not_fit(qapp: Any, small_screen: QRect) -> None:
+    assert fitted_size(640, 480) == (640, 480)
+    assert fitted_size(1400, 900) == (int(1280 * SHARE), int(690 * SHARE))
+
+
+def test_the_main_window_first_opens_inside_a_small_screen(qtbot: Any, tmp_path: Any,
+                                                           small_screen: QRect) -> None:
+    from app.main_window import MainWindow
+
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
+                      str(tmp_path / "settings"))
+    QSettings().clear()  # a first start: no saved geometry
+    window = MainWindow()
+    qtbot.addWidget(window)
+    try:
+        assert window.height() <= small_screen.height() and window.width() <= 1280
+    finally:
+        window.runner.shutdown()
+
+
+def test_the_workspace_list_draws_no_focus_box(main_window: Any) -> None:
+    assert "outline: 0" in main_window.nav.styleSheet()  # no box inside the highlight
+
+
+def test_pages_that_need_a_project_offer_to_make_one(main_window: Any, demo_path: Any,
+                                                     qtbot: Any, monkeypatch: Any) -> None:
+    """Anonymize, Rate, Metrics and Analyze said 'open or create a project first (File
+    menu)' with no button to do it; now they have New Demo / New / Open until one opens."""
+    window = main_window
+    asked: list[str] = []
+    monkeypatch.setattr(window.projects, "new_demo", lambda: asked.append("demo"))
+    for key in ("anonymize", "rate", "metrics", "analyze"):
+        page = window.show_workspace(key)
+        row = page.empty.project_row
+        assert row.isVisible(), key
+        texts = [b.text() for b in row.findChildren(QPushButton)]
+        assert texts == ["New Demo Project…", "New Project…", "Open Project…"], key
+    row.findChildren(QPushButton)[0].click()  # Analyze → New Demo Project…
+    assert asked == ["demo"]
+    assert window.open_project(demo_path)
+    for key in ("anonymize", "rate", "metrics", "analyze"):
+        assert not window.pages[key].empty.project_row.isVisibleTo(window.pages[key].empty)
