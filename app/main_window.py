@@ -14,6 +14,7 @@ from typing import Any
 from PySide6.QtCore import QByteArray, Qt, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QDialog,
     QHBoxLayout,
     QLabel,
@@ -173,7 +174,12 @@ class MainWindow(QMainWindow):
 
     def _show_page(self, index: int) -> None:
         """Show workspace ``index``: only its actions act, and only it sets the window's
-        minimum size (a hidden page's minimum no longer keeps the window wide)."""
+        minimum size (a hidden page's minimum no longer keeps the window wide).  A menu
+        the last page left open (a context menu, where the platform lets a shortcut through
+        to the window) is closed first: its actions belong to a page no longer shown."""
+        while (popup := QApplication.activePopupWidget()) is not None:
+            if not popup.close():
+                break
         self.stack.setCurrentIndex(index)
         for k in range(self.stack.count()):
             policy = QSizePolicy.Policy.Preferred if k == index else QSizePolicy.Policy.Ignored

@@ -177,9 +177,12 @@ class Monkey:
         target = self.target()
         if within is None and target is self.window and self.rng.random() < 0.75:
             within = self.window.stack.currentWidget()  # mostly the page on screen
+        home = (within or target).window()
+        # only widgets of the window the input goes to: a separate window a page opened
+        # (Curate's adjudication window, parented to the Curate page) acts for that page
         widgets = [w for w in (within or target).findChildren(QWidget)
                    if w.isVisible() and w.isEnabled() and w.width() > 2 and w.height() > 2
-                   and not w.isWindow()
+                   and not w.isWindow() and w.window() is home
                    and (not focusable or w.focusPolicy() & Qt.FocusPolicy.ClickFocus)]
         if not widgets:
             return "none"

@@ -84,6 +84,23 @@ def test_curate_label_cannot_change_a_sample_from_another_page(main_window: Main
     assert _audit_rows(window) == before + 1
 
 
+def test_a_menu_left_open_closes_when_the_workspace_changes(main_window: MainWindow,
+                                                           demo_path: Path, qtbot) -> None:
+    """Where the platform lets Ctrl+1…5 through while a menu is open (no keyboard grab),
+    the page's menu must not stay open over another page, acting on a hidden sample."""
+    from PySide6.QtWidgets import QMenu
+
+    window = main_window
+    assert window.open_project(demo_path)
+    curate = window.show_workspace("curate")
+    menu = curate.workspace_menu()
+    assert isinstance(menu, QMenu)
+    menu.popup(window.geometry().center())
+    qtbot.waitUntil(lambda: QApplication.activePopupWidget() is menu)
+    window.show_workspace("rate")
+    assert QApplication.activePopupWidget() is None and not menu.isVisible()
+
+
 def test_only_the_shown_workspace_has_a_menu_and_live_actions(main_window: MainWindow,
                                                               demo_path: Path,
                                                               qtbot) -> None:
