@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, Qt, Signal
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QCloseEvent, QFont, QFontMetrics
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
@@ -39,6 +39,15 @@ from ui.context import AppContext
 from ui.empty_state import EmptyState
 from ui.widgets.screen import fitted_size
 from ui.workspaces import WORKSPACES, CurateStart, build_page
+
+
+def nav_width(font: QFont, titles: list[str]) -> int:
+    """The workspace list's width: its longest title at 11 pt plus the item padding, so the
+    pages keep every other pixel (a fixed 170 px took a sixth of a 1024-pixel window)."""
+    big = QFont(font)
+    big.setPointSizeF(11.0)
+    text = max(QFontMetrics(big).horizontalAdvance(t) for t in titles)
+    return text + 2 * 12 + 2 * 10 + 4  # item padding, frame and focus margin, the border
 
 
 class MainWindow(QMainWindow):
@@ -133,7 +142,7 @@ class MainWindow(QMainWindow):
         # no dotted focus box inside the highlighted item (the highlight shows the page)
         self.nav.setStyleSheet("QListWidget#workspaceNav { font-size: 11pt; outline: 0; }"
                                "QListWidget#workspaceNav::item { padding: 10px 12px; }")
-        self.nav.setFixedWidth(170)
+        self.nav.setFixedWidth(nav_width(self.nav.font(), [w.title for w in WORKSPACES]))
         self.stack = QStackedWidget()
         self.pages: dict[str, QWidget] = {}
         for index, info in enumerate(WORKSPACES, 1):

@@ -44,8 +44,20 @@ def test_the_main_window_first_opens_inside_a_small_screen(qtbot: Any, tmp_path:
         window.runner.shutdown()
 
 
-def test_the_workspace_list_draws_no_focus_box(main_window: Any) -> None:
-    assert "outline: 0" in main_window.nav.styleSheet()  # no box inside the highlight
+def test_the_workspace_list_is_as_wide_as_its_longest_title(main_window: Any) -> None:
+    from PySide6.QtGui import QFont, QFontMetrics
+
+    from ui.workspaces import WORKSPACES
+
+    nav = main_window.nav
+    font = QFont(nav.font())
+    font.setPointSizeF(11.0)
+    widest = max(QFontMetrics(font).horizontalAdvance(w.title) for w in WORKSPACES)
+    assert widest + 2 * 12 <= nav.width() < 170  # every title fits; the pages get the rest
+    assert "outline: 0" in nav.styleSheet()  # no focus box drawn inside the highlight
+    for row in range(nav.count()):  # no title is elided
+        assert nav.visualItemRect(nav.item(row)).width() >= QFontMetrics(font).horizontalAdvance(
+            nav.item(row).text()) + 2 * 12
 
 
 def test_pages_that_need_a_project_offer_to_make_one(main_window: Any, demo_path: Any,
