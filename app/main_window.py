@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, Qt, Signal
+from PySide6.QtCore import QAbstractItemModel, QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QFont, QFontMetrics
 from PySide6.QtWidgets import (
     QApplication,
@@ -163,6 +163,16 @@ class MainWindow(QMainWindow):
             if isinstance(empty, EmptyState) and not isinstance(page, CurateStart):
                 empty.add_project_actions([self.act_new_demo, self.act_new, self.act_open])
         self.context.project_changed.connect(self._project_buttons)
+        # the status bar's "N posts, N samples" follows Curate's list (a new sample, an
+        # undo): counted once the list settles, not on every row
+        self._summary_timer = QTimer(self)
+        self._summary_timer.setSingleShot(True)
+        self._summary_timer.setInterval(300)
+        self._summary_timer.timeout.connect(self.refresh_summary)
+        model = getattr(self.pages.get("curate"), "model", None)
+        if isinstance(model, QAbstractItemModel):
+            for signal in (model.modelReset, model.rowsInserted, model.rowsRemoved):
+                signal.connect(lambda *_: self._summary_timer.start())
         central = QWidget()
         row = QHBoxLayout(central)
         row.setContentsMargins(0, 0, 0, 0)

@@ -78,3 +78,20 @@ def test_pages_that_need_a_project_offer_to_make_one(main_window: Any, demo_path
     assert window.open_project(demo_path)
     for key in ("anonymize", "rate", "metrics", "analyze"):
         assert not window.pages[key].empty.project_row.isVisibleTo(window.pages[key].empty)
+
+
+def test_the_status_bar_counts_follow_a_new_sample(main_window: Any, demo_path: Any,
+                                                   qtbot: Any) -> None:
+    """Posts → New Sample from Post added a sample the status bar did not count (the list
+    said 116, the status bar 115)."""
+    window = main_window
+    assert window.open_project(demo_path)
+    curate = window.show_workspace("curate")
+    before = window.project_label.text()
+    post = window.project.conn.execute(
+        "SELECT id FROM posts WHERE id NOT IN (SELECT post_id FROM samples WHERE post_id "
+        "IS NOT NULL) AND parent_id IS NULL LIMIT 1").fetchone()[0]
+    assert curate.proposals.new_sample_from_post(post)
+    n = window.project.conn.execute("SELECT count(*) FROM samples").fetchone()[0]
+    qtbot.waitUntil(lambda: f"{n:,} samples" in window.project_label.text(), timeout=5_000)
+    assert window.project_label.text() != before
