@@ -19,12 +19,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import QEvent, QPoint, Qt, QTimer
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import (
     QAbstractButton,
     QApplication,
     QLineEdit,
+    QMenu,
     QPlainTextEdit,
     QTextEdit,
     QWidget,
@@ -153,13 +154,25 @@ class Monkey:
                 mods |= M.ShiftModifier
         else:
             key, mods = self.rng.choice([K.Key_Up, K.Key_Down]), M.AltModifier
-        if (key, mods) in NEVER:
+        if (key, mods) in NEVER or self._would_quit(widget, key):
             return "skip"
         if isinstance(target, QWidget) and target.isWindow() and target is not self.window \
                 and self.rng.random() < 0.3:
             key, mods = K.Key_Escape, M.NoModifier  # users close what they opened
         QTest.keyClick(widget, key, mods)
         return "key"
+
+    @staticmethod
+    def _would_quit(widget: QWidget, key: int) -> bool:
+        """Return or Enter on a menu's Quit entry, or Quit's mnemonic in its menu, ends the
+        walk as Ctrl+Q would (a user quitting is not a bug)."""
+        if not isinstance(widget, QMenu):
+            return False
+        quits = [a for a in widget.actions()
+                 if a.shortcut().matches(QKeySequence(QKeySequence.StandardKey.Quit))
+                 == QKeySequence.SequenceMatch.ExactMatch or a.text() == "&Quit"]
+        return bool(quits) and (key == K.Key_Q or (key in (K.Key_Return, K.Key_Enter)
+                                                   and widget.activeAction() in quits))
 
     def _type(self) -> str:
         widget = self._focus(self.target())
@@ -216,6 +229,8 @@ class Monkey:
             return
         key = K.Key_Escape if self._nested > 8 else self.rng.choice(
             [K.Key_Down, K.Key_Down, K.Key_Up, K.Key_Return, K.Key_Escape])
+        if self._would_quit(popup, key):
+            key = K.Key_Escape
         QTest.keyClick(popup, key)
 
     def _menu(self) -> str:
