@@ -14,11 +14,6 @@ pytestmark = pytest.mark.gui
 MARKUP = "<h1>BIG</h1><img src='file:///etc/hostname'><a href='javascript:alert(1)'>x</a>"
 
 
-@pytest.mark.xfail(strict=True, reason="ui/curate/posts_view.py PostListModel.data returns the "
-                   "raw post text as ToolTipRole (and ui/curate/list_model.py the raw prompt; "
-                   "ui/anonymize/workspace.py:183 and panel.py:321 raw names): Qt renders it "
-                   "as rich text; plain_tooltip (ui/curate/image_panel.py) exists for this; "
-                   "owner: GUI")
 def test_post_text_tooltip_is_plain(qapp, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from PySide6.QtGui import Qt, QTextDocument  # QtGui's Qt has mightBeRichText
 

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from core.imaging.photos import CATEGORIES, DEFAULT_LICENCE, Photo, Region
 from ui.widgets.dates import format_when
+from ui.widgets.tooltips import plain_tooltip
 
 METHOD_LABELS = {"blur": "Gaussian blur", "pixelate": "Pixelate", "fill": "Solid fill"}
 LICENCES = (DEFAULT_LICENCE, "CC-BY-SA-4.0", "CC0-1.0")
@@ -320,7 +321,7 @@ class PhotoPanel(QScrollArea):
                 item = QListWidgetItem(f"#{r.id}  {r.kind} · {source} · "
                                        f"{'ellipse' if r.shape == 'ellipse' else 'rect'} · "
                                        f"{how}")
-                item.setToolTip(item.text())
+                item.setToolTip(plain_tooltip(item.text()))
                 self.region_list.addItem(item)
                 self.region_ids.append(r.id)
             self.select_region(selected)

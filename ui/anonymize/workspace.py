@@ -37,6 +37,7 @@ from ui.anonymize.photo_jobs import PhotoJobs
 from ui.anonymize.viewer import PhotoViewer, regions_text
 from ui.context import AppContext
 from ui.empty_state import EmptyState
+from ui.widgets.tooltips import plain_tooltip
 
 STATUS_MARK = {"new": "●", "reviewed": "✓", "released": "⇪"}
 
@@ -181,7 +182,7 @@ class AnonymizeWorkspace(QWidget):
         for i, photo in enumerate(photos):
             item = QListWidgetItem(_item_text(photo, counts.get(photo.id, 0)))
             item.setData(Qt.ItemDataRole.UserRole, photo.id)
-            item.setToolTip(f"{photo.file_name} ({photo.width}×{photo.height})")
+            item.setToolTip(plain_tooltip(f"{photo.file_name} ({photo.width}×{photo.height})"))
             self.list.addItem(item)
             if photo.id == keep:
                 row = i

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 from PySide6.QtCore import QRect, QSize, Qt, Signal
@@ -22,13 +21,9 @@ from core.curate.detail import ImageItem
 from ui.curate.canvas import CanvasBox, ImageCanvas
 from ui.curate.images import THUMB, ImageStore, map_box
 from ui.curate.strip import DropPlan, ImageStrip
+from ui.widgets.tooltips import plain_tooltip
 
 PREVIEW = 110
-
-
-def plain_tooltip(text: str) -> str:
-    """A tooltip that shows ``text`` literally (Qt would otherwise guess HTML)."""
-    return "<p style='white-space:pre-wrap'>" + html.escape(text) + "</p>"
 
 
 class CropPreview(QWidget):

@@ -12,6 +12,7 @@ from core.curate.queries import COLUMNS, SampleLister, SampleRow, fetch_rows
 from core.selection import SampleFilter
 from core.store.errors import ProjectError
 from ui.widgets.theme import tone_text
+from ui.widgets.tooltips import plain_tooltip
 
 PAGE = 200
 MAX_PAGES = 40
@@ -202,7 +203,8 @@ def _cell(row: SampleRow, key: str, role: int) -> Any:
         tone = QUALITY_TONES.get(row.quality or "") if key == "quality" else None
         return _tone_brush(tone) if tone else None
     if role == Qt.ItemDataRole.ToolTipRole:
-        return {"prompt": row.prompt, "review_status": row.review_status,
+        return {"prompt": plain_tooltip(row.prompt) if row.prompt else None,
+                "review_status": row.review_status,
                 "modified": "prompt edited" if row.modified else "original prompt",
                 "split": row.split}.get(key)
     return _display(key, row.value(key))

@@ -27,9 +27,9 @@ from PySide6.QtWidgets import (
 )
 
 from core.curate.detail import PostInfo, SampleDetail
-from ui.curate.image_panel import plain_tooltip
 from ui.widgets.dates import format_when, when_tooltip
 from ui.widgets.theme import tone_text
+from ui.widgets.tooltips import plain_tooltip
 
 _ENGAGEMENT = (("likes", "likes"), ("reposts", "reposts"), ("replies", "replies"),
                ("views", "views"), ("bookmarks", "bookmarks"))

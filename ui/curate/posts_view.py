@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from core.propose.posts import LISTS, PostRow, count_posts, fetch_posts, post_ids
 from core.store.errors import ProjectError
+from ui.widgets.tooltips import plain_tooltip
 
 COLUMNS = (("id", "Post"), ("author", "Author"), ("images", "Img"), ("replies", "Replies"),
            ("samples", "Samples"), ("text", "Text"))
@@ -101,7 +102,7 @@ class PostListModel(QAbstractTableModel):
             value = getattr(row, key)
             return " ".join(str(value).split()) if key == "text" else str(value)
         if role == Qt.ItemDataRole.ToolTipRole and key == "text":
-            return row.text
+            return plain_tooltip(row.text or "")
         if role == Qt.ItemDataRole.TextAlignmentRole and key in ("images", "replies",
                                                                  "samples"):
             return Qt.AlignmentFlag.AlignCenter
