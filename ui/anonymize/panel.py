@@ -387,6 +387,14 @@ def _release_text(photo: Photo) -> str:
         f"verified with warnings: {len(ver.get('outside', []))} face(s) outside regions " \
         "accepted"
     raised = ver.get("raised") or {}
-    extra = f"; strength raised for {', '.join(raised)}" if raised else ""
+    added = [k for k, v in raised.items() if isinstance(v, dict) and v.get("added")]
+    stronger = [k for k in raised if k not in added]
+    extra = f"; strength raised for {', '.join(stronger)}" if stronger else ""
+    if added:
+        extra += f"; {len(added)} readable plate(s) no region covered hidden at release"
+    kept = [f for f in ver.get("text_outside") or [] if not f.get("hidden")]
+    if kept:
+        extra += f"; {len(kept)} readable plate-shaped text line(s) left as they are " \
+                 "(category Text)"
     return f"Released {format_when(photo.released_at)} to {photo.released_path} " \
            f"({check}{extra})"
