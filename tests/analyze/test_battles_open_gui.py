@@ -225,6 +225,7 @@ def test_online_elo_on_the_leaderboard_equals_winnow_stats_elo_online(
     qtbot.waitUntil(lambda: page.analysis is not None, timeout=20_000)
     controls = page.controls
     assert controls.online.isEnabled() and not controls.online_k.isEnabled()
+    assert controls.online.toolTip().startswith("Votes: also replay")
     assert page.views["leaderboard"].controls.indexOf(controls.tab_rows["leaderboard"]) >= 0
     controls.n_boot.setValue(200)
     controls.seed.setValue(3)

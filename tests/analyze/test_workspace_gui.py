@@ -70,6 +70,9 @@ def test_open_csv_switch_tabs_with_keyboard(qtbot, page, monkeypatch, tmp_path) 
     # widgets added to a visible layout are shown by a queued call: let it run
     qtbot.waitUntil(lambda: len(lead.charts) == 1 and lead.charts[0].isVisible(), timeout=5_000)
     assert "Raters: 3" in page.facts.text()
+    # rankings have no battle order: online Elo is off, and its tooltip says why
+    assert not page.controls.online.isEnabled()
+    assert "no battle order" in page.controls.online.toolTip()
     page.tabs.setFocus()
     seen = []
     for _ in range(len(page.views)):

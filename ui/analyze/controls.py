@@ -24,6 +24,9 @@ from core.stats.online_elo import DEFAULT_K
 POSTHOC_TITLES = {"dunn": "Dunn (as ECHO)", "siegel": "Friedman z (Siegel)",
                   "conover": "Conover", "nemenyi": "Nemenyi"}
 CI_LEVELS = (0.8, 0.9, 0.95, 0.99)
+#: what the online Elo check box does, for a vote data set
+ONLINE_TIP = ("Votes: also replay the votes one by one in battle order (time order for "
+              "arena battle files), as FastChat and `winnow stats elo --online` do")
 
 
 def _label(text: str, buddy: Any) -> QLabel:
@@ -98,9 +101,7 @@ class Controls(QObject):
         self.group = QComboBox()
         self.group.setMinimumContentsLength(10)
         self.online = QCheckBox("&Online Elo (FastChat), K =")
-        self.online.setToolTip("Votes: also replay the votes one by one in battle order "
-                               "(time order for arena battle files), as FastChat and "
-                               "`winnow stats elo --online` do")
+        self.online.setToolTip(ONLINE_TIP)
         self.online_k = QDoubleSpinBox()
         self.online_k.setRange(0.5, 100.0)
         self.online_k.setSingleStep(1.0)
@@ -187,4 +188,7 @@ class Controls(QObject):
         self.posthoc.setEnabled(analysis.kind in ("rankings", "scores", "likert"))
         votes = analysis.kind == "votes"
         self.online.setEnabled(votes)
+        self.online.setToolTip(ONLINE_TIP if votes else
+                               "Only for pairwise votes (side-by-side sessions, arena "
+                               "battle files): this data set has no battle order to replay")
         self.online_k.setEnabled(votes and self.online.isChecked())
