@@ -12,6 +12,7 @@ import pytest
 pytest.importorskip("PySide6")
 pytestmark = pytest.mark.gui
 
+from oriented_photos import H, W, oriented_photo  # noqa: E402
 from PIL import Image  # noqa: E402
 from PySide6.QtCore import QPoint, QPointF, QRect, Qt  # noqa: E402
 from PySide6.QtGui import QImage  # noqa: E402
@@ -22,25 +23,6 @@ from core.rating import images as rating_images  # noqa: E402
 from ui.curate import images as curate_images  # noqa: E402
 from ui.curate.image_panel import ImagePanel  # noqa: E402
 from ui.curate.images import ImageStore, decode, map_box, upright_transform  # noqa: E402
-
-W, H = 64, 40  # stored pixels: landscape; orientations 5–8 show it portrait
-
-
-def _photo(orientation: int, fmt: str = "JPEG") -> bytes:
-    """Four flat quadrants (red, green, blue, white) and a black dot near the top left, so
-    every rotation and mirror looks different; EXIF ``orientation``."""
-    a = np.zeros((H, W, 3), np.uint8)
-    a[: H // 2, : W // 2] = (220, 30, 30)
-    a[: H // 2, W // 2:] = (30, 200, 30)
-    a[H // 2:, : W // 2] = (30, 30, 220)
-    a[H // 2:, W // 2:] = (240, 240, 240)
-    a[4:10, 4:12] = 0
-    exif = Image.Exif()
-    exif[0x0112] = orientation
-    out = io.BytesIO()
-    extra = {"quality": 100, "subsampling": 0} if fmt == "JPEG" else {}
-    Image.fromarray(a).save(out, fmt, exif=exif.tobytes(), **extra)
-    return out.getvalue()
 
 
 def _array(img: QImage) -> np.ndarray:
@@ -59,7 +41,7 @@ def _close(a: np.ndarray, b: np.ndarray) -> bool:
 @pytest.mark.parametrize("fmt", ["JPEG", "PNG"])
 @pytest.mark.parametrize("orientation", range(1, 9))
 def test_curate_decodes_upright_as_core_does(qapp, fmt: str, orientation: int) -> None:
-    data = _photo(orientation, fmt)
+    data = oriented_photo(orientation, fmt)
     img, error = decode(data)
     assert img is not None and error == ""
     reference = decode_rgb(data)
@@ -71,7 +53,7 @@ def test_curate_decodes_upright_as_core_does(qapp, fmt: str, orientation: int) -
 
 @pytest.mark.parametrize("orientation", range(1, 9))
 def test_boxes_map_as_the_rating_files_crop_them(qapp, orientation: int) -> None:
-    data = _photo(orientation)
+    data = oriented_photo(orientation)
     img, _ = decode(data)
     assert img is not None
     transform = upright_transform(orientation, W, H)
@@ -87,7 +69,7 @@ def test_boxes_map_as_the_rating_files_crop_them(qapp, orientation: int) -> None
 @pytest.mark.parametrize("orientation", [3, 6, 8])
 def test_image_panel_shows_upright_and_stores_boxes_in_file_pixels(
         qtbot, monkeypatch: pytest.MonkeyPatch, orientation: int) -> None:
-    data = _photo(orientation)
+    data = oriented_photo(orientation)
     monkeypatch.setattr(curate_images, "image_bytes", lambda project, sha: data)
     panel = ImagePanel(ImageStore())
     qtbot.addWidget(panel)
@@ -138,7 +120,7 @@ def test_adjudication_tiles_are_upright_with_their_boxes(
     from ui.curate import adjudicate
     from ui.curate.canvas import ROLE_COLOURS
 
-    data = _photo(6)
+    data = oriented_photo(6)
     monkeypatch.setattr(adjudicate, "image_bytes", lambda project, sha: data)
     sha = "a" * 64
     value = {"screenshot": True, "rows": [["input", 0, "p.jpg", sha, 2, 3, 20, 11, None]]}
@@ -152,14 +134,14 @@ def test_adjudication_tiles_are_upright_with_their_boxes(
 
 @pytest.mark.parametrize("orientation", [0, 9, 65535])
 def test_an_orientation_out_of_range_shows_the_image_as_stored(qapp, orientation: int) -> None:
-    data = _photo(orientation)
+    data = oriented_photo(orientation)
     img, error = decode(data)
     assert img is not None and error == "" and (img.width(), img.height()) == (W, H)
     assert curate_images.orientation(data) == 1
 
 
 def test_a_broken_exif_block_shows_the_image_as_stored(qapp) -> None:
-    data = bytearray(_photo(6))
+    data = bytearray(oriented_photo(6))
     at = data.find(b"Exif\x00\x00")
     assert at > 0
     data[at + 6: at + 14] = b"XXXXXXXX"  # the TIFF header: unreadable

@@ -8,27 +8,11 @@ import io
 
 import numpy as np
 import pytest
+from oriented_photos import H, W, oriented_photo
 from PIL import Image
 
 from core.curate import export
 from core.rating import images as rating_images
-
-W, H = 64, 40
-
-
-def _photo(orientation: int, mode: str = "RGB") -> bytes:
-    a = np.zeros((H, W, 3), np.uint8)
-    a[: H // 2, : W // 2] = (220, 30, 30)
-    a[: H // 2, W // 2:] = (30, 200, 30)
-    a[H // 2:, : W // 2] = (30, 30, 220)
-    a[H // 2:, W // 2:] = (240, 240, 240)
-    a[4:10, 4:12] = 0
-    exif = Image.Exif()
-    exif[0x0112] = orientation
-    out = io.BytesIO()
-    Image.fromarray(a).convert(mode).save(out, "JPEG", exif=exif.tobytes(), quality=100,
-                                          subsampling=0)
-    return out.getvalue()
 
 
 def _exported(monkeypatch, data: bytes, box: tuple[int, int, int, int]) -> np.ndarray:
@@ -44,7 +28,7 @@ def _exported(monkeypatch, data: bytes, box: tuple[int, int, int, int]) -> np.nd
 def test_an_exported_crop_is_upright_as_the_rating_file_shows_it(
     monkeypatch, orientation: int
 ) -> None:
-    data = _photo(orientation)
+    data = oriented_photo(orientation)
     for box in ((2, 3, 20, 11), (40, 25, 24, 15), (0, 0, W, H)):
         crop = _exported(monkeypatch, data, box)
         shown = rating_images.decode(data, "photo.jpg", list(box)).astype(int)
@@ -55,7 +39,7 @@ def test_an_exported_crop_is_upright_as_the_rating_file_shows_it(
 
 
 def test_a_cmyk_crop_is_written_as_srgb(monkeypatch) -> None:
-    data = _photo(6, mode="CMYK")
+    data = oriented_photo(6, mode="CMYK")
     crop = _exported(monkeypatch, data, (2, 3, 20, 11))
     shown = rating_images.decode(data, "photo.jpg", [2, 3, 20, 11]).astype(int)
     assert crop.shape == shown.shape and float(np.abs(crop - shown).mean()) < 6.0

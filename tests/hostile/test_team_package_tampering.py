@@ -15,7 +15,11 @@ from typing import Any
 import pytest
 
 from core.teamwork.merge import merge_packages
-from tests.teamwork.team_helpers import Curator, make_project, package_path, raw, split, state
+from tests.teamwork.team_helpers import (
+    raw,
+    state,
+    worked_team,
+)
 
 
 def _sql(*statements: str) -> Callable[[Path], None]:
@@ -58,15 +62,7 @@ REFUSED: dict[str, tuple[Callable[[Path], None], str]] = {
 
 @pytest.fixture
 def team(tmp_path: Path) -> Iterator[tuple[Any, Path, Path]]:
-    project = make_project(tmp_path)
-    report = split(project, tmp_path / "out")
-    alice, bob = package_path(report, "Alice"), package_path(report, "Bob")
-    with Curator(alice) as c:
-        c.label("s2", "Benchmark")
-        c.prompt("s4", "a zebra-striped unicorn")
-        c.tag("s2", "nice")
-    with Curator(bob) as c:
-        c.label("s5", "Analysis")
+    project, alice, bob = worked_team(tmp_path, tag=True)
     yield project, alice, bob
     project.close()
 

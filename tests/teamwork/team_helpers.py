@@ -47,6 +47,23 @@ def package_path(report: SplitReport, curator: str) -> Path:
     return report.out / entry["file"]
 
 
+def worked_team(folder: Path, *, tag: bool = False) -> tuple[Project, Path, Path]:
+    """The project split between Alice and Bob, each having worked in their package:
+    Alice labels s2 and rewrites s4's prompt (and tags s2 "nice" with ``tag``), Bob labels
+    s5. Returns (project, Alice's package, Bob's package); the caller closes the project."""
+    project = make_project(folder)
+    report = split(project, folder / "out")
+    alice, bob = package_path(report, "Alice"), package_path(report, "Bob")
+    with Curator(alice) as c:
+        c.label("s2", "Benchmark")
+        c.prompt("s4", "a zebra-striped unicorn")
+        if tag:
+            c.tag("s2", "nice")
+    with Curator(bob) as c:
+        c.label("s5", "Analysis")
+    return project, alice, bob
+
+
 class Curator:
     """A curator working in their package through Curate's own commands and undo stack."""
 

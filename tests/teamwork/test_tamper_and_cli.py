@@ -22,19 +22,13 @@ from tests.teamwork.team_helpers import (
     raw,
     split,
     state,
+    worked_team,
 )
 
 
 @pytest.fixture
 def team(tmp_path: Path):  # type: ignore[no-untyped-def]
-    project = make_project(tmp_path)
-    report = split(project, tmp_path / "out")
-    alice, bob = package_path(report, "Alice"), package_path(report, "Bob")
-    with Curator(alice) as c:
-        c.label("s2", "Benchmark")
-        c.prompt("s4", "a zebra-striped unicorn")
-    with Curator(bob) as c:
-        c.label("s5", "Analysis")
+    project, alice, bob = worked_team(tmp_path)
     yield project, alice, bob
     project.close()
 

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.stats.battles import BattleOptions
+from ui.widgets.dialog_buttons import confirm_cancel
 
 FORMAT_TITLES = {"battles": "arena battles (JSON / JSON Lines)",
                  "pairwise": "a pairwise vote table"}
@@ -46,10 +47,7 @@ class ArenaOptionsDialog(QDialog):
         form.addRow("“Tie (both bad)” votes:", self.bothbad)
         form.addRow("Battles repeating an id:", self.duplicates)
         form.addRow("", self.anonymous)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Open
-                                   | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons = confirm_cancel(self, confirm=QDialogButtonBox.StandardButton.Open)
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
         layout.addLayout(form)

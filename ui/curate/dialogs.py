@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
-    QDialogButtonBox,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
@@ -22,6 +21,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from ui.widgets.dialog_buttons import confirm_cancel
 
 
 class ExportOptions(TypedDict):
@@ -89,11 +90,7 @@ class ExportDialog(QDialog):
         note.setWordWrap(True)
         note.setTextFormat(Qt.TextFormat.PlainText)
         self.format.currentIndexChanged.connect(self._format_changed)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                                   | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Export")
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons = confirm_cancel(self, "Export")
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(note)
@@ -141,11 +138,7 @@ class FillDialog(QDialog):
         form.addRow("Template:", t)
         form.addRow("Reply:", r)
         form.addRow("New prompt:", self.prompt)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                                   | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Create sample")
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons = confirm_cancel(self, "Create sample")
         layout = QVBoxLayout(self)
         layout.addWidget(info)
         layout.addLayout(form)

@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
-    QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
     QGridLayout,
@@ -32,6 +31,7 @@ from core.propose.client import STRUCTURED_MODES, ProposeEndpoint
 from core.propose.kinds import KIND_TITLES, KINDS
 from core.propose.secrets import KEY_ENV, KeyStoreError, api_key, store_key
 from ui.metrics import settings_dialog
+from ui.widgets.dialog_buttons import confirm_cancel
 
 PREFIX = "propose/"
 FIELDS: dict[str, tuple[Any, type]] = {
@@ -126,11 +126,7 @@ class ProposeDialog(QDialog):
         self.error.setTextFormat(Qt.TextFormat.PlainText)
         self.error.setWordWrap(True)
         self.error.setStyleSheet("font-weight: 600")
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                                   | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Propose")
-        buttons.accepted.connect(self._accept)
-        buttons.rejected.connect(self.reject)
+        buttons = confirm_cancel(self, "Propose", self._accept)
         layout = QVBoxLayout(self)
         layout.addWidget(endpoint)
         layout.addWidget(kinds)

@@ -11,7 +11,6 @@ from typing import Any
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
-    QDialogButtonBox,
     QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
@@ -28,6 +27,7 @@ from PySide6.QtWidgets import (
 from core.teamwork import DEFAULT_OVERLAP
 from core.teamwork.conflicts import count_open
 from core.teamwork.package import package_of
+from ui.widgets.dialog_buttons import confirm_cancel
 
 SUFFIX = ".winnow"
 
@@ -67,11 +67,7 @@ class ShareWorkDialog(QDialog):
         note.setWordWrap(True)
         self.error = QLabel()
         self.error.setWordWrap(True)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                                   | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Share")
-        buttons.accepted.connect(self._accept)
-        buttons.rejected.connect(self.reject)
+        buttons = confirm_cancel(self, "Share", self._accept)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(note)

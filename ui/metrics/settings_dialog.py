@@ -33,6 +33,7 @@ from core.metrics.settings import (
     MetricSettings,
     judges_from_text,
 )
+from ui.widgets.dialog_buttons import confirm_cancel
 from ui.widgets.theme import set_tone
 
 PREFIX = "metrics/"
@@ -140,10 +141,7 @@ class MetricsSettingsDialog(QDialog):
         key_note = QLabel("The key is kept in your user settings, never in the project file.")
         key_note.setWordWrap(True)
         jform.addRow(key_note)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
-                                   | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.save)
-        buttons.rejected.connect(self.reject)
+        buttons = confirm_cancel(self, None, self.save, QDialogButtonBox.StandardButton.Save)
         layout = QVBoxLayout(self)
         layout.addWidget(models)
         layout.addWidget(judges)

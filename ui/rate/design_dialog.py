@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
-    QDialogButtonBox,
     QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
@@ -34,6 +33,7 @@ from PySide6.QtWidgets import (
 from core.rating.design import SessionDesign
 from core.rating.protocols import CRITERIA, PROTOCOL_TITLES, PROTOCOLS
 from core.rating.sessions import session_files_in_the_way
+from ui.widgets.dialog_buttons import confirm_cancel
 from ui.widgets.theme import set_tone
 
 
@@ -146,11 +146,7 @@ class DesignDialog(QDialog):
         set_tone(self.error, "danger", text_only=True)
         self.error.setTextFormat(Qt.TextFormat.PlainText)
         self.error.setWordWrap(True)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok |
-                                   QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Create session")
-        buttons.accepted.connect(self._accept)
-        buttons.rejected.connect(self.reject)
+        buttons = confirm_cancel(self, "Create session", self._accept)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.error)
