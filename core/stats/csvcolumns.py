@@ -38,6 +38,7 @@ import numpy as np
 
 from core.csv_cells import plain_cell
 from core.gc_pause import paused_gc
+from core.stats.csvdialect import decimal_comma, header_name, sniff_separator, utf16_as_utf8
 
 #: Largest CSV file read (memory is a few times the file's size): 2 GB, ~80M votes.
 MAX_FILE_BYTES = 2 * 2**30
@@ -115,13 +116,25 @@ class CsvColumns:
             raise CsvFormatError(f"{self.name}: {size / 2**30:.1f} GB is more than the "
                                  f"{MAX_FILE_BYTES // 2**30} GB a statistics file may have; "
                                  "split it")
-        self._raw = self.path.read_bytes()
+        try:
+            self._raw = utf16_as_utf8(self.path.read_bytes())
+        except UnicodeDecodeError as exc:
+            raise CsvFormatError(f"{self.name}: broken UTF-16 text ({exc.reason} at byte "
+                                 f"{exc.start}); save it as UTF-8") from None
+        if (nul := self._raw.find(b"\x00")) >= 0:
+            line = self._raw.count(b"\n", 0, nul) + 1
+            raise CsvFormatError(f"{self.name} row {line}: a NUL "
+                                 "byte (binary data, or UTF-16 text without a byte-order "
+                                 "mark); save it as UTF-8 text")
         self._text_cache: str | None = None
+        #: ',' or, from a spreadsheet, ';' or tab (ADR 159); the fast parsers read commas
+        self.separator = sniff_separator(self._raw[:65536])
+        comma = self.separator == ","
         wanted = (*required, *optional)
         # the split first: as fast as pyarrow on a vote file and no import (ADR 026)
         parsed: tuple[list[str] | None, int, dict[str, Encoded]] | None = (
-            self._parse_split(wanted) if len(self._raw) >= SPLIT_MIN_BYTES else None)
-        if parsed is None and self._fast_ok():
+            self._parse_split(wanted) if comma and len(self._raw) >= SPLIT_MIN_BYTES else None)
+        if parsed is None and comma and self._fast_ok():
             parsed = self._parse_fast(wanted)
         if parsed is None:
             with paused_gc():  # millions of row lists, no cycles: see core.gc_pause
@@ -143,6 +156,7 @@ class CsvColumns:
                 f"{self.name}: missing column{'s' if len(missing) > 1 else ''} "
                 f"{', '.join(repr(c) for c in missing)} (header has: {', '.join(header)})"
             )
+        self.header = header
         self._encoded = encoded
         self.columns: Mapping[str, list[str]] = _Columns(encoded)
 
@@ -156,7 +170,7 @@ class CsvColumns:
                 line = self._raw.count(b"\n", 0, exc.start) + 1
                 raise CsvFormatError(
                     f"{self.name} row {line}: not UTF-8 text (byte {exc.start} cannot be "
-                    "decoded)"
+                    "decoded); save it as UTF-8 text (in Excel: \"CSV UTF-8\")"
                 ) from None
         return self._text_cache
 
@@ -203,7 +217,7 @@ class CsvColumns:
             codes = dic.indices.to_numpy(zero_copy_only=False).astype(np.int64)
             return _restrip(dic.dictionary.to_pylist(), codes)
 
-        header = [str(table.column(i)[0].as_py()).strip().lower()
+        header = [header_name(str(table.column(i)[0].as_py()))
                   for i in range(table.num_columns)]
         # a line of only blanks and commas has a blank first field: the stdlib reader
         # skips such lines, so a file with any blank first field is left to it
@@ -242,7 +256,7 @@ class CsvColumns:
             return None
         width = len(commas) + 1
         rows = text.split("\n")
-        header = [f.strip().lower() for f in rows[0].split(",")]
+        header = [header_name(f) for f in rows[0].split(",")]
         limit = csv.field_size_limit()
         if width == 1 or not header[0] or max(map(len, rows[0].split(","))) > limit:
             return None
@@ -274,7 +288,7 @@ class CsvColumns:
 
     def _parse_slow(self, wanted: Sequence[str]) -> tuple[list[str] | None, int,
                                                           dict[str, Encoded]]:
-        reader = csv.reader(io.StringIO(self._text, newline=""))
+        reader = csv.reader(io.StringIO(self._text, newline=""), delimiter=self.separator)
         try:
             rows = list(filter(None, reader))  # drops empty lines
         except csv.Error as exc:
@@ -285,7 +299,7 @@ class CsvColumns:
             rows = [r for r in rows if "".join(r).strip()]
         if not rows:
             return None, 0, {}
-        header = [f.strip().lower() for f in rows[0]]
+        header = [header_name(f) for f in rows[0]]
         rows = rows[1:]
         width = len(header)
         lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
@@ -299,7 +313,7 @@ class CsvColumns:
         return header, len(rows), encoded
 
     def _records(self) -> Iterator[tuple[int, list[str]]]:
-        reader = csv.reader(io.StringIO(self._text, newline=""))
+        reader = csv.reader(io.StringIO(self._text, newline=""), delimiter=self.separator)
         try:
             for fields in reader:
                 if fields and "".join(fields).strip():
@@ -347,15 +361,16 @@ class CsvColumns:
         self, column: str, positive: bool = False, non_negative: bool = False
     ) -> np.ndarray:
         uniques, codes = self._encoded[column]
-        values = np.empty(len(uniques))
-        for i, v in enumerate(uniques):
-            try:
-                values[i] = float(v)
-            except ValueError:
-                bad = np.array([j for j, u in enumerate(uniques) if not _is_float(u)])
-                k = self._first(column, bad)
-                got = uniques[int(codes[k])]
-                raise self.error(k, column, f"expected a number, got {got!r}") from None
+        parsed = [self._number(v) for v in uniques]
+        bad = np.array([j for j, x in enumerate(parsed) if x is None], dtype=np.int64)
+        if len(bad):
+            k = self._first(column, bad)
+            got = uniques[int(codes[k])]
+            hint = (" (write numbers with a decimal point; decimal commas are read only in "
+                    "a file whose fields are separated by ';')"
+                    if "," in got and self.separator != ";" else "")
+            raise self.error(k, column, f"expected a number, got {got!r}{hint}")
+        values = np.array(parsed, dtype=float)
         for ok, words in ((np.isfinite(values), "a finite number"),
                           (values > 0 if positive else None, "a positive number"),
                           (values >= 0 if non_negative else None, "a number >= 0")):
@@ -363,6 +378,12 @@ class CsvColumns:
                 k = self._first(column, np.flatnonzero(~ok))
                 raise self.error(k, column, f"expected {words}, got {uniques[int(codes[k])]!r}")
         return values[codes]
+
+    def _number(self, text: str) -> float | None:
+        try:
+            return float(text)
+        except ValueError:
+            return decimal_comma(text) if self.separator == ";" else None
 
     def codes(self, column: str, mapping: dict[str, float], expected: str) -> np.ndarray:
         """Map case-insensitive values through ``mapping``; anything else is an error."""
@@ -390,11 +411,3 @@ class CsvColumns:
     def require_rows(self, what: str) -> None:
         if self.n == 0:
             raise CsvFormatError(f"{self.name}: no {what} (the file has only a header)")
-
-
-def _is_float(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
