@@ -184,6 +184,13 @@ def cmd_elo(args: argparse.Namespace) -> int:
             )
         )
     res = stats.elo_ratings(vf.votes, n_boot=args.bootstrap, ci=args.ci, seed=args.seed)
+    if flat := res.zero_width():
+        print(
+            f"winnow stats: warning: the bootstrap interval of {', '.join(flat)} has zero "
+            "width: every resample of the votes gave the same rating — too few or too "
+            "uniform votes, not that the rating is certain",
+            file=sys.stderr,
+        )
     out = {"ratings": res.ratings_dict(), "ci": res.ci, "bootstrap": res.n_boot}
     return _print(_reading(_components(out, res.components), vf))
 

@@ -47,6 +47,14 @@ class EloResult:
         """``{model: {"elo", "lo", "hi"}}``, best first."""
         return ratings_dict(self.models, self.elo, self.lo, self.hi)
 
+    def zero_width(self) -> tuple[str, ...]:
+        """Models whose bootstrap interval has no width: every resample of their votes
+        came out the same (too few, too uniform votes), which is not certainty."""
+        if self.n_boot < 2:
+            return ()
+        flat = np.abs(self.hi - self.lo) < 1e-6
+        return tuple(m for m, f in zip(self.models, flat, strict=True) if f)
+
 
 def ratings_dict(
     models: tuple[str, ...], elo: np.ndarray, lo: np.ndarray, hi: np.ndarray
