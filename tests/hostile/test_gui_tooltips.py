@@ -35,3 +35,26 @@ def test_post_text_tooltip_is_plain(qapp, tmp_path: Path) -> None:  # type: igno
     else:
         doc.setPlainText(tip)
     assert doc.toPlainText().strip() == MARKUP
+
+
+def test_analyze_table_shows_long_model_names_literally(qapp) -> None:  # type: ignore[no-untyped-def]
+    """A model name of more than 40 characters gets its whole text as a tooltip in the
+    Analyze tables: that tooltip rendered a name written as markup (new-votes sweep), and
+    the cell showed a right-to-left override reversing the name (ADR 160)."""
+    from PySide6.QtGui import Qt, QTextDocument
+
+    from core.analysis.results import Table
+    from ui.analyze.views import TableView
+
+    long_markup = MARKUP + " " + "x" * 40
+    spoof = "\u202eLX-xulf"
+    view = TableView(Table("t", "Leaderboard", ["Model", "Elo"],
+                           [[long_markup, 1000.0], [spoof, 990.0]]))
+    tip = view.item(0, 0).toolTip()
+    doc = QTextDocument()
+    if Qt.mightBeRichText(tip):
+        doc.setHtml(tip)
+    else:
+        doc.setPlainText(tip)
+    assert doc.toPlainText().strip() == long_markup
+    assert view.item(1, 0).text() == "⟨U+202E⟩LX-xulf"
