@@ -6,7 +6,9 @@ a NaN, an overflow warning on stderr, or a traceback.
 
 from __future__ import annotations
 
+import importlib
 import json
+import sys
 import warnings
 from pathlib import Path
 
@@ -90,3 +92,31 @@ def test_varied_votes_give_no_zero_width_warning(
     out, err = _elo(tmp_path, capsys, "A,B,a\nA,B,b\nB,C,a\nC,A,b\nA,C,tie\nB,C,b\n" * 3)
     assert all(r["hi"] > r["lo"] for r in out["ratings"].values())
     assert err == ""
+
+
+def test_a_long_bootstrap_on_a_terminal_says_how_far_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """1,000 models with a few votes each: the default 1,000 resamples take minutes, so on
+    a terminal the command says how far it is instead of looking hung (JSON on stdout
+    unchanged); piped, stderr stays quiet."""
+    import app.cli_stats as cli_stats
+    elo_module = importlib.import_module("core.stats.elo")
+
+    rng = np.random.default_rng(0)
+    pairs = [rng.choice(60, 2, replace=False) for _ in range(400)]
+    path = tmp_path / "many.csv"
+    path.write_text("a,b,winner\n" + "".join(f"m{a},m{b},{'ab'[k % 2]}\n"
+                                             for k, (a, b) in enumerate(pairs)))
+    monkeypatch.setattr(elo_module, "batch_size", lambda n, limit=2000: 7)
+    monkeypatch.setattr(cli_stats, "PROGRESS_EVERY_S", 0.0)
+    args = ["stats", "elo", str(path), "--bootstrap", "30", "--seed", "1"]
+    assert run_cli(args) == 0
+    quiet = capsys.readouterr()
+    assert "resample" not in quiet.err
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    assert run_cli(args) == 0
+    shown = capsys.readouterr()
+    assert json.loads(shown.out) == json.loads(quiet.out)
+    assert "bootstrap: 7 of 30 resamples" in shown.err
+    assert "bootstrap: 30 of 30 resamples" in shown.err
