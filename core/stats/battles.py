@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from core.stats.csvcolumns import CsvFormatError
+from core.stats.csvdialect import TWO_SPELLINGS, nfc_twins
 from core.stats.jsonstream import DUPLICATE_KEYS, Progress, json_array, json_lines
 from core.stats.votes import A_WINS, B_WINS, MAX_MODELS, TIE, Votes
 
@@ -339,6 +340,17 @@ def _short(where: str, name: str) -> str:
     return where[len(name) + 1 :] if where.startswith(name + " ") else where
 
 
+def _two_spellings(raw: RawBattles, first: int, second: int) -> None:
+    """Refuse two model names that differ only in their Unicode spelling, naming both."""
+    def record(code: int) -> int:
+        return int(np.flatnonzero((raw.a == code) | (raw.b == code))[0])
+
+    k = record(second)
+    field = raw.fields[0] if raw.a[k] == second else raw.fields[1]
+    raise raw.error(k, field, f"{raw.models[second]!r} and {raw.models[first]!r} "
+                              f"({raw.where(record(first))}) {TWO_SPELLINGS}")
+
+
 def finalize(raw: RawBattles, options: BattleOptions | None = None) -> VoteFile:
     """Apply ``options`` to ``raw`` and build :class:`Votes` (models sorted by name)."""
     opt = options or BattleOptions()
@@ -351,6 +363,8 @@ def finalize(raw: RawBattles, options: BattleOptions | None = None) -> VoteFile:
             raw.fields[1],
             f"the same model as {raw.field_word} '{raw.fields[0]}' ({raw.models[raw.a[k]]!r})",
         )
+    if (twins := nfc_twins(raw.models)) is not None:
+        _two_spellings(raw, *twins)
     keep = np.ones(n, dtype=bool)
     left_out: dict[str, int] = {}
     dups = _duplicates(raw, keep, opt.duplicates == "drop")

@@ -29,6 +29,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import islice
 from operator import itemgetter
@@ -38,7 +39,13 @@ import numpy as np
 
 from core.csv_cells import plain_cell
 from core.gc_pause import paused_gc
-from core.stats.csvdialect import decimal_comma, header_name, sniff_separator, utf16_as_utf8
+from core.stats.csvdialect import (
+    TWO_SPELLINGS,
+    decimal_comma,
+    header_name,
+    sniff_separator,
+    utf16_as_utf8,
+)
 
 #: Largest CSV file read (memory is a few times the file's size): 2 GB, ~80M votes.
 MAX_FILE_BYTES = 2 * 2**30
@@ -351,7 +358,24 @@ class CsvColumns:
         if "" in uniques:
             raise self.error(self._first(column, np.array([uniques.index("")])), column,
                              "empty value")
+        self.one_spelling((column,))
         return uniques, codes
+
+    def one_spelling(self, columns: Sequence[str]) -> None:
+        """Refuse two values of ``columns`` that are one text in two Unicode spellings
+        (``é`` and ``e`` + U+0301 look the same; counted apart they would split a model)."""
+        if all("".join(self._encoded[c][0]).isascii() for c in columns):
+            return  # one C pass per column: the usual case
+        seen: dict[str, tuple[str, str, int]] = {}  # NFC -> (value, column, index)
+        for col in columns:
+            for i, u in enumerate(self._encoded[col][0]):
+                first = seen.setdefault(unicodedata.normalize("NFC", u), (u, col, i))
+                if first[0] != u:
+                    row = self.line(self._first(first[1], np.array([first[2]])))
+                    raise self.error(
+                        self._first(col, np.array([i])), col,
+                        f"{u!r} and {first[0]!r} (row {row}, column '{first[1]}') "
+                        f"{TWO_SPELLINGS}")
 
     def text(self, column: str) -> list[str]:
         self.categories(column)

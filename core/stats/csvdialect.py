@@ -13,6 +13,7 @@ import codecs
 import csv
 import io
 import re
+import unicodedata
 
 #: the separators a header line may use, in the order that breaks a tie
 SEPARATORS = (",", ";", "\t")
@@ -61,3 +62,21 @@ def utf16_as_utf8(raw: bytes) -> bytes:
     if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return raw.decode("utf-16").encode("utf-8")
     return raw
+
+
+#: the end of the message for two names that differ only in their Unicode spelling
+TWO_SPELLINGS = ("are one text in two Unicode spellings (composed and decomposed accents); "
+                 "write it one way")
+
+
+def nfc_twins(values: list[str]) -> tuple[int, int] | None:
+    """Indices ``(first, second)`` of two different values that are one text in two Unicode
+    spellings (``é`` and ``e`` + U+0301), or None."""
+    if "".join(values).isascii():
+        return None
+    seen: dict[str, int] = {}
+    for i, v in enumerate(values):
+        first = seen.setdefault(unicodedata.normalize("NFC", v), i)
+        if values[first] != v:
+            return first, i
+    return None

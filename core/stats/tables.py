@@ -73,6 +73,7 @@ def model_pair_codes(
     row of a model against itself (ADR 018), rejects the file naming it."""
     a_names, a_codes = t.categories(col_a)
     b_names, b_codes = t.categories(col_b)
+    t.one_spelling((col_a, col_b))
     models = tuple(sorted(set(a_names) | set(b_names)))
     _require_dense(t, models=len(models))
     pos = {m: i for i, m in enumerate(models)}

@@ -317,3 +317,51 @@ def test_a_nul_byte_is_refused_before_any_parser(tmp_path: Path, size: int) -> N
     with pytest.raises(CsvFormatError) as err:
         read_votes(path)
     assert str(err.value).startswith(f"v.csv row {size + 2}: a NUL byte")
+
+
+def test_names_in_two_unicode_spellings_are_refused_naming_both_rows(
+    stats: Callable[..., Run], tmp_path: Path
+) -> None:
+    """'Café' typed on one machine (é, U+00E9) and pasted from another (e + U+0301) look
+    the same but are different strings: counted as two models they would split one
+    model's votes without a word."""
+    composed, decomposed = "Caf\u00e9", "Cafe\u0301"
+    path = tmp_path / "v.csv"
+    path.write_text(f"a,b,winner\n{composed},Flux,a\nFlux,SDXL,b\nSDXL,{decomposed},a\n",
+                    encoding="utf-8")
+    run = stats("bt", path)
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert "v.csv row 4, column 'b'" in run.stderr and "row 2, column 'a'" in run.stderr
+    assert "two Unicode spellings" in run.stderr
+    ranks = tmp_path / "r.csv"
+    ranks.write_text(f"rater,item,model,rank\nr1,i1,{composed},1\nr1,i1,B,2\n"
+                     f"r2,i1,{decomposed},1\nr2,i1,B,2\n", encoding="utf-8")
+    run = stats("kemeny", ranks)
+    assert run.returncode == 2 and "r.csv row 4, column 'model'" in run.stderr
+    # one spelling throughout is read as written
+    path.write_text(f"a,b,winner\n{decomposed},Flux,a\nFlux,SDXL,b\nSDXL,{decomposed},a\n",
+                    encoding="utf-8")
+    run = stats("bt", path)
+    assert run.returncode == 0 and decomposed in json.loads(run.stdout)["scores"]
+
+
+def test_battle_files_with_two_spellings_of_a_name_are_refused(tmp_path: Path) -> None:
+    battles = [{"model_a": "Caf\u00e9", "model_b": "Flux", "winner": "model_a"},
+               {"model_a": "Flux", "model_b": "Cafe\u0301", "winner": "model_b"}]
+    path = tmp_path / "b.jsonl"
+    path.write_text("".join(json.dumps(b) + "\n" for b in battles), encoding="utf-8")
+    with pytest.raises(CsvFormatError) as err:
+        read_vote_file(path)
+    msg = str(err.value)
+    assert msg.startswith("b.jsonl line 2, field 'model_b': ") and "b.jsonl line 1" in msg
+    assert "two Unicode spellings" in msg
+
+
+def test_kelvin_sign_and_letter_k_are_two_spellings(tmp_path: Path) -> None:
+    """U+212A KELVIN SIGN is canonically the ASCII letter K: the ASCII side counts too."""
+    from core.stats.tables import read_votes
+
+    path = tmp_path / "k.csv"
+    path.write_text("a,b,winner\nK,Flux,a\nFlux,\u212a,b\n", encoding="utf-8")
+    with pytest.raises(CsvFormatError, match="two Unicode spellings"):
+        read_votes(path)
