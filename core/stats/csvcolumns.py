@@ -243,10 +243,11 @@ class CsvColumns:
         """An unquoted file whose every line has the header's number of fields, split on
         its commas and newlines at once; None for any other file (the :mod:`csv` path
         then reads it and words any error).  What it accepts, :mod:`csv` reads the same:
-        no quote, NUL or bare CR; blank lines only at the ends; no blank first field
-        (a line the csv path would skip); no field over :func:`csv.field_size_limit`."""
+        no quote or bare CR (a NUL is refused before parsing); blank lines only at the
+        ends; no blank first field (a line the csv path would skip); no field over
+        :func:`csv.field_size_limit`."""
         raw = self._raw
-        if b'"' in raw or b"\x00" in raw:
+        if b'"' in raw:  # (a NUL byte was refused on reading)
             return None
         body = (raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw).strip(b"\r\n")
         if b"\r" in body and body.count(b"\r") != body.count(b"\r\n"):
