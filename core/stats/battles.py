@@ -199,6 +199,13 @@ class _Collector:
                     f"{here}, field '{key}': more than {MAX_MODELS:,} distinct "
                     "models, the most the pairwise statistics handle"
                 )
+            try:
+                name.encode("utf-8")
+            except UnicodeEncodeError as exc:  # JSON may escape half a UTF-16 pair
+                raise CsvFormatError(
+                    f"{here}, field '{key}': the name contains \\u{ord(name[exc.start]):04x}, "
+                    "half of a UTF-16 surrogate pair, which is not a character"
+                ) from None
             code = self.models[name] = len(self.models)
         return code
 
@@ -264,7 +271,8 @@ class _Collector:
             return record.to_bytes(8, "little") + b"\xff" * 8
         self.id_label = self.id_label or ident
         text = json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str)
-        return hashlib.blake2b(text.encode(), digest_size=16).digest()
+        # surrogatepass: half a UTF-16 pair in an id only has to be told apart, not shown
+        return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
     def raw(self, source: str) -> RawBattles:
         lines = (

@@ -363,3 +363,30 @@ def test_kelvin_sign_and_letter_k_are_two_spellings(tmp_path: Path) -> None:
     path.write_text("a,b,winner\nK,Flux,a\nFlux,\u212a,b\n", encoding="utf-8")
     with pytest.raises(CsvFormatError, match="two Unicode spellings"):
         read_votes(path)
+
+
+@pytest.mark.parametrize("key", ["model_a", "model_b", "judge", "question_id"])
+def test_half_a_surrogate_pair_in_a_battle_file(
+    stats: Callable[..., Run], tmp_path: Path, key: str
+) -> None:
+    """JSON may escape half a UTF-16 pair (``"\\ud800"``), which is no character: it stopped
+    the command with Python's codec error naming neither file nor record.  In a model's
+    name it is refused naming the record; in an id it only tells battles apart."""
+    battles = [{"model_a": "x", "model_b": "y", "winner": "model_a", "judge": "j",
+                "question_id": "q1"},
+               {"model_a": "y", "model_b": "x", "winner": "model_a", "judge": "j",
+                "question_id": "q2"}]
+    plain = tmp_path / "plain.json"
+    plain.write_text(json.dumps(battles), encoding="utf-8")
+    text = json.dumps(battles).replace(f'"{key}": "{battles[1][key]}"',
+                                       f'"{key}": "\\ud800{battles[1][key]}"', 1)
+    path = tmp_path / "b.json"
+    path.write_text(text, encoding="utf-8")
+    run = stats("bt", path)
+    assert "Traceback" not in run.stderr
+    if key.startswith("model"):
+        assert run.returncode == 2
+        assert f"b.json record 2 (line 1), field '{key}': the name contains \\ud800, half " \
+            "of a UTF-16 surrogate pair" in run.stderr, run.stderr
+    else:
+        assert run.returncode == 0 and run.stdout == stats("bt", plain).stdout
