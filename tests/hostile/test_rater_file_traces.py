@@ -28,6 +28,7 @@ from rating_helpers import build_project, make_session  # noqa: E402
 from core.rating import images as session_images  # noqa: E402
 
 SAMPLES = tuple(f"s{k:03d}" for k in range(12))
+PROTOCOLS = ("ranking", "likert", "side_by_side", "checklist")
 
 
 @pytest.fixture(scope="module")
@@ -36,9 +37,9 @@ def made(tmp_path_factory):  # type: ignore[no-untyped-def]
     mp.setattr(session_images, "LONG_SIDE", LONG_SIDE)
     tmp = tmp_path_factory.mktemp("traces")
     project = build_project(tmp / "t.winnow", n_samples=len(SAMPLES), output=hostile_output)
-    files = make_session(project, tmp / "out", "ranking", name="traces",
-                         sample_ids=SAMPLES, models=MODELS, gold_rate=0.25,
-                         tasks_per_rater=12)
+    files = [f for protocol in PROTOCOLS for f in make_session(
+        project, tmp / protocol, protocol, name=f"traces-{protocol}", sample_ids=SAMPLES,
+        models=MODELS, gold_rate=0.25, tasks_per_rater=12)]
     blind = {tok: (model, bool(deg)) for tok, model, deg in project.conn.execute(
         "SELECT token, model, degraded FROM rating_blinding")}
     sources = [sha for (sha,) in project.conn.execute("SELECT sha256 FROM model_outputs")]
@@ -90,11 +91,17 @@ def _only_in_scans(raw: bytes, word: bytes) -> bool:
 
 
 def test_row_order_follows_neither_model_nor_gold(made) -> None:  # type: ignore[no-untyped-def]
+    """Image rowids (inside a task, and over the whole file) and task order are checked
+    against the models and gold; each mean relative rank must sit near the middle."""
     _project, files, blind, _sources = made
-    per_model: dict[str, list[float]] = {m: [] for m in MODELS}
+    in_task: dict[str, list[float]] = {m: [] for m in MODELS}
+    in_file: dict[str, list[float]] = {m: [] for m in MODELS}
     gold_positions: list[float] = []
     for path in files:
         conn = _ro(path)
+        rowids = sorted(r for (r,) in conn.execute("SELECT rowid FROM images"))
+        spot = {sha: rowids.index(r) / (len(rowids) - 1)
+                for r, sha in conn.execute("SELECT rowid, sha256 FROM images")}
         rowid = {sha: r for r, sha in conn.execute("SELECT rowid, sha256 FROM images")}
         tasks = conn.execute("SELECT rowid, position, options FROM tasks").fetchall()
         conn.close()
@@ -102,15 +109,17 @@ def test_row_order_follows_neither_model_nor_gold(made) -> None:  # type: ignore
         for _r, position, options in tasks:
             opts = json.loads(options)
             order = np.argsort(np.argsort([rowid[sha] for _tok, sha in opts]))
-            for (tok, _sha), rank in zip(opts, order, strict=True):
+            for (tok, sha), rank in zip(opts, order, strict=True):
                 model, degraded = blind[tok]
                 if not degraded:
-                    per_model[model].append(rank / (len(opts) - 1))
+                    in_file[model].append(spot[sha])
+                    if len(opts) > 1:
+                        in_task[model].append(rank / (len(opts) - 1))
             if any(blind[tok][1] for tok, _sha in opts):
                 gold_positions.append(position / (len(tasks) - 1))
-    # image rowids inside a task: each model's mean relative rank near the middle
-    for model, ranks in per_model.items():
-        assert abs(np.mean(ranks) - 0.5) < 3 * 0.29 / np.sqrt(len(ranks)) + 0.05, model
+    for ranks in (in_task, in_file):
+        for model, seen in ranks.items():
+            assert abs(np.mean(seen) - 0.5) < 3 * 0.29 / np.sqrt(len(seen)) + 0.05, model
     # gold tasks spread over the task list, not at its end
-    assert len(gold_positions) >= 4
-    assert 0.15 < np.mean(gold_positions) < 0.85
+    assert len(gold_positions) >= 16
+    assert 0.3 < np.mean(gold_positions) < 0.7
