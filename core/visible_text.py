@@ -6,7 +6,9 @@ a zero-width space makes ``fl\u200bux`` look like ``flux``.  In a report or a le
 two models would then look the same.  :func:`visible` spells every such character as
 ``⟨U+XXXX⟩``.  Scripts written right to left need none of them (the Unicode bidi
 algorithm orders them), and the joiners U+200C/U+200D that shape Persian, Indic scripts
-and emoji sequences are kept.  Data files keep the exact text; only what is shown changes.
+and emoji sequences are kept.  The bracket ``⟨`` itself is spelt out too, so a name that
+*writes* ``⟨U+202E⟩`` never looks like one that holds the override.  Data files keep the
+exact text; only what is shown changes.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ _FORMAT = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f
 
 
 def _hidden(ch: str) -> bool:
+    if ch == "\u27e8":  # the spelling's own bracket: a name cannot write "⟨U+202E⟩" itself
+        return True
     return ch not in _KEPT and (unicodedata.category(ch) == "Cf" or bool(_FORMAT.match(ch)))
 
 

@@ -80,7 +80,8 @@ def _table_html(table: Table, href: str) -> str:
         cells = []
         for j, value in enumerate(row):
             cls = ' class="num"' if isinstance(value, int | float) else ""
-            cells.append(f"<td{cls}>{e(table.display(i, j))}</td>")
+            # display() has spelt hidden characters out already (ADR 160): escape only
+            cells.append(f"<td{cls}>{html.escape(table.display(i, j))}</td>")
         body.append(f"<tr>{''.join(cells)}</tr>")
     note = f'<p class="note">{e(table.note)}</p>' if table.note else ""
     return (f"<h3>{e(table.title)}</h3><table><thead><tr>{head}</tr></thead><tbody>"

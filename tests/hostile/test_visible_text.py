@@ -20,13 +20,18 @@ from core.visible_text import visible
 ])
 def test_hidden_characters_are_spelt_out(text: str, shown: str) -> None:
     assert visible(text) == shown
-    assert visible(shown) == shown  # spelling out twice changes nothing
+    assert visible(shown) != shown  # a name that writes the spelling looks different
 
 
 @pytest.mark.parametrize("text", ["flux-XL", "نموذج عربي", "מודל", "👩\u200d🎨 gen",
                                   "می\u200cخواهم", "e\u0301", "模型", "👍🏽", "a\tb"])
 def test_ordinary_text_is_unchanged(text: str) -> None:
     assert visible(text) == text
+
+
+def test_a_name_cannot_write_the_spelling_itself() -> None:
+    assert visible("⟨U+202E⟩LX-xulf") == "⟨U+27E8⟩U+202E⟩LX-xulf"
+    assert visible("⟨U+202E⟩LX-xulf") != visible("\u202eLX-xulf")
 
 
 def test_every_format_character_but_the_joiners_is_spelt_out() -> None:
