@@ -42,6 +42,7 @@ from core.gc_pause import paused_gc
 from core.stats.csvdialect import (
     TWO_SPELLINGS,
     decimal_comma,
+    excel_sep_line,
     header_name,
     sniff_separator,
     utf16_as_utf8,
@@ -134,8 +135,10 @@ class CsvColumns:
                                  "byte (binary data, or UTF-16 text without a byte-order "
                                  "mark); save it as UTF-8 text")
         self._text_cache: str | None = None
-        #: ',' or, from a spreadsheet, ';' or tab (ADR 159); the fast parsers read commas
-        self.separator = sniff_separator(self._raw[:65536])
+        #: ',' or, from a spreadsheet, ';', tab or a 'sep=' line's (ADR 159); the fast
+        #: parsers read commas only
+        self._raw, named = excel_sep_line(self._raw)
+        self.separator = named or sniff_separator(self._raw[:65536])
         comma = self.separator == ","
         wanted = (*required, *optional)
         # the split first: as fast as pyarrow on a vote file and no import (ADR 026)

@@ -2,9 +2,9 @@
 
 Excel in a European locale separates fields with ``;`` (and writes ``4,5`` for 4.5);
 tab-separated text comes from "Unicode text" exports and hand-made files; people write
-``Model A`` for FastChat's ``model_a``.  The separator is read from the header line —
-the one of ``,``, ``;`` and tab it holds most often outside quotes, a comma when none
-— so a file is never guessed at from its data.
+``Model A`` for FastChat's ``model_a``.  The separator is named by an Excel ``sep=`` first
+line, else read from the header line — the one of ``,``, ``;`` and tab it holds most
+often outside quotes, a comma when none — so a file is never guessed at from its data.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ import unicodedata
 #: the separators a header line may use, in the order that breaks a tie
 SEPARATORS = (",", ";", "\t")
 _HEADER_GAPS = re.compile(r"[\s\-]+")
+#: Excel's first line naming the separator (``sep=;``), after an optional BOM
+_SEP_LINE = re.compile(rb"(\xef\xbb\xbf)?sep=([^\r\n])[ \t]*(?=\r?\n|$)")
 #: a number with a decimal comma and nothing else (``4,5``, ``-0,25``, ``,5``)
 _DECIMAL_COMMA = re.compile(r"[+-]?\d*,\d+")
 
@@ -39,6 +41,15 @@ def sniff_separator(raw: bytes) -> str:
     return ","
 
 
+def excel_sep_line(raw: bytes) -> tuple[bytes, str | None]:
+    """``(raw, separator)``: a first line ``sep=X`` (which Excel reads and some tools
+    write) names the separator; it is blanked, not removed, so lines keep their numbers."""
+    m = _SEP_LINE.match(raw)
+    if m is None:
+        return raw, None
+    return (m.group(1) or b"") + raw[m.end():], m.group(2).decode("latin-1")
+
+
 def decimal_comma(text: str) -> float | None:
     """``4,5`` → 4.5 (a file separated by ``;`` writes numbers so); None for anything else."""
     if _DECIMAL_COMMA.fullmatch(text):
@@ -48,8 +59,9 @@ def decimal_comma(text: str) -> float | None:
 
 def first_row(raw: bytes) -> list[str]:
     """The header fields of a CSV's start (stripped, as written; empty when unreadable)."""
+    raw, named = excel_sep_line(raw)
     text = raw.decode("utf-8-sig", errors="replace")
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sniff_separator(raw))
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=named or sniff_separator(raw))
     try:
         return [f.strip() for f in next((r for r in reader if "".join(r).strip()), [])]
     except csv.Error:

@@ -390,3 +390,20 @@ def test_half_a_surrogate_pair_in_a_battle_file(
             "of a UTF-16 surrogate pair" in run.stderr, run.stderr
     else:
         assert run.returncode == 0 and run.stdout == stats("bt", plain).stdout
+
+
+@pytest.mark.parametrize("sep", [";", ",", "\t", "|"])
+def test_excel_sep_line_names_the_separator(
+    stats: Callable[..., Run], tmp_path: Path, sep: str
+) -> None:
+    """Excel reads (and some tools write) a first line ``sep=;`` naming the separator;
+    it is not the header, and rows keep their file line numbers."""
+    path = tmp_path / "sep.csv"
+    body = "\r\n".join(_lines("a,b,winner", sep))
+    path.write_bytes(codecs.BOM_UTF8 + f"sep={sep}\r\n{body}\r\n".encode())
+    run = stats("bt", path)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["scores"]["GPT"] == pytest.approx(_choix_scores()["GPT"])
+    path.write_bytes(f"sep={sep}\n{body}\nGPT{sep}Flux{sep}x\n".encode())
+    run = stats("bt", path)
+    assert run.returncode == 2 and "sep.csv row 9, column 'winner'" in run.stderr
