@@ -244,7 +244,7 @@ def test_winner_holding_a_model_name_says_what_is_expected(
         read_vote_file(path)
     msg = str(err.value)
     assert msg.startswith("names.csv row 2, column 'winner': expected one of a, b, tie")
-    assert "got 'GPT'" in msg
+    assert "got 'GPT'" in msg and "that is the winner's name; write a or b" in msg
 
 
 @pytest.mark.parametrize("value", ["1", "0", "both_bad", "left", "draw"])
