@@ -211,6 +211,12 @@ class _Collector:
 
     def add(self, record: int, line: int, obj: Any) -> None:
         here = self.where(record, line)
+        if record == 1 and _a_whole_table(obj):
+            raise CsvFormatError(
+                f"{here}: a table, not one battle object per record (pandas' "
+                "DataFrame.to_json writes one so unless told otherwise); write it with "
+                "to_json(..., orient='records') or orient='records', lines=True"
+            )
         if not isinstance(obj, dict):
             raise CsvFormatError(
                 f"{here}: expected a battle object with model_a, model_b and "
@@ -346,6 +352,18 @@ def _duplicates(raw: RawBattles, keep: np.ndarray, drop: bool) -> Duplicates | N
 
 def _short(where: str, name: str) -> str:
     return where[len(name) + 1 :] if where.startswith(name + " ") else where
+
+
+def _a_whole_table(obj: Any) -> bool:
+    """A first record that is a table, as pandas writes one with another ``orient``:
+    columns or index (an object of objects), split or table (``data`` beside
+    ``columns``/``schema``), values (a list of lists)."""
+    if isinstance(obj, list):  # a row of values (a battle is never a list)
+        return True
+    if not isinstance(obj, dict) or isinstance(obj.get("model_a"), str) or not obj:
+        return False
+    return (all(isinstance(v, dict) for v in obj.values())
+            or "data" in obj and ("columns" in obj or "schema" in obj))
 
 
 def _two_spellings(raw: RawBattles, first: int, second: int) -> None:

@@ -407,3 +407,22 @@ def test_excel_sep_line_names_the_separator(
     path.write_bytes(f"sep={sep}\n{body}\nGPT{sep}Flux{sep}x\n".encode())
     run = stats("bt", path)
     assert run.returncode == 2 and "sep.csv row 9, column 'winner'" in run.stderr
+
+
+@pytest.mark.parametrize("orient", ["columns", "index", "split", "table", "values"])
+def test_pandas_table_json_says_how_to_write_battles(tmp_path: Path, orient: str) -> None:
+    """``DataFrame.to_json`` writes a whole table as one object by default (orient
+    'columns'); the message says which call writes one battle per record."""
+    import pandas as pd
+
+    frame = pd.DataFrame({"model_a": ["x", "y"], "model_b": ["y", "x"],
+                          "winner": ["model_a", "tie"]})
+    path = tmp_path / "df.json"
+    frame.to_json(path, orient=orient)
+    with pytest.raises(CsvFormatError) as err:
+        read_vote_file(path)
+    msg = str(err.value)
+    assert msg.startswith("df.json ") and "to_json(..., orient='records'" in msg, msg
+    records = tmp_path / "records.json"
+    frame.to_json(records, orient="records")
+    assert len(read_vote_file(records).votes) == 2
