@@ -1,7 +1,9 @@
 """Reading one statistics CSV into columns, with errors that name row and column (ADR 018).
 
 Every file has a header row (names matched case-insensitively, extra columns ignored),
-UTF-8 (a BOM is fine), blank lines skipped; values are stripped.  Each wanted column
+UTF-8 (a BOM is fine), blank lines skipped; values are stripped.  Spreadsheet dialects —
+``;`` or tab separators, decimal commas, UTF-16 with a BOM, ``Model A`` — are read as
+ADR 159 says (:mod:`core.stats.csvdialect`).  Each wanted column
 is held *encoded*: its distinct values and one integer code per record, so that
 validation and the statistics' own indexing work on small arrays of distinct values
 and numpy codes instead of millions of Python strings.
