@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Callable
 
 from core import stats
@@ -92,6 +93,27 @@ def _likert_tau(text: str) -> float:
 
 
 # -- handlers -------------------------------------------------------------------------
+
+#: seconds between two progress lines on a terminal
+PROGRESS_EVERY_S = 2.0
+
+
+def _terminal_progress(what: str, unit: str) -> Callable[[int, int], None] | None:
+    """A ``progress(done, total)`` that tells a person at a terminal how far a long
+    computation is (stderr, at most every :data:`PROGRESS_EVERY_S`, and at the end); None
+    when stderr is not a terminal, so scripts read exactly what they did before."""
+    if not sys.stderr.isatty():
+        return None
+    last = [time.monotonic()]
+
+    def show(done: int, total: int) -> None:
+        now = time.monotonic()
+        if done >= total or now - last[0] >= PROGRESS_EVERY_S:
+            last[0] = now
+            print(f"winnow stats: {what}: {done:,} of {total:,} {unit}", file=sys.stderr)
+
+    return show
+
 
 
 def _components(out: dict[str, object], groups: tuple[tuple[str, ...], ...]) -> dict[str, object]:
@@ -183,7 +205,15 @@ def cmd_elo(args: argparse.Namespace) -> int:
                 vf,
             )
         )
-    res = stats.elo_ratings(vf.votes, n_boot=args.bootstrap, ci=args.ci, seed=args.seed)
+    res = stats.elo_ratings(vf.votes, n_boot=args.bootstrap, ci=args.ci, seed=args.seed,
+                            progress=_terminal_progress("bootstrap", "resamples"))
+    if flat := res.zero_width():
+        print(
+            f"winnow stats: warning: the bootstrap interval of {', '.join(flat)} has zero "
+            "width: every resample of the votes gave the same rating — too few or too "
+            "uniform votes, not that the rating is certain",
+            file=sys.stderr,
+        )
     out = {"ratings": res.ratings_dict(), "ci": res.ci, "bootstrap": res.n_boot}
     return _print(_reading(_components(out, res.components), vf))
 

@@ -7,7 +7,9 @@ every statistic is computed by :mod:`core.stats` (ADR 070).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
@@ -77,6 +79,23 @@ class PairwiseFit:
                 "does not exist.")
 
 
+#: called between bootstrap batches of the analysis running in this context (it may
+#: raise ``Cancelled``): the Elo bootstrap of 1,000 models takes minutes
+_BOOT_PROGRESS: ContextVar[Callable[[int, int], None] | None] = ContextVar(
+    "bootstrap_progress", default=None)
+
+
+@contextmanager
+def bootstrap_progress(callback: Callable[[int, int], None]) -> Iterator[None]:
+    """Within the block, every :func:`fit_pairwise` calls ``callback(done, total)``
+    after each batch of resamples (``analyze`` passes its job's Cancel check)."""
+    token = _BOOT_PROGRESS.set(callback)
+    try:
+        yield
+    finally:
+        _BOOT_PROGRESS.reset(token)
+
+
 def fit_pairwise(votes: Votes, n_boot: int, ci: float, seed: int | None) -> PairwiseFit:
     """BT/100 and Elo with a ``ci`` bootstrap interval for ``votes`` (via :mod:`core.stats`)."""
     k = len(votes.models)
@@ -85,7 +104,8 @@ def fit_pairwise(votes: Votes, n_boot: int, ci: float, seed: int | None) -> Pair
     with np.errstate(invalid="ignore", divide="ignore"):
         rate = np.where(games > 0, w.sum(axis=1) / np.maximum(games, 1e-300), np.nan)
     bt = stats.fit_votes(votes)
-    elo = stats.elo_ratings(votes, n_boot=n_boot, ci=ci, seed=seed)
+    elo = stats.elo_ratings(votes, n_boot=n_boot, ci=ci, seed=seed,
+                            progress=_BOOT_PROGRESS.get())
     return PairwiseFit(votes.models, games, rate, bt.scores, elo.elo, elo.lo, elo.hi,
                        bt.method, elo.n_boot_map)
 

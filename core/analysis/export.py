@@ -25,6 +25,7 @@ from core import __version__
 from core.analysis.results import Analysis, Table
 from core.csv_cells import safe_row
 from core.export_folder import ExportFolder, check_folder_target
+from core.visible_text import visible
 
 REPORT_NAME = "report.html"
 KEYWORDS_KEY = "failure-keywords"
@@ -43,6 +44,12 @@ img { max-width: 100%; height: auto; border: 1px solid #e3e7ec; margin: .5em 0; 
 dl { display: grid; grid-template-columns: max-content auto; gap: .1em 1em; }
 dt { font-weight: 600; } dd { margin: 0; }
 """
+
+
+def _shown(text: str) -> str:
+    """User text for the report: invisible and direction characters spelt out (ADR 160),
+    then HTML-escaped."""
+    return html.escape(visible(text))
 
 
 def _slug(text: str) -> str:
@@ -66,14 +73,15 @@ def table_csv(table: Table) -> str:
 
 
 def _table_html(table: Table, href: str) -> str:
-    e = html.escape
+    e = _shown
     head = "".join(f"<th>{e(c)}</th>" for c in table.columns)
     body = []
     for i, row in enumerate(table.rows):
         cells = []
         for j, value in enumerate(row):
             cls = ' class="num"' if isinstance(value, int | float) else ""
-            cells.append(f"<td{cls}>{e(table.display(i, j))}</td>")
+            # display() has spelt hidden characters out already (ADR 160): escape only
+            cells.append(f"<td{cls}>{html.escape(table.display(i, j))}</td>")
         body.append(f"<tr>{''.join(cells)}</tr>")
     note = f'<p class="note">{e(table.note)}</p>' if table.note else ""
     return (f"<h3>{e(table.title)}</h3><table><thead><tr>{head}</tr></thead><tbody>"
@@ -102,7 +110,7 @@ def keyword_table(counts: Sequence[tuple[str, int]]) -> Table:
 
 def _keywords_html(counts: Sequence[tuple[str, int]], png: bytes | None,
                    files: dict[str, str]) -> list[str]:
-    e = html.escape
+    e = _shown
     table = keyword_table(counts)
     parts = [f'<h2 id="{KEYWORDS_KEY}">Failure keywords</h2>',
              '<p class="note">What users said went wrong in the community feedback of the '
@@ -123,7 +131,7 @@ def render_html(analysis: Analysis | None, images: dict[int, bytes],
     ``keywords`` (keyword, count) with their chart ``keyword_png`` end the report.  With no
     ``analysis`` (a project with failure keywords but nothing to rank) the report holds
     the keywords alone, under ``title``."""
-    e = html.escape
+    e = _shown
     files: dict[str, str] = {}
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     name = analysis.dataset if analysis is not None else title or "failure keywords"

@@ -20,6 +20,7 @@ from typing import Any
 
 from core import stats
 from core.analysis.agreement import agreement_section, filter_for, rater_data
+from core.analysis.compute import bootstrap_progress
 from core.analysis.export import export_html
 from core.analysis.online import NO_ORDER, NO_ORDER_TEXT, online_leaderboard, positions
 from core.analysis.pairwise import rankings_sections, scores_sections, votes_sections
@@ -123,7 +124,8 @@ def analyze(rows: list[dict[str, Any]], kind: str, options: AnalysisOptions | No
     state.advance()
     state.check()
     state.set_status("Leaderboard, significance and breakdown")
-    built = _BUILDERS[kind](used, opt)
+    with bootstrap_progress(lambda _done, _total: state.check()):  # Cancel inside it
+        built = _BUILDERS[kind](used, opt)
     if place is not None:
         state.set_status("Online Elo")
         table, chart = online_leaderboard(used, opt, place, ordered_by, state)

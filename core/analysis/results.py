@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from core.visible_text import visible
+
 Cell = float | int | str | None
 
 #: section keys in display order, with their titles
@@ -70,7 +72,7 @@ def format_cell(value: Cell, fmt: str = "") -> str:
     if value is None:
         return "—"
     if isinstance(value, str):
-        return value
+        return visible(value)  # no name may look like another (ADR 160)
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, int) and fmt in ("", "d"):

@@ -38,7 +38,6 @@ the import cycle this module and ``project_sources`` had.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -47,6 +46,7 @@ from core.analysis.datasets import GROUP_COLUMNS, KIND_TITLES, KINDS, DataSet, R
 from core.analysis.datasets import register_provider as register_provider
 from core.analysis.datasets import unregister_provider as unregister_provider
 from core.stats import tables
+from core.stats.csvdialect import first_row, header_name
 from core.stats.tables import IDEA_QUESTIONS, CsvColumns, CsvFormatError
 
 #: checked in this order: the more specific headers first
@@ -82,7 +82,7 @@ def project_datasets(project: Any) -> tuple[list[DataSet], list[str]]:
 
 def detect_kind(columns: set[str] | list[str]) -> str | None:
     """The kind whose required columns a header has (None when none fits)."""
-    have = {c.strip().lower() for c in columns}
+    have = set(map(header_name, columns))
     for kind in _DETECT_ORDER:
         if set(KINDS[kind][0]) <= have:
             return kind
@@ -94,12 +94,9 @@ def _expected() -> str:
 
 
 def _first_row(path: Path) -> list[str]:
-    """The header row of a UTF-8 CSV file (empty when there is none)."""
-    with open(path, encoding="utf-8-sig", newline="") as fh:
-        try:
-            return next((r for r in csv.reader(fh) if "".join(r).strip()), [])
-        except csv.Error:
-            return []
+    """The header row of a CSV file (empty when there is none)."""
+    with open(path, "rb") as fh:
+        return first_row(fh.read(65536))
 
 
 def _unknown(path: Path) -> CsvFormatError:
@@ -146,9 +143,8 @@ def read_csv_rows(path: str | Path, kind: str | None = None) -> tuple[str, list[
         if "the file is empty" in str(exc):
             raise CsvFormatError(f"{path.name}: the file is empty (expected a header row with "
                                  f"the columns of one of: {_expected()})") from None
-        if "not UTF-8" in str(exc):
-            raise CsvFormatError(f"{exc}; save it as UTF-8 text (in Excel: \"CSV UTF-8\")") \
-                from None
+        if "not UTF-8" in str(exc) or "UTF-16" in str(exc):
+            raise
         if kind is None and detect_kind(_first_row(path)) is None:
             raise _unknown(path) from None  # another tool's file: say that, not "row 7"
         raise

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from core.stats.csvcolumns import CsvFormatError
+from core.stats.csvdialect import TWO_SPELLINGS, nfc_twins
 from core.stats.jsonstream import DUPLICATE_KEYS, Progress, json_array, json_lines
 from core.stats.votes import A_WINS, B_WINS, MAX_MODELS, TIE, Votes
 
@@ -198,11 +199,24 @@ class _Collector:
                     f"{here}, field '{key}': more than {MAX_MODELS:,} distinct "
                     "models, the most the pairwise statistics handle"
                 )
+            try:
+                name.encode("utf-8")
+            except UnicodeEncodeError as exc:  # JSON may escape half a UTF-16 pair
+                raise CsvFormatError(
+                    f"{here}, field '{key}': the name contains \\u{ord(name[exc.start]):04x}, "
+                    "half of a UTF-16 surrogate pair, which is not a character"
+                ) from None
             code = self.models[name] = len(self.models)
         return code
 
     def add(self, record: int, line: int, obj: Any) -> None:
         here = self.where(record, line)
+        if record == 1 and _a_whole_table(obj):
+            raise CsvFormatError(
+                f"{here}: a table, not one battle object per record (pandas' "
+                "DataFrame.to_json writes one so unless told otherwise); write it with "
+                "to_json(..., orient='records') or orient='records', lines=True"
+            )
         if not isinstance(obj, dict):
             raise CsvFormatError(
                 f"{here}: expected a battle object with model_a, model_b and "
@@ -263,7 +277,8 @@ class _Collector:
             return record.to_bytes(8, "little") + b"\xff" * 8
         self.id_label = self.id_label or ident
         text = json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str)
-        return hashlib.blake2b(text.encode(), digest_size=16).digest()
+        # surrogatepass: half a UTF-16 pair in an id only has to be told apart, not shown
+        return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
     def raw(self, source: str) -> RawBattles:
         lines = (
@@ -339,6 +354,29 @@ def _short(where: str, name: str) -> str:
     return where[len(name) + 1 :] if where.startswith(name + " ") else where
 
 
+def _a_whole_table(obj: Any) -> bool:
+    """A first record that is a table, as pandas writes one with another ``orient``:
+    columns or index (an object of objects), split or table (``data`` beside
+    ``columns``/``schema``), values (a list of lists)."""
+    if isinstance(obj, list):  # a row of values (a battle is never a list)
+        return True
+    if not isinstance(obj, dict) or isinstance(obj.get("model_a"), str) or not obj:
+        return False
+    return (all(isinstance(v, dict) for v in obj.values())
+            or "data" in obj and ("columns" in obj or "schema" in obj))
+
+
+def _two_spellings(raw: RawBattles, first: int, second: int) -> None:
+    """Refuse two model names that differ only in their Unicode spelling, naming both."""
+    def record(code: int) -> int:
+        return int(np.flatnonzero((raw.a == code) | (raw.b == code))[0])
+
+    k = record(second)
+    field = raw.fields[0] if raw.a[k] == second else raw.fields[1]
+    raise raw.error(k, field, f"{raw.models[second]!r} and {raw.models[first]!r} "
+                              f"({raw.where(record(first))}) {TWO_SPELLINGS}")
+
+
 def finalize(raw: RawBattles, options: BattleOptions | None = None) -> VoteFile:
     """Apply ``options`` to ``raw`` and build :class:`Votes` (models sorted by name)."""
     opt = options or BattleOptions()
@@ -351,6 +389,8 @@ def finalize(raw: RawBattles, options: BattleOptions | None = None) -> VoteFile:
             raw.fields[1],
             f"the same model as {raw.field_word} '{raw.fields[0]}' ({raw.models[raw.a[k]]!r})",
         )
+    if (twins := nfc_twins(raw.models)) is not None:
+        _two_spellings(raw, *twins)
     keep = np.ones(n, dtype=bool)
     left_out: dict[str, int] = {}
     dups = _duplicates(raw, keep, opt.duplicates == "drop")

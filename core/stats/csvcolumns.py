@@ -1,7 +1,9 @@
 """Reading one statistics CSV into columns, with errors that name row and column (ADR 018).
 
 Every file has a header row (names matched case-insensitively, extra columns ignored),
-UTF-8 (a BOM is fine), blank lines skipped; values are stripped.  Each wanted column
+UTF-8 (a BOM is fine), blank lines skipped; values are stripped.  Spreadsheet dialects —
+``;`` or tab separators, decimal commas, UTF-16 with a BOM, ``Model A`` — are read as
+ADR 159 says (:mod:`core.stats.csvdialect`).  Each wanted column
 is held *encoded*: its distinct values and one integer code per record, so that
 validation and the statistics' own indexing work on small arrays of distinct values
 and numpy codes instead of millions of Python strings.
@@ -29,6 +31,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import islice
 from operator import itemgetter
@@ -38,6 +41,14 @@ import numpy as np
 
 from core.csv_cells import plain_cell
 from core.gc_pause import paused_gc
+from core.stats.csvdialect import (
+    TWO_SPELLINGS,
+    decimal_comma,
+    excel_sep_line,
+    header_name,
+    sniff_separator,
+    utf16_as_utf8,
+)
 
 #: Largest CSV file read (memory is a few times the file's size): 2 GB, ~80M votes.
 MAX_FILE_BYTES = 2 * 2**30
@@ -115,13 +126,27 @@ class CsvColumns:
             raise CsvFormatError(f"{self.name}: {size / 2**30:.1f} GB is more than the "
                                  f"{MAX_FILE_BYTES // 2**30} GB a statistics file may have; "
                                  "split it")
-        self._raw = self.path.read_bytes()
+        try:
+            self._raw = utf16_as_utf8(self.path.read_bytes())
+        except UnicodeDecodeError as exc:
+            raise CsvFormatError(f"{self.name}: broken UTF-16 text ({exc.reason} at byte "
+                                 f"{exc.start}); save it as UTF-8") from None
+        if (nul := self._raw.find(b"\x00")) >= 0:
+            line = self._raw.count(b"\n", 0, nul) + 1
+            raise CsvFormatError(f"{self.name} row {line}: a NUL "
+                                 "byte (binary data, or UTF-16 text without a byte-order "
+                                 "mark); save it as UTF-8 text")
         self._text_cache: str | None = None
+        #: ',' or, from a spreadsheet, ';', tab or a 'sep=' line's (ADR 159); the fast
+        #: parsers read commas only
+        self._raw, named = excel_sep_line(self._raw)
+        self.separator = named or sniff_separator(self._raw[:65536])
+        comma = self.separator == ","
         wanted = (*required, *optional)
         # the split first: as fast as pyarrow on a vote file and no import (ADR 026)
         parsed: tuple[list[str] | None, int, dict[str, Encoded]] | None = (
-            self._parse_split(wanted) if len(self._raw) >= SPLIT_MIN_BYTES else None)
-        if parsed is None and self._fast_ok():
+            self._parse_split(wanted) if comma and len(self._raw) >= SPLIT_MIN_BYTES else None)
+        if parsed is None and comma and self._fast_ok():
             parsed = self._parse_fast(wanted)
         if parsed is None:
             with paused_gc():  # millions of row lists, no cycles: see core.gc_pause
@@ -143,6 +168,7 @@ class CsvColumns:
                 f"{self.name}: missing column{'s' if len(missing) > 1 else ''} "
                 f"{', '.join(repr(c) for c in missing)} (header has: {', '.join(header)})"
             )
+        self.header = header
         self._encoded = encoded
         self.columns: Mapping[str, list[str]] = _Columns(encoded)
 
@@ -156,7 +182,7 @@ class CsvColumns:
                 line = self._raw.count(b"\n", 0, exc.start) + 1
                 raise CsvFormatError(
                     f"{self.name} row {line}: not UTF-8 text (byte {exc.start} cannot be "
-                    "decoded)"
+                    "decoded); save it as UTF-8 text (in Excel: \"CSV UTF-8\")"
                 ) from None
         return self._text_cache
 
@@ -203,7 +229,7 @@ class CsvColumns:
             codes = dic.indices.to_numpy(zero_copy_only=False).astype(np.int64)
             return _restrip(dic.dictionary.to_pylist(), codes)
 
-        header = [str(table.column(i)[0].as_py()).strip().lower()
+        header = [header_name(str(table.column(i)[0].as_py()))
                   for i in range(table.num_columns)]
         # a line of only blanks and commas has a blank first field: the stdlib reader
         # skips such lines, so a file with any blank first field is left to it
@@ -222,10 +248,11 @@ class CsvColumns:
         """An unquoted file whose every line has the header's number of fields, split on
         its commas and newlines at once; None for any other file (the :mod:`csv` path
         then reads it and words any error).  What it accepts, :mod:`csv` reads the same:
-        no quote, NUL or bare CR; blank lines only at the ends; no blank first field
-        (a line the csv path would skip); no field over :func:`csv.field_size_limit`."""
+        no quote or bare CR (a NUL is refused before parsing); blank lines only at the
+        ends; no blank first field (a line the csv path would skip); no field over
+        :func:`csv.field_size_limit`."""
         raw = self._raw
-        if b'"' in raw or b"\x00" in raw:
+        if b'"' in raw:  # (a NUL byte was refused on reading)
             return None
         body = (raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw).strip(b"\r\n")
         if b"\r" in body and body.count(b"\r") != body.count(b"\r\n"):
@@ -242,7 +269,7 @@ class CsvColumns:
             return None
         width = len(commas) + 1
         rows = text.split("\n")
-        header = [f.strip().lower() for f in rows[0].split(",")]
+        header = [header_name(f) for f in rows[0].split(",")]
         limit = csv.field_size_limit()
         if width == 1 or not header[0] or max(map(len, rows[0].split(","))) > limit:
             return None
@@ -274,7 +301,7 @@ class CsvColumns:
 
     def _parse_slow(self, wanted: Sequence[str]) -> tuple[list[str] | None, int,
                                                           dict[str, Encoded]]:
-        reader = csv.reader(io.StringIO(self._text, newline=""))
+        reader = csv.reader(io.StringIO(self._text, newline=""), delimiter=self.separator)
         try:
             rows = list(filter(None, reader))  # drops empty lines
         except csv.Error as exc:
@@ -285,7 +312,7 @@ class CsvColumns:
             rows = [r for r in rows if "".join(r).strip()]
         if not rows:
             return None, 0, {}
-        header = [f.strip().lower() for f in rows[0]]
+        header = [header_name(f) for f in rows[0]]
         rows = rows[1:]
         width = len(header)
         lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
@@ -299,7 +326,7 @@ class CsvColumns:
         return header, len(rows), encoded
 
     def _records(self) -> Iterator[tuple[int, list[str]]]:
-        reader = csv.reader(io.StringIO(self._text, newline=""))
+        reader = csv.reader(io.StringIO(self._text, newline=""), delimiter=self.separator)
         try:
             for fields in reader:
                 if fields and "".join(fields).strip():
@@ -337,7 +364,24 @@ class CsvColumns:
         if "" in uniques:
             raise self.error(self._first(column, np.array([uniques.index("")])), column,
                              "empty value")
+        self.one_spelling((column,))
         return uniques, codes
+
+    def one_spelling(self, columns: Sequence[str]) -> None:
+        """Refuse two values of ``columns`` that are one text in two Unicode spellings
+        (``é`` and ``e`` + U+0301 look the same; counted apart they would split a model)."""
+        if all("".join(self._encoded[c][0]).isascii() for c in columns):
+            return  # one C pass per column: the usual case
+        seen: dict[str, tuple[str, str, int]] = {}  # NFC -> (value, column, index)
+        for col in columns:
+            for i, u in enumerate(self._encoded[col][0]):
+                first = seen.setdefault(unicodedata.normalize("NFC", u), (u, col, i))
+                if first[0] != u:
+                    row = self.line(self._first(first[1], np.array([first[2]])))
+                    raise self.error(
+                        self._first(col, np.array([i])), col,
+                        f"{u!r} and {first[0]!r} (row {row}, column '{first[1]}') "
+                        f"{TWO_SPELLINGS}")
 
     def text(self, column: str) -> list[str]:
         self.categories(column)
@@ -347,15 +391,16 @@ class CsvColumns:
         self, column: str, positive: bool = False, non_negative: bool = False
     ) -> np.ndarray:
         uniques, codes = self._encoded[column]
-        values = np.empty(len(uniques))
-        for i, v in enumerate(uniques):
-            try:
-                values[i] = float(v)
-            except ValueError:
-                bad = np.array([j for j, u in enumerate(uniques) if not _is_float(u)])
-                k = self._first(column, bad)
-                got = uniques[int(codes[k])]
-                raise self.error(k, column, f"expected a number, got {got!r}") from None
+        parsed = [self._number(v) for v in uniques]
+        bad = np.array([j for j, x in enumerate(parsed) if x is None], dtype=np.int64)
+        if len(bad):
+            k = self._first(column, bad)
+            got = uniques[int(codes[k])]
+            hint = (" (write numbers with a decimal point; decimal commas are read only in "
+                    "a file whose fields are separated by ';')"
+                    if "," in got and self.separator != ";" else "")
+            raise self.error(k, column, f"expected a number, got {got!r}{hint}")
+        values = np.array(parsed, dtype=float)
         for ok, words in ((np.isfinite(values), "a finite number"),
                           (values > 0 if positive else None, "a positive number"),
                           (values >= 0 if non_negative else None, "a number >= 0")):
@@ -363,6 +408,12 @@ class CsvColumns:
                 k = self._first(column, np.flatnonzero(~ok))
                 raise self.error(k, column, f"expected {words}, got {uniques[int(codes[k])]!r}")
         return values[codes]
+
+    def _number(self, text: str) -> float | None:
+        try:
+            return float(text)
+        except ValueError:
+            return decimal_comma(text) if self.separator == ";" else None
 
     def codes(self, column: str, mapping: dict[str, float], expected: str) -> np.ndarray:
         """Map case-insensitive values through ``mapping``; anything else is an error."""
@@ -390,11 +441,3 @@ class CsvColumns:
     def require_rows(self, what: str) -> None:
         if self.n == 0:
             raise CsvFormatError(f"{self.name}: no {what} (the file has only a header)")
-
-
-def _is_float(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True

@@ -9,7 +9,7 @@ quantiles of each model's bootstrap Elo taken (ADR 011).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,6 +47,14 @@ class EloResult:
         """``{model: {"elo", "lo", "hi"}}``, best first."""
         return ratings_dict(self.models, self.elo, self.lo, self.hi)
 
+    def zero_width(self) -> tuple[str, ...]:
+        """Models whose bootstrap interval has no width: every resample of their votes
+        came out the same (too few, too uniform votes), which is not certainty."""
+        if self.n_boot < 2:
+            return ()
+        flat = np.abs(self.hi - self.lo) < 1e-6
+        return tuple(m for m, f in zip(self.models, flat, strict=True) if f)
+
 
 def ratings_dict(
     models: tuple[str, ...], elo: np.ndarray, lo: np.ndarray, hi: np.ndarray
@@ -76,12 +84,14 @@ def bootstrap_elo(
     tol: float = DEFAULT_TOL,
     batch: int = 2000,
     start: np.ndarray | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Elo of every bootstrap resample: ``(elo (n_boot, K), used_map (n_boot,))``.
 
     Resamples are drawn and fitted batch by batch, so memory does not grow with
     ``n_boot`` beyond the ``(n_boot, K)`` result.  ``start`` (the full-data
-    log-strengths) is where each resample's fit begins.
+    log-strengths) is where each resample's fit begins.  ``progress(done, n_boot)`` is
+    called after each batch (a 1,000-model board takes minutes).
     """
     k = cells.n_models
     rng = np.random.default_rng(seed)
@@ -94,6 +104,8 @@ def bootstrap_elo(
         pi, used_map = fit_strengths(w, method="auto", tol=tol, start=start)
         out[first : first + step] = elo_from_strengths(pi)
         used[first : first + step] = used_map
+        if progress is not None:
+            progress(min(first + step, n_boot), n_boot)
     return out, used
 
 
@@ -103,10 +115,12 @@ def elo_ratings(
     ci: float = 0.95,
     seed: int | None = None,
     tol: float = DEFAULT_TOL,
+    progress: Callable[[int, int], None] | None = None,
 ) -> EloResult:
     """Elo ratings of encoded votes with a ``ci`` bootstrap interval over ``n_boot`` resamples.
 
-    With ``n_boot == 0`` the bounds equal the point estimate.
+    With ``n_boot == 0`` the bounds equal the point estimate; ``progress`` as in
+    :func:`bootstrap_elo`.
     """
     if len(votes) == 0:
         raise ValueError("no votes")
@@ -129,7 +143,8 @@ def elo_ratings(
     if n_boot == 0:
         lo, hi, n_map = elo.copy(), elo.copy(), 0
     else:
-        boot, used = bootstrap_elo(cells, n_boot, seed=seed, tol=tol, start=np.log(pi))
+        boot, used = bootstrap_elo(cells, n_boot, seed=seed, tol=tol, start=np.log(pi),
+                                   progress=progress)
         lo, hi = np.quantile(boot, [(1.0 - ci) / 2.0, (1.0 + ci) / 2.0], axis=0)
         n_map = int(used.sum())
     return EloResult(

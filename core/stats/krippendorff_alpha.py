@@ -37,6 +37,10 @@ def _value_counts(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _distance(values: np.ndarray, n_c: np.ndarray, level: str) -> np.ndarray:
+    if level in ("interval", "ratio") and values.size and (top := np.abs(values).max()) > 0:
+        # both are unchanged by scaling every value by one number; scaled to [-1, 1], the
+        # squares neither overflow (1e308) nor underflow (1e-300) to 0
+        values = values / top
     c = values[:, None]
     k = values[None, :]
     if level == "nominal":

@@ -29,6 +29,7 @@ import numpy as np
 from core.interop.deps import require_pyarrow
 from core.stats.battles import BOTHBAD, MAX_BATTLES, WINNER_WORDS, WINNERS, RawBattles
 from core.stats.csvcolumns import CsvColumns, CsvFormatError, Encoded, _Columns, _restrip
+from core.stats.csvdialect import header_name
 from core.stats.tables import model_pair_codes
 from core.stats.votes import A_WINS, B_WINS, TIE
 
@@ -59,7 +60,7 @@ CANDIDATES = tuple(
 
 def is_pairwise_header(header: Sequence[str]) -> bool:
     """True for the header of a table this module reads (not Winnow's own ``a,b,winner``)."""
-    have = {h.strip().lower() for h in header}
+    have = set(map(header_name, header))
     counts = {"wins_a", "wins_b"} <= have or {"winner_model_a", "winner_model_b"} <= have
     if {"model_a", "model_b"} <= have:
         return "winner" in have or counts
@@ -79,12 +80,13 @@ class ParquetColumns(CsvColumns):
         self.name = self.path.name
         try:
             pf = pq.ParquetFile(self.path)
-            names = {n.strip().lower(): n for n in pf.schema_arrow.names}
+            names = {header_name(n): n for n in pf.schema_arrow.names}
             present = [c for c in dict.fromkeys(wanted) if c in names]
             table = pf.read(columns=[names[c] for c in present])
         except (pa.ArrowException, OSError) as exc:
             raise CsvFormatError(f"{self.name}: not a readable parquet file ({exc})") from None
         self.header = list(names)
+        self.separator = ","  # no text: numbers are never read with decimal commas
         self.n = table.num_rows
         self._encoded = {
             c: _encode_arrow(pa, table.column(names[c]), c, self.name) for c in present
@@ -113,21 +115,11 @@ def _encode_arrow(pa: Any, column: Any, name: str, file: str) -> Encoded:
     return _restrip(uniques, indices.to_numpy(zero_copy_only=False).astype(np.int64))
 
 
-def _header(path: Path) -> list[str]:
-    import csv
-
-    with open(path, encoding="utf-8-sig", errors="replace", newline="") as fh:
-        try:
-            return next((r for r in csv.reader(fh) if "".join(r).strip()), [])
-        except csv.Error:
-            return []
-
-
 def read_pairwise_table(path: str | Path, parquet: bool = False) -> RawBattles:
     """A pairwise CSV or parquet table (one battle per row, or vote counts per row)."""
     path = Path(path)
     t = ParquetColumns(path, CANDIDATES) if parquet else CsvColumns(path, (), CANDIDATES)
-    header = t.header if isinstance(t, ParquetColumns) else [h.strip() for h in _header(path)]
+    header = t.header
     pair = next((p for p in MODEL_PAIRS if t.has(p[0]) and t.has(p[1])), None)
     counts = {c: next((n for n in names if t.has(n)), None) for c, names in COUNT_COLUMNS.items()}
     expected = (

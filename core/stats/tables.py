@@ -61,9 +61,23 @@ def read_votes(path: str | Path) -> Votes:
     """``a,b,winner`` with winner in ``a | b | tie`` → :class:`Votes` (models sorted)."""
     t = CsvColumns(path, ("a", "b", "winner"))
     t.require_rows("votes")
-    winner = t.codes("winner", {k: float(v) for k, v in WINNER_CODES.items()}, "one of a, b, tie")
+    try:
+        winner = t.codes("winner", {k: float(v) for k, v in WINNER_CODES.items()},
+                         "one of a, b, tie")
+    except CsvFormatError as exc:
+        raise _winner_named(t, exc) from None
     models, ai, bi = model_pair_codes(t, "a", "b")
     return Votes(models, ai, bi, winner.astype(np.int8))
+
+
+def _winner_named(t: CsvColumns, exc: CsvFormatError) -> CsvFormatError:
+    """A spreadsheet's winner column often holds the winning model's *name*: say so."""
+    winner, a, b = (t.columns[c] for c in ("winner", "a", "b"))
+    k = next(i for i, w in enumerate(winner) if w.lower() not in WINNER_CODES)
+    if winner[k] in (a[k], b[k]):
+        return CsvFormatError(f"{exc}: that is the winner's name; write a or b (the side "
+                              "that won) or tie")
+    return exc
 
 
 def model_pair_codes(
@@ -73,6 +87,7 @@ def model_pair_codes(
     row of a model against itself (ADR 018), rejects the file naming it."""
     a_names, a_codes = t.categories(col_a)
     b_names, b_codes = t.categories(col_b)
+    t.one_spelling((col_a, col_b))
     models = tuple(sorted(set(a_names) | set(b_names)))
     _require_dense(t, models=len(models))
     pos = {m: i for i, m in enumerate(models)}

@@ -16,8 +16,6 @@ parquet, is an error naming the file rather than a guess.
 
 from __future__ import annotations
 
-import csv
-import io
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +23,7 @@ import numpy as np
 from core.stats import tables
 from core.stats.battles import BattleOptions, VoteFile, finalize, read_battle_json
 from core.stats.csvcolumns import CsvFormatError
+from core.stats.csvdialect import first_row, header_name
 from core.stats.jsonstream import Progress
 from core.stats.pairwise_tables import is_pairwise_header, read_pairwise_table
 from core.stats.votes import Votes, win_matrix
@@ -54,12 +53,17 @@ def _head(path: Path) -> bytes:
         return fh.read(_HEAD)
 
 
-def _first_row(head: bytes) -> list[str]:
-    text = head.decode("utf-8-sig", errors="replace")
-    try:
-        return next((r for r in csv.reader(io.StringIO(text)) if "".join(r).strip()), [])
-    except csv.Error:
-        return []
+def _readable_head(path: Path) -> bytes:
+    """The start of a vote file as UTF-8 (a CSV saved as UTF-16 with a byte-order mark is
+    read, ADR 159); a compressed, binary or other UTF-16 file is refused, naming it."""
+    head = _head(path)
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        text = head.decode("utf-16", errors="ignore").encode()
+        if (text.lstrip(b" \t\r\n")[:1] not in (b"[", b"{")
+                and path.suffix.lower() not in _JSON_SUFFIXES):
+            return text  # a CSV: CsvColumns reads UTF-16 with a BOM
+    _refuse_undecodable(path.name, head)
+    return head
 
 
 def _refuse_undecodable(name: str, head: bytes) -> None:
@@ -90,8 +94,7 @@ def _utf16_without_bom(head: bytes) -> bool:
 def detect_format(path: str | Path) -> tuple[str, str]:
     """``(format, container)``: container is ``csv``, ``json``, ``jsonl`` or ``parquet``."""
     path = Path(path)
-    head = _head(path)
-    _refuse_undecodable(path.name, head)
+    head = _readable_head(path)
     suffix = path.suffix.lower()
     if head.startswith(b"PAR1"):
         return "pairwise", "parquet"
@@ -106,14 +109,14 @@ def detect_format(path: str | Path) -> tuple[str, str]:
             f"{path.name}: not a battle file: expected a JSON array ('[') or "
             f"JSON Lines (one object '{{…}}' per line), found {got}"
         )
-    if is_pairwise_header(_first_row(head)):
+    if is_pairwise_header(first_row(head)):
         return "pairwise", "csv"
     return "csv", "csv"
 
 
 def csv_has_votes(path: str | Path) -> bool:
     """True when a CSV's header has Winnow's vote columns ``a``, ``b`` and ``winner``."""
-    return {"a", "b", "winner"} <= {h.strip().lower() for h in _first_row(_head(Path(path)))}
+    return {"a", "b", "winner"} <= set(map(header_name, first_row(_readable_head(Path(path)))))
 
 
 def resolve_format(path: str | Path, fmt: str = "auto") -> tuple[str, str]:
@@ -125,8 +128,7 @@ def resolve_format(path: str | Path, fmt: str = "auto") -> tuple[str, str]:
     if fmt == "csv":
         _regular(Path(path))
         return fmt, "csv"
-    head = _head(Path(path))
-    _refuse_undecodable(Path(path).name, head)
+    head = _readable_head(Path(path))
     if fmt == "pairwise":
         return fmt, "parquet" if head.startswith(b"PAR1") else "csv"
     return fmt, "json" if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"[") else "jsonl"

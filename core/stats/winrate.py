@@ -46,7 +46,8 @@ def pair_outcomes(scores: np.ndarray, max_cells: int = 4_000_000) -> tuple[np.nd
     counts = np.zeros((k, k))
     for start in range(0, n, chunk):
         part = s[:, start : start + chunk]  # (J, n, K)
-        diff = part[:, :, :, None] - part[:, :, None, :]  # (J, n, K, K)
+        with np.errstate(over="ignore"):  # 1e308 - -1e308 is inf: still the right sign
+            diff = part[:, :, :, None] - part[:, :, None, :]  # (J, n, K, K)
         valid = ~np.isnan(diff)
         with np.errstate(invalid="ignore"):
             wins = np.sum(valid & (diff > 0), axis=0)

@@ -57,9 +57,8 @@ def test_bad_csv_names_row_and_column(tmp_path: Path, text: str, message: str) -
     # another tool's file: its header is named, not a field count on some row
     (b'{"id": "x", "prompt": "y"}\n{"id": "z"}\n', "(header: '{\"id\": \"x\"', "),
     (b"foo,bar\n1,2\n", "(header: 'foo', 'bar')"),
-    (b"a;b;winner\nx;y;a\n", "separated by semicolons: save it comma-separated"),
-    (b"a\tb\twinner\nx\ty\ta\n", "separated by tabs"),
-    ("a,b,winner\nx,y,a\n".encode("utf-16"), "not UTF-8 text"),
+    (b"a|b|winner\nx|y|a\n", "separated by bars: save it comma-separated"),
+    ("a,b,winner\nx,y,a\n".encode("utf-16-le"), "UTF-16 text without a byte-order mark"),
     (b"a,b,winner\nm\xe9,y,a\n", 'row 2: not UTF-8 text (byte 12 cannot be decoded); save it '
                                  'as UTF-8 text (in Excel: "CSV UTF-8")'),
 ])
@@ -70,8 +69,18 @@ def test_a_file_that_is_not_a_statistics_csv_says_what_it_holds(
     with pytest.raises(CsvFormatError, match="other.csv") as err:
         open_csv(path)
     assert message in str(err.value)
-    if "UTF-8" not in message:
+    if "UTF-" not in message:
         assert "cannot tell what this file holds" in str(err.value)
+
+
+@pytest.mark.parametrize("sep", [";", "\t"])
+def test_semicolon_and_tab_files_open_as_the_comma_file(tmp_path: Path, sep: str) -> None:
+    """Excel's European ';' CSV and tab-separated text read as commas do (ADR 159)."""
+    comma = data.write_csv(tmp_path / "l.csv", data.likert(2, 2))
+    other = tmp_path / "other.csv"
+    other.write_bytes(b"\xef\xbb\xbf" + comma.read_text(encoding="utf-8").replace(",", sep)
+                      .replace("\n", "\r\n").encode())
+    assert open_csv(other).load() == open_csv(comma).load()
 
 
 def test_grouping_columns_are_kept(tmp_path: Path) -> None:

@@ -11,11 +11,23 @@ import pytest
 
 pytestmark = pytest.mark.gui
 
+def _as_shown(tip: str) -> str:
+    """The text a tooltip shows: Qt renders it as HTML when it guesses markup."""
+    from PySide6.QtGui import Qt, QTextDocument  # QtGui's Qt has mightBeRichText
+
+    doc = QTextDocument()
+    if Qt.mightBeRichText(tip):
+        doc.setHtml(tip)
+    else:
+        doc.setPlainText(tip)
+    return doc.toPlainText().strip()
+
+
 MARKUP = "<h1>BIG</h1><img src='file:///etc/hostname'><a href='javascript:alert(1)'>x</a>"
 
 
 def test_post_text_tooltip_is_plain(qapp, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from PySide6.QtGui import Qt, QTextDocument  # QtGui's Qt has mightBeRichText
+    from PySide6.QtGui import Qt  # QtGui's Qt has mightBeRichText
 
     from core.ingest.importer import import_jsonl
     from core.store import Project
@@ -29,9 +41,19 @@ def test_post_text_tooltip_is_plain(qapp, tmp_path: Path) -> None:  # type: igno
         model.load(project, "all", "")
         column = [k for k, _ in COLUMNS].index("text")
         tip = model.data(model.index(0, column), Qt.ItemDataRole.ToolTipRole)
-    doc = QTextDocument()
-    if Qt.mightBeRichText(tip):
-        doc.setHtml(tip)
-    else:
-        doc.setPlainText(tip)
-    assert doc.toPlainText().strip() == MARKUP
+    assert _as_shown(tip) == MARKUP
+
+
+def test_analyze_table_shows_long_model_names_literally(qapp) -> None:  # type: ignore[no-untyped-def]
+    """A model name of more than 40 characters gets its whole text as a tooltip in the
+    Analyze tables: that tooltip rendered a name written as markup (new-votes sweep), and
+    the cell showed a right-to-left override reversing the name (ADR 160)."""
+    from core.analysis.results import Table
+    from ui.analyze.views import TableView
+
+    long_markup = MARKUP + " " + "x" * 40
+    spoof = "\u202eLX-xulf"
+    view = TableView(Table("t", "Leaderboard", ["Model", "Elo"],
+                           [[long_markup, 1000.0], [spoof, 990.0]]))
+    assert _as_shown(view.item(0, 0).toolTip()) == long_markup
+    assert view.item(1, 0).text() == "⟨U+202E⟩LX-xulf"

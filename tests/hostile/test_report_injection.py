@@ -62,3 +62,29 @@ def test_charts_stay_readable_with_huge_and_control_names(tmp_path: Path) -> Non
         warnings.simplefilter("error")
         out = export_html(analysis, tmp_path / "r")
     assert out.is_file()
+
+
+SPOOFS = {"\u202eLX-xulf": "flux-XL", "fl\u200bux-XL": "flux-XL", "flux\u2066-XL": "flux-XL",
+          "\u200fflux-XL": "flux-XL", "flux-XL\ufeff": "flux-XL"}
+
+
+def test_invisible_and_direction_characters_cannot_impersonate_a_model(tmp_path: Path) -> None:
+    """``\\u202e`` (right-to-left override) makes "LX-xulf" *display* as "flux-XL", a
+    zero-width space hides inside a name: in the report each is shown as ⟨U+XXXX⟩, so two
+    models never look the same (ADR 160).  Real right-to-left names and emoji sequences
+    (joined with U+200D) are shown as they are."""
+    models = ("flux-XL", *SPOOFS, "نموذج", "👩\u200d🎨 gen")
+    rows = data.rankings(6, 3, models=models)
+    analysis = analyze(rows, "rankings", AnalysisOptions(n_boot=10, seed=1),
+                       name="\u202evsc.exe")
+    text = export_html(analysis, tmp_path / "r").read_text(encoding="utf-8")
+    for ch in "\u202e\u200b\u2066\u200f\ufeff":
+        assert ch not in text
+    for spoof in SPOOFS:
+        hidden = next(c for c in spoof if c in "\u202e\u200b\u2066\u200f\ufeff")
+        assert spoof.replace(hidden, f"⟨U+{ord(hidden):04X}⟩") in text
+    assert "Analysis: ⟨U+202E⟩vsc.exe" in text
+    assert "نموذج" in text and "👩\u200d🎨 gen" in text
+    # the CSV beside it keeps every name exactly (ADR 153 round trip)
+    board = (tmp_path / "r").glob("*.csv")
+    assert any("\u202eLX-xulf" in p.read_text(encoding="utf-8") for p in board)

@@ -152,6 +152,7 @@ def test_malformed_csv_exit_2_names_row_and_column(capsys, write_csv) -> None:
     assert (
         err
         == "winnow stats: error: VOTES.csv row 7, column 'winner': expected one of a, b, tie, got 'x'"
+        ": that is the winner's name; write a or b (the side that won) or tie"  # 'x' is a's
     )
     assert run_cli(["stats", "kemeny", str(path.parent / "missing.csv")]) == 2
     assert "missing.csv" in capsys.readouterr().err

@@ -22,8 +22,10 @@ from PySide6.QtWidgets import (
 
 from core.analysis.plots import figure_for
 from core.analysis.results import Section, Table
+from core.visible_text import visible
 from ui.widgets.figure_theme import style_figure
 from ui.widgets.theme import set_tone
+from ui.widgets.tooltips import plain_tooltip
 
 MAX_TABLE_ROWS = 14  # taller tables scroll inside themselves
 
@@ -59,7 +61,7 @@ class TableView(QTableWidget):
                 if isinstance(value, int | float) and not isinstance(value, bool):
                     item.setTextAlignment(right)
                 if isinstance(value, str) and len(value) > 40:
-                    item.setToolTip(value)
+                    item.setToolTip(plain_tooltip(visible(value)))
                 self.setItem(i, j, item)
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)

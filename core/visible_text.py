@@ -1,0 +1,34 @@
+"""User text shown so that what a reader sees is what is there (ADR 160).
+
+A name scraped or typed by a stranger can hold characters that draw nothing or turn the
+text around: U+202E (right-to-left override) makes ``LX-xulf`` *display* as ``flux-XL``,
+a zero-width space makes ``fl\u200bux`` look like ``flux``.  In a report or a leaderboard
+two models would then look the same.  :func:`visible` spells every such character as
+``⟨U+XXXX⟩``.  Scripts written right to left need none of them (the Unicode bidi
+algorithm orders them), and the joiners U+200C/U+200D that shape Persian, Indic scripts
+and emoji sequences are kept.  The bracket ``⟨`` itself is spelt out too, so a name that
+*writes* ``⟨U+202E⟩`` never looks like one that holds the override.  Data files keep the
+exact text; only what is shown changes.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_KEPT = {"\u200c", "\u200d"}  # zero-width non-joiner / joiner: they shape text and emoji
+_FORMAT = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff"
+                     "\ufff9-\ufffb]")
+
+
+def _hidden(ch: str) -> bool:
+    if ch == "\u27e8":  # the spelling's own bracket: a name cannot write "⟨U+202E⟩" itself
+        return True
+    return ch not in _KEPT and (unicodedata.category(ch) == "Cf" or bool(_FORMAT.match(ch)))
+
+
+def visible(text: str) -> str:
+    """``text`` with each invisible format or direction character spelt ``⟨U+XXXX⟩``."""
+    if text.isascii():
+        return text
+    return "".join(f"⟨U+{ord(c):04X}⟩" if _hidden(c) else c for c in text)
