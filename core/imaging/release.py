@@ -15,6 +15,7 @@ write); originals are never touched.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -152,19 +153,36 @@ def write_release(out_dir: Path, photo: Any, fmt: str, data: bytes,
     """Write a released file under the first free name; returns the path.
 
     Never replaces a file, except this photo's own earlier release at the same path,
-    unchanged (its SHA-256 is ``own_sha256``, as recorded when it was released).
+    unchanged (its SHA-256 is ``own_sha256``, as recorded when it was released).  A
+    regular file already holding exactly ``data`` is taken as written (a release killed
+    after writing it and before recording it leaves one; releasing again must not add a
+    second copy under another name): nothing is replaced (ADR 156).
     """
+    sha = hashlib.sha256(data).hexdigest()
     for target in release_names(out_dir, Path(photo.file_name).stem, fmt, photo.id):
-        if photo.released_path == str(target) and own_sha256 and target.is_file() \
-                and not target.is_symlink() and digest(target)[1] == own_sha256:
+        if photo.released_path == str(target) and own_sha256 and _holds(target, own_sha256):
             write_bytes(target, data, replace=True)
             return target
         try:
             write_bytes(target, data)
         except FileExistsError:
+            if _holds(target, sha, len(data)):
+                return target
             continue
         return target
     raise FileExistsError(f"{photo.file_name}: no free file name left in {out_dir}")
+
+
+def _holds(path: Path, sha256: str, size: int | None = None) -> bool:
+    """Whether ``path`` is a regular file (not a link) whose bytes hash to ``sha256``."""
+    try:
+        if path.is_symlink() or not path.is_file():
+            return False
+        if size is not None and path.stat().st_size != size:
+            return False
+        return digest(path)[1] == sha256
+    except OSError:
+        return False
 
 
 # -- rendering --------------------------------------------------------------------------

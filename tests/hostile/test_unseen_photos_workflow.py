@@ -1,0 +1,199 @@
+"""A photographer's release workflow attacked: a release killed with SIGKILL right after
+its file was written, two `winnow anonymize` runs into one folder at once, a Release all
+of 50 photos cancelled half-way, and a file of the same name already in the folder."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from core.files import TEMP_MARK
+from core.imaging import photos as repo
+from core.imaging.detect import DetectSettings
+from core.imaging.release import release_photo
+from core.imaging.release_all import BulkRelease, release_all
+from core.jobs import Cancelled, JobState
+
+REPO = Path(__file__).resolve().parents[2]
+NO_FACES = DetectSettings(face_detector="hog", plates=False)
+
+
+def _noise_jpeg(path: Path, seed: int, size: tuple[int, int] = (160, 120)) -> Path:
+    rng = np.random.default_rng(seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.fromarray(rng.integers(0, 255, (size[1], size[0], 3), dtype=np.uint8)).save(path)
+    return path
+
+
+def _reviewed(project, path: Path) -> int:
+    photo_id, _new = repo.import_photo(project, path)
+    repo.add_region(project, photo_id, kind="face", x=10, y=10, w=40, h=30)
+    repo.set_status(project, photo_id, "reviewed")
+    return photo_id
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+_KILLED_RELEASE = """
+import os, signal, sys
+from core.store import Project
+from core.imaging import photos as repo
+from core.imaging.detect import DetectSettings
+from core.imaging.release import release_photo
+
+def killed(*args, **kwargs):  # the file is in place, the project does not know it yet
+    os.kill(os.getpid(), signal.SIGKILL)
+
+repo.mark_released = killed
+project = Project.open(sys.argv[1])
+release_photo(project, int(sys.argv[2]), sys.argv[3],
+              DetectSettings(face_detector="hog", plates=False))
+"""
+
+
+def test_a_release_killed_after_writing_is_resumed_into_the_same_file(tmp_path: Path) -> None:
+    """SIGKILL between writing the file and recording it: releasing again must not leave
+    two copies (x.jpg from the killed run, x-1.jpg from the next) — the identical file
+    already there is the photo's release."""
+    from core.store import Project
+
+    project = Project.create(tmp_path / "p.winnow")
+    photo_id = _reviewed(project, _noise_jpeg(tmp_path / "in" / "x.jpg", 1))
+    project.close()
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-c", _KILLED_RELEASE, str(tmp_path / "p.winnow"),
+                           str(photo_id), str(out)], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
+    assert done.returncode == -9, done.stderr
+    assert [p.name for p in out.iterdir()] == ["x.jpg"]  # whole, not recorded
+    project = Project.open(tmp_path / "p.winnow")
+    try:
+        assert repo.get_photo(project, photo_id).status == "reviewed"
+        path, _verification = release_photo(project, photo_id, out, NO_FACES)
+        assert path == out / "x.jpg"
+        assert sorted(p.name for p in out.iterdir()) == ["x.jpg"]
+        photo = repo.get_photo(project, photo_id)
+        assert photo.status == "released" and photo.released_path == str(out / "x.jpg")
+        stored = project.conn.execute("SELECT released_sha256 FROM photos WHERE id = ?",
+                                      (photo_id,)).fetchone()[0]
+        assert stored == _sha(out / "x.jpg")
+    finally:
+        project.close()
+
+
+def test_a_different_file_of_the_same_name_is_never_taken_for_the_release(project,
+                                                                          tmp_path: Path
+                                                                          ) -> None:
+    """Only identical bytes are taken over; the user's own x.jpg (even a copy of the
+    original photo) and a symbolic link to the very release bytes stay as they are."""
+    src = _noise_jpeg(tmp_path / "in" / "x.jpg", 2)
+    photo_id = _reviewed(project, src)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "x.jpg").write_bytes(src.read_bytes())
+    first, _ = release_photo(project, photo_id, tmp_path / "probe", NO_FACES)
+    (out / f"x-{photo_id}.jpg").symlink_to(first)
+    path, _ = release_photo(project, photo_id, out, NO_FACES)
+    assert path == out / f"x-{photo_id}-2.jpg"
+    assert (out / "x.jpg").read_bytes() == src.read_bytes()
+    assert (out / f"x-{photo_id}.jpg").is_symlink()
+    assert _sha(path) == _sha(first)
+
+
+def test_two_anonymize_runs_into_one_folder_at_once(tmp_path: Path, monkeypatch) -> None:
+    """A second run that finds the outputs written by the first one between its check
+    and its write (as two terminals running the same command do) reports them as kept
+    or names them; it never stops with a bare errno message and no summary."""
+    from core.imaging import batch
+
+    for k in range(4):
+        _noise_jpeg(tmp_path / "in" / f"p{k}.jpg", 10 + k)
+    _noise_jpeg(tmp_path / "in" / "q.jpg", 99)
+    out = tmp_path / "out"
+    real_render = batch.render_verified
+    raced: list[bool] = []
+
+    def other_run_finishes_first(*args, **kwargs):
+        if not raced:
+            raced.append(True)
+            monkeypatch.setattr(batch, "render_verified", real_render)
+            batch.anonymize_folder(tmp_path / "in", out, settings=NO_FACES)
+            (out / "q.jpg").unlink()
+            (out / "q.jpg").write_bytes(b"someone else's file")  # not Winnow's: never replaced
+        return real_render(*args, **kwargs)
+
+    monkeypatch.setattr(batch, "render_verified", other_run_finishes_first)
+    report = batch.anonymize_folder(tmp_path / "in", out, settings=NO_FACES)
+    assert [k["file"] for k in report["kept"]] == ["p0.jpg", "p1.jpg", "p2.jpg", "p3.jpg"]
+    assert [e["file"] for e in report["errors"]] == ["q.jpg"]
+    assert "q.jpg" in report["errors"][0]["error"]
+    assert "never replace" in report["errors"][0]["error"]
+    assert report["photos"] == []
+    assert (out / "q.jpg").read_bytes() == b"someone else's file"
+    assert not [p for p in out.iterdir() if TEMP_MARK in p.name]
+
+
+def test_two_anonymize_commands_at_once_both_print_a_summary(tmp_path: Path) -> None:
+    """The real thing: two processes, the same folders; both exit 0 or 1 with a JSON
+    summary, every output is whole and recorded once per write."""
+    for k in range(12):
+        _noise_jpeg(tmp_path / "in" / f"p{k:02d}.jpg", k)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    cmd = [sys.executable, "-m", "app", "anonymize", str(tmp_path / "in"), "--out",
+           str(tmp_path / "out"), "--face-detector", "hog", "--no-plates"]
+    runs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=env) for _ in range(2)]
+    results = [(r.wait(timeout=240), r.stdout.read(), r.stderr.read()) for r in runs]  # type: ignore[union-attr]  # PIPE given
+    for code, stdout, stderr in results:
+        if code == 2:  # lost the race before writing anything: refused, naming the file
+            assert "already exist" in stderr and "Errno" not in stderr, stderr
+            continue
+        assert code == 0, stderr
+        summary = json.loads(stdout)
+        assert len(summary["written"]) + len(summary["kept"]) == 12
+    outputs = sorted(p.name for p in (tmp_path / "out").iterdir() if not p.name.startswith("."))
+    assert outputs == [f"p{k:02d}.jpg" for k in range(12)]
+    for name in outputs:
+        with Image.open(tmp_path / "out" / name) as image:
+            image.load()
+
+
+def test_release_all_of_50_cancelled_half_way_is_consistent(project, tmp_path: Path) -> None:
+    """Cancel after 20 of 50: 20 files, each the release its photo records; 30 photos
+    still reviewed with nothing written; no temporary file left; releasing again
+    finishes the rest without touching the first 20."""
+    ids = [_reviewed(project, _noise_jpeg(tmp_path / "in" / f"p{k:02d}.jpg", k, (48, 36)))
+           for k in range(50)]
+    out = tmp_path / "out"
+    state = JobState("release")
+    state.subscribe(lambda s: s.cancel() if s.done == 20 and not s.cancelled() else None)
+    report = BulkRelease(str(out))
+    with pytest.raises(Cancelled):
+        release_all(project, out, NO_FACES, state, report)
+    assert report.cancelled and len(report.released) == 20
+    assert report.summary().startswith("Cancelled: released 20 of 50")
+    files = sorted(out.iterdir())
+    assert [p.name for p in files] == [f"p{k:02d}.jpg" for k in range(20)]
+    before = {p.name: _sha(p) for p in files}
+    for photo_id in ids:
+        photo = repo.get_photo(project, photo_id)
+        sha = project.conn.execute("SELECT released_sha256 FROM photos WHERE id = ?",
+                                   (photo_id,)).fetchone()[0]
+        if photo.status == "released":
+            assert sha == _sha(Path(photo.released_path or ""))
+        else:
+            assert photo.status == "reviewed" and sha is None
+    again = release_all(project, out, NO_FACES)
+    assert len(again.released) == 30 and len(again.already) == 20 and not again.renamed
+    assert {p.name: _sha(p) for p in out.iterdir() if p.name in before} == before
+    assert len(list(out.iterdir())) == 50
