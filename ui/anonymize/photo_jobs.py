@@ -109,9 +109,12 @@ class PhotoJobs(QObject):
             if report.duplicates:
                 text += f", {len(report.duplicates)} already in the project"
             self.context.status(text)
-            if report.errors:
+            if report.errors:  # every one counted, the first 20 named
+                errors = [msg for _name, msg in report.errors]
+                more = [f"… and {len(errors) - 20} more"] if len(errors) > 20 else []
+                noun = "photo" if len(errors) == 1 else "photos"
                 self.context.message("Some photos could not be imported", "\n".join(
-                    msg for _name, msg in report.errors[:20]))
+                    [f"{len(errors)} {noun} could not be imported:", *errors[:20], *more]))
 
         job: Job = self.context.start_job(
             f"Import photos from {Path(folder).name}",
