@@ -8,6 +8,7 @@ reviewed or released photo back to "new": a person has to look at it again.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -16,8 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from core.imaging.anonymize import METHODS
 from core.imaging.boxes import Detection
-from core.imaging.geometry import Geometry
+from core.imaging.geometry import Geometry, check_geometry
 from core.imaging.loading import PhotoDecodeError, accepted_suffixes, decode_rgb
 
 CATEGORIES = ("Text", "Clock", "Vehicle", "Architecture", "Art", "Animal", "Nature")
@@ -28,6 +30,9 @@ _PHOTO_FIELDS = ("method", "strength", "feather", "geometry", "category", "credi
                  "licence", "caption", "notes")
 _CONTENT_FIELDS = {"method", "strength", "feather", "geometry"}
 _REGION_FIELDS = ("kind", "shape", "x", "y", "w", "h", "method", "strength")
+#: the largest strength and feather the editor offers (the Anonymize panel's ranges)
+MAX_STRENGTH = 64.0
+MAX_FEATHER = 200.0
 
 
 def _now() -> str:
@@ -250,8 +255,41 @@ def _check_region(values: dict[str, Any]) -> None:
         raise ValueError(f"unknown region kind {values.get('kind')!r}")
     if values.get("shape", "rect") not in ("rect", "ellipse"):
         raise ValueError(f"unknown region shape {values.get('shape')!r}")
+    for key in ("x", "y", "w", "h"):
+        if key in values and not math.isfinite(float(values[key])):
+            raise ValueError(f"region {key} must be a finite number, not {values[key]}")
     if float(values.get("w", 1)) <= 0 or float(values.get("h", 1)) <= 0:
         raise ValueError("a region needs a positive width and height")
+    if values.get("method") not in (None, *METHODS):
+        raise ValueError(f"unknown region method {values.get('method')!r}; one of {METHODS}")
+    _check_strength(values.get("strength"))
+
+
+def _check_strength(value: Any) -> None:
+    """None (the method's default) or a number in (0, :data:`MAX_STRENGTH`]."""
+    if value is not None and not (math.isfinite(float(value))
+                                  and 0 < float(value) <= MAX_STRENGTH):
+        raise ValueError(f"strength must be above 0 and at most {MAX_STRENGTH:g} (blur: a "
+                         "fraction of the region's short side; pixelate: blocks across "
+                         f"it), not {value}")
+
+
+def _check_feather(value: Any) -> None:
+    if not (math.isfinite(float(value)) and 0 <= float(value) <= MAX_FEATHER):
+        raise ValueError(f"feather must be between 0 and {MAX_FEATHER:g} px, not {value}")
+
+
+def check_values(photo: Photo, regions: Iterable[Region]) -> None:
+    """Raise ValueError naming the field unless every value a release renders is one the
+    editor accepts (a project edited with sqlite3 may hold anything; ADR 158)."""
+    _check_strength(photo.strength)
+    _check_feather(photo.feather)
+    check_geometry(photo.geometry, photo.width, photo.height)
+    for region in regions:
+        try:
+            _check_region(region.fields())
+        except ValueError as exc:
+            raise ValueError(f"region #{region.id}: {exc}") from None
 
 
 def add_region(project: Any, photo_id: int, *, kind: str = "face", shape: str = "rect",
@@ -379,13 +417,17 @@ def update_photo(project: Any, photo_id: int, **changes: Any) -> None:
         raise ValueError(f"unknown category {changes['category']!r}; one of {CATEGORIES}")
     if "method" in changes and changes["method"] not in ("blur", "pixelate", "fill"):
         raise ValueError(f"unknown method {changes['method']!r}")
+    if "strength" in changes:
+        _check_strength(changes["strength"])
+    if "feather" in changes:
+        _check_feather(changes["feather"])
     if "geometry" in changes:
         geom = changes["geometry"]
         geom = geom if isinstance(geom, Geometry) else Geometry.from_json(geom)
-        if geom.quad is not None:
-            from core.imaging.geometry import check_quad
-
-            check_quad(geom.quad)
+        size = project.conn.execute("SELECT width, height FROM photos WHERE id = ?",
+                                    (photo_id,)).fetchone()
+        if size is not None:
+            check_geometry(geom, int(size[0]), int(size[1]))
         changes["geometry"] = json.dumps(geom.to_json())
     row = project.conn.execute(
         f"SELECT {', '.join(_PHOTO_FIELDS)} FROM photos WHERE id = ?", (photo_id,)).fetchone()

@@ -149,14 +149,16 @@ def release_names(out_dir: Path, stem: str, fmt: str, photo_id: int) -> Iterator
 
 
 def write_release(out_dir: Path, photo: Any, fmt: str, data: bytes,
-                  own_sha256: str | None = None) -> Path:
+                  own_sha256: str | None = None, claimed: frozenset[str] = frozenset()
+                  ) -> Path:
     """Write a released file under the first free name; returns the path.
 
     Never replaces a file, except this photo's own earlier release at the same path,
     unchanged (its SHA-256 is ``own_sha256``, as recorded when it was released).  A
-    regular file already holding exactly ``data`` is taken as written (a release killed
-    after writing it and before recording it leaves one; releasing again must not add a
-    second copy under another name): nothing is replaced (ADR 156).
+    regular file already holding exactly ``data`` that is not another photo's release
+    (``claimed``: their real paths) is taken as written (a release killed after writing
+    it and before recording it leaves one; releasing again must not add a second copy
+    under another name): nothing is replaced (ADR 156).
     """
     sha = hashlib.sha256(data).hexdigest()
     for target in release_names(out_dir, Path(photo.file_name).stem, fmt, photo.id):
@@ -166,7 +168,7 @@ def write_release(out_dir: Path, photo: Any, fmt: str, data: bytes,
         try:
             write_bytes(target, data)
         except FileExistsError:
-            if _holds(target, sha, len(data)):
+            if os.path.realpath(target) not in claimed and _holds(target, sha, len(data)):
                 return target
             continue
         return target
@@ -382,8 +384,12 @@ def release_photo(project: Any, photo_id: int, out_dir: str | os.PathLike[str],
     if photo.status not in ("reviewed", "released"):
         raise ReleaseRefused(f"{photo.file_name}: only a reviewed photo can be released "
                              f"(status is {photo.status!r})")
-    rgb = repo.load_original(project, photo)
     regs = repo.regions(project, photo_id)
+    try:
+        repo.check_values(photo, regs)
+    except ValueError as exc:
+        raise ReleaseRefused(f"{photo.file_name}: {exc}; correct it in Anonymize") from None
+    rgb = repo.load_original(project, photo)
     specs = [spec_for(photo, r) for r in regs]
     labels = [f"#{r.id} ({r.kind})" for r in regs]
     fmt = output_format(photo.file_name)
@@ -408,8 +414,11 @@ def release_photo(project: Any, photo_id: int, out_dir: str | os.PathLike[str],
                              f"outside every region: {where}", result.to_json())
     own = project.conn.execute("SELECT released_sha256 FROM photos WHERE id = ?",
                                (photo_id,)).fetchone()
+    claimed = frozenset(os.path.realpath(row[0]) for row in project.conn.execute(
+        "SELECT released_path FROM photos WHERE id != ? AND released_path IS NOT NULL",
+        (photo_id,)))
     Path(out_dir).mkdir(parents=True, exist_ok=True)
-    target = write_release(Path(out_dir), photo, fmt, data, own[0] if own else None)
+    target = write_release(Path(out_dir), photo, fmt, data, own[0] if own else None, claimed)
     sha, _ = project.assets.put(data, fmt)
     repo.mark_released(project, photo_id, sha, str(target), result.to_json())
     return target, result

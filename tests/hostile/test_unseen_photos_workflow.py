@@ -197,3 +197,23 @@ def test_release_all_of_50_cancelled_half_way_is_consistent(project, tmp_path: P
     assert len(again.released) == 30 and len(again.already) == 20 and not again.renamed
     assert {p.name: _sha(p) for p in out.iterdir() if p.name in before} == before
     assert len(list(out.iterdir())) == 50
+
+
+def test_two_copies_of_one_photo_never_share_a_released_file(project, tmp_path: Path) -> None:
+    """The same picture imported twice (once with its GPS, once as a phone's share sheet
+    wrote it without) renders to identical bytes; the second release must still get its
+    own file, or a later re-release of the first would change the second's."""
+    rng = np.random.default_rng(5)
+    pixels = Image.fromarray(rng.integers(0, 255, (120, 160, 3), dtype=np.uint8))
+    exif = Image.Exif()
+    exif[0x010F] = "Phone"
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    pixels.save(tmp_path / "a" / "IMG_1.png", exif=exif)
+    pixels.save(tmp_path / "b" / "IMG_1.png")
+    first, second = (_reviewed(project, tmp_path / d / "IMG_1.png") for d in ("a", "b"))
+    out = tmp_path / "out"
+    one, _ = release_photo(project, first, out, NO_FACES)
+    two, _ = release_photo(project, second, out, NO_FACES)
+    assert _sha(one) == _sha(two) and one != two
+    assert two == out / f"IMG_1-{second}.png"
