@@ -378,7 +378,11 @@ def release_photo(project: Any, photo_id: int, out_dir: str | os.PathLike[str],
     setting, or a face outside every region was found and ``accept_unhidden`` is False.
     """
     from core.imaging import photos as repo
+    from core.store.errors import ReadOnlyProjectError
 
+    if project.readonly:  # before a byte is written into the folder or the asset store
+        raise ReadOnlyProjectError(f"{project.path.name} is open read-only: nothing is "
+                                   "released")
     settings = settings or DetectSettings()
     photo = repo.get_photo(project, photo_id)
     if photo.status not in ("reviewed", "released"):
@@ -417,9 +421,11 @@ def release_photo(project: Any, photo_id: int, out_dir: str | os.PathLike[str],
     claimed = frozenset(os.path.realpath(row[0]) for row in project.conn.execute(
         "SELECT released_path FROM photos WHERE id != ? AND released_path IS NOT NULL",
         (photo_id,)))
+    # the project's copy first: a disk filling up then leaves no unrecorded file in the
+    # user's folder (an unused copy in the content-addressed store harms nothing)
+    sha, _ = project.assets.put(data, fmt)
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     target = write_release(Path(out_dir), photo, fmt, data, own[0] if own else None, claimed)
-    sha, _ = project.assets.put(data, fmt)
     repo.mark_released(project, photo_id, sha, str(target), result.to_json())
     return target, result
 

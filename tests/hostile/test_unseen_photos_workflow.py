@@ -18,7 +18,8 @@ from PIL import Image
 from core.files import TEMP_MARK
 from core.imaging import photos as repo
 from core.imaging.detect import DetectSettings
-from core.imaging.release import release_photo
+from core.imaging.loading import load_rgb
+from core.imaging.release import encode_clean, release_photo
 from core.imaging.release_all import BulkRelease, release_all
 from core.jobs import Cancelled, JobState
 
@@ -49,7 +50,8 @@ import os, signal, sys
 from core.store import Project
 from core.imaging import photos as repo
 from core.imaging.detect import DetectSettings
-from core.imaging.release import release_photo
+from core.imaging.loading import load_rgb
+from core.imaging.release import encode_clean, release_photo
 
 def killed(*args, **kwargs):  # the file is in place, the project does not know it yet
     os.kill(os.getpid(), signal.SIGKILL)
@@ -217,3 +219,50 @@ def test_two_copies_of_one_photo_never_share_a_released_file(project, tmp_path: 
     two, _ = release_photo(project, second, out, NO_FACES)
     assert _sha(one) == _sha(two) and one != two
     assert two == out / f"IMG_1-{second}.png"
+
+
+def test_a_read_only_project_releases_nothing(tmp_path: Path) -> None:
+    """A project open read-only (a second window, a copy on a CD) refuses a release
+    before a byte is written: no file in the folder, nothing added to its assets."""
+    from core.store import Project, ReadOnlyProjectError
+
+    project = Project.create(tmp_path / "p.winnow")
+    photo_id = _reviewed(project, _noise_jpeg(tmp_path / "in" / "x.jpg", 7))
+    project.close()
+    assets = sorted(p.name for p in (tmp_path / "p.assets").rglob("*"))
+    project = Project.open(tmp_path / "p.winnow", readonly=True)
+    try:
+        with pytest.raises(ReadOnlyProjectError, match="read-only"):
+            release_photo(project, photo_id, tmp_path / "out", NO_FACES)
+    finally:
+        project.close()
+    assert not (tmp_path / "out").exists()
+    assert sorted(p.name for p in (tmp_path / "p.assets").rglob("*")) == assets
+
+
+@pytest.mark.parametrize("room", [2.5, 3.5])
+def test_release_all_onto_a_full_disk_leaves_only_recorded_files(project, tmp_path: Path,
+                                                                 monkeypatch, room: float
+                                                                 ) -> None:
+    """The disk fills up during Release all: every photo not released is named with the
+    reason, every file in the folder is whole and recorded as its photo's release (no
+    unrecorded copy for the next run to step around), and once there is room again the
+    next Release all finishes with one file per photo."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "safety"))
+    from safety_helpers import FullDisk
+
+    ids = [_reviewed(project, _noise_jpeg(tmp_path / "in" / f"p{k}.jpg", 20 + k))
+           for k in range(5)]
+    out = tmp_path / "out"
+    disk = FullDisk(monkeypatch, 0)
+    one = len(encode_clean(load_rgb(tmp_path / "in" / "p0.jpg")))
+    disk.left = int(one * room)  # one release and its stored copy, then part of the next
+    report = release_all(project, out, NO_FACES)
+    assert len(report.released) == 1 and len(report.failed) == 4
+    assert all("No space left on device" in reason for _p, reason in report.failed)
+    recorded = {repo.get_photo(project, i).released_path for i in ids} - {None}
+    assert {str(p) for p in out.iterdir()} == recorded
+    disk.left = 10**9
+    again = release_all(project, out, NO_FACES)
+    assert len(again.released) == 4 and not again.renamed and not again.failed
+    assert sorted(p.name for p in out.iterdir()) == [f"p{k}.jpg" for k in range(5)]
