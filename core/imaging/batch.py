@@ -196,6 +196,9 @@ def anonymize_folder(in_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
     if out_dir.resolve() == in_dir.resolve():
         raise ValueError("the output folder must differ from the input folder "
                          "(originals are never overwritten)")
+    if os.path.lexists(out_dir) and not out_dir.is_dir():
+        raise ValueError(f"{out_dir} is a file, not a folder: choose a folder for the "
+                         "anonymized copies")
     photos, skipped = scan(in_dir, out_dir)
     names = output_names(photos)
     key = _settings_key(method, settings)

@@ -266,3 +266,20 @@ def test_release_all_onto_a_full_disk_leaves_only_recorded_files(project, tmp_pa
     again = release_all(project, out, NO_FACES)
     assert len(again.released) == 4 and not again.renamed and not again.failed
     assert sorted(p.name for p in out.iterdir()) == [f"p{k}.jpg" for k in range(5)]
+
+
+def test_anonymize_into_a_path_that_is_a_file_is_refused_before_any_work(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--out naming a file (a typo, a tab-completed photo) used to run the detector on
+    every photo and then report each one as 'cannot write …: File exists'."""
+    from app.cli import run_cli
+
+    for k in range(3):
+        _noise_jpeg(tmp_path / "in" / f"p{k}.jpg", 30 + k)
+    (tmp_path / "notes.txt").write_text("mine")
+    code = run_cli(["anonymize", str(tmp_path / "in"), "--out", str(tmp_path / "notes.txt"),
+                    "--face-detector", "hog", "--no-plates"])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    assert "notes.txt is a file, not a folder" in captured.err
+    assert (tmp_path / "notes.txt").read_text() == "mine"
