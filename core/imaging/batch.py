@@ -29,55 +29,17 @@ from core.files import WRITE_ERRNOS, WriteError, digest
 from core.imaging.anonymize import HideSpec
 from core.imaging.detect import DetectSettings, detect_all
 from core.imaging.geometry import Geometry
-from core.imaging.loading import (
-    HEIF_SUFFIXES,
-    PhotoDecodeError,
-    accepted_suffixes,
-    decode_rgb,
-)
+from core.imaging.loading import PhotoDecodeError, decode_rgb, scan_photos
 from core.imaging.release import RenderJob, output_format, render_verified
-
-#: Image formats people keep photos in that the anonymizer does not read.
-OTHER_IMAGE_SUFFIXES = (".webp", ".tif", ".tiff", ".gif", ".bmp", ".avif", ".jxl", ".jp2",
-                        ".dng", ".raw", ".cr2", ".nef", ".arw", ".psd")
 
 
 def scan(in_dir: Path, out_dir: Path) -> tuple[list[Path], list[dict[str, str]]]:
     """``(photos, skipped)`` under ``in_dir``: relative paths of the photos to anonymize,
     and every other (non-hidden) file with the reason it is left out. ``out_dir`` is not
     searched when it lies inside ``in_dir``."""
-    accepted = accepted_suffixes()
-    photos: list[Path] = []
-    skipped: list[dict[str, str]] = []
-    out_real = out_dir.resolve()
-    for top, dirs, names in os.walk(in_dir):
-        base = Path(top)
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".")
-                         and (base / d).resolve() != out_real)
-        for name in sorted(names):
-            if name.startswith("."):
-                continue
-            rel = (base / name).relative_to(in_dir)
-            suffix = rel.suffix.lower()
-            if (base / name).exists() and not (base / name).is_file():  # a pipe: read for ever
-                skipped.append({"file": rel.as_posix(), "reason": "not a regular file (a "
-                                "pipe, a device or a socket); nothing was written"})
-            elif suffix in accepted:
-                photos.append(rel)
-            else:
-                skipped.append({"file": rel.as_posix(), "reason": _why_skipped(suffix)})
-    return photos, skipped
-
-
-def _why_skipped(suffix: str) -> str:
-    readable = "JPEG, PNG" + (", HEIC" if ".heic" in accepted_suffixes() else "")
-    if suffix in HEIF_SUFFIXES:
-        return ("HEIC/HEIF photos need the optional pillow-heif package "
-                "(pip install pillow-heif); nothing was written")
-    if suffix in OTHER_IMAGE_SUFFIXES:
-        return (f"{suffix} images are not supported (Winnow anonymizes {readable}); "
-                "convert it first; nothing was written")
-    return f"not a photo Winnow reads ({readable}); nothing was written"
+    photos, skipped = scan_photos(in_dir, exclude=out_dir)
+    return photos, [{"file": name, "reason": f"{why}; nothing was written"}
+                    for name, why in skipped]
 
 
 def output_names(photos: list[Path]) -> dict[Path, Path]:

@@ -20,7 +20,7 @@ import numpy as np
 from core.imaging.anonymize import METHODS
 from core.imaging.boxes import Detection
 from core.imaging.geometry import Geometry, check_geometry
-from core.imaging.loading import PhotoDecodeError, accepted_suffixes, decode_rgb
+from core.imaging.loading import PhotoDecodeError, decode_rgb, scan_photos
 
 CATEGORIES = ("Text", "Clock", "Vehicle", "Architecture", "Art", "Animal", "Nature")
 STATUSES = ("new", "reviewed", "released")
@@ -95,23 +95,27 @@ class IntakeReport:
     imported: list[int] = field(default_factory=list)
     duplicates: list[str] = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, why): not photos
 
     def to_json(self) -> dict[str, Any]:
         """Plain dict."""
         return {"imported": len(self.imported), "duplicates": self.duplicates,
-                "errors": [{"file": f, "error": e} for f, e in self.errors]}
+                "errors": [{"file": f, "error": e} for f, e in self.errors],
+                "skipped": [{"file": f, "reason": r} for f, r in self.skipped]}
 
 
 # -- intake ------------------------------------------------------------------------------
 def photo_files(folder: str | os.PathLike[str]) -> list[Path]:
     """Photo files under ``folder`` (recursively, sorted, hidden files skipped)."""
+    return _scan(folder)[0]
+
+
+def _scan(folder: str | os.PathLike[str]) -> tuple[list[Path], list[tuple[str, str]]]:
     folder = Path(folder)
     if not folder.is_dir():
         raise NotADirectoryError(f"{folder} is not a folder")
-    suffixes = accepted_suffixes()
-    return sorted(p for p in folder.rglob("*") if p.is_file()
-                  and p.suffix.lower() in suffixes
-                  and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+    photos, skipped = scan_photos(folder)
+    return sorted(folder / rel for rel in photos), skipped
 
 
 def import_photo(project: Any, path: str | os.PathLike[str]) -> tuple[int, bool]:
@@ -152,9 +156,10 @@ def import_photo(project: Any, path: str | os.PathLike[str]) -> tuple[int, bool]
 
 def import_folder(project: Any, folder: str | os.PathLike[str], state: Any = None
                   ) -> IntakeReport:
-    """Import every photo under ``folder``; a bad file is reported, never fatal."""
-    files = photo_files(folder)
-    report = IntakeReport()
+    """Import every photo under ``folder``; a bad file is reported, never fatal, and every
+    other file is listed under ``skipped`` with the reason."""
+    files, skipped = _scan(folder)
+    report = IntakeReport(skipped=skipped)
     if state is not None:
         state.set_total(len(files))
     for path in files:

@@ -136,3 +136,19 @@ def test_broken_files_are_each_named_none_left_out(window: MainWindow, qtbot, tm
         in text
     assert "… and 5 more" in text
     assert len(repo.list_photos(window.project)) == 1
+
+
+def test_files_left_out_of_an_import_are_named(window: MainWindow, qtbot, tmp_path: Path,
+                                               monkeypatch) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    Image.fromarray(quadrant_image(60, 40)).save(folder / "good.jpg")
+    Image.fromarray(quadrant_image(60, 40)).save(folder / "shot.webp")
+    open_with_photos(window, tmp_path)
+    messages: list[tuple[str, str]] = []
+    monkeypatch.setattr(window.context, "message", lambda t, x: messages.append((t, x)))
+    assert window.pages["anonymize"].jobs.import_folder(folder) is not None
+    qtbot.waitUntil(lambda: bool(messages), timeout=60_000)
+    title, text = messages[0]
+    assert title == "Some files were not imported"
+    assert "1 file was left out" in text and "shot.webp: .webp images are not supported" in text

@@ -283,3 +283,27 @@ def test_anonymize_into_a_path_that_is_a_file_is_refused_before_any_work(
     assert code == 2 and captured.out == ""
     assert "notes.txt is a file, not a folder" in captured.err
     assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def test_importing_a_folder_names_every_file_it_leaves_out(project, tmp_path: Path) -> None:
+    """A phone dump holds WebP screenshots, an animated GIF, a TIFF scan, a video and a
+    PDF beside the JPEGs: the intake said 'Imported 1 photos' and nothing about the rest
+    (winnow anonymize lists them under skipped); now each is named with the reason."""
+    folder = tmp_path / "dump"
+    _noise_jpeg(folder / "IMG_1.jpg", 40)
+    frames = [Image.new("RGB", (20, 20), c) for c in ("red", "blue")]
+    frames[0].save(folder / "loop.gif", save_all=True, append_images=frames[1:])
+    frames[0].save(folder / "shot.webp")
+    frames[0].save(folder / "scan.tiff")
+    (folder / "clip.mp4").write_bytes(b"\0\0\0\x18ftypmp42")
+    (folder / "sub").mkdir()
+    (folder / "sub" / "notes.pdf").write_bytes(b"%PDF-1.4")
+    (folder / ".hidden.webp").write_bytes(b"RIFF")  # hidden files stay unmentioned
+    report = repo.import_folder(project, folder)
+    assert len(report.imported) == 1
+    skipped = dict(report.skipped)
+    assert sorted(skipped) == ["clip.mp4", "loop.gif", "scan.tiff", "shot.webp",
+                               "sub/notes.pdf"]
+    assert "convert it first" in skipped["loop.gif"] and "not a photo" in skipped["clip.mp4"]
+    assert report.to_json()["skipped"] == [{"file": f, "reason": r}
+                                           for f, r in report.skipped]
