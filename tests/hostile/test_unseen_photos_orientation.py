@@ -15,6 +15,7 @@ from core.imaging import photos as repo
 from core.imaging.boxes import intersection
 from core.imaging.decode import orientation_transpose
 from core.imaging.detect import DetectSettings, detect_all
+from core.imaging.loading import load_rgb
 from core.imaging.release import release_photo
 
 #: the inverse of each orientation's display transpose (5 and 7 are their own inverse)
@@ -120,3 +121,30 @@ def test_a_face_and_its_reflection_are_both_found_and_hidden(project, tmp_path: 
     for left in (10, 280):  # both faces changed
         assert np.abs(pixels[100:260, left + 40:left + 186]
                       - canvas[100:260, left + 40:left + 186]).mean() > 10
+
+
+@pytest.mark.parametrize("geometry", [
+    {"angle": 20.0}, {"angle": -33.0, "rot90": 1},
+    {"quad": [[40, 30], [480, 10], [470, 320], [20, 300]]},
+    {"quad": [[40, 30], [480, 10], [470, 320], [20, 300]], "angle": 12.0,
+     "crop": [50, 100, 300, 150]},
+])
+def test_crop_rotate_and_keystone_keep_every_face_hidden(project, tmp_path: Path,
+                                                         geometry) -> None:
+    """Three people (dlib's 2008_002470.jpg): after a fine rotation, quarter turns, a
+    keystone and a crop, the detector finds no face in the released file even at its
+    detection threshold."""
+    from shared_data import need_testdata
+
+    photo_id, _ = repo.import_photo(project, need_testdata("faces") / "2008_002470.jpg")
+    rgb = repo.load_original(project, repo.get_photo(project, photo_id))
+    found = detect_all(rgb, _settings())
+    assert len([d for d in found if d.kind == "face"]) >= 3
+    repo.replace_detections(project, photo_id, found, _settings().to_json())
+    repo.update_photo(project, photo_id, geometry=geometry)
+    repo.set_status(project, photo_id, "reviewed")
+    out, verification = release_photo(project, photo_id, tmp_path / "out", _settings())
+    assert verification.ok
+    released = load_rgb(out)
+    assert released.shape[:2] != rgb.shape[:2]  # the geometry was applied
+    assert [d for d in detect_all(released, _settings()) if d.kind == "face"] == []
