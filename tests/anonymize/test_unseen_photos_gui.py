@@ -152,3 +152,36 @@ def test_files_left_out_of_an_import_are_named(window: MainWindow, qtbot, tmp_pa
     title, text = messages[0]
     assert title == "Some files were not imported"
     assert "1 file was left out" in text and "shot.webp: .webp images are not supported" in text
+
+
+def test_long_unicode_and_html_credit_licence_and_caption(window: MainWindow, qtbot,
+                                                           tmp_path: Path) -> None:
+    """10,000 characters, scripts of four languages, an emoji, HTML and newlines in the
+    metadata fields: shown as typed (never as rich text), stored exactly, and the window
+    does not grow."""
+    src = tmp_path / "p.png"
+    Image.fromarray(quadrant_image(80, 60)).save(src)
+    (photo_id,) = open_with_photos(window, tmp_path, src)
+    width = window.width()
+    long_text = "Zoë Ångström 山田太郎 مريم 🙂 " * 400  # ~10,000 characters
+    html = "<b>bold</b><img src=x onerror=alert(1)>"
+    repo.update_photo(window.project, photo_id, credit=html, licence=long_text,
+                      caption="line one\nline two <i>3</i>")
+    window.pages["anonymize"].reload()
+    page, _canvas = _shown(window, qtbot, photo_id)
+    panel = page.panel
+    qtbot.waitUntil(lambda: panel.credit.text() == html, timeout=10_000)
+    assert panel.licence.currentText() == long_text
+    assert panel.caption.toPlainText() == "line one\nline two <i>3</i>"
+    qtbot.wait(100)
+    assert window.width() == width
+    # entered through the panel (QTest cannot type non-Latin keys: inserted as an input
+    # method would): stored exactly as entered
+    typed = "Ana Łukasiewicz & 佐藤 <3"
+    panel.credit.setFocus()
+    panel.credit.selectAll()
+    panel.credit.insert(typed)
+    panel.credit.editingFinished.emit()
+    qtbot.waitUntil(lambda: repo.get_photo(window.project, photo_id).credit == typed,
+                    timeout=10_000)
+    assert repo.get_photo(window.project, photo_id).licence == long_text
