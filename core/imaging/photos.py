@@ -7,6 +7,7 @@ reviewed or released photo back to "new": a person has to look at it again.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -239,10 +240,23 @@ def original_path(project: Any, photo: Photo) -> Path:
     return path
 
 
+class OriginalChangedError(ValueError):
+    """The stored original's bytes no longer hash to the photo's SHA-256."""
+
+
 def load_original(project: Any, photo: Photo) -> np.ndarray:
-    """The original, upright, as an sRGB array."""
-    path = original_path(project, photo)
-    return decode_rgb(path.read_bytes(), photo.file_name)
+    """The original, upright, as an sRGB array.
+
+    Raises :class:`OriginalChangedError` when the stored file was changed since it was
+    imported (a sync tool rotating it in place): regions drawn on it would no longer lie
+    on what is detected or released (ADR 156).
+    """
+    data = original_path(project, photo).read_bytes()
+    if hashlib.sha256(data).hexdigest() != photo.sha256:
+        raise OriginalChangedError(
+            f"{photo.file_name}: the original in the project's asset store was changed "
+            "since it was imported (its SHA-256 no longer matches); import the photo again")
+    return decode_rgb(data, photo.file_name)
 
 
 # -- editing -----------------------------------------------------------------------------

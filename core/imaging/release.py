@@ -393,7 +393,10 @@ def release_photo(project: Any, photo_id: int, out_dir: str | os.PathLike[str],
         repo.check_values(photo, regs)
     except ValueError as exc:
         raise ReleaseRefused(f"{photo.file_name}: {exc}; correct it in Anonymize") from None
-    rgb = repo.load_original(project, photo)
+    try:
+        rgb = repo.load_original(project, photo)
+    except repo.OriginalChangedError as exc:
+        raise ReleaseRefused(f"{exc}; nothing was released") from None
     specs = [spec_for(photo, r) for r in regs]
     labels = [f"#{r.id} ({r.kind})" for r in regs]
     fmt = output_format(photo.file_name)

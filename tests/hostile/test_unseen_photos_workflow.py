@@ -19,7 +19,7 @@ from core.files import TEMP_MARK
 from core.imaging import photos as repo
 from core.imaging.detect import DetectSettings
 from core.imaging.loading import load_rgb
-from core.imaging.release import encode_clean, release_photo
+from core.imaging.release import ReleaseRefused, encode_clean, release_photo
 from core.imaging.release_all import BulkRelease, release_all
 from core.jobs import Cancelled, JobState
 
@@ -51,7 +51,7 @@ from core.store import Project
 from core.imaging import photos as repo
 from core.imaging.detect import DetectSettings
 from core.imaging.loading import load_rgb
-from core.imaging.release import encode_clean, release_photo
+from core.imaging.release import ReleaseRefused, encode_clean, release_photo
 
 def killed(*args, **kwargs):  # the file is in place, the project does not know it yet
     os.kill(os.getpid(), signal.SIGKILL)
@@ -307,3 +307,18 @@ def test_importing_a_folder_names_every_file_it_leaves_out(project, tmp_path: Pa
     assert "convert it first" in skipped["loop.gif"] and "not a photo" in skipped["clip.mp4"]
     assert report.to_json()["skipped"] == [{"file": f, "reason": r}
                                            for f, r in report.skipped]
+
+
+def test_an_original_changed_in_the_asset_store_is_never_released(project,
+                                                                   tmp_path: Path) -> None:
+    """A sync tool or photo manager rotates the stored original in place (or swaps in
+    another picture): the regions a person reviewed no longer lie on what would be
+    released, so the release is refused, naming the photo, and nothing is written."""
+    photo_id = _reviewed(project, _noise_jpeg(tmp_path / "in" / "x.jpg", 50, (160, 120)))
+    stored = repo.original_path(project, repo.get_photo(project, photo_id))
+    os.chmod(stored, 0o644)
+    Image.open(stored).transpose(Image.Transpose.ROTATE_180).save(stored, "JPEG")
+    with pytest.raises(ReleaseRefused, match=r"^x\.jpg: the original .* changed"):
+        release_photo(project, photo_id, tmp_path / "out", NO_FACES)
+    assert not (tmp_path / "out").exists()
+    assert repo.get_photo(project, photo_id).status == "reviewed"
