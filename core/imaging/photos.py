@@ -475,6 +475,23 @@ def set_status(project: Any, photo_id: int, status: str) -> None:
         project.audit("edit", "photo", str(photo_id), "status", old, status)
 
 
+def _content(photo: Photo, regions: Iterable[Region]) -> tuple[Any, ...]:
+    """What a release renders from: the original, method, strength, feather, geometry and
+    every region."""
+    return (photo.sha256, photo.method, photo.strength, photo.feather,
+            json.dumps(photo.geometry.to_json()),
+            tuple((r.id, *r.fields().values()) for r in regions))
+
+
+def unchanged_since(project: Any, photo: Photo, regs: Iterable[Region]) -> bool:
+    """Whether the photo is still reviewed (or released) with the content it had when
+    ``photo`` and its regions ``regs`` were read (a release checks it before it writes;
+    ADR 156)."""
+    now = get_photo(project, photo.id)
+    return now.status in ("reviewed", "released") and \
+        _content(now, regions(project, photo.id)) == _content(photo, regs)
+
+
 def mark_released(project: Any, photo_id: int, sha256: str, path: str,
                   verification: dict[str, Any]) -> None:
     """Record a release (the database refuses unless the photo was reviewed)."""

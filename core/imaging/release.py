@@ -419,17 +419,23 @@ def release_photo(project: Any, photo_id: int, out_dir: str | os.PathLike[str],
                           for o in result.outside)
         raise ReleaseRefused(f"{photo.file_name}: the released image still shows a face "
                              f"outside every region: {where}", result.to_json())
-    own = project.conn.execute("SELECT released_sha256 FROM photos WHERE id = ?",
-                               (photo_id,)).fetchone()
-    claimed = frozenset(os.path.realpath(row[0]) for row in project.conn.execute(
-        "SELECT released_path FROM photos WHERE id != ? AND released_path IS NOT NULL",
-        (photo_id,)))
     # the project's copy first: a disk filling up then leaves no unrecorded file in the
     # user's folder (an unused copy in the content-addressed store harms nothing)
     sha, _ = project.assets.put(data, fmt)
     Path(out_dir).mkdir(parents=True, exist_ok=True)
-    target = write_release(Path(out_dir), photo, fmt, data, own[0] if own else None, claimed)
-    repo.mark_released(project, photo_id, sha, str(target), result.to_json())
+    with project.transaction():  # an edit meanwhile waits the few ms the file takes
+        if not repo.unchanged_since(project, photo, regs):
+            raise ReleaseRefused(f"{photo.file_name}: the photo was edited or marked new "
+                                 "while it was being released; nothing was released: "
+                                 "review it and release it again")
+        own = project.conn.execute("SELECT released_sha256 FROM photos WHERE id = ?",
+                                   (photo_id,)).fetchone()
+        claimed = frozenset(os.path.realpath(row[0]) for row in project.conn.execute(
+            "SELECT released_path FROM photos WHERE id != ? AND released_path IS NOT NULL",
+            (photo_id,)))
+        target = write_release(Path(out_dir), photo, fmt, data, own[0] if own else None,
+                               claimed)
+        repo.mark_released(project, photo_id, sha, str(target), result.to_json())
     return target, result
 
 

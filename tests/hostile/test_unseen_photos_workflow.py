@@ -322,3 +322,30 @@ def test_an_original_changed_in_the_asset_store_is_never_released(project,
         release_photo(project, photo_id, tmp_path / "out", NO_FACES)
     assert not (tmp_path / "out").exists()
     assert repo.get_photo(project, photo_id).status == "reviewed"
+
+
+def test_a_photo_edited_while_it_is_being_released_is_not_released(project, tmp_path: Path,
+                                                                   monkeypatch) -> None:
+    """Release all renders a photo in the background while the photographer, looking at
+    it, adds a region over a face the detector missed and marks it reviewed again: the
+    file rendered without that region must not land in the folder nor be recorded."""
+    from core.imaging import release
+
+    photo_id = _reviewed(project, _noise_jpeg(tmp_path / "in" / "x.jpg", 60))
+    real = release.render_verified
+
+    def render_then_edit(*args, **kwargs):  # type: ignore[no-untyped-def]
+        out = real(*args, **kwargs)
+        repo.add_region(project, photo_id, kind="face", x=100, y=60, w=40, h=40)
+        repo.set_status(project, photo_id, "reviewed")
+        return out
+
+    monkeypatch.setattr(release, "render_verified", render_then_edit)
+    with pytest.raises(ReleaseRefused, match=r"^x\.jpg: the photo was edited .* while it was being released"):
+        release_photo(project, photo_id, tmp_path / "out", NO_FACES)
+    assert not (tmp_path / "out").exists() or list((tmp_path / "out").iterdir()) == []
+    photo = repo.get_photo(project, photo_id)
+    assert photo.status == "reviewed" and photo.released_path is None
+    monkeypatch.setattr(release, "render_verified", real)
+    path, _ = release_photo(project, photo_id, tmp_path / "out", NO_FACES)  # again: fine
+    assert len(repo.regions(project, photo_id)) == 2 and path.name == "x.jpg"
