@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -18,22 +17,18 @@ from typing import Any
 
 import numpy as np
 
-from core.imaging.anonymize import METHODS
 from core.imaging.boxes import Detection
 from core.imaging.geometry import Geometry, check_geometry
 from core.imaging.loading import PhotoDecodeError, decode_rgb, scan_photos
+from core.imaging.photo_values import check_feather, check_region, check_strength
 
 CATEGORIES = ("Text", "Clock", "Vehicle", "Architecture", "Art", "Animal", "Nature")
 STATUSES = ("new", "reviewed", "released")
 DEFAULT_LICENCE = "CC-BY-4.0"
-KINDS = ("face", "plate", "other")
 _PHOTO_FIELDS = ("method", "strength", "feather", "geometry", "category", "credit",
                  "licence", "caption", "notes")
 _CONTENT_FIELDS = {"method", "strength", "feather", "geometry"}
 _REGION_FIELDS = ("kind", "shape", "x", "y", "w", "h", "method", "strength")
-#: the largest strength and feather the editor offers (the Anonymize panel's ranges)
-MAX_STRENGTH = 64.0
-MAX_FEATHER = 200.0
 
 
 def _now() -> str:
@@ -269,44 +264,15 @@ def _invalidate_review(project: Any, photo_id: int) -> None:
         project.audit("edit", "photo", str(photo_id), "status", row[0], "new")
 
 
-def _check_region(values: dict[str, Any]) -> None:
-    if values.get("kind", "face") not in KINDS:
-        raise ValueError(f"unknown region kind {values.get('kind')!r}")
-    if values.get("shape", "rect") not in ("rect", "ellipse"):
-        raise ValueError(f"unknown region shape {values.get('shape')!r}")
-    for key in ("x", "y", "w", "h"):
-        if key in values and not math.isfinite(float(values[key])):
-            raise ValueError(f"region {key} must be a finite number, not {values[key]}")
-    if float(values.get("w", 1)) <= 0 or float(values.get("h", 1)) <= 0:
-        raise ValueError("a region needs a positive width and height")
-    if values.get("method") not in (None, *METHODS):
-        raise ValueError(f"unknown region method {values.get('method')!r}; one of {METHODS}")
-    _check_strength(values.get("strength"))
-
-
-def _check_strength(value: Any) -> None:
-    """None (the method's default) or a number in (0, :data:`MAX_STRENGTH`]."""
-    if value is not None and not (math.isfinite(float(value))
-                                  and 0 < float(value) <= MAX_STRENGTH):
-        raise ValueError(f"strength must be above 0 and at most {MAX_STRENGTH:g} (blur: a "
-                         "fraction of the region's short side; pixelate: blocks across "
-                         f"it), not {value}")
-
-
-def _check_feather(value: Any) -> None:
-    if not (math.isfinite(float(value)) and 0 <= float(value) <= MAX_FEATHER):
-        raise ValueError(f"feather must be between 0 and {MAX_FEATHER:g} px, not {value}")
-
-
 def check_values(photo: Photo, regions: Iterable[Region]) -> None:
     """Raise ValueError naming the field unless every value a release renders is one the
     editor accepts (a project edited with sqlite3 may hold anything; ADR 158)."""
-    _check_strength(photo.strength)
-    _check_feather(photo.feather)
+    check_strength(photo.strength)
+    check_feather(photo.feather)
     check_geometry(photo.geometry, photo.width, photo.height)
     for region in regions:
         try:
-            _check_region(region.fields())
+            check_region(region.fields())
         except ValueError as exc:
             raise ValueError(f"region #{region.id}: {exc}") from None
 
@@ -319,7 +285,7 @@ def add_region(project: Any, photo_id: int, *, kind: str = "face", shape: str = 
     values = {"kind": kind, "shape": shape, "x": float(x), "y": float(y), "w": float(w),
               "h": float(h), "source": source, "score": score, "method": method,
               "strength": strength}
-    _check_region(values)
+    check_region(values)
     now = _now()
     with project.transaction() as conn:
         cur = conn.execute(
@@ -345,7 +311,7 @@ def update_region(project: Any, region_id: int, **changes: Any) -> None:
     if row is None:
         raise KeyError(f"no region {region_id}")
     photo_id, old = row[0], dict(zip(_REGION_FIELDS, row[1:], strict=True))
-    _check_region({**old, **changes})
+    check_region({**old, **changes})
     changed = {k: v for k, v in changes.items() if old[k] != v}
     if not changed:
         return
@@ -384,7 +350,7 @@ def restore_region(project: Any, region: Region) -> None:
     """Put a deleted region back with its own id (undo of a delete, redo of an add), so
     later edits that name it still apply; ValueError if that id is in use again."""
     values = region.fields()
-    _check_region(values)
+    check_region(values)
     if project.conn.execute("SELECT 1 FROM photo_regions WHERE id = ?",
                             (region.id,)).fetchone():
         raise ValueError(f"region {region.id} exists already")
@@ -437,9 +403,9 @@ def update_photo(project: Any, photo_id: int, **changes: Any) -> None:
     if "method" in changes and changes["method"] not in ("blur", "pixelate", "fill"):
         raise ValueError(f"unknown method {changes['method']!r}")
     if "strength" in changes:
-        _check_strength(changes["strength"])
+        check_strength(changes["strength"])
     if "feather" in changes:
-        _check_feather(changes["feather"])
+        check_feather(changes["feather"])
     if "geometry" in changes:
         geom = changes["geometry"]
         geom = geom if isinstance(geom, Geometry) else Geometry.from_json(geom)
