@@ -24,60 +24,22 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from core.export_files import Marker, export_bytes
-from core.files import WRITE_ERRNOS, WriteError
+from core.export_files import Marker, NotOwnedError, export_bytes
+from core.files import WRITE_ERRNOS, WriteError, digest
 from core.imaging.anonymize import HideSpec
 from core.imaging.detect import DetectSettings, detect_all
 from core.imaging.geometry import Geometry
-from core.imaging.loading import (
-    HEIF_SUFFIXES,
-    PhotoDecodeError,
-    accepted_suffixes,
-    decode_rgb,
-)
+from core.imaging.loading import PhotoDecodeError, decode_rgb, scan_photos
 from core.imaging.release import RenderJob, output_format, render_verified
-
-#: Image formats people keep photos in that the anonymizer does not read.
-OTHER_IMAGE_SUFFIXES = (".webp", ".tif", ".tiff", ".gif", ".bmp", ".avif", ".jxl", ".jp2",
-                        ".dng", ".raw", ".cr2", ".nef", ".arw", ".psd")
 
 
 def scan(in_dir: Path, out_dir: Path) -> tuple[list[Path], list[dict[str, str]]]:
     """``(photos, skipped)`` under ``in_dir``: relative paths of the photos to anonymize,
     and every other (non-hidden) file with the reason it is left out. ``out_dir`` is not
     searched when it lies inside ``in_dir``."""
-    accepted = accepted_suffixes()
-    photos: list[Path] = []
-    skipped: list[dict[str, str]] = []
-    out_real = out_dir.resolve()
-    for top, dirs, names in os.walk(in_dir):
-        base = Path(top)
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".")
-                         and (base / d).resolve() != out_real)
-        for name in sorted(names):
-            if name.startswith("."):
-                continue
-            rel = (base / name).relative_to(in_dir)
-            suffix = rel.suffix.lower()
-            if (base / name).exists() and not (base / name).is_file():  # a pipe: read for ever
-                skipped.append({"file": rel.as_posix(), "reason": "not a regular file (a "
-                                "pipe, a device or a socket); nothing was written"})
-            elif suffix in accepted:
-                photos.append(rel)
-            else:
-                skipped.append({"file": rel.as_posix(), "reason": _why_skipped(suffix)})
-    return photos, skipped
-
-
-def _why_skipped(suffix: str) -> str:
-    readable = "JPEG, PNG" + (", HEIC" if ".heic" in accepted_suffixes() else "")
-    if suffix in HEIF_SUFFIXES:
-        return ("HEIC/HEIF photos need the optional pillow-heif package "
-                "(pip install pillow-heif); nothing was written")
-    if suffix in OTHER_IMAGE_SUFFIXES:
-        return (f"{suffix} images are not supported (Winnow anonymizes {readable}); "
-                "convert it first; nothing was written")
-    return f"not a photo Winnow reads ({readable}); nothing was written"
+    photos, skipped = scan_photos(in_dir, exclude=out_dir)
+    return photos, [{"file": name, "reason": f"{why}; nothing was written"}
+                    for name, why in skipped]
 
 
 def output_names(photos: list[Path]) -> dict[Path, Path]:
@@ -120,12 +82,38 @@ def _sha256(path: Path) -> str | None:
         return None
 
 
+def _same_output(marker: Marker, out: Path, key: str, source_sha256: str | None) -> bool:
+    """Whether the marker's last record of ``out`` is this photo with these settings."""
+    record = marker.records.get(out.as_posix(), [{}])[-1]
+    return record.get("settings") == key and record.get("source_sha256") == source_sha256
+
+
+def _written_meanwhile(out_dir: Path, target: Path, key: str, data: bytes) -> bool:
+    """Whether ``target``, which appeared after the outputs were checked (another run
+    into the same folder), is Winnow's output of the photo ``data`` with the same
+    settings."""
+    try:
+        marker = Marker(out_dir)
+        if target.is_symlink() or not target.is_file():
+            return False
+        size, sha = digest(target)
+    except (NotOwnedError, OSError):
+        return False
+    source = hashlib.sha256(data).hexdigest()
+    # the record of the bytes now there (a run whose move failed also left a line)
+    return any(r["size"] == size and r["sha256"] == sha and r.get("settings") == key
+               and r.get("source_sha256") == source
+               for r in marker.records.get(target.relative_to(out_dir).as_posix(), []))
+
+
 def _check_outputs(in_dir: Path, out_dir: Path, names: dict[Path, Path], key: str,
-                   overwrite: bool) -> set[Path]:
-    """Inputs whose existing output can be kept (same photo, same settings); raises
-    before anything is written when an output is in the way."""
+                   overwrite: bool) -> tuple[set[Path], set[Path]]:
+    """``(keep, replace)``: inputs whose existing output can be kept (same photo, same
+    settings), and those whose existing output is Winnow's earlier one, to be replaced
+    (``overwrite``); raises before anything is written when an output is in the way."""
     marker = Marker(out_dir) if out_dir.is_dir() else None
     keep: set[Path] = set()
+    replace: set[Path] = set()
     foreign: list[str] = []
     earlier: list[str] = []
     for rel, out in names.items():
@@ -134,13 +122,11 @@ def _check_outputs(in_dir: Path, out_dir: Path, names: dict[Path, Path], key: st
             continue
         if marker is None or not marker.lists(out.as_posix(), target):
             foreign.append(out.as_posix())
-            continue
-        record = marker.records.get(out.as_posix(), [{}])[-1]
-        if record.get("settings") == key and record.get("source_sha256") == _sha256(
-                in_dir / rel):
+        elif _same_output(marker, out, key, _sha256(in_dir / rel)):
             keep.add(rel)
         else:
             earlier.append(out.as_posix())
+            replace.add(rel)
     if foreign or (earlier and not overwrite):
         parts = []
         if foreign:
@@ -152,7 +138,7 @@ def _check_outputs(in_dir: Path, out_dir: Path, names: dict[Path, Path], key: st
         count = len(foreign) + (0 if overwrite else len(earlier))
         raise FileExistsError(f"{count} output file(s) already exist in {out_dir}: "
                               + "; ".join(parts))
-    return keep
+    return keep, replace
 
 
 def anonymize_folder(in_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str],
@@ -172,10 +158,13 @@ def anonymize_folder(in_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
     if out_dir.resolve() == in_dir.resolve():
         raise ValueError("the output folder must differ from the input folder "
                          "(originals are never overwritten)")
+    if os.path.lexists(out_dir) and not out_dir.is_dir():
+        raise ValueError(f"{out_dir} is a file, not a folder: choose a folder for the "
+                         "anonymized copies")
     photos, skipped = scan(in_dir, out_dir)
     names = output_names(photos)
     key = _settings_key(method, settings)
-    keep = _check_outputs(in_dir, out_dir, names, key, overwrite)
+    keep, replace = _check_outputs(in_dir, out_dir, names, key, overwrite)
     report: dict[str, Any] = {"method": method, "settings": settings.to_json(),
                               "photos": [], "kept": [], "failed": [], "errors": [],
                               "skipped": skipped, "not_written": []}
@@ -190,7 +179,8 @@ def anonymize_folder(in_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
             report["kept"].append({"file": rel.as_posix(), "output": str(target)})
         else:
             try:
-                _one(in_dir, rel, target, out_dir, method, settings, key, report)
+                _one(in_dir, rel, target, out_dir, method, settings, key, report,
+                     rel in replace)
             except WriteError as exc:
                 report["errors"].append({"file": rel.as_posix(), "error": str(exc)})
                 if exc.errno in WRITE_ERRNOS:  # a full disk: every further write fails
@@ -202,7 +192,8 @@ def anonymize_folder(in_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
 
 
 def _one(in_dir: Path, rel: Path, target: Path, out_dir: Path, method: str,
-         settings: DetectSettings, key: str, report: dict[str, Any]) -> None:
+         settings: DetectSettings, key: str, report: dict[str, Any],
+         replace: bool = False) -> None:
     started = time.perf_counter()
     try:
         data = (in_dir / rel).read_bytes()
@@ -220,9 +211,22 @@ def _one(in_dir: Path, rel: Path, target: Path, out_dir: Path, method: str,
     labels = [f"#{i + 1} ({d.kind})" for i, d in enumerate(found)]
     fmt = output_format(rel.name)
     out, result = render_verified(RenderJob(rgb, specs, labels, Geometry()), settings, fmt)
-    export_bytes(target, out, root=out_dir,
-                 record={"source": rel.as_posix(), "settings": key,
-                         "source_sha256": hashlib.sha256(data).hexdigest()})
+    try:
+        if not replace and os.path.lexists(target):  # appeared since the check
+            raise FileExistsError(target)
+        export_bytes(target, out, root=out_dir,
+                     record={"source": rel.as_posix(), "settings": key,
+                             "source_sha256": hashlib.sha256(data).hexdigest()})
+    except FileExistsError:  # another run into the same folder, or the user, meanwhile
+        if _written_meanwhile(out_dir, target, key, data):
+            report["kept"].append({"file": rel.as_posix(), "output": str(target)})
+        else:
+            report["errors"].append({"file": rel.as_posix(), "error": (
+                f"{rel.as_posix()}: not written: {target.name} appeared in the output "
+                "folder while this run was going (another run, or someone else), and "
+                "Winnow never replaces a file it cannot prove it wrote for this photo "
+                "with these settings")})
+        return
     report["photos"].append({
         "file": rel.as_posix(), "output": str(target),
         "regions": [{"region": labels[i], "kind": d.kind, "detector": d.detector,

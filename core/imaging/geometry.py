@@ -82,6 +82,43 @@ def check_quad(quad: list[tuple[float, float]]) -> None:
                          "top-left, top-right, bottom-right, bottom-left")
 
 
+#: the fine rotation the Anonymize panel offers, in degrees either way
+MAX_ANGLE = 45.0
+#: how far outside the photo a perspective corner may lie, in photo widths/heights
+CORNER_SLACK = 0.5
+
+
+def check_geometry(geom: Geometry, width: int, height: int) -> None:
+    """Raise ValueError (naming the angle, corner or crop) unless ``geom`` is one a
+    person can make on a ``width`` × ``height`` photo: finite numbers, an angle within
+    ±:data:`MAX_ANGLE`, corners forming a convex quadrilateral no further than
+    :data:`CORNER_SLACK` of the photo outside it, a crop of positive size that overlaps
+    the picture (ADR 158)."""
+    if not math.isfinite(geom.angle) or abs(geom.angle) > MAX_ANGLE:
+        raise ValueError(f"the fine rotation angle must be between -{MAX_ANGLE:g}° and "
+                         f"{MAX_ANGLE:g}°, not {geom.angle:g}")
+    if geom.quad is not None:
+        for x, y in geom.quad:
+            if not (math.isfinite(x) and math.isfinite(y)):
+                raise ValueError(f"a perspective corner must be a finite point, not "
+                                 f"({x:g}, {y:g})")
+            if not (-CORNER_SLACK * width <= x <= (1 + CORNER_SLACK) * width
+                    and -CORNER_SLACK * height <= y <= (1 + CORNER_SLACK) * height):
+                raise ValueError(f"the perspective corner ({x:g}, {y:g}) lies too far "
+                                 f"outside the {width}×{height} photo")
+        check_quad(geom.quad)
+    if geom.crop is not None:
+        x, y, w, h = geom.crop
+        if not all(math.isfinite(v) for v in geom.crop) or w <= 0 or h <= 0:
+            raise ValueError(f"the crop must be four finite numbers with a positive width "
+                             f"and height, not {list(geom.crop)}")
+        _matrix, (out_w, out_h) = plan(Geometry(geom.quad, geom.angle, geom.rot90),
+                                       width, height)
+        if x >= out_w or y >= out_h or x + w <= 0 or y + h <= 0:
+            raise ValueError(f"the crop ({x:g}, {y:g}, {w:g}×{h:g}) lies outside the "
+                             f"{out_w}×{out_h} picture")
+
+
 def inscribed_scale(width: float, height: float, angle_deg: float) -> float:
     """Largest k such that a centred (k·w × k·h) rectangle fits in the rotated photo."""
     c, s = abs(math.cos(math.radians(angle_deg))), abs(math.sin(math.radians(angle_deg)))

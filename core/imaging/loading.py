@@ -23,18 +23,25 @@ from core.imaging.decode import (
 
 __all__ = [
     "HEIF_SUFFIXES",
+    "OTHER_IMAGE_SUFFIXES",
     "PHOTO_SUFFIXES",
     "PhotoDecodeError",
     "accepted_suffixes",
     "decode_rgb",
     "heif_available",
     "load_rgb",
+    "scan_photos",
     "upright_size",
+    "why_not_read",
 ]
 
 #: suffixes accepted by the folder intake (HEIC only when pillow-heif is installed)
 PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png")
 HEIF_SUFFIXES = (".heic", ".heif")
+
+#: image formats people keep photos in that Anonymize does not read
+OTHER_IMAGE_SUFFIXES = (".webp", ".tif", ".tiff", ".gif", ".bmp", ".avif", ".jxl", ".jp2",
+                        ".dng", ".raw", ".cr2", ".nef", ".arw", ".psd")
 
 #: a file that is not a photo Winnow can read (the message names the file)
 PhotoDecodeError = DecodeError
@@ -59,3 +66,42 @@ def upright_size(data: bytes, name: str = "photo") -> tuple[int, int]:
     """(width, height) after EXIF orientation, from the header alone (no pixel decoded,
     a PNG's eXIf chunk included)."""
     return read_header(data, name, max_pixels=PHOTO_MAX_PIXELS).upright_size
+
+
+def why_not_read(suffix: str) -> str:
+    """Why a file with this (lower-case) suffix is not taken as a photo."""
+    readable = "JPEG, PNG" + (", HEIC" if ".heic" in accepted_suffixes() else "")
+    if suffix in HEIF_SUFFIXES:
+        return "HEIC/HEIF photos need the optional pillow-heif package (pip install pillow-heif)"
+    if suffix in OTHER_IMAGE_SUFFIXES:
+        return (f"{suffix} images are not supported (Winnow anonymizes {readable}); "
+                "convert it first")
+    return f"not a photo Winnow reads ({readable})"
+
+
+def scan_photos(folder: Path, exclude: Path | None = None
+                ) -> tuple[list[Path], list[tuple[str, str]]]:
+    """``(photos, skipped)`` under ``folder``: the relative paths of the photos this
+    installation reads, and every other non-hidden file (relative, POSIX) with the reason
+    it is left out (:func:`why_not_read`; pipes, devices and sockets are never opened,
+    ADR 155). Hidden files and folders, and the folder ``exclude``, are not searched."""
+    accepted = accepted_suffixes()
+    photos: list[Path] = []
+    skipped: list[tuple[str, str]] = []
+    excluded = exclude.resolve() if exclude is not None else None
+    for top, dirs, names in os.walk(folder):
+        base = Path(top)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".")
+                         and (base / d).resolve() != excluded)
+        for name in sorted(names):
+            if name.startswith("."):
+                continue
+            rel = (base / name).relative_to(folder)
+            if (base / name).exists() and not (base / name).is_file():  # a pipe: read for ever
+                skipped.append((rel.as_posix(), "not a regular file (a pipe, a device or a "
+                                "socket)"))
+            elif rel.suffix.lower() in accepted:
+                photos.append(rel)
+            else:
+                skipped.append((rel.as_posix(), why_not_read(rel.suffix.lower())))
+    return photos, skipped

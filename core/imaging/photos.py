@@ -7,6 +7,7 @@ reviewed or released photo back to "new": a person has to look at it again.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Iterable
@@ -17,13 +18,13 @@ from typing import Any
 import numpy as np
 
 from core.imaging.boxes import Detection
-from core.imaging.geometry import Geometry
-from core.imaging.loading import PhotoDecodeError, accepted_suffixes, decode_rgb
+from core.imaging.geometry import Geometry, check_geometry
+from core.imaging.loading import PhotoDecodeError, decode_rgb, scan_photos
+from core.imaging.photo_values import check_feather, check_region, check_strength
 
 CATEGORIES = ("Text", "Clock", "Vehicle", "Architecture", "Art", "Animal", "Nature")
 STATUSES = ("new", "reviewed", "released")
 DEFAULT_LICENCE = "CC-BY-4.0"
-KINDS = ("face", "plate", "other")
 _PHOTO_FIELDS = ("method", "strength", "feather", "geometry", "category", "credit",
                  "licence", "caption", "notes")
 _CONTENT_FIELDS = {"method", "strength", "feather", "geometry"}
@@ -90,23 +91,27 @@ class IntakeReport:
     imported: list[int] = field(default_factory=list)
     duplicates: list[str] = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, why): not photos
 
     def to_json(self) -> dict[str, Any]:
         """Plain dict."""
         return {"imported": len(self.imported), "duplicates": self.duplicates,
-                "errors": [{"file": f, "error": e} for f, e in self.errors]}
+                "errors": [{"file": f, "error": e} for f, e in self.errors],
+                "skipped": [{"file": f, "reason": r} for f, r in self.skipped]}
 
 
 # -- intake ------------------------------------------------------------------------------
 def photo_files(folder: str | os.PathLike[str]) -> list[Path]:
     """Photo files under ``folder`` (recursively, sorted, hidden files skipped)."""
+    return _scan(folder)[0]
+
+
+def _scan(folder: str | os.PathLike[str]) -> tuple[list[Path], list[tuple[str, str]]]:
     folder = Path(folder)
     if not folder.is_dir():
         raise NotADirectoryError(f"{folder} is not a folder")
-    suffixes = accepted_suffixes()
-    return sorted(p for p in folder.rglob("*") if p.is_file()
-                  and p.suffix.lower() in suffixes
-                  and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+    photos, skipped = scan_photos(folder)
+    return sorted(folder / rel for rel in photos), skipped
 
 
 def import_photo(project: Any, path: str | os.PathLike[str]) -> tuple[int, bool]:
@@ -147,9 +152,10 @@ def import_photo(project: Any, path: str | os.PathLike[str]) -> tuple[int, bool]
 
 def import_folder(project: Any, folder: str | os.PathLike[str], state: Any = None
                   ) -> IntakeReport:
-    """Import every photo under ``folder``; a bad file is reported, never fatal."""
-    files = photo_files(folder)
-    report = IntakeReport()
+    """Import every photo under ``folder``; a bad file is reported, never fatal, and every
+    other file is listed under ``skipped`` with the reason."""
+    files, skipped = _scan(folder)
+    report = IntakeReport(skipped=skipped)
     if state is not None:
         state.set_total(len(files))
     for path in files:
@@ -229,10 +235,23 @@ def original_path(project: Any, photo: Photo) -> Path:
     return path
 
 
+class OriginalChangedError(ValueError):
+    """The stored original's bytes no longer hash to the photo's SHA-256."""
+
+
 def load_original(project: Any, photo: Photo) -> np.ndarray:
-    """The original, upright, as an sRGB array."""
-    path = original_path(project, photo)
-    return decode_rgb(path.read_bytes(), photo.file_name)
+    """The original, upright, as an sRGB array.
+
+    Raises :class:`OriginalChangedError` when the stored file was changed since it was
+    imported (a sync tool rotating it in place): regions drawn on it would no longer lie
+    on what is detected or released (ADR 156).
+    """
+    data = original_path(project, photo).read_bytes()
+    if hashlib.sha256(data).hexdigest() != photo.sha256:
+        raise OriginalChangedError(
+            f"{photo.file_name}: the original in the project's asset store was changed "
+            "since it was imported (its SHA-256 no longer matches); import the photo again")
+    return decode_rgb(data, photo.file_name)
 
 
 # -- editing -----------------------------------------------------------------------------
@@ -245,13 +264,17 @@ def _invalidate_review(project: Any, photo_id: int) -> None:
         project.audit("edit", "photo", str(photo_id), "status", row[0], "new")
 
 
-def _check_region(values: dict[str, Any]) -> None:
-    if values.get("kind", "face") not in KINDS:
-        raise ValueError(f"unknown region kind {values.get('kind')!r}")
-    if values.get("shape", "rect") not in ("rect", "ellipse"):
-        raise ValueError(f"unknown region shape {values.get('shape')!r}")
-    if float(values.get("w", 1)) <= 0 or float(values.get("h", 1)) <= 0:
-        raise ValueError("a region needs a positive width and height")
+def check_values(photo: Photo, regions: Iterable[Region]) -> None:
+    """Raise ValueError naming the field unless every value a release renders is one the
+    editor accepts (a project edited with sqlite3 may hold anything; ADR 158)."""
+    check_strength(photo.strength)
+    check_feather(photo.feather)
+    check_geometry(photo.geometry, photo.width, photo.height)
+    for region in regions:
+        try:
+            check_region(region.fields())
+        except ValueError as exc:
+            raise ValueError(f"region #{region.id}: {exc}") from None
 
 
 def add_region(project: Any, photo_id: int, *, kind: str = "face", shape: str = "rect",
@@ -262,7 +285,7 @@ def add_region(project: Any, photo_id: int, *, kind: str = "face", shape: str = 
     values = {"kind": kind, "shape": shape, "x": float(x), "y": float(y), "w": float(w),
               "h": float(h), "source": source, "score": score, "method": method,
               "strength": strength}
-    _check_region(values)
+    check_region(values)
     now = _now()
     with project.transaction() as conn:
         cur = conn.execute(
@@ -288,7 +311,7 @@ def update_region(project: Any, region_id: int, **changes: Any) -> None:
     if row is None:
         raise KeyError(f"no region {region_id}")
     photo_id, old = row[0], dict(zip(_REGION_FIELDS, row[1:], strict=True))
-    _check_region({**old, **changes})
+    check_region({**old, **changes})
     changed = {k: v for k, v in changes.items() if old[k] != v}
     if not changed:
         return
@@ -327,7 +350,7 @@ def restore_region(project: Any, region: Region) -> None:
     """Put a deleted region back with its own id (undo of a delete, redo of an add), so
     later edits that name it still apply; ValueError if that id is in use again."""
     values = region.fields()
-    _check_region(values)
+    check_region(values)
     if project.conn.execute("SELECT 1 FROM photo_regions WHERE id = ?",
                             (region.id,)).fetchone():
         raise ValueError(f"region {region.id} exists already")
@@ -379,13 +402,17 @@ def update_photo(project: Any, photo_id: int, **changes: Any) -> None:
         raise ValueError(f"unknown category {changes['category']!r}; one of {CATEGORIES}")
     if "method" in changes and changes["method"] not in ("blur", "pixelate", "fill"):
         raise ValueError(f"unknown method {changes['method']!r}")
+    if "strength" in changes:
+        check_strength(changes["strength"])
+    if "feather" in changes:
+        check_feather(changes["feather"])
     if "geometry" in changes:
         geom = changes["geometry"]
         geom = geom if isinstance(geom, Geometry) else Geometry.from_json(geom)
-        if geom.quad is not None:
-            from core.imaging.geometry import check_quad
-
-            check_quad(geom.quad)
+        size = project.conn.execute("SELECT width, height FROM photos WHERE id = ?",
+                                    (photo_id,)).fetchone()
+        if size is not None:
+            check_geometry(geom, int(size[0]), int(size[1]))
         changes["geometry"] = json.dumps(geom.to_json())
     row = project.conn.execute(
         f"SELECT {', '.join(_PHOTO_FIELDS)} FROM photos WHERE id = ?", (photo_id,)).fetchone()
@@ -412,6 +439,23 @@ def set_status(project: Any, photo_id: int, status: str) -> None:
         conn.execute("UPDATE photos SET status = ?, modified_at = ? WHERE id = ?",
                      (status, _now(), photo_id))
         project.audit("edit", "photo", str(photo_id), "status", old, status)
+
+
+def _content(photo: Photo, regions: Iterable[Region]) -> tuple[Any, ...]:
+    """What a release renders from: the original, method, strength, feather, geometry and
+    every region."""
+    return (photo.sha256, photo.method, photo.strength, photo.feather,
+            json.dumps(photo.geometry.to_json()),
+            tuple((r.id, *r.fields().values()) for r in regions))
+
+
+def unchanged_since(project: Any, photo: Photo, regs: Iterable[Region]) -> bool:
+    """Whether the photo is still reviewed (or released) with the content it had when
+    ``photo`` and its regions ``regs`` were read (a release checks it before it writes;
+    ADR 156)."""
+    now = get_photo(project, photo.id)
+    return now.status in ("reviewed", "released") and \
+        _content(now, regions(project, photo.id)) == _content(photo, regs)
 
 
 def mark_released(project: Any, photo_id: int, sha256: str, path: str,

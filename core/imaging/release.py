@@ -15,6 +15,7 @@ write); originals are never touched.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -148,23 +149,42 @@ def release_names(out_dir: Path, stem: str, fmt: str, photo_id: int) -> Iterator
 
 
 def write_release(out_dir: Path, photo: Any, fmt: str, data: bytes,
-                  own_sha256: str | None = None) -> Path:
+                  own_sha256: str | None = None, claimed: frozenset[str] = frozenset()
+                  ) -> Path:
     """Write a released file under the first free name; returns the path.
 
     Never replaces a file, except this photo's own earlier release at the same path,
-    unchanged (its SHA-256 is ``own_sha256``, as recorded when it was released).
+    unchanged (its SHA-256 is ``own_sha256``, as recorded when it was released).  A
+    regular file already holding exactly ``data`` that is not another photo's release
+    (``claimed``: their real paths) is taken as written (a release killed after writing
+    it and before recording it leaves one; releasing again must not add a second copy
+    under another name): nothing is replaced (ADR 156).
     """
+    sha = hashlib.sha256(data).hexdigest()
     for target in release_names(out_dir, Path(photo.file_name).stem, fmt, photo.id):
-        if photo.released_path == str(target) and own_sha256 and target.is_file() \
-                and not target.is_symlink() and digest(target)[1] == own_sha256:
+        if photo.released_path == str(target) and own_sha256 and _holds(target, own_sha256):
             write_bytes(target, data, replace=True)
             return target
         try:
             write_bytes(target, data)
         except FileExistsError:
+            if os.path.realpath(target) not in claimed and _holds(target, sha, len(data)):
+                return target
             continue
         return target
     raise FileExistsError(f"{photo.file_name}: no free file name left in {out_dir}")
+
+
+def _holds(path: Path, sha256: str, size: int | None = None) -> bool:
+    """Whether ``path`` is a regular file (not a link) whose bytes hash to ``sha256``."""
+    try:
+        if path.is_symlink() or not path.is_file():
+            return False
+        if size is not None and path.stat().st_size != size:
+            return False
+        return digest(path)[1] == sha256
+    except OSError:
+        return False
 
 
 # -- rendering --------------------------------------------------------------------------
@@ -358,14 +378,25 @@ def release_photo(project: Any, photo_id: int, out_dir: str | os.PathLike[str],
     setting, or a face outside every region was found and ``accept_unhidden`` is False.
     """
     from core.imaging import photos as repo
+    from core.store.errors import ReadOnlyProjectError
 
+    if project.readonly:  # before a byte is written into the folder or the asset store
+        raise ReadOnlyProjectError(f"{project.path.name} is open read-only: nothing is "
+                                   "released")
     settings = settings or DetectSettings()
     photo = repo.get_photo(project, photo_id)
     if photo.status not in ("reviewed", "released"):
         raise ReleaseRefused(f"{photo.file_name}: only a reviewed photo can be released "
                              f"(status is {photo.status!r})")
-    rgb = repo.load_original(project, photo)
     regs = repo.regions(project, photo_id)
+    try:
+        repo.check_values(photo, regs)
+    except ValueError as exc:
+        raise ReleaseRefused(f"{photo.file_name}: {exc}; correct it in Anonymize") from None
+    try:
+        rgb = repo.load_original(project, photo)
+    except repo.OriginalChangedError as exc:
+        raise ReleaseRefused(f"{exc}; nothing was released") from None
     specs = [spec_for(photo, r) for r in regs]
     labels = [f"#{r.id} ({r.kind})" for r in regs]
     fmt = output_format(photo.file_name)
@@ -388,12 +419,23 @@ def release_photo(project: Any, photo_id: int, out_dir: str | os.PathLike[str],
                           for o in result.outside)
         raise ReleaseRefused(f"{photo.file_name}: the released image still shows a face "
                              f"outside every region: {where}", result.to_json())
-    own = project.conn.execute("SELECT released_sha256 FROM photos WHERE id = ?",
-                               (photo_id,)).fetchone()
-    Path(out_dir).mkdir(parents=True, exist_ok=True)
-    target = write_release(Path(out_dir), photo, fmt, data, own[0] if own else None)
+    # the project's copy first: a disk filling up then leaves no unrecorded file in the
+    # user's folder (an unused copy in the content-addressed store harms nothing)
     sha, _ = project.assets.put(data, fmt)
-    repo.mark_released(project, photo_id, sha, str(target), result.to_json())
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    with project.transaction():  # an edit meanwhile waits the few ms the file takes
+        if not repo.unchanged_since(project, photo, regs):
+            raise ReleaseRefused(f"{photo.file_name}: the photo was edited or marked new "
+                                 "while it was being released; nothing was released: "
+                                 "review it and release it again")
+        own = project.conn.execute("SELECT released_sha256 FROM photos WHERE id = ?",
+                                   (photo_id,)).fetchone()
+        claimed = frozenset(os.path.realpath(row[0]) for row in project.conn.execute(
+            "SELECT released_path FROM photos WHERE id != ? AND released_path IS NOT NULL",
+            (photo_id,)))
+        target = write_release(Path(out_dir), photo, fmt, data, own[0] if own else None,
+                               claimed)
+        repo.mark_released(project, photo_id, sha, str(target), result.to_json())
     return target, result
 
 

@@ -109,9 +109,16 @@ class PhotoJobs(QObject):
             if report.duplicates:
                 text += f", {len(report.duplicates)} already in the project"
             self.context.status(text)
-            if report.errors:
-                self.context.message("Some photos could not be imported", "\n".join(
-                    msg for _name, msg in report.errors[:20]))
+            if report.errors:  # every one counted, the first 20 named
+                noun = "photo" if len(report.errors) == 1 else "photos"
+                self.context.message("Some photos could not be imported", _listed(
+                    f"{len(report.errors)} {noun} could not be imported:",
+                    [msg for _name, msg in report.errors]))
+            if report.skipped:
+                noun = "file was" if len(report.skipped) == 1 else "files were"
+                self.context.message("Some files were not imported", _listed(
+                    f"{len(report.skipped)} {noun} left out (not photos Winnow reads):",
+                    [f"{name}: {why}" for name, why in report.skipped]))
 
         job: Job = self.context.start_job(
             f"Import photos from {Path(folder).name}",
@@ -258,3 +265,9 @@ class PhotoJobs(QObject):
         box.setTextFormat(Qt.TextFormat.PlainText)
         self._box = box
         box.open()
+
+
+def _listed(head: str, lines: list[str], most: int = 20) -> str:
+    """``head``, then the first ``most`` lines and how many more there are."""
+    more = [f"… and {len(lines) - most} more"] if len(lines) > most else []
+    return "\n".join([head, *lines[:most], *more])
