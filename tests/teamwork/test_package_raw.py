@@ -18,7 +18,7 @@ from core.store.schema import has_sample_raw
 from core.teamwork.merge import merge_package, merge_packages
 from core.teamwork.package import base_document
 from tests.store.schema_helpers import undo_m013
-from tests.teamwork.team_helpers import Curator, make_project, package_path, raw, split, state
+from tests.teamwork.team_helpers import Curator, make_project, raw, state, worked_team
 
 
 def _as_version_12(path: Path) -> None:
@@ -46,9 +46,9 @@ def _tree(folder: Path) -> dict[str, str]:
 
 @pytest.fixture
 def team(tmp_path: Path):  # type: ignore[no-untyped-def]
-    project = make_project(tmp_path)
-    report = split(project, tmp_path / "out")
-    yield project, package_path(report, "Alice"), package_path(report, "Bob")
+    """Alice labelled s2 and rewrote s4's prompt, Bob labelled s5 (team_helpers)."""
+    project, alice, bob = worked_team(tmp_path)
+    yield project, alice, bob
     project.close()
 
 
@@ -79,12 +79,10 @@ def test_the_base_document_is_the_same_bytes_in_either_layout(team, tmp_path: Pa
 
 def test_a_package_made_before_schema_13_merges_read_as_it_is(team) -> None:
     project, alice, _bob = team
-    with Curator(alice) as c:
-        c.label("s2", "Benchmark")
     _as_version_12(alice)
     files = _tree(alice.parent)
     result = merge_package(project, alice)
-    assert result.applied == 1 and not result.already
+    assert result.applied == 2 and not result.already
     assert project.conn.execute("SELECT quality FROM samples WHERE id = 's2'").fetchone()[0] \
         == "Benchmark"
     assert _tree(alice.parent) == files  # read-only: the package was not migrated
