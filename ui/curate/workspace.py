@@ -6,6 +6,7 @@ transaction with audit rows.  Keyboard first: see :mod:`ui.curate.actions`.
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSize, Qt
@@ -247,7 +248,7 @@ class CurateWorkspace(QWidget):
         ids: list[str] = []
         for top, bottom in ranges:  # list slices: 30,500 selected ids in well under 1 ms
             ids.extend(self.model.ids[top:bottom + 1])
-        if any(a[1] >= b[0] for a, b in zip(ranges, ranges[1:])):  # overlapping ranges
+        if any(a[1] >= b[0] for a, b in pairwise(ranges)):  # overlapping ranges
             ids = list(dict.fromkeys(ids))
         current = self.current_id()
         return ids if len(ids) > 1 else ([current] if current else [])
