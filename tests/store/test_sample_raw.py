@@ -240,3 +240,38 @@ def test_re_import_matches_lines_stored_before_and_after_the_migration(tmp_path:
         assert p.conn.execute("SELECT prompt, original_prompt FROM samples WHERE id = 's1'"
                               ).fetchone() == ("a curated cat", "a cat renamed")
         assert p.conn.execute("SELECT count(*) FROM sample_raw").fetchone()[0] == 4
+
+
+def test_a_full_disk_during_the_migration_is_said_and_leaves_version_12(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SQLite runs out of pages midway (``max_page_count`` a few pages above the file's
+    size): the open is refused as a full disk, nothing moved, the lock is released, and
+    the next open with room migrates."""
+    import core.store.schema as schema
+    from core.store import DiskFullError
+
+    path = tmp_path / "v12.winnow"
+    before = _old_project(path, 12, n=300)
+    migrations = schema.MIGRATIONS
+    migrate = migrations[12]
+
+    def cramped(conn: sqlite3.Connection) -> None:
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        conn.execute(f"PRAGMA max_page_count = {pages + 3}")
+        migrate(conn)
+
+    monkeypatch.setattr(schema, "MIGRATIONS", [*migrations[:12], cramped])
+    monkeypatch.setattr("core.store.project.MIGRATIONS", schema.MIGRATIONS)
+    with pytest.raises(DiskFullError, match="disk holding v12.winnow is full"):
+        Project.open(path)
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 12
+        assert not has_sample_raw(conn)
+        assert conn.execute("SELECT rowid, id, raw, raw_hash FROM samples ORDER BY rowid"
+                            ).fetchall() == before
+    finally:
+        conn.close()
+    monkeypatch.undo()
+    with Project.open(path) as p:
+        assert _moved(p.conn) == before
