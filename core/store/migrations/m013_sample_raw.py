@@ -1,9 +1,9 @@
 """A sample's imported line moves out of its row: ``sample_raw`` (ADR 027).
 
 ``samples.raw`` (the line as imported, canonical JSON, kept for provenance) and
-``samples.raw_hash`` (its SHA-1, what a re-import is matched by) made every sample row
-several times larger than the fields Curate edits, so a bulk label of 30,500 samples
-rewrote ≈ 21 MB of rows and logged ≈ 31 MB of WAL.  They now live in a table of their
+``samples.raw_hash`` (its SHA-1, what a re-import is matched by) were about half of
+every sample row, so a bulk label of 30,500 samples rewrote ≈ 21 MB of rows and logged
+≈ 29–31 MB of WAL.  They now live in a table of their
 own, one row per sample that has either (samples made in Winnow — derived, proposed —
 have neither and get no row), keyed by the sample id.
 
@@ -15,8 +15,8 @@ are keyed by — and never drops ``samples``, whose ``ON DELETE CASCADE`` childr
 the migration's transaction).  Copy and drop run in one transaction: a process killed
 midway leaves the version-12 file as it was.
 
-``DROP COLUMN`` rewrites each row where it was, so the pages stay as full as they were
-with the lines in them (about half): a bulk label would still write ~29 MB of pages.
+``DROP COLUMN`` rewrites each row where it was: the rows shrink but keep their pages,
+each now about half empty, so a bulk label would still write ~29 MB of pages.
 Every row is therefore moved once past the largest rowid and back (``UPDATE … SET
 rowid``: appended in order, the rows fill their pages), which halves that.  No trigger
 or foreign key looks at a sample's rowid alone, and each ends where it began, so the
