@@ -135,6 +135,19 @@ def test_a_version_12_project_opened_read_only_is_read_as_it_is(tmp_path: Path) 
     assert {f.name: _digest(f) for f in tmp_path.iterdir()} == files  # nothing changed
 
 
+def _assert_still_version_12(path: Path, before: list[tuple[Any, ...]]) -> None:
+    """The file is the undamaged version-12 project it was, lines in their rows."""
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 12
+        assert not has_sample_raw(conn)
+        assert conn.execute("SELECT rowid, id, raw, raw_hash FROM samples ORDER BY rowid"
+                            ).fetchall() == before
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        conn.close()
+
+
 KILL_CHILD = r"""
 import os, signal, sys
 import core.store.schema as schema
@@ -174,15 +187,7 @@ def test_kill_9_during_the_migration_leaves_version_12_and_the_next_open_migrate
     done = subprocess.run([sys.executable, "-c", KILL_CHILD, str(path), str(at)], cwd=REPO,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == -9, done.stdout + done.stderr
-    conn = sqlite3.connect(path)
-    try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 12
-        assert not has_sample_raw(conn)
-        assert conn.execute("SELECT rowid, id, raw, raw_hash FROM samples ORDER BY rowid"
-                            ).fetchall() == before
-        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    finally:
-        conn.close()
+    _assert_still_version_12(path, before)
     with Project.open(path) as p:
         assert p.schema_version == SCHEMA_VERSION and _moved(p.conn) == before
 
@@ -264,14 +269,7 @@ def test_a_full_disk_during_the_migration_is_said_and_leaves_version_12(
     monkeypatch.setattr("core.store.project.MIGRATIONS", schema.MIGRATIONS)
     with pytest.raises(DiskFullError, match="disk holding v12.winnow is full"):
         Project.open(path)
-    conn = sqlite3.connect(path)
-    try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 12
-        assert not has_sample_raw(conn)
-        assert conn.execute("SELECT rowid, id, raw, raw_hash FROM samples ORDER BY rowid"
-                            ).fetchall() == before
-    finally:
-        conn.close()
+    _assert_still_version_12(path, before)
     monkeypatch.undo()
     with Project.open(path) as p:
         assert _moved(p.conn) == before
