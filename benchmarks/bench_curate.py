@@ -71,6 +71,12 @@ def generate(path: Path, seed: int = 0) -> None:
     from PIL import Image
 
     from core.store import Project, now_iso
+    try:
+        from core.store.schema import has_sample_raw
+    except ImportError:  # a tree before schema 13
+
+        def has_sample_raw(conn: object) -> bool:
+            return False
 
     r = random.Random(seed)
     project = Project.create(path)  # only called when there is none yet
@@ -136,11 +142,19 @@ def generate(path: Path, seed: int = 0) -> None:
             if r.random() < 0.3:
                 tags.append((f"s{k:06d}", r.choice(["colour", "text-rendering", "identity",
                                                     "style", "template"])))
-        samples = [(*row, *_raw(dict(zip(_SAMPLE_KEYS, row[:8], strict=True))))
-                   for row in samples]
-        conn.executemany("INSERT INTO samples(id, post_id, prompt, original_prompt, quality, "
-                         "split, is_screenshot, review_status, created_at, modified_at, raw, "
-                         "raw_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", samples)
+        raws = [(row[0], *_raw(dict(zip(_SAMPLE_KEYS, row[:8], strict=True))))
+                for row in samples]
+        columns = ("id, post_id, prompt, original_prompt, quality, split, is_screenshot, "
+                   "review_status, created_at, modified_at")
+        if has_sample_raw(conn):  # schema 13 keeps them beside the row (ADR 027)
+            conn.executemany(f"INSERT INTO samples({columns}) VALUES ({', '.join('?' * 10)})",
+                             samples)
+            conn.executemany("INSERT INTO sample_raw(sample_id, raw, raw_hash) "
+                             "VALUES (?, ?, ?)", raws)
+        else:  # earlier schemas in it
+            conn.executemany(f"INSERT INTO samples({columns}, raw, raw_hash) VALUES "
+                             f"({', '.join('?' * 12)})",
+                             [(*row, *r[1:]) for row, r in zip(samples, raws, strict=True)])
         conn.executemany("INSERT INTO sample_images(sample_id, role, position, ref, sha256, "
                          "bbox_x, bbox_y, bbox_w, bbox_h) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                          images)

@@ -14,7 +14,8 @@ in 2 s with the first sample shown.
         --project /tmp/bench-curate/bench.winnow --other /tmp/main-src [--rounds 3]
 
 ``--other`` is a checkout of the code to compare with (``git archive main | tar -x -C
-DIR``); without it only this tree is measured.
+DIR``); without it only this tree is measured.  Give a project of the older tree's schema:
+each tree opens (migrates) its own copy once before the rounds (``first_open``).
 """
 
 from __future__ import annotations
@@ -151,6 +152,8 @@ def _search(app: Any, ws: Any) -> dict[str, float]:
 
 
 def main() -> int:
+    from bench_curate_edit import prepare
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--project", type=Path, required=True)
     ap.add_argument("--other", type=Path, help="the other tree (e.g. main) to compare with")
@@ -167,10 +170,12 @@ def main() -> int:
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
     load = []
     with tempfile.TemporaryDirectory(prefix="bench-label-") as tmp:
+        # each tree's copy opened (migrated, if older) and closed once, as in bench_curate_edit
+        opened = prepare(args.project, trees, Path(tmp))
         for _ in range(args.rounds):
             for name, root in trees.items():
                 copy = Path(tmp) / f"{name}.winnow"
-                shutil.copy(args.project, copy)
+                shutil.copy(Path(tmp) / f"{name}-prepared.winnow", copy)
                 env = {**os.environ, "PYTHONPATH": str(root), "QT_QPA_PLATFORM": "offscreen"}
                 load.append(os.getloadavg()[0])
                 done = subprocess.run(
@@ -194,6 +199,7 @@ def main() -> int:
         "rounds": args.rounds,
         "steps_per_round": args.steps,
         "load_average": [min(load), max(load)],
+        "first_open": opened,
     }
     for name, values in runs.items():
         result[name] = {k: round(statistics.median(v[k] for v in values), 1) for k in values[0]}

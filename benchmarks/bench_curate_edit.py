@@ -7,6 +7,9 @@ against another (e.g. main), fresh processes alternating, medians printed with r
         --other /tmp/main-src [--rounds 2] [--pause 1.6] [--tags]
 
 ``--tags`` also adds a tag to the 30,500 samples and undoes it (``SetTag``).
+
+Each tree first opens and closes its own copy once (migrating a project older than its
+schema; ``first_open`` reports that time), and every round starts from that copy.
 """
 
 from __future__ import annotations
@@ -60,6 +63,35 @@ print(json.dumps(out))
 """
 
 
+OPEN = r"""
+import sys, time
+from core.store import Project
+t0, c0 = time.perf_counter(), time.process_time()
+project = Project.open(sys.argv[1])
+opened = time.perf_counter() - t0, time.process_time() - c0
+version = project.schema_version
+project.close()
+print(f"{opened[0]:.3f} {opened[1]:.3f} {version}")
+"""
+
+
+def prepare(project: Path, trees: dict[str, Path], folder: Path) -> dict[str, dict[str, float]]:
+    """One copy of ``project`` per tree, opened (and so migrated, when that tree's schema
+    is newer) and closed once by that tree, as a user's project is before they work in it;
+    the rounds copy these.  Returns each tree's open time (wall, CPU s) and schema."""
+    opened: dict[str, dict[str, float]] = {}
+    for name, tree in trees.items():
+        copy = folder / f"{name}-prepared.winnow"
+        shutil.copyfile(project, copy)
+        done = subprocess.run([sys.executable, "-c", OPEN, str(copy)], cwd=tree, check=True,
+                              env=dict(os.environ, PYTHONPATH=str(tree)), capture_output=True,
+                              text=True)
+        wall, cpu, version = done.stdout.split()
+        opened[name] = {"open_wall_s": float(wall), "open_cpu_s": float(cpu),
+                        "schema": int(version)}
+    return opened
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--project", type=Path, required=True)
@@ -72,11 +104,13 @@ def main() -> int:
     if args.other:
         trees["other"] = args.other.resolve()
     results: dict[str, dict[str, list[float]]] = {name: {} for name in trees}
+    folder = Path(tempfile.mkdtemp(prefix="bench-edit-prepared-"))
+    opened = prepare(args.project, trees, folder)
     for _ in range(args.rounds):
         for name, tree in trees.items():
             with tempfile.TemporaryDirectory(prefix="bench-edit-") as tmp:
                 copy = Path(tmp) / "bench.winnow"
-                shutil.copyfile(args.project, copy)
+                shutil.copyfile(folder / f"{name}-prepared.winnow", copy)
                 env = dict(os.environ, PYTHONPATH=str(tree))
                 done = subprocess.run(
                     [sys.executable, "-c", CHILD, str(copy), str(args.pause),
@@ -89,7 +123,8 @@ def main() -> int:
                 )
                 for key, values in json.loads(done.stdout).items():
                     results[name].setdefault(key, []).extend(values)
-    report: dict[str, object] = {"load_average": os.getloadavg()[:2]}
+    shutil.rmtree(folder)
+    report: dict[str, object] = {"load_average": os.getloadavg()[:2], "first_open": opened}
     medians = {
         name: {k: round(statistics.median(v), 1) for k, v in r.items()}
         for name, r in results.items()

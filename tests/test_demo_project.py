@@ -79,6 +79,7 @@ EXPECTED_COUNTS: dict[str, int] = {
     "project_meta": 4, "rating_blinding": 384, "rating_files": 9, "rating_judgments": 205,
     "rating_keys": 3, "rating_merges": 9, "rating_sessions": 3, "rating_tasks": 204,
     "sample_images": 191, "sample_links": 0, "sample_tags": 109, "samples": 115,
+    "sample_raw": 115,
 }
 #: demo photos add their originals to the images table
 PHOTO_COUNTS = {"photos": 5, "images": 5}

@@ -51,6 +51,11 @@ def _dump(value: Any) -> str | None:
     return None if value is None else _ENCODER.encode(value)
 
 
+#: a sample's imported line and its hash, kept beside its row (ADR 027)
+_SET_RAW = ("INSERT INTO sample_raw(sample_id, raw, raw_hash) VALUES (?, ?, ?) ON CONFLICT "
+            "(sample_id) DO UPDATE SET raw = excluded.raw, raw_hash = excluded.raw_hash")
+
+
 class Writer:
     """Writes batches for one import of ``file_name`` into ``project``."""
 
@@ -130,7 +135,8 @@ class Writer:
                                            "the post first, or embed it as 'post')"))
             batch = [(n, s) for n, s in batch if not s.post_id or s.post_id in known]
             waiting = []
-        existing = dict(_select_in(conn, "SELECT id, raw_hash FROM samples WHERE id IN ", ids))
+        existing = dict(_select_in(conn, "SELECT s.id, r.raw_hash FROM samples s LEFT JOIN "
+                                         "sample_raw r ON r.sample_id = s.id WHERE s.id IN ", ids))
         edited = [r[0] for r in _select_in(
             conn, "SELECT DISTINCT entity_id FROM audit_log WHERE entity = 'sample' AND "
                   "action = 'edit' AND entity_id IN ", ids)]
@@ -142,7 +148,7 @@ class Writer:
                 {s.post_id for _, s in batch if s.post_id}):
             images.setdefault(pid, {})[pos] = url
         rows: dict[str, list[tuple[Any, ...]]] = {k: [] for k in (
-            "insert", "replace", "children_gone", "roles", "feedback", "tags")}
+            "insert", "replace", "children_gone", "roles", "feedback", "tags", "raw")}
         stamp = now_iso()
         audits: list[tuple[str, str, str, str | None, Any, Any]] = []
         for lineno, s in batch:
@@ -158,8 +164,9 @@ class Writer:
             if old == s.raw_hash:
                 log.counts["unchanged"] += 1
             elif s.id in curated:
-                conn.execute("UPDATE samples SET original_prompt = ?, raw = ?, raw_hash = ? "
-                             "WHERE id = ?", (s.prompt, s.raw_text, s.raw_hash, s.id))
+                conn.execute("UPDATE samples SET original_prompt = ? WHERE id = ?",
+                             (s.prompt, s.id))
+                conn.execute(_SET_RAW, (s.id, s.raw_text, s.raw_hash))
                 if curated[s.id] != s.prompt:
                     self.project.audit("reimport", "sample", s.id, "original_prompt",
                                        curated[s.id], s.prompt)
@@ -169,7 +176,8 @@ class Writer:
                 log.counts["updated"] += 1
             else:
                 values = (s.post_id, prompt, s.prompt, s.quality, s.split, int(s.is_screenshot),
-                          s.notes, s.raw_text, s.raw_hash)
+                          s.notes)
+                rows["raw"].append((s.id, s.raw_text, s.raw_hash))
                 if old is None:
                     rows["insert"].append((s.id, *values, stamp, stamp))
                     log.counts["imported"] += 1
@@ -200,12 +208,13 @@ class Writer:
             conn.executemany(f"DELETE FROM {table} WHERE sample_id = ?", rows["children_gone"])
         conn.executemany(
             "INSERT INTO samples(id, post_id, prompt, original_prompt, quality, split, "
-            "is_screenshot, notes, raw, raw_hash, created_at, modified_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows["insert"])
+            "is_screenshot, notes, created_at, modified_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows["insert"])
         conn.executemany(
             "UPDATE samples SET post_id=?, prompt=?, original_prompt=?, quality=?, split=?, "
-            "is_screenshot=?, notes=?, raw=?, raw_hash=?, modified_at=? WHERE id=?",
+            "is_screenshot=?, notes=?, modified_at=? WHERE id=?",
             rows["replace"])
+        conn.executemany(_SET_RAW, rows["raw"])
         conn.executemany(
             "INSERT INTO sample_images(sample_id, role, position, ref, bbox_x, bbox_y, bbox_w, "
             "bbox_h) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows["roles"])

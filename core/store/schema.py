@@ -21,6 +21,7 @@ from core.store.migrations import (
     m010_proposals,
     m011_teamwork,
     m012_team_merge_digest,
+    m013_sample_raw,
 )
 
 _V1 = """
@@ -188,6 +189,13 @@ def split_statements(sql: str) -> list[str]:
     return statements
 
 
+def has_sample_raw(conn: sqlite3.Connection) -> bool:
+    """Whether a sample's imported line lives in ``sample_raw`` (schema ≥ 13, ADR 027)
+    rather than in its row: a file opened read-only is read as it is, not migrated."""
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' "
+                        "AND name = 'sample_raw'").fetchone() is not None
+
+
 #: Ordered forward migrations; ``len(MIGRATIONS)`` is the current schema version.
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _script(_V1),
@@ -202,6 +210,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _script(m010_proposals.SQL),
     _script(m011_teamwork.SQL),
     _script(m012_team_merge_digest.SQL),
+    _script(m013_sample_raw.SQL),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -31,6 +31,7 @@ from typing import Any
 from core.mac_chain import MacChain, canonical, mac
 from core.readonly_db import open_readonly
 from core.store.errors import PACKAGE_REFUSAL
+from core.store.schema import has_sample_raw
 from core.teamwork.values import Values, read_values
 
 FORMAT = "winnow-curator-package"
@@ -136,8 +137,9 @@ def package_of(project: Any) -> dict[str, str] | None:
 # -- what the base MAC covers ----------------------------------------------------------------
 _CONTEXT = (  # (label, query) over the package's own tables, in a fixed order
     ("base", "SELECT sample_id, doc FROM team_base ORDER BY sample_id"),
-    ("samples", "SELECT id, post_id, original_prompt, created_at, raw, raw_hash FROM samples "
-                "WHERE id IN (SELECT sample_id FROM team_base) ORDER BY id"),
+    ("samples", "SELECT s.id, s.post_id, s.original_prompt, s.created_at, r.raw, r.raw_hash "
+                "FROM samples s LEFT JOIN sample_raw r ON r.sample_id = s.id "
+                "WHERE s.id IN (SELECT sample_id FROM team_base) ORDER BY s.id"),
     ("posts", "SELECT id, parent_id, text, timestamp, keyword, url, author, engagement, raw, "
               "raw_hash, imported_at FROM posts ORDER BY id"),
     ("post_images", "SELECT post_id, position, url, alt, sha256, error FROM post_images "
@@ -151,6 +153,9 @@ _CONTEXT = (  # (label, query) over the package's own tables, in a fixed order
     ("image_data", "SELECT sha256 FROM team_image_data ORDER BY sha256"),
 )
 
+_SAMPLES_BEFORE_13 = ("SELECT id, post_id, original_prompt, created_at, raw, raw_hash FROM "
+                      "samples WHERE id IN (SELECT sample_id FROM team_base) ORDER BY id")
+
 
 def base_document(conn: sqlite3.Connection) -> bytes:
     """What the base MAC covers: the identity, every sample's base values, and everything
@@ -158,7 +163,12 @@ def base_document(conn: sqlite3.Connection) -> bytes:
     meta = {k: v for k, v in conn.execute("SELECT key, value FROM team_package")
             if k != "base_mac"}
     digest = hashlib.sha256()
+    # a package made before schema 13 (read as it is, never migrated) keeps a sample's
+    # imported line in its row; the rows, and so the document, are the same either way
+    split_raw = has_sample_raw(conn)
     for label, query in _CONTEXT:
+        if label == "samples" and not split_raw:
+            query = _SAMPLES_BEFORE_13
         digest.update(label.encode() + b"\n")
         # repr of SQLite's row tuples (text, integers, reals, blobs, None) is exact and
         # several times faster than JSON at 30,000 posts

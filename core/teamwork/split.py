@@ -314,8 +314,8 @@ def _copy_rows(conn: sqlite3.Connection, sample_ids: list[str]) -> None:
     conn.execute("CREATE TEMP TABLE need_samples(id TEXT PRIMARY KEY) WITHOUT ROWID")
     conn.execute("INSERT INTO need_samples SELECT value FROM json_each(?)", (ids,))
     cols = {t: _columns(conn, t) for t in ("posts", "post_images", "images", "samples",
-                                           "sample_images", "sample_tags", "feedback",
-                                           "sample_links")}
+                                           "sample_raw", "sample_images", "sample_tags",
+                                           "feedback", "sample_links")}
     conn.execute(f"INSERT INTO main.images({cols['images']}) SELECT {cols['images']} FROM "
                  "src.images WHERE sha256 IN (SELECT sha256 FROM src.post_images WHERE "
                  "post_id IN (SELECT id FROM need_posts) UNION SELECT sha256 FROM "
@@ -327,7 +327,7 @@ def _copy_rows(conn: sqlite3.Connection, sample_ids: list[str]) -> None:
                  "(SELECT id FROM need_posts)")
     # feedback before its samples: the search index's feedback trigger then finds no
     # sample to re-index per row, and each sample's row is indexed once, complete
-    for table in ("feedback", "samples", "sample_images", "sample_tags"):
+    for table in ("feedback", "samples", "sample_raw", "sample_images", "sample_tags"):
         key = "id" if table == "samples" else "sample_id"
         conn.execute(f"INSERT INTO main.{table}({cols[table]}) SELECT {cols[table]} FROM "
                      f"src.{table} WHERE {key} IN (SELECT id FROM need_samples)")

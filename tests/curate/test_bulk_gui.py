@@ -83,3 +83,25 @@ def test_a_refused_background_edit_is_reported_and_not_booked(big, qtbot) -> Non
     assert shown and shown[-1].endswith("no sample 'm00010'")
     assert not ws.undo_stack.can_undo()
     assert _quality(win, "m00000") == "Analysis"  # nothing half-done
+
+
+def test_selected_ids_in_list_order_once_each_from_disjoint_and_overlapping_ranges(
+        big) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import QItemSelection, QItemSelectionModel
+
+    ws = big.pages["curate"]
+    model, flag = ws.model, QItemSelectionModel.SelectionFlag.Select
+    last = model.columnCount() - 1
+
+    def select(*ranges: tuple[int, int]) -> list[str]:
+        ws.select_row(0)
+        ws.table.selectionModel().clearSelection()
+        for top, bottom in ranges:
+            ws.table.selectionModel().select(
+                QItemSelection(model.index(top, 0), model.index(bottom, last)), flag)
+        return ws.selected_ids()
+
+    assert select((10, 19), (0, 4)) == model.ids[0:5] + model.ids[10:20]
+    # overlapping selections (Qt splits them into disjoint ranges): each id once, in order
+    got = select((0, 2000), (1500, 2400))
+    assert got == model.ids[0:2401] and len(set(got)) == len(got)

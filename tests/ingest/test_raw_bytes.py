@@ -55,7 +55,9 @@ GOLDEN = "3c3b84147eef0d1e74e974c15c60edc869845083"
 
 def _rows(project: Project) -> list[tuple[str, str, str, str]]:
     rows = [("posts", *r) for r in project.conn.execute("SELECT id, raw, raw_hash FROM posts")]
-    rows += [("samples", *r) for r in project.conn.execute("SELECT id, raw, raw_hash FROM samples")]
+    # a sample's line lives beside its row since schema 13 (ADR 027), byte for byte the same
+    rows += [("samples", *r) for r in project.conn.execute(
+        "SELECT s.id, r.raw, r.raw_hash FROM samples s JOIN sample_raw r ON r.sample_id = s.id")]
     return sorted(rows)
 
 
