@@ -9,6 +9,11 @@ a batch, it is rolled back and retried line by line, so one odd value costs its 
 line and nothing else.  Finally every image the touched rows reference is fetched or
 read and stored (:mod:`core.ingest.attach`).
 
+Parsing runs in a read-ahead thread (:mod:`core.ingest.readahead`, ADR 029) while the
+caller's thread writes the previous batch; everything that touches the project stays on
+the caller's thread, and the rows are those of the sequential import
+(``read_ahead=False``).
+
 A bad line never stops the import; the report names it and says why.
 """
 
@@ -275,9 +280,11 @@ class _Importer:
         if read_ahead:  # parse batch N+1 in a thread while batch N is written (ADR 029)
             with ReadAhead(parser.batches, name="winnow-import-parse") as batches:
                 self._gate = batches
-                for batch in batches:
-                    waiting += self._write(batch)
-                self._gate = None
+                try:
+                    for batch in batches:
+                        waiting += self._write(batch)
+                finally:
+                    self._gate = None
         else:
             for batch in parser.batches(lambda: False):
                 waiting += self._write(batch)
