@@ -45,6 +45,9 @@ from core.store.bulk import deferred_search_index
 from core.store.project import Project
 
 MAX_LINE_BYTES = 16 * 2**20
+#: A batch is also cut once its lines hold this many bytes: with batches parsed ahead
+#: (ADR 029), 2,000 lines near :data:`MAX_LINE_BYTES` each must not sit in memory twice.
+MAX_BATCH_BYTES = 32 * 2**20
 MAX_REPORTED_ERRORS = 10_000
 _BOM = b"\xef\xbb\xbf"
 #: What the database or the driver may raise for one odd row (defence in depth: the
@@ -174,13 +177,15 @@ class _LineParser:
         self.errors: list[tuple[int, str]] = []
 
     def batches(self, stopping: Callable[[], bool]) -> Iterator[_Batch]:
-        """Batches of ``batch_size`` good lines (posts + samples), cut exactly where the
-        sequential import always cut them; lines without anything to write (bad, blank)
-        are handed on at least every ``batch_size`` lines, with no rows, so progress,
-        Cancel and the error list keep moving through a file of bad lines."""
+        """Batches of ``batch_size`` good lines (posts + samples, or fewer once they hold
+        :data:`MAX_BATCH_BYTES`), the same whether read ahead or not; lines without
+        anything to write (bad, blank) are handed on at least every ``batch_size``
+        lines, with no rows, so progress, Cancel and the error list keep moving through
+        a file of bad lines."""
         posts: list[PostLine] = []
         samples: list[SampleLine] = []
         seen = 0  # lines since the last batch handed on
+        size = 0  # bytes of the lines in ``posts`` and ``samples``
         with open(self.path, "rb") as fh:
             reader = BoundedLines(fh, MAX_LINE_BYTES)
             for lineno, raw in reader:
@@ -193,10 +198,12 @@ class _LineParser:
                         posts.append((lineno, parsed.posts, False))
                 elif parsed is not None:
                     posts.append((lineno, parsed, True))
+                if parsed is not None:
+                    size += len(raw)  # type: ignore[arg-type]  # parsed: raw is bytes
                 seen += 1
-                if len(posts) + len(samples) >= self.batch_size:
+                if len(posts) + len(samples) >= self.batch_size or size > MAX_BATCH_BYTES:
                     yield _Batch(posts, samples, self._take_errors(), reader.offset)
-                    posts, samples, seen = [], [], 0
+                    posts, samples, seen, size = [], [], 0, 0
                 elif seen >= self.batch_size:
                     yield _Batch([], [], self._take_errors(), reader.offset)
                     seen = 0

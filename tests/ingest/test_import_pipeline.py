@@ -222,3 +222,16 @@ def test_canonical_json_is_still_json_dumps_with_sorted_keys() -> None:
         expected = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         assert canonical_json(value) == expected
         assert canonical_json(loads(expected)) == expected
+
+
+def test_batches_are_also_cut_by_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Big lines: a batch ends once its lines hold MAX_BATCH_BYTES, bad lines not counted."""
+    monkeypatch.setattr(importer, "MAX_BATCH_BYTES", 10_000)
+    big = [{"id": f"p{k}", "text": "x" * 3000} for k in range(10)]
+    src = write_lines(tmp_path / "big.jsonl", [b"{bad" + b" " * 5000, *big])
+    batches = list(importer._LineParser(src, 2000).batches(lambda: False))
+    assert [len(b.posts) for b in batches] == [4, 4, 2]  # 4 × ~3 kB > 10 kB
+    assert batches[0].errors[0][0] == 1 and not batches[1].errors
+    with Project.create(tmp_path / "p.winnow") as project:
+        report = import_jsonl(project, src, fetch_images=False)
+        assert report.imported == 10 and [e["line"] for e in report.errors] == [1]
