@@ -108,8 +108,8 @@ class SampleRecord:
 
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-#: The C encoder behind ``_CANONICAL.encode``, made once instead of once per call (that
-#: was a third of the encoding time).  No circular-reference bookkeeping: the values come
+#: The C encoder behind ``_CANONICAL.encode``, made once instead of once per call (a
+#: quarter of the encoding time).  No circular-reference bookkeeping: the values come
 #: from the JSON parser and cannot contain themselves.
 _MAKE_C_ENCODER = getattr(json.encoder, "c_make_encoder", None)  # not in typeshed
 _C_CANONICAL = None if _MAKE_C_ENCODER is None else _MAKE_C_ENCODER(
