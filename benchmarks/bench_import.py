@@ -13,6 +13,10 @@ peak RSS.  ``--compare DIR`` also runs the same children with another source tre
 measured in one run under the same load.
 
     .venv/bin/python benchmarks/bench_import.py [--workload samples] [--runs 5] [--compare ../main]
+        [--sequential]
+
+``--sequential`` (samples workload) also runs this tree with ``read_ahead=False``: parsing
+and writing in turn on one thread, as before ADR 029.
 """
 
 from __future__ import annotations
@@ -39,8 +43,9 @@ import sys, time, json, resource
 from core.store import Project
 from core.ingest.importer import import_jsonl
 p = Project.create(sys.argv[1])
+kwargs = {"read_ahead": False} if sys.argv[3:] == ["sequential"] else {}
 t0, c0 = time.perf_counter(), time.process_time()
-r = import_jsonl(p, sys.argv[2], fetch_images=False)
+r = import_jsonl(p, sys.argv[2], fetch_images=False, **kwargs)
 t1 = time.perf_counter()
 p.close()  # a checkpoint left to closing (ADR 025) is counted here
 print(json.dumps({"seconds": t1 - t0, "cpu": time.process_time() - c0,
@@ -92,10 +97,10 @@ def make_samples(path: Path, n: int = 30_500, seed: int = 0) -> None:
             fh.write(json.dumps(sample) + "\n")
 
 
-def _child(tree: Path, target: Path, src: Path) -> dict:
+def _child(tree: Path, target: Path, src: Path, *extra: str) -> dict:
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    out = subprocess.run([sys.executable, "-c", CHILD, str(target), str(src)], cwd=tree,
-                         capture_output=True, text=True, check=True, env=env)
+    out = subprocess.run([sys.executable, "-c", CHILD, str(target), str(src), *extra],
+                         cwd=tree, capture_output=True, text=True, check=True, env=env)
     return json.loads(out.stdout)
 
 
@@ -110,9 +115,11 @@ def _summary(name: str, runs: list[dict]) -> str:
 
 def compare_samples(args: argparse.Namespace) -> None:
     here = Path(__file__).resolve().parent.parent
-    trees = {"this tree": here}
+    trees: dict[str, tuple[Path, tuple[str, ...]]] = {"this tree": (here, ())}
     if args.compare:
-        trees = {f"baseline ({args.compare})": Path(args.compare).resolve(), **trees}
+        trees = {f"baseline ({args.compare})": (Path(args.compare).resolve(), ()), **trees}
+    if args.sequential:  # this tree without the read-ahead thread (ADR 029)
+        trees["this tree, sequential"] = (here, ("sequential",))
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "samples.jsonl"
         make_samples(src)
@@ -120,18 +127,21 @@ def compare_samples(args: argparse.Namespace) -> None:
               f"{src.stat().st_size / 2**20:.1f} MiB")
         runs: dict[str, list[dict]] = {name: [] for name in trees}
         for k in range(args.runs):
-            for name, tree in trees.items():  # alternate, so both see the same load
+            for name, (tree, extra) in trees.items():  # alternate: all see the same load
                 target = Path(tmp) / f"{k}-{len(runs[name])}-{abs(hash(name))}.winnow"
-                result = _child(tree, target, src)
+                result = _child(tree, target, src, *extra)
                 assert result["imported"] == 61_000 and result["errors"] == 0, result
                 runs[name].append(result)
         for name in trees:
             print(_summary(name, runs[name]))
-        if args.compare:
-            base, new = (statistics.median(r["seconds"] for r in v) for v in runs.values())
-            base_cpu, new_cpu = (statistics.median(r["cpu"] for r in v) for v in runs.values())
-            print(f"ratio baseline / this tree: wall {base / new:.2f}x, CPU "
+        first = next(iter(runs))
+        for name in list(runs)[1:]:
+            base, new = (statistics.median(r["seconds"] for r in runs[n]) for n in (first, name))
+            base_cpu, new_cpu = (statistics.median(r["cpu"] for r in runs[n])
+                                 for n in (first, name))
+            print(f"ratio {first} / {name}: wall {base / new:.2f}x, CPU "
                   f"{base_cpu / new_cpu:.2f}x")
+        print(f"load average at the end: {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
 
 
 def main() -> None:
@@ -140,6 +150,8 @@ def main() -> None:
     parser.add_argument("--posts", type=int, default=68_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--compare", metavar="DIR", help="another source tree to measure too")
+    parser.add_argument("--sequential", action="store_true",
+                        help="samples workload: also this tree without the read-ahead thread")
     args = parser.parse_args()
     if args.workload == "samples":
         compare_samples(args)

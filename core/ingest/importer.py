@@ -9,6 +9,11 @@ a batch, it is rolled back and retried line by line, so one odd value costs its 
 line and nothing else.  Finally every image the touched rows reference is fetched or
 read and stored (:mod:`core.ingest.attach`).
 
+Parsing runs in a read-ahead thread (:mod:`core.ingest.readahead`, ADR 029) while the
+caller's thread writes the previous batch; everything that touches the project stays on
+the caller's thread, and the rows are those of the sequential import
+(``read_ahead=False``).
+
 A bad line never stops the import; the report names it and says why.
 """
 
@@ -17,6 +22,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import stat
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +30,7 @@ from typing import Any
 from core.ingest.attach import LocalRoot, attach_images
 from core.ingest.fetch import FetchSettings
 from core.ingest.lines import BoundedLines
+from core.ingest.readahead import ReadAhead
 from core.ingest.records import (
     RecordError,
     SampleRecord,
@@ -38,6 +45,9 @@ from core.store.bulk import deferred_search_index
 from core.store.project import Project
 
 MAX_LINE_BYTES = 16 * 2**20
+#: A batch is also cut once its lines hold this many bytes: with batches parsed ahead
+#: (ADR 029), 2,000 lines near :data:`MAX_LINE_BYTES` each must not sit in memory twice.
+MAX_BATCH_BYTES = 32 * 2**20
 MAX_REPORTED_ERRORS = 10_000
 _BOM = b"\xef\xbb\xbf"
 #: What the database or the driver may raise for one odd row (defence in depth: the
@@ -128,21 +138,126 @@ def check_source(path: str | Path) -> Path:
 
 def import_jsonl(project: Project, path: str | Path, *, fetch_settings: Any = None,
                  state: JobState | None = None, fetch_images: bool = True,
-                 batch_size: int = 2000, image_root: str | Path | None = None) -> ImportReport:
+                 batch_size: int = 2000, image_root: str | Path | None = None,
+                 read_ahead: bool = True) -> ImportReport:
     """Import ``path`` into ``project``; see the module docstring.
 
     Local image paths must lie inside the JSONL file's folder, or inside ``image_root``
-    when given.
+    when given.  ``read_ahead=False`` parses and writes in turn on the calling thread
+    (the same rows; slower on two cores or more).
     """
     path = check_source(path)
     state = state or JobState(title=f"Import {path.name}")
     local = LocalRoot(path.parent, Path(image_root) if image_root is not None else None)
     importer = _Importer(project, path, state, batch_size, fetch_images)
-    importer.run()
+    importer.run(read_ahead)
     if fetch_images:
         project.assets.clean_stale()
         attach_images(project, state, local, fetch_settings, importer.record_image)
     return importer.report
+
+
+@dataclass
+class _Batch:
+    """Parsed lines ready to be written, and the lines refused on the way."""
+
+    posts: list[PostLine]
+    samples: list[SampleLine]
+    errors: list[tuple[int, str]]  # (line, message), in line order
+    offset: int  # bytes of the file read so far
+
+
+class _LineParser:
+    """Reads and checks the file's lines; touches no database (it may run in a thread)."""
+
+    def __init__(self, path: Path, batch_size: int) -> None:
+        self.path = path
+        self.batch_size = batch_size
+        self.first_line: dict[tuple[str, str], int] = {}  # (kind, id) -> first line
+        self.errors: list[tuple[int, str]] = []
+
+    def batches(self, stopping: Callable[[], bool]) -> Iterator[_Batch]:
+        """Batches of ``batch_size`` good lines (posts + samples, or fewer once they hold
+        :data:`MAX_BATCH_BYTES`), the same whether read ahead or not; lines without
+        anything to write (bad, blank) are handed on at least every ``batch_size``
+        lines, with no rows, so progress, Cancel and the error list keep moving through
+        a file of bad lines."""
+        posts: list[PostLine] = []
+        samples: list[SampleLine] = []
+        seen = 0  # lines since the last batch handed on
+        size = 0  # bytes of the lines in ``posts`` and ``samples``
+        with open(self.path, "rb") as fh:
+            reader = BoundedLines(fh, MAX_LINE_BYTES)
+            for lineno, raw in reader:
+                if lineno % 16 == 0 and stopping():
+                    return
+                parsed = self._parse_line(lineno, raw)
+                if isinstance(parsed, SampleRecord):
+                    samples.append((lineno, parsed))
+                    if parsed.posts:
+                        posts.append((lineno, parsed.posts, False))
+                elif parsed is not None:
+                    posts.append((lineno, parsed, True))
+                if parsed is not None:
+                    size += len(raw)  # type: ignore[arg-type]  # parsed: raw is bytes
+                seen += 1
+                if len(posts) + len(samples) >= self.batch_size or size > MAX_BATCH_BYTES:
+                    yield _Batch(posts, samples, self._take_errors(), reader.offset)
+                    posts, samples, seen, size = [], [], 0, 0
+                elif seen >= self.batch_size:
+                    yield _Batch([], [], self._take_errors(), reader.offset)
+                    seen = 0
+            yield _Batch(posts, samples, self._take_errors(), reader.offset)
+
+    def _take_errors(self) -> list[tuple[int, str]]:
+        errors, self.errors = self.errors, []
+        return errors
+
+    def _parse_line(self, lineno: int, raw: bytes | int) -> SampleRecord | list[Any] | None:
+        if isinstance(raw, int):
+            self.errors.append((lineno, f"line is too long ({raw:,} bytes; the limit is "
+                                        f"{MAX_LINE_BYTES:,})"))
+            return None
+        if lineno == 1 and raw.startswith(_BOM):
+            raw = raw[len(_BOM):]
+        if not raw.strip():
+            return None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            self.errors.append((lineno, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at "
+                                        f"position {exc.start})"))
+            return None
+        try:
+            obj = loads(text)
+            if not isinstance(obj, dict):
+                raise RecordError(f"expected a JSON object, got {type(obj).__name__}")
+            parsed = parse_sample(obj) if is_sample(obj) else parse_post(obj)
+        except json.JSONDecodeError as exc:
+            self.errors.append((lineno, f"invalid JSON: {exc.msg} (column {exc.colno})"))
+            return None
+        except RecordError as exc:
+            self.errors.append((lineno, str(exc)))
+            return None
+        except RecursionError:
+            self.errors.append((lineno, "nested too deeply"))
+            return None
+        except (ValueError, OverflowError) as exc:  # odd values the checks above missed
+            self.errors.append((lineno, f"invalid value: {exc}"))
+            return None
+        return self._unique(lineno, parsed)
+
+    def _unique(self, lineno: int, parsed: SampleRecord | list[Any]) -> SampleRecord | list[Any] | None:
+        """Refuse a second line with the same post or sample id (``1`` and ``"1"`` too)."""
+        kind, ident = ("sample", parsed.id) if isinstance(parsed, SampleRecord) else (
+            "post", parsed[0].id)
+        first = self.first_line.setdefault((kind, ident), lineno)
+        if first != lineno:
+            self.errors.append((lineno, f"{kind} id '{ident}' is already on line {first} "
+                                        "(ids must be unique in a file; this line was not "
+                                        "imported)"))
+            return None
+        return parsed
 
 
 class _Importer:
@@ -156,7 +271,7 @@ class _Importer:
         self.created: set[str] = set()
         self.writer = Writer(project, path.name, self.created, track_sources=fetch_images)
         self.source_lines: dict[str, list[int]] = {}
-        self.first_line: dict[tuple[str, str], int] = {}  # (kind, id) -> first line
+        self._gate: ReadAhead[_Batch] | None = None
         conn = project.conn
         conn.execute("CREATE TEMP TABLE IF NOT EXISTS touched_posts(id TEXT PRIMARY KEY)")
         conn.execute("CREATE TEMP TABLE IF NOT EXISTS touched_samples(id TEXT PRIMARY KEY)")
@@ -164,79 +279,34 @@ class _Importer:
         conn.execute("DELETE FROM touched_samples")
 
     # -- driver ------------------------------------------------------------------------
-    def run(self) -> None:
-        posts: list[PostLine] = []
-        samples: list[SampleLine] = []
+    def run(self, read_ahead: bool) -> None:
         waiting: list[SampleLine] = []
         self.state.set_status(f"Reading {self.path.name}")
         self.state.set_total(max(1, self.path.stat().st_size))
-        with open(self.path, "rb") as fh:
-            reader = BoundedLines(fh, MAX_LINE_BYTES)
-            for lineno, raw in reader:
-                if lineno % 500 == 0:
-                    self.state.check()
-                    self.state.set_progress(reader.offset)
-                parsed = self._parse_line(lineno, raw)
-                if isinstance(parsed, SampleRecord):
-                    samples.append((lineno, parsed))
-                    if parsed.posts:
-                        posts.append((lineno, parsed.posts, False))
-                elif parsed is not None:
-                    posts.append((lineno, parsed, True))
-                if len(posts) + len(samples) >= self.batch_size:
-                    waiting += self._flush(posts, samples, final=False)
-                    posts, samples = [], []
-            self.state.set_progress(reader.offset)
-        waiting += self._flush(posts, samples, final=False)
+        parser = _LineParser(self.path, self.batch_size)
+        if read_ahead:  # parse batch N+1 in a thread while batch N is written (ADR 029)
+            with ReadAhead(parser.batches, name="winnow-import-parse") as batches:
+                self._gate = batches
+                try:
+                    for batch in batches:
+                        waiting += self._write(batch)
+                finally:
+                    self._gate = None
+        else:
+            for batch in parser.batches(lambda: False):
+                waiting += self._write(batch)
         self.state.set_status("Writing samples")
         for start in range(0, len(waiting), self.batch_size):
             self.state.check()
             self._flush([], waiting[start:start + self.batch_size], final=True)
 
-    def _parse_line(self, lineno: int, raw: bytes | int) -> SampleRecord | list[Any] | None:
-        if isinstance(raw, int):
-            self.report.error(lineno, f"line is too long ({raw:,} bytes; the limit is "
-                                      f"{MAX_LINE_BYTES:,})")
-            return None
-        if lineno == 1 and raw.startswith(_BOM):
-            raw = raw[len(_BOM):]
-        if not raw.strip():
-            return None
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            self.report.error(lineno, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at "
-                                      f"position {exc.start})")
-            return None
-        try:
-            obj = loads(text)
-            if not isinstance(obj, dict):
-                raise RecordError(f"expected a JSON object, got {type(obj).__name__}")
-            parsed = parse_sample(obj) if is_sample(obj) else parse_post(obj)
-        except json.JSONDecodeError as exc:
-            self.report.error(lineno, f"invalid JSON: {exc.msg} (column {exc.colno})")
-            return None
-        except RecordError as exc:
-            self.report.error(lineno, str(exc))
-            return None
-        except RecursionError:
-            self.report.error(lineno, "nested too deeply")
-            return None
-        except (ValueError, OverflowError) as exc:  # odd values the checks above missed
-            self.report.error(lineno, f"invalid value: {exc}")
-            return None
-        return self._unique(lineno, parsed)
-
-    def _unique(self, lineno: int, parsed: SampleRecord | list[Any]) -> SampleRecord | list[Any] | None:
-        """Refuse a second line with the same post or sample id (``1`` and ``"1"`` too)."""
-        kind, ident = ("sample", parsed.id) if isinstance(parsed, SampleRecord) else (
-            "post", parsed[0].id)
-        first = self.first_line.setdefault((kind, ident), lineno)
-        if first != lineno:
-            self.report.error(lineno, f"{kind} id '{ident}' is already on line {first} (ids "
-                                      "must be unique in a file; this line was not imported)")
-            return None
-        return parsed
+    def _write(self, batch: _Batch) -> list[SampleLine]:
+        """Report a parsed batch's bad lines, then write its good ones."""
+        self.state.check()
+        self.state.set_progress(batch.offset)
+        for lineno, message in batch.errors:
+            self.report.error(lineno, message)
+        return self._flush(batch.posts, batch.samples, final=False)
 
     # -- batches -------------------------------------------------------------------------
     def _flush(self, posts: list[PostLine], samples: list[SampleLine],
@@ -246,9 +316,13 @@ class _Importer:
             return []
         log = BatchLog()
         try:
+            if self._gate is not None:
+                self._gate.pause()
             with self.project.transaction() as conn, deferred_search_index(conn):
                 self.writer.posts(conn, posts, log)
                 waiting = self.writer.samples(conn, samples, log, final)
+                if self._gate is not None:
+                    self._gate.resume()  # the bulk index inserts and the commit
         except sqlite3.OperationalError as exc:  # the disk or the file, not a row
             first = min([p[0] for p in posts] + [s[0] for s in samples])
             raise ImportStoppedError(

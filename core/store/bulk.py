@@ -36,8 +36,8 @@ _BULK = (
     "UPDATE sample_search SET (post_text, meta) = (SELECT p.text, s.id || ' ' || s.post_id "
     "|| ' ' || coalesce(p.author, '') || ' ' || coalesce(p.keyword, '') FROM samples s "
     "JOIN posts p ON p.id = s.post_id WHERE s.rowid = sample_search.rowid) WHERE rowid IN "
-    "(SELECT s.rowid FROM samples s JOIN posts p ON p.id = s.post_id WHERE p.rowid > :post "
-    "AND s.rowid <= :sample)",
+    "(SELECT s.rowid FROM posts p CROSS JOIN samples s ON s.post_id = p.id "  # from the new
+    "WHERE p.rowid > :post AND s.rowid <= :sample)",  # posts, not every older sample (ADR 029)
     # samples_fts_ai
     "INSERT INTO samples_fts(rowid, prompt, original_prompt) SELECT rowid, prompt, "
     "original_prompt FROM samples WHERE rowid > :sample",
