@@ -89,3 +89,23 @@ def covered(specs, box: tuple[float, float, float, float], shape: tuple[int, ...
         ] = True
     x, y, w, h = (int(round(v)) for v in box)
     return float(mask[y : y + h, x : x + w].mean())
+
+
+def assert_hidden_at_release(  # type: ignore[no-untyped-def]  # result: a Verification
+    rgb: np.ndarray, data: bytes, result, quad: np.ndarray, text: str
+) -> None:
+    """The plate of ``quad`` went out hidden by a region release added (ADR 114): not
+    legible, its detail gone, the region and finding recorded, never the characters."""
+    import json
+
+    from core.imaging.loading import decode_rgb
+    from core.imaging.plate_eval import detail_hidden, ocr_legible
+
+    released = decode_rgb(data)
+    assert not ocr_legible(released, quad, text)[0]
+    assert detail_hidden(rgb, released, quad) >= 0.9
+    added = {k: v for k, v in result.raised.items() if v.get("added")}
+    assert added and all(k.startswith("found after release") for k in added)
+    assert result.ok and all(f.get("hidden") for f in result.text_outside)
+    record = json.dumps(result.to_json())
+    assert text not in record and text[:4] not in record  # never the characters
