@@ -37,6 +37,7 @@ MIN_HEIGHT = 8  # px at the scale looked at (smaller: the next pass, or nothing 
 MAX_HEIGHT = 90  # px at the scale looked at (bigger: a coarser scale sees it)
 MIN_FILL = 0.35  # share of the box covered by the blob
 MAX_READ = 16  # stroke blobs read per photo (the recogniser costs ~4 ms a short crop)
+MAX_BRIGHT = 8  # bright rectangles read per photo (0–4 in a street photo; a façade: more)
 READ_WIDTH = 64  # px: crops are padded to this width only (not PP-OCR's 320)
 PAD = (0.15, 0.35)  # of the box's height, sideways and up/down, around what is read
 LOCAL = 31  # px: the neighbourhood a stroke is compared with
@@ -242,15 +243,15 @@ def read_plates(
     character line (aspect ≥ :data:`LINE_ASPECT`) is read as it is; one shaped like a
     whole plate is searched by the text detector, upscaled, and its lines are read; in
     both, the brightest plate-shaped part of the crop is read too (a plate in a lit
-    recess).  Every bright rectangle is read and the :data:`MAX_READ` stroke blobs of
-    most contrast; none touching a box of ``skip`` (photo pixels: plates already found,
+    recess).  The :data:`MAX_BRIGHT` best bright rectangles are read and the
+    :data:`MAX_READ` best stroke blobs; none touching a box of ``skip`` (photo pixels: plates already found,
     regions already hidden), none at the place of one already read.
     """
     from core.imaging.ocr import READABLE_CONFIDENCE, recognise
 
     source = work if source is None else source
     chosen: list[Box] = []
-    blobs = 0
+    taken = {"strokes": 0, "bright": 0}
     for box, _contrast, kind in candidates(work):
         photo_box = (box[0] * to_photo[0], box[1] * to_photo[1],
                      box[2] * to_photo[0], box[3] * to_photo[1])
@@ -258,10 +259,9 @@ def read_plates(
             continue
         if any(iou(box, c) >= SAME for c in chosen):
             continue
-        if kind == "strokes":
-            if blobs >= MAX_READ:
-                continue
-            blobs += 1
+        if taken[kind] >= (MAX_READ if kind == "strokes" else MAX_BRIGHT):
+            continue
+        taken[kind] += 1
         chosen.append(box)
     lines: list[Line] = []  # in work's pixels
     crops: list[np.ndarray] = []

@@ -145,6 +145,38 @@ def test_a_plate_found_by_text_is_not_read_again() -> None:
     assert found and all(d.detector == "pp-ocr-text" for d in found) and calls == []
 
 
+@pytest.mark.parametrize("size", [(1, 1), (3, 5), (31, 17), (2, 900), (900, 2)])
+def test_tiny_or_thin_photos_read_nothing_and_do_not_fail(size: tuple[int, int]) -> None:
+    need_text_models()
+    rng = np.random.default_rng(2)
+    noise = rng.integers(0, 255, (*size, 3)).astype(np.uint8)
+    assert plates.read_pass(noise) == []
+    assert plates.read_pass((noise // 8).astype(np.uint8)) == []  # dark: both copies
+
+
+def test_a_facade_of_bright_rectangles_costs_a_bounded_number_of_reads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Hundreds of plate-shaped bright windows: the pass reads at most its limits."""
+    rgb = textured(1280, 720, seed=4)
+    for row in range(12):
+        for col in range(16):
+            x, y = 20 + col * 78, 20 + row * 58
+            cv2.rectangle(rgb, (x, y), (x + 60, y + 24), (235, 235, 235), -1)
+            cv2.putText(rgb, "8", (x + 22, y + 20), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (30, 30, 30), 2)
+    kinds = [k for _b, _s, k in plate_candidates.candidates(plates.for_text(rgb))]
+    limit = plate_candidates.MAX_READ + plate_candidates.MAX_BRIGHT
+    assert kinds.count("bright") > 3 * limit  # the attack is real
+    read: list[int] = []
+    monkeypatch.setattr(
+        plate_candidates,
+        "_to_read",
+        lambda source, box: read.append(1) or [],  # count, read nothing
+    )
+    plate_candidates.read_plates(plates.for_text(rgb), np.ones(2))
+    assert 0 < len(read) <= limit
+
+
 def test_nothing_is_read_on_a_photo_without_text() -> None:
     need_text_models()
     rgb = textured(640, 420, seed=3)
