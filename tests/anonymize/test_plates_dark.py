@@ -15,16 +15,17 @@ from plate_helpers import (
     covered,
     draw_plate,
     need_text_models,
-    plates_testdata,
     textured,
+    touching,
+    tune_variant,
 )
 
 from core.imaging import plates
 from core.imaging.anonymize import HideSpec
 from core.imaging.detect import DetectSettings
 from core.imaging.geometry import Geometry
-from core.imaging.loading import decode_rgb, load_rgb
-from core.imaging.plate_eval import annotated, ocr_legible, variant
+from core.imaging.loading import decode_rgb
+from core.imaging.plate_eval import ocr_legible
 from core.imaging.release import RenderJob, render_verified
 
 SETTINGS = DetectSettings(face_detector="hog")  # plates are the subject; faces stay cheap
@@ -32,17 +33,7 @@ SETTINGS = DetectSettings(face_detector="hog")  # plates are the subject; faces 
 
 def _night(name: str) -> tuple[np.ndarray, np.ndarray, str]:
     """The night variant of a tune photo of us/: pixels, plate corners, plate text."""
-    folder = plates_testdata()
-    need_text_models()
-    photos = annotated(folder / "us", "tune")
-    n, truth = next((i, t) for i, t in enumerate(photos) if t.path.name == name)
-    rgb, quad = variant(load_rgb(truth.path), truth.quad, "night", seed=n)
-    return rgb, quad, truth.text
-
-
-def _touching(found, quad: np.ndarray) -> list:  # type: ignore[no-untyped-def]
-    (x1, y1), (x2, y2) = quad.min(axis=0), quad.max(axis=0)
-    return [d for d in found if d.x < x2 and d.x + d.w > x1 and d.y < y2 and d.y + d.h > y1]
+    return tune_variant("us", name, "night")
 
 
 @pytest.mark.parametrize("name", ["car16.jpg", "wts-lg-000013.jpg"])
@@ -51,11 +42,11 @@ def test_dark_plate_is_found_only_with_the_dark_pass(
 ) -> None:
     rgb, quad, _text = _night(name)
     assert plates.dark_copy(rgb, 1280) is not None
-    found = _touching(plates.find_plates(rgb), quad)
+    found = touching(plates.find_plates(rgb), quad)
     box = tuple(quad.min(axis=0)) + tuple(np.ptp(quad, axis=0))
     assert found and covered(found, box, rgb.shape) >= 0.9, name
     monkeypatch.setattr(plates, "dark_copy", lambda *_a: None)
-    assert _touching(plates.find_plates(rgb), quad) == [], f"{name}: found without the pass"
+    assert touching(plates.find_plates(rgb), quad) == [], f"{name}: found without the pass"
 
 
 def test_a_daylight_photo_gets_no_dark_copy() -> None:

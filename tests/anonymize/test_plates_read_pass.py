@@ -11,6 +11,8 @@ testdata folder fails.
 
 from __future__ import annotations
 
+from typing import Any
+
 import cv2
 import numpy as np
 import pytest
@@ -19,41 +21,27 @@ from plate_helpers import (
     covered,
     draw_plate,
     need_text_models,
-    plates_testdata,
     textured,
+    touching,
+    tune_variant,
 )
 
 from core.imaging import plate_candidates, plates
 from core.imaging.boxes import iou
 from core.imaging.detect import DetectSettings
 from core.imaging.geometry import Geometry
-from core.imaging.loading import decode_rgb, load_rgb
+from core.imaging.loading import decode_rgb
 from core.imaging.ocr import Reading, line_crop, recognise
-from core.imaging.plate_eval import annotated, ocr_legible, variant
+from core.imaging.plate_eval import ocr_legible
 from core.imaging.release import RenderJob, render_verified
 
 SETTINGS = DetectSettings(face_detector="hog")  # plates are the subject; faces stay cheap
 PLATE = (300, 200, 140, 60)  # x, y, w, h of the drawn plate
 
 
-def _tune_case(sub: str, name: str, kind: str) -> tuple[np.ndarray, np.ndarray, str]:
-    """A variant of a tune photo: pixels, plate corners, plate text."""
-    folder = plates_testdata()
-    need_text_models()
-    photos = annotated(folder / sub, "tune")
-    n, truth = next((i, t) for i, t in enumerate(photos) if t.path.name == name)
-    rgb, quad = variant(load_rgb(truth.path), truth.quad, kind, seed=n)
-    return rgb, quad, truth.text
-
-
 def _box(quad: np.ndarray) -> tuple[float, float, float, float]:
     (x1, y1), (x2, y2) = quad.min(axis=0), quad.max(axis=0)
     return (float(x1), float(y1), float(x2 - x1), float(y2 - y1))
-
-
-def _touching(found, quad: np.ndarray) -> list:  # type: ignore[no-untyped-def]
-    (x1, y1), (x2, y2) = quad.min(axis=0), quad.max(axis=0)
-    return [d for d in found if d.x < x2 and d.x + d.w > x1 and d.y < y2 and d.y + d.h > y1]
 
 
 def _drawn() -> tuple[np.ndarray, np.ndarray]:
@@ -135,7 +123,7 @@ def test_a_plate_found_by_text_is_not_read_again() -> None:
     calls: list[int] = []
     original = plates.read_pass
 
-    def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def counting(*args: Any, **kwargs: Any) -> Any:
         calls.append(1)
         return original(*args, **kwargs)
 
@@ -167,12 +155,13 @@ def test_a_facade_of_bright_rectangles_costs_a_bounded_number_of_reads(
     kinds = [k for _b, _s, k in plate_candidates.candidates(plates.for_text(rgb))]
     limit = plate_candidates.MAX_READ + plate_candidates.MAX_BRIGHT
     assert kinds.count("bright") > 3 * limit  # the attack is real
-    read: list[int] = []
-    monkeypatch.setattr(
-        plate_candidates,
-        "_to_read",
-        lambda source, box: read.append(1) or [],  # count, read nothing
-    )
+    read: list[object] = []
+
+    def counted(source: np.ndarray, box: object) -> list:
+        read.append(box)
+        return []  # read nothing
+
+    monkeypatch.setattr(plate_candidates, "_to_read", counted)
     plate_candidates.read_plates(plates.for_text(rgb), np.ones(2))
     assert 0 < len(read) <= limit
 
@@ -192,12 +181,12 @@ def test_nothing_is_read_on_a_photo_without_text() -> None:
 def test_a_real_plate_no_text_pass_finds_is_found_by_reading(
     sub: str, name: str, kind: str
 ) -> None:
-    rgb, quad, _text = _tune_case(sub, name, kind)
+    rgb, quad, _text = tune_variant(sub, name, kind)
     shape = plates.PlateShape()
     lines = plates.plate_lines(rgb)
     assert not any(shape.fits(ln, rgb.shape[0]) for ln in lines)  # the detector's miss
-    assert _touching(plates.find_plates(rgb, second_source=False), quad) == []
-    found = _touching(plates.find_plates(rgb), quad)
+    assert touching(plates.find_plates(rgb, second_source=False), quad) == []
+    found = touching(plates.find_plates(rgb), quad)
     assert found and covered(found, _box(quad), rgb.shape) >= 0.9, name
 
 
@@ -205,7 +194,7 @@ def test_release_catches_a_plate_the_finder_missed(monkeypatch: pytest.MonkeyPat
     """No region on a readable blurred plate no text pass finds: the release's search
     outside every region reads it through the second source and hides it; without the
     second source (ADR 114 alone) it went out legible."""
-    rgb, quad, text = _tune_case("us", "car22.jpg", "blur")
+    rgb, quad, text = tune_variant("us", "car22.jpg", "blur")
     assert ocr_legible(rgb, quad, text)[0]  # a reader gets it from the photo as given
     job = RenderJob(rgb, [], [], Geometry())
     with monkeypatch.context() as mp:
