@@ -145,3 +145,32 @@ def test_a_region_added_at_release_is_extended_and_strengthened_like_any(
     quad = np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], float)
     assert not ocr_legible(decode_rgb(data), quad, "KX 4821")[0]
     assert result.ok and result.text_inside == []
+
+
+def test_the_dark_copy_is_searched_only_where_the_plain_copy_found_no_plate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ADR 118: a dark photo whose plate the plain copy finds does not pay the detector
+    again on the dark copy at that scale; ADR 113 (every scale) did."""
+    need_text_models()
+    from core.imaging import ocr
+
+    rgb = draw_plate(textured(640, 420, base=120), (200, 150, 240, 60), "KX 4821")
+    dark = (rgb.astype(np.float32) * 0.3).astype(np.uint8)
+    assert plates.dark_copy(dark, 1280) is not None
+    calls: list[int] = []
+    real = ocr.text_lines
+
+    def counted(image: np.ndarray, side: int, thresh: float = 0.5) -> list:
+        calls.append(side)
+        return real(image, side, thresh)
+
+    monkeypatch.setattr(plates, "text_lines", counted)
+    now = plates.plate_lines(dark)
+    searched_now = len(calls)
+    calls.clear()
+    monkeypatch.setattr(plates, "DARK_EVERY_SCALE", True)
+    every = plates.plate_lines(dark)
+    shape = plates.PlateShape()
+    assert any(shape.fits(ln, 420) for ln in now) and any(shape.fits(ln, 420) for ln in every)
+    assert searched_now < len(calls)  # 640 and 320 px: 2 plain (+ dark where none) vs 4
