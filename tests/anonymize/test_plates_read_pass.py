@@ -204,3 +204,20 @@ def test_release_catches_a_plate_the_finder_missed(monkeypatch: pytest.MonkeyPat
     data, result = render_verified(job, SETTINGS)
     assert_hidden_at_release(rgb, data, result, quad, text)
     assert all(f["characters"] >= 3 for f in result.text_outside)
+
+
+def test_a_big_photo_is_read_at_the_working_size_and_mapped_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A 3200 × 2100 photo is searched on its 1280 px copy; the plate found comes back
+    in the photo's own pixels (the text detector's miss simulated, as above)."""
+    need_text_models()
+    rgb, _quad = _drawn()
+    big = cv2.resize(rgb, (3200, 2100), interpolation=cv2.INTER_CUBIC)
+    monkeypatch.setattr(plates, "plate_lines", lambda *_a, **_k: [])
+    found = plates.find_plates(big)
+    sx, sy = 3200 / 640, 2100 / 420
+    x, y, w, h = PLATE
+    assert found and covered(found, (x * sx, y * sy, w * sx, h * sy), big.shape) >= 0.95
+    assert all(d.x + d.w <= 3200 and d.y + d.h <= 2100 for d in found)
+    assert sum(d.w * d.h for d in found) <= 6 * w * sx * h * sy  # the plate, not the photo
