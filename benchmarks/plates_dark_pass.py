@@ -4,8 +4,12 @@ found, plates missed, false regions per photo and detection time (medians).
     .venv/bin/python benchmarks/plates_dark_pass.py --split tune --variants original,night
 
 "Off" is the finder without :func:`core.imaging.plates.dark_copy` (as before ADR 113,
-the frame margin aside); a false region is a detected region touching no annotated
-plate (the sets annotate one plate a photo, so another real plate counts as false too).
+the frame margin aside); "every" searches the dark copy at every scale (ADR 113); "on"
+only at the scales where the plain copy found no plate-shaped line (ADR 118, the
+default).  The finder's second source (ADR 115) runs in every mode where no plate-shaped
+line is found.  A false region is a detected region touching no annotated plate (the
+sets annotate one plate a photo, so another real plate counts as false too).  Times
+are medians of wall and CPU (process) time per photo.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from core.imaging.loading import load_rgb  # noqa: E402
 from core.imaging.plate_eval import VARIANTS, annotated, variant  # noqa: E402
 
 TESTDATA = Path(__file__).resolve().parents[2] / "shared" / "testdata" / "plates"
+MODES = ("off", "every", "on")
 
 
 def main() -> int:
@@ -49,17 +54,21 @@ def main() -> int:
                 pixels, quad = (rgb, truth.quad) if kind == "original" else variant(
                     rgb, truth.quad, kind, seed=n)
                 (x1, y1), (x2, y2) = quad.min(axis=0), quad.max(axis=0)
-                for mode in ("off", "on"):
+                for mode in MODES:
                     patch = (lambda *_a: None) if mode == "off" else plates.dark_copy
-                    with mock.patch.object(plates, "dark_copy", patch):
-                        started = time.perf_counter()
+                    with mock.patch.object(plates, "dark_copy", patch), mock.patch.object(
+                        plates, "DARK_EVERY_SCALE", mode == "every"
+                    ):
+                        started, cpu = time.perf_counter(), time.process_time()
                         found = detect_plates(pixels, settings)
                         ms = 1000 * (time.perf_counter() - started)
+                        cpu_ms = 1000 * (time.process_time() - cpu)
                     hit = [d for d in found
                            if d.x < x2 and d.x + d.w > x1 and d.y < y2 and d.y + d.h > y1]
-                    row = rows.setdefault((f"{sub}/{kind}", mode), {"ms": [], "false": [],
-                                                                   "missed": []})
+                    row = rows.setdefault((f"{sub}/{kind}", mode), {"ms": [], "cpu": [],
+                                                                   "false": [], "missed": []})
                     row["ms"].append(ms)
+                    row["cpu"].append(cpu_ms)
                     row["false"].append(len(found) - len(hit))
                     row["missed"].append(float(not hit))
     out = {"split": args.split, "loadavg_at_start": load, "groups": {}}
@@ -69,10 +78,14 @@ def main() -> int:
             "missed": int(sum(row["missed"])),
             "false_regions_per_photo": round(statistics.mean(row["false"]), 2),
             "ms_detect_median": round(statistics.median(row["ms"]), 1),
+            "cpu_ms_detect_median": round(statistics.median(row["cpu"]), 1),
         }
     for group in out["groups"].values():
-        group["ratio_ms"] = round(group["on"]["ms_detect_median"]
-                                  / group["off"]["ms_detect_median"], 2)
+        for mode in ("every", "on"):
+            group[f"ratio_ms_{mode}_off"] = round(group[mode]["ms_detect_median"]
+                                                  / group["off"]["ms_detect_median"], 2)
+        group["ratio_ms_on_every"] = round(group["on"]["ms_detect_median"]
+                                           / group["every"]["ms_detect_median"], 2)
     out["loadavg_at_end"] = [round(v, 2) for v in os.getloadavg()]
     print(json.dumps(out, indent=1))
     return 0

@@ -140,21 +140,23 @@ def summary(rows: list[dict]) -> dict:
 
 
 def timing(photos: list, settings: DetectSettings, repeats: int = 3) -> dict:
-    """Medians (ms) over ``photos`` × ``repeats`` in one run: detection with the working
-    scale only (as before issue 18) and with every scale; the verified release with and
-    without the plate text check."""
+    """Medians (ms, wall and CPU) over ``photos`` × ``repeats`` in one run: detection with
+    the working scale only (as before issue 18) and with every scale; the verified
+    release with and without the plate text check; detection and release without the
+    finder's second source (ADR 115) and with it (now)."""
     from unittest import mock
 
     from core.imaging import plate_check, plates
 
-    def run(fn: Callable[[np.ndarray], object]) -> float:
-        times = []
+    def run(fn: Callable[[np.ndarray], object]) -> tuple[float, float]:
+        times, cpus = [], []
         for rgb in photos:
             for _ in range(repeats):
-                started = time.perf_counter()
+                started, cpu = time.perf_counter(), time.process_time()
                 fn(rgb)
                 times.append(1000 * (time.perf_counter() - started))
-        return statistics.median(times)
+                cpus.append(1000 * (time.process_time() - cpu))
+        return statistics.median(times), statistics.median(cpus)
 
     def release(rgb: np.ndarray) -> None:
         found = detect_plates(rgb, settings)
@@ -164,19 +166,36 @@ def timing(photos: list, settings: DetectSettings, repeats: int = 3) -> dict:
             settings,
         )
 
+    def detect(rgb: np.ndarray) -> None:
+        detect_plates(rgb, settings)
+
     for rgb in photos[:2]:
         release(rgb)  # warm-up: sessions, allocations
     out = {}
+
+    def record(name: str, fn: Callable[[np.ndarray], object]) -> None:
+        out[f"ms_{name}"], out[f"cpu_ms_{name}"] = run(fn)
+
     with mock.patch.object(plates, "SCALES", (1.0,)):
-        out["ms_detect_one_scale"] = run(lambda rgb: detect_plates(rgb, settings))
-    out["ms_detect_all_scales"] = run(lambda rgb: detect_plates(rgb, settings))
+        record("detect_one_scale", detect)
+    with mock.patch.object(plates, "read_pass", lambda *_a, **_k: []):
+        record("detect_without_read_pass", detect)
+        record("detect_and_release_without_read_pass", release)
+    record("detect_all_scales", detect)
     with mock.patch.object(plate_check, "text_check_available", lambda: False):
-        out["ms_detect_and_release_faces_only_check"] = run(release)
-    out["ms_detect_and_release_with_plate_check"] = run(release)
+        record("detect_and_release_faces_only_check", release)
+    record("detect_and_release_with_plate_check", release)
     out["ratio_detect"] = out["ms_detect_all_scales"] / out["ms_detect_one_scale"]
     out["ratio_release"] = (
         out["ms_detect_and_release_with_plate_check"]
         / out["ms_detect_and_release_faces_only_check"]
+    )
+    out["ratio_detect_read_pass"] = (
+        out["ms_detect_all_scales"] / out["ms_detect_without_read_pass"]
+    )
+    out["ratio_release_read_pass"] = (
+        out["ms_detect_and_release_with_plate_check"]
+        / out["ms_detect_and_release_without_read_pass"]
     )
     return {k: round(v, 2 if k.startswith("ratio") else 1) for k, v in out.items()}
 

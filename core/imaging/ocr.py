@@ -204,8 +204,13 @@ def line_crop(rgb: np.ndarray, quad: np.ndarray, pad: float = 0.15) -> np.ndarra
     )
 
 
-def recognise(crops: Sequence[np.ndarray]) -> list[Reading]:
-    """Read each upright RGB line crop (one :class:`Reading` per crop, same order)."""
+def recognise(crops: Sequence[np.ndarray], min_width: int = 320) -> list[Reading]:
+    """Read each upright RGB line crop (one :class:`Reading` per crop, same order).
+
+    Each crop is scaled to 48 px tall and padded to ``min_width`` px (PP-OCR's own
+    width; the recogniser's time grows with the width, so a caller reading many short
+    crops may pass less, down to the crop's own width).
+    """
     import cv2
 
     session = ppocr_session(REC_MODEL, "rec")
@@ -222,7 +227,7 @@ def recognise(crops: Sequence[np.ndarray]) -> list[Reading]:
             (width, REC_HEIGHT),
             interpolation=cv2.INTER_AREA if h > REC_HEIGHT else cv2.INTER_CUBIC,
         )
-        blob = np.zeros((1, 3, REC_HEIGHT, max(width, 320)), np.float32)
+        blob = np.zeros((1, 3, REC_HEIGHT, max(width, min_width, 16)), np.float32)
         blob[0, :, :, :width] = line.transpose(2, 0, 1) / 127.5 - 1.0
         (pred,) = session.run(None, {"x": blob})
         best, prob = pred[0].argmax(axis=1), pred[0].max(axis=1)

@@ -122,13 +122,16 @@ def outside_regions(rgb: np.ndarray, regions: Sequence[Box], long_side: int) -> 
     """Readable plate-shaped lines of the whole image that lie outside every region.
 
     The lines are the finder's own (:func:`core.imaging.plates.plate_lines`), so a dark
-    image is searched on its brightened and its denoised copy too (ADR 113).  A
-    finding's box covers the line grown to its plate's frame, as around a region, so
-    hiding it hides the plate (ADR 114).
+    image is searched on its brightened and its denoised copy too (ADR 113), and its
+    second source (:func:`core.imaging.plates.read_pass`, ADR 115): plate-shaped
+    rectangles outside every region and every line already read, read by the
+    recogniser — so a plate the text detector misses is looked at too.  A finding's box
+    covers the line grown to its plate's frame, as around a region, so hiding it hides
+    the plate (ADR 114).
     """
     from core.imaging.ocr import line_crop, recognise
     from core.imaging.plate_frame import companions, frame
-    from core.imaging.plates import PlateShape, plate_lines
+    from core.imaging.plates import PlateShape, plate_lines, read_pass
 
     shape = PlateShape()
     every = plate_lines(rgb, long_side, shape=shape)
@@ -137,15 +140,21 @@ def outside_regions(rgb: np.ndarray, regions: Sequence[Box], long_side: int) -> 
         ln for ln in lines if not any(intersection(_bbox(ln.corners()), r) > 0 for r in regions)
     ]
     readings = recognise([line_crop(rgb, ln.corners()) for ln in lines])
+    readable = [
+        (line, found)
+        for line, reading in zip(lines, readings, strict=True)
+        if (found := _readable(reading))
+    ]
+    skip = [*regions, *(_bbox(ln.corners()) for ln in lines)]
+    # the second source reads each candidate itself: what it returns was read as a plate
+    readable += [(line, (chars, line.score)) for line, chars in read_pass(rgb, long_side, skip)]
     out = []
     grey: np.ndarray | None = None
     height, width = rgb.shape[:2]
-    for line, reading in zip(lines, readings, strict=True):
-        found = _readable(reading)
-        if found:
-            if grey is None:
-                grey = rgb.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
-            plate = np.vstack([frame(grey, [line, *companions(line, every)]), line.corners()])
-            plate = np.clip(plate, 0, [width, height])
-            out.append(TextFinding(_bbox(plate), None, *found))
+    for line, found in readable:
+        if grey is None:
+            grey = rgb.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
+        plate = np.vstack([frame(grey, [line, *companions(line, every)]), line.corners()])
+        plate = np.clip(plate, 0, [width, height])
+        out.append(TextFinding(_bbox(plate), None, *found))
     return out

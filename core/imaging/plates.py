@@ -12,12 +12,13 @@ are gathered and the whole group is grown to the plate's frame
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from core.imaging.boxes import Detection, area, intersection, iou
+from core.imaging.boxes import Box, Detection, area, intersection, iou
 from core.imaging.ocr import DET_MODEL, TextModelMissingError, ppocr_model_path, text_lines
 from core.imaging.plate_frame import Line, assemble, companions, frame
 
@@ -28,6 +29,7 @@ __all__ = [
     "plate_lines",
     "text_model_path",
     "dark_copy",
+    "read_pass",
     "working_copy",
 ]
 
@@ -35,6 +37,9 @@ __all__ = [
 SCALES = (1.0, 0.5, 0.25)
 MIN_SIDE = 320  # px: no pass below this long side (coarser finds windows, not text)
 DARK_RANGE = 128.0  # grey levels: a photo spanning fewer is dark (stretched, dark pass)
+#: search the dark copy at every scale (ADR 113) instead of only at the scales where the
+#: plain copy found no plate-shaped line (ADR 118); kept for the benchmark's comparison
+DARK_EVERY_SCALE = False
 
 
 @dataclass(frozen=True)
@@ -157,8 +162,9 @@ def plate_lines(
     Lines are joined within one scale only.  A coarser scale only adds lines where no
     plate-shaped line of a finer one lies: it is there for what the finer scale cannot
     see (a close-up's characters, too big for it), and its boxes are looser.  In a dark
-    photo each scale also searches the denoised copy (:func:`dark_copy`, ADR 113);
-    its lines are added where the plain copy found none.
+    photo each scale where the plain copy found no plate-shaped line also searches the
+    denoised copy (:func:`dark_copy`, ADR 113 and 118); its lines are added where the
+    plain copy found none.
     """
     shape = shape or PlateShape()
     height = rgb.shape[0]
@@ -174,6 +180,8 @@ def plate_lines(
         plated = [ln for ln in found if shape.fits(ln, height)]
         here: list[Line] = []
         for work in copies:
+            if not DARK_EVERY_SCALE and any(shape.fits(ln, height) for ln in here):
+                break  # the plain copy found a plate here: the dark copy is not searched
             quads = text_lines(work, side, box_thresh)
             lines = assemble([Line.from_quad(q * to_photo, s) for q, s in quads])
             here += [ln for ln in lines if not any(_same_place(ln, o) for o in here)]
@@ -181,17 +189,57 @@ def plate_lines(
     return found
 
 
+def read_pass(
+    rgb: np.ndarray, long_side: int = 1280, skip: Sequence[Box] = ()
+) -> list[tuple[Line, int]]:
+    """The second source of plates (ADR 115): plate-shaped rectangles found by contrast
+    on the detector's copy (and, in a dark photo, the denoised copy), read by the
+    recogniser; those read as a plate, as lines in photo pixels with the number of
+    characters read surely.  Nothing touching a box of ``skip`` is read."""
+    import cv2
+
+    from core.imaging.plate_candidates import read_plates
+
+    base = min(long_side, max(640, max(rgb.shape[:2])))
+    small, to_photo = _working_size(rgb, base)
+    work = for_text(small)
+    extra = dark_copy(rgb, base)
+    passes = [(work, small)]
+    if extra is not None:  # the denoised copy first, read denoised too
+        passes.insert(0, (extra, cv2.medianBlur(small, 3)))
+    found: list[tuple[Line, int]] = []
+    for copy, source in passes:
+        boxes = [*skip, *(_box(ln) for ln, _ in found)]
+        found += read_plates(copy, to_photo, boxes, source)
+    return found
+
+
+def _box(line: Line) -> Box:
+    (x1, y1), (x2, y2) = line.corners().min(axis=0), line.corners().max(axis=0)
+    return (float(x1), float(y1), float(x2 - x1), float(y2 - y1))
+
+
 def find_plates(
-    rgb: np.ndarray, threshold: float = 0.5, long_side: int = 1280, shape: PlateShape | None = None
+    rgb: np.ndarray,
+    threshold: float = 0.5,
+    long_side: int = 1280,
+    shape: PlateShape | None = None,
+    second_source: bool = True,
 ) -> list[Detection]:
     """Licence plates in photo pixels: each plate-shaped line's group grown to its frame.
 
-    Plates found through several of their lines overlap; the caller merges them.
+    When no pass finds a plate-shaped line, ``second_source`` looks for plates by their
+    shape and reads them (:func:`read_pass`, ADR 115).  Plates found through several of
+    their lines overlap; the caller merges them.
     """
     shape = shape or PlateShape()
     height, width = rgb.shape[:2]
     lines = plate_lines(rgb, long_side, threshold, shape)
     mains = [ln for ln in lines if shape.fits(ln, height)]
+    found_by_text = list(mains)
+    if not mains and second_source:
+        mains = [ln for ln, _chars in read_pass(rgb, long_side)]
+        lines += mains
     if not mains:  # no plate: spare the full-size grey copy (12 MP: 144 MB, up to 0.1 s)
         return []
     gray = rgb.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
@@ -209,7 +257,7 @@ def find_plates(
                     float(x2 - x1),
                     float(y2 - y1),
                     main.score,
-                    "pp-ocr-text",
+                    "pp-ocr-text" if main in found_by_text else "pp-ocr-read",
                 )
             )
     return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -89,3 +90,43 @@ def covered(specs, box: tuple[float, float, float, float], shape: tuple[int, ...
         ] = True
     x, y, w, h = (int(round(v)) for v in box)
     return float(mask[y : y + h, x : x + w].mean())
+
+
+def assert_hidden_at_release(
+    rgb: np.ndarray, data: bytes, result: Any, quad: np.ndarray, text: str
+) -> None:
+    """The plate of ``quad`` went out hidden by a region release added (ADR 114): not
+    legible, its detail gone, the region and finding recorded, never the characters."""
+    import json
+
+    from core.imaging.loading import decode_rgb
+    from core.imaging.plate_eval import detail_hidden, ocr_legible
+
+    released = decode_rgb(data)
+    assert not ocr_legible(released, quad, text)[0]
+    assert detail_hidden(rgb, released, quad) >= 0.9
+    added = {k: v for k, v in result.raised.items() if v.get("added")}
+    assert added and all(k.startswith("found after release") for k in added)
+    assert result.ok and all(f.get("hidden") for f in result.text_outside)
+    record = json.dumps(result.to_json())
+    assert text not in record and text[:4] not in record  # never the characters
+
+
+def tune_variant(sub: str, name: str, kind: str) -> tuple[np.ndarray, np.ndarray, str]:
+    """The ``kind`` variant (ADR 110) of the tune photo ``sub/name``: pixels, plate
+    corners, plate text (skips without the testdata or the text models)."""
+    from core.imaging.loading import load_rgb
+    from core.imaging.plate_eval import annotated, variant
+
+    folder = plates_testdata()
+    need_text_models()
+    photos = annotated(folder / sub, "tune")
+    n, truth = next((i, t) for i, t in enumerate(photos) if t.path.name == name)
+    rgb, quad = variant(load_rgb(truth.path), truth.quad, kind, seed=n)
+    return rgb, quad, truth.text
+
+
+def touching(found: list[Any], quad: np.ndarray) -> list[Any]:
+    """The regions of ``found`` (anything with x, y, w, h) touching the plate ``quad``."""
+    (x1, y1), (x2, y2) = quad.min(axis=0), quad.max(axis=0)
+    return [d for d in found if d.x < x2 and d.x + d.w > x1 and d.y < y2 and d.y + d.h > y1]

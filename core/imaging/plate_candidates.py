@@ -1,0 +1,296 @@
+"""A second source of plates where the text detector finds no line: shapes, then reading.
+
+The PP-OCR detector misses some plates outright — small and blurred, or dark and noisy
+(ADR 113) — and what it misses the release's search outside regions (ADR 114) missed too.
+Here (ADR 115) plate-shaped rectangles are found from contrast alone and each is *read*:
+
+1. :func:`candidates`: on the detector's own copy of the photo (contrast stretched,
+   CLAHE; the denoised copy for a dark photo), at several scales, dense vertical
+   strokes (``|∂/∂x|`` above Otsu's threshold) are closed horizontally into blobs; a
+   blob whose bounding box has a character line's shape (aspect
+   :data:`MIN_ASPECT`–:data:`MAX_ASPECT`, :data:`MIN_HEIGHT` px tall or more) and is
+   filled by strokes is a candidate, ranked by its stroke contrast;
+2. :func:`read_plates`: the best :data:`MAX_READ` candidates not already covered are cut
+   out (padded) and read by the PP-OCR recogniser (:func:`core.imaging.ocr.recognise`,
+   which scales every crop to 48 px tall); a candidate is a plate when the reading has
+   a plate's shape (:func:`plate_like`: at least 3 letters or digits read with
+   confidence 0.5, at least one of them a digit, mostly letters and digits).
+
+The accepted candidates come back as :class:`~core.imaging.plate_frame.Line` objects, so
+the caller grows them to the plate's frame exactly as it does the detector's lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from core.imaging.boxes import Box, intersection, iou
+from core.imaging.plate_frame import Line
+
+#: the scales (of the working copy) the shapes are looked for at
+SCALES = (1.0, 0.5, 0.25)
+MIN_ASPECT = 1.5  # width / height of a character line's box
+MAX_ASPECT = 8.0
+MIN_HEIGHT = 8  # px at the scale looked at (smaller: the next pass, or nothing to read)
+MAX_HEIGHT = 90  # px at the scale looked at (bigger: a coarser scale sees it)
+MIN_FILL = 0.35  # share of the box covered by the blob
+MAX_READ = 16  # stroke blobs read per photo (the recogniser costs ~4 ms a short crop)
+MAX_BRIGHT = 8  # bright rectangles read per photo (0–4 in a street photo; a façade: more)
+READ_WIDTH = 64  # px: crops are padded to this width only (not PP-OCR's 320)
+PAD = (0.15, 0.35)  # of the box's height, sideways and up/down, around what is read
+LOCAL = 31  # px: the neighbourhood a stroke is compared with
+STROKE_RATIO = 2.0  # a stroke's |∂/∂x| over its neighbourhood's mean
+MIN_STROKE = 12.0  # grey levels per px (Sobel): weaker is noise
+BRIGHT_BLOCK = 61  # px: the neighbourhood a plate's background is brighter than …
+BRIGHT_BY = 10  # … by this many grey levels
+PLATE_ASPECT = (1.5, 5.5)  # width / height of a whole plate
+MIN_RECT_FILL = 0.7  # share of its box a bright plate fills (characters are holes)
+LINE_ASPECT = 3.0  # a candidate this elongated is a character line, read as it is
+LOOK_HEIGHT = 96  # px: a whole-plate candidate is searched for lines this tall
+MAX_UPSCALE = 4.0
+LINES_PER_PLATE = 2  # the widest lines of a whole-plate candidate that are read
+SAME_PLATE = 0.5  # readings overlapping this much (of the smaller) are one plate, joined
+SAME = 0.7  # IoU of two candidates read once (the scales find the same blob)
+
+
+def _blobs(grey: np.ndarray, scale: float) -> list[tuple[Box, float]]:
+    """Plate-line-shaped blobs of strokes in ``grey`` (already at ``scale``): boxes
+    (x, y, w, h) in the unscaled copy's pixels, with their score: the strokes across
+    them (:func:`strokes_across`), their mean ``|∂/∂x|`` / 1000 breaking ties."""
+    import cv2
+
+    gx = np.abs(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3))
+    # strokes stand out from their neighbourhood (a dim plate beside a bright bumper)
+    local = cv2.blur(gx, (LOCAL, LOCAL))
+    strokes = ((gx >= STROKE_RATIO * local) & (gx >= MIN_STROKE)).astype(np.uint8) * 255
+    closed = cv2.morphologyEx(strokes, cv2.MORPH_CLOSE, np.ones((3, 9), np.uint8))
+    closed = cv2.morphologyEx(closed, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    count, _, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
+    out = []
+    for x, y, w, h, n in stats[1:count]:
+        if not MIN_HEIGHT <= h <= MAX_HEIGHT or not MIN_ASPECT <= w / h <= MAX_ASPECT:
+            continue
+        if n < MIN_FILL * w * h:
+            continue
+        score = strokes_across(gx[y : y + h, x : x + w]) + float(gx[y : y + h, x : x + w].mean()) / 1e3
+        out.append(((x / scale, y / scale, w / scale, h / scale), score))
+    return out
+
+
+def strokes_across(gx: np.ndarray) -> int:
+    """How many strokes cross the middle third of a box (``gx``: its ``|∂/∂x|``): a
+    column is a stroke where a third of those rows have twice the box's mean; a line of
+    characters has two or more a character, a bumper's edge or a shadow a few."""
+    height = gx.shape[0]
+    band = gx[height // 3 : 2 * height // 3 + 1]
+    if band.size == 0:
+        return 0
+    column = (band >= 2 * band.mean()).mean(axis=0) > 0.3
+    return int(np.sum(column[1:] & ~column[:-1]))
+
+
+def _bright_plates(grey: np.ndarray, scale: float) -> list[Box]:
+    """Bright rectangles of a plate's shape in ``grey`` (uint8, already at ``scale``):
+    a plate's background brighter than its surroundings, characters and all (a blurred
+    plate whose strokes are too weak for :func:`_blobs`).  Boxes in unscaled pixels."""
+    import cv2
+
+    bright = cv2.adaptiveThreshold(
+        grey, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, BRIGHT_BLOCK, -BRIGHT_BY
+    )
+    bright = cv2.morphologyEx(bright, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    count, _, stats, _ = cv2.connectedComponentsWithStats(bright, connectivity=4)
+    out = []
+    for x, y, w, h, n in stats[1:count]:
+        if not MIN_HEIGHT <= h <= MAX_HEIGHT or not PLATE_ASPECT[0] <= w / h <= PLATE_ASPECT[1]:
+            continue
+        if n >= MIN_RECT_FILL * w * h:
+            out.append((x / scale, y / scale, w / scale, h / scale))
+    return out
+
+
+def candidates(work: np.ndarray) -> list[tuple[Box, float, str]]:
+    """Plate-shaped rectangles of the detector's copy ``work`` (RGB), best first: boxes
+    (x, y, w, h) in ``work``'s pixels, their score (:func:`_blobs`) and their kind
+    (``"strokes"``: a blob of strokes; ``"bright"``: a bright rectangle, all of which
+    are read, scored by the strokes across them too)."""
+    import cv2
+
+    grey8 = cv2.cvtColor(work, cv2.COLOR_RGB2GRAY)
+    gx_full = np.abs(cv2.Sobel(grey8.astype(np.float32), cv2.CV_32F, 1, 0, ksize=3))
+    found: list[tuple[Box, float, str]] = []
+    for scale in SCALES:
+        size = (round(grey8.shape[1] * scale), round(grey8.shape[0] * scale))
+        if min(size) < 32:
+            break
+        scaled8 = grey8 if scale == 1.0 else cv2.resize(grey8, size, interpolation=cv2.INTER_AREA)
+        found += [(box, c, "strokes") for box, c in _blobs(scaled8.astype(np.float32), scale)]
+        for x, y, w, h in _bright_plates(scaled8, scale):
+            inside = gx_full[int(y) : int(y + h) + 1, int(x) : int(x + w) + 1]
+            score = strokes_across(inside) + float(inside.mean()) / 1e3 if inside.size else 0.0
+            found.append(((x, y, w, h), score, "bright"))
+    found.sort(key=lambda item: -item[1])
+    return found
+
+
+def plate_like(reading: object) -> bool:
+    """A plate's reading: ≥ 3 letters or digits read with confidence ≥ 0.5 (≥ 4 when none
+    is a digit), and letters and digits at least 60 % of everything read."""
+    from core.imaging.ocr import READABLE_CHARS, READABLE_CONFIDENCE, Reading
+
+    assert isinstance(reading, Reading)
+    sure = reading.characters(READABLE_CONFIDENCE)
+    text = reading.text.replace(" ", "")
+    if len(sure) < READABLE_CHARS or (len(sure) < 4 and not any(c.isdigit() for c in sure)):
+        return False
+    return len(reading.characters()) >= 0.6 * max(1, len(text))
+
+
+def _padded(box: Box, width: int, height: int) -> tuple[int, int, int, int]:
+    x, y, w, h = box
+    px, py = PAD[0] * h, PAD[1] * h
+    x1, y1 = max(0, int(x - px)), max(0, int(y - py))
+    x2, y2 = min(width, int(np.ceil(x + w + px))), min(height, int(np.ceil(y + h + py)))
+    return x1, y1, x2, y2
+
+
+def stretched(crop: np.ndarray) -> np.ndarray:
+    """``crop`` with its 1st–99th percentile grey levels stretched to 0–255 (a dark or
+    washed-out plate read at full contrast)."""
+    if crop.size == 0:
+        return crop
+    lo, hi = (float(v) for v in np.percentile(crop.mean(axis=2), (1, 99)))
+    if hi - lo < 8:
+        return crop
+    out: np.ndarray = np.clip((crop.astype(np.float32) - lo) * (255.0 / (hi - lo)), 0, 255)
+    return out.astype(np.uint8)
+
+
+def _inner_plate(crop: np.ndarray) -> tuple[int, int, int, int] | None:
+    """The brightest plate-shaped part of ``crop`` (Otsu's bright class, largest blob):
+    a plate inside a lit recess or a holder.  (x1, y1, x2, y2) in the crop, or None."""
+    import cv2
+
+    grey = cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY)
+    _, bright = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    bright = cv2.morphologyEx(bright, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    count, _, stats, _ = cv2.connectedComponentsWithStats(bright, connectivity=4)
+    if count < 2:
+        return None
+    x, y, w, h, _n = stats[1 + int(np.argmax(stats[1:, 4]))]
+    if h < 6 or not PLATE_ASPECT[0] <= w / h <= PLATE_ASPECT[1]:
+        return None
+    return int(x), int(y), int(x + w), int(y + h)
+
+
+def _lines_in(crop: np.ndarray) -> list[Line]:
+    """The text detector's lines of a whole-plate crop (upscaled to :data:`LOOK_HEIGHT`),
+    in the crop's pixels, widest first."""
+    import cv2
+
+    from core.imaging.ocr import text_lines
+    from core.imaging.plate_frame import assemble
+
+    h, w = crop.shape[:2]
+    scale = min(MAX_UPSCALE, LOOK_HEIGHT / max(1, h))
+    size = (max(32, round(w * scale)), max(32, round(h * scale)))
+    big = cv2.resize(crop, size, interpolation=cv2.INTER_CUBIC)
+    found = [Line.from_quad(q / scale, p) for q, p in text_lines(big, max(size), 0.3)]
+    return sorted(assemble(found), key=lambda ln: -ln.w)
+
+
+def _box_line(x1: float, y1: float, x2: float, y2: float) -> Line:
+    quad = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64)
+    return Line.from_points(quad, 1.0, 0.0)
+
+
+def _to_read(source: np.ndarray, box: Box) -> list[tuple[Line, np.ndarray]]:
+    """What is read of one candidate: (line in ``source``'s pixels, upright crop)."""
+    from core.imaging.ocr import line_crop
+
+    height, width = source.shape[:2]
+    x1, y1, x2, y2 = _padded(box, width, height)
+    crop = stretched(source[y1:y2, x1:x2])
+    if box[2] >= LINE_ASPECT * box[3]:  # a character line: read as it is
+        out = [(_box_line(x1, y1, x2, y2), crop)]
+    else:  # a whole plate: the text detector's lines in it
+        out = []
+        for line in _lines_in(crop)[:LINES_PER_PLATE]:
+            if line.h >= 4 and line.w >= 1.5 * line.h:
+                moved = Line(line.cx + x1, line.cy + y1, line.w, line.h, line.angle, line.score)
+                out.append((moved, line_crop(source, moved.corners())))
+    inner = _inner_plate(crop)
+    if inner is not None:  # a plate in a lit recess or a holder: the plate itself
+        a1, b1, a2, b2 = inner
+        out.append((_box_line(x1 + a1, y1 + b1, x1 + a2, y1 + b2), crop[b1:b2, a1:a2]))
+    return out
+
+
+def read_plates(
+    work: np.ndarray,
+    to_photo: np.ndarray,
+    skip: Sequence[Box] = (),
+    source: np.ndarray | None = None,
+) -> list[tuple[Line, int]]:
+    """Candidates of ``work`` (the detector's copy) read as plates: each as a line in
+    photo pixels (``to_photo``: the factor (x, y) from ``work`` to the photo) and the
+    number of letters and digits read with confidence 0.5 or more.
+
+    Crops are cut from ``source`` (the photo at ``work``'s size, not contrast-equalised;
+    default ``work``) and stretched to full contrast each.  A candidate shaped like a
+    character line (aspect ≥ :data:`LINE_ASPECT`) is read as it is; one shaped like a
+    whole plate is searched by the text detector, upscaled, and its lines are read; in
+    both, the brightest plate-shaped part of the crop is read too (a plate in a lit
+    recess).  The :data:`MAX_BRIGHT` best bright rectangles are read and the
+    :data:`MAX_READ` best stroke blobs; none touching a box of ``skip`` (photo pixels: plates already found,
+    regions already hidden), none at the place of one already read.
+    """
+    from core.imaging.ocr import READABLE_CONFIDENCE, recognise
+
+    source = work if source is None else source
+    chosen: list[Box] = []
+    taken = {"strokes": 0, "bright": 0}
+    for box, _contrast, kind in candidates(work):
+        photo_box = (box[0] * to_photo[0], box[1] * to_photo[1],
+                     box[2] * to_photo[0], box[3] * to_photo[1])
+        if any(intersection(photo_box, s) > 0 for s in skip):
+            continue
+        if any(iou(box, c) >= SAME for c in chosen):
+            continue
+        if taken[kind] >= (MAX_READ if kind == "strokes" else MAX_BRIGHT):
+            continue
+        taken[kind] += 1
+        chosen.append(box)
+    lines: list[Line] = []  # in work's pixels
+    crops: list[np.ndarray] = []
+    for box in chosen:
+        for line, crop in _to_read(source, box):
+            lines.append(line)
+            crops.append(crop)
+    out: list[tuple[Line, int]] = []
+    for line, reading in zip(lines, recognise(crops, min_width=READ_WIDTH), strict=True):
+        if not plate_like(reading):
+            continue
+        found = Line.from_points(line.corners() * to_photo, reading.confidence, line.angle)
+        chars = len(reading.characters(READABLE_CONFIDENCE))
+        for i, (seen, seen_chars) in enumerate(out):
+            if _overlap(found, seen) >= SAME_PLATE:  # the same plate read again: one line
+                pts = np.vstack([seen.corners(), found.corners()])
+                score = max(seen.score, found.score)
+                out[i] = (Line.from_points(pts, score, seen.angle), max(chars, seen_chars))
+                break
+        else:
+            out.append((found, chars))
+    return out
+
+
+def _overlap(a: Line, b: Line) -> float:
+    """Intersection of the two lines' bounding boxes over the smaller's area."""
+    boxes = []
+    for line in (a, b):
+        (x1, y1), (x2, y2) = line.corners().min(axis=0), line.corners().max(axis=0)
+        boxes.append((float(x1), float(y1), float(x2 - x1), float(y2 - y1)))
+    smaller = min(w * h for _x, _y, w, h in boxes) or 1.0
+    return intersection(boxes[0], boxes[1]) / smaller
