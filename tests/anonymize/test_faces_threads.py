@@ -7,15 +7,30 @@ import os
 import pytest
 
 from core.imaging import faces
+from core.imaging import lanes as lanes_module
 
 
-def test_one_thread_per_core_at_most_four_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("cores", "lanes", "threads"),
+                         [(None, 1, 1), (1, 1, 1), (2, 2, 1), (3, 2, 1), (4, 2, 2), (8, 2, 4),
+                          (32, 2, 4)])
+def test_the_cores_are_shared_among_the_lanes_at_most_four_by_default(
+        monkeypatch: pytest.MonkeyPatch, cores: int | None, lanes: int, threads: int) -> None:
+    """Two lanes run models at once (ADR 117): each session gets half the cores, so a
+    2-core machine runs two one-thread models, never four threads."""
     monkeypatch.delenv("WINNOW_MODEL_THREADS", raising=False)
-    assert faces.model_threads() == max(1, min(4, os.cpu_count() or 1))
-    monkeypatch.setattr(os, "cpu_count", lambda: None)
-    assert faces.model_threads() == 1
-    monkeypatch.setattr(os, "cpu_count", lambda: 32)
-    assert faces.model_threads() == 4
+    monkeypatch.delenv("WINNOW_DETECT_LANES", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: cores)
+    assert lanes_module.lanes() == lanes
+    assert faces.model_threads() == threads
+
+
+def test_one_lane_gives_every_session_every_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("WINNOW_MODEL_THREADS", raising=False)
+    monkeypatch.setenv("WINNOW_DETECT_LANES", "1")
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert lanes_module.lanes() == 1 and faces.model_threads() == 2
+    monkeypatch.setenv("WINNOW_DETECT_LANES", "7")  # not 1 or 2: ignored
+    assert lanes_module.lanes() == 2 and faces.model_threads() == 1
 
 
 @pytest.mark.parametrize(("value", "expected"), [("1", 1), (" 3 ", 3), ("64", 64)])
@@ -27,7 +42,8 @@ def test_the_environment_sets_the_count(monkeypatch: pytest.MonkeyPatch, value: 
 
 @pytest.mark.parametrize("value", ["0", "-2", "65", "two", "1.5", ""])
 def test_a_bad_value_is_ignored(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    monkeypatch.delenv("WINNOW_DETECT_LANES", raising=False)
     monkeypatch.setenv("WINNOW_MODEL_THREADS", value)
     assert faces.model_threads() == 2
 
