@@ -255,13 +255,14 @@ def detect_all(rgb: np.ndarray, settings: DetectSettings,
     face_tasks, finish = _face_tasks(rgb, settings)
     tasks = list(face_tasks)
     if settings.plates:
-        # first in the list: the helper lane starts with it, the longest single run
-        tasks.insert(0, _Task(lambda: detect_plates(rgb, settings),
-                              float(settings.plate_long_side ** 2), "plates"))
+        # last: the calling thread starts with it (the longest single run; work it hands
+        # to the lanes itself is shared), the helper with the whole-photo face pass
+        tasks.append(_Task(lambda: detect_plates(rgb, settings),
+                           float(settings.plate_long_side ** 2), "plates"))
     results = _run_reporting(tasks, check, progress)
-    out = finish(results[1:] if settings.plates else results)
+    out = finish(results[:len(face_tasks)])
     if settings.plates:
-        out += results[0]
+        out += results[-1]
     if progress is not None:
         progress(1.0, "done")
     return out

@@ -46,7 +46,10 @@ def run_tasks(tasks: Sequence[Callable[[], T]], check: Callable[[], None] | None
     """Run every task once and return their results in the order of ``tasks``.
 
     With two lanes the helper takes tasks from the front of the list and the caller
-    from the back (put the longest first); with one, the caller runs them in order.
+    from the back (put the longest at the ends); with one, the caller runs them in
+    order. A task may call this itself: on the caller's lane its tasks share both lanes
+    once the helper is free (the caller never waits for a helper that has not started
+    on them); on the helper's lane they run in order.
     ``check()`` runs before each task on either lane (Cancel); ``done(index)`` after
     each, from either lane but never two at once. The first exception stops both lanes
     taking more and is raised here once the helper's running task has finished.
@@ -86,8 +89,8 @@ def run_tasks(tasks: Sequence[Callable[[], T]], check: Callable[[], None] | None
     if len(tasks) > 1 and lanes() > 1 and not getattr(_in_helper, "active", False):
         helper = _helper().submit(helper_lane)
     lane(front=helper is None)
-    if helper is not None:
-        helper.result()
+    if helper is not None and not helper.cancel():  # cancel(): still queued, never ran
+        helper.result()  # its running task has finished; nothing is left for it
     if errors:
         raise errors[0]
     return results

@@ -174,3 +174,40 @@ def test_a_missing_text_model_still_stops_detection(two_lanes: None,
     rgb = np.zeros((480, 640, 3), np.uint8)
     with pytest.raises(plates.TextModelMissingError, match="rapidocr"):
         detect_all(rgb, DetectSettings())
+
+
+def test_tasks_of_a_task_on_the_caller_share_both_lanes(two_lanes: None) -> None:
+    """The plate pass runs on the calling thread; work it hands to the lanes itself is
+    shared with the helper once the helper has finished what it took."""
+    threads: set[int] = set()
+
+    def leaf() -> None:
+        threads.add(threading.get_ident())
+        time.sleep(0.01)
+
+    def parent() -> int:
+        return len(lanes.run_tasks([leaf] * 12))
+
+    # the helper takes the short task (front), the caller the parent (back)
+    assert lanes.run_tasks([lambda: time.sleep(0.005), parent]) == [None, 12]
+    assert len(threads) == 2
+
+
+def test_a_caller_never_waits_for_a_helper_busy_elsewhere(two_lanes: None) -> None:
+    """While the helper is busy with another detection's long run, a caller runs all of
+    its own tasks and returns without waiting for the helper."""
+    release = threading.Event()
+    started = threading.Event()
+
+    def long() -> None:
+        started.set()
+        assert release.wait(timeout=30)
+
+    busy = lanes._helper().submit(long)  # the helper, busy elsewhere
+    assert started.wait(timeout=10)
+    try:
+        assert lanes.run_tasks([lambda: 1, lambda: 2, lambda: 3]) == [1, 2, 3]
+        assert not busy.done()  # returned while the helper was still busy
+    finally:
+        release.set()
+        busy.result(timeout=30)
