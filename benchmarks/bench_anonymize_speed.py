@@ -148,6 +148,8 @@ def main() -> int:
                         metavar="NAME:KEY=VALUE[,KEY=VALUE]",
                         help="also this checkout with environment variables set "
                              "(e.g. threads1:WINNOW_MODEL_THREADS=1); repeatable")
+    parser.add_argument("--tree", action="append", default=[], metavar="NAME=PATH",
+                        help="also another checkout (e.g. a proposed change); repeatable")
     parser.add_argument("--hog", type=int, default=0, metavar="N",
                         help="keep N busy-looping processes running during the run "
                              "(a loaded machine)")
@@ -164,6 +166,11 @@ def main() -> int:
     trees: dict[str, tuple[Path, dict[str, str]]] = {"this": (HERE, {})}
     if args.base:
         trees["base"] = (args.base.resolve(), {})
+    for spec in args.tree:
+        name, _, path = spec.partition("=")
+        if not name or not path or name in trees:
+            parser.error(f"--tree {spec!r}: expected a new NAME=PATH")
+        trees[name] = (Path(path).resolve(), {})
     for spec in args.variant:
         name, _, assignments = spec.partition(":")
         pairs = [a.partition("=") for a in assignments.split(",")]

@@ -79,16 +79,16 @@ def session_options() -> Any:
 
 
 def model_threads() -> int:
-    """Intra-op threads of every model session: the cores shared among the lanes that
+    """Intra-op threads of every model session: the usable cores shared among the lanes that
     run models at once (:func:`core.imaging.lanes.lanes`; 1 per session on 2 cores), at
     most 4, unless ``WINNOW_MODEL_THREADS`` names a number from 1 to 64 (anything else
     is ignored). ADR 117."""
-    from core.imaging.lanes import lanes
+    from core.imaging.lanes import lanes, usable_cores
 
     value = os.environ.get("WINNOW_MODEL_THREADS", "").strip()
     if value.isdigit() and 1 <= int(value) <= 64:
         return int(value)
-    return max(1, min(4, (os.cpu_count() or 1) // lanes()))
+    return max(1, min(4, usable_cores() // lanes()))
 
 
 def _centerface_session() -> Any:

@@ -24,13 +24,21 @@ _pool_lock = threading.Lock()
 _in_helper = threading.local()
 
 
+def usable_cores() -> int:
+    """Cores this process may run on (its CPU affinity, e.g. under ``taskset``), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def lanes() -> int:
-    """Model runs at once: 2 on a machine with 2 cores or more, else 1;
+    """Model runs at once: 2 where 2 cores or more are usable, else 1;
     ``WINNOW_DETECT_LANES`` = 1 or 2 chooses."""
     value = os.environ.get("WINNOW_DETECT_LANES", "").strip()
     if value in ("1", "2"):
         return int(value)
-    return 2 if (os.cpu_count() or 1) >= 2 else 1
+    return 2 if usable_cores() >= 2 else 1
 
 
 def _helper() -> ThreadPoolExecutor:
