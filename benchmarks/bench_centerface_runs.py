@@ -55,7 +55,7 @@ def tiles() -> tuple[list[np.ndarray], np.ndarray]:
     base = load_rgb(HERE.parent / "shared" / "testdata" / "faces" / "bald_guys.jpg")
     rgb = cv2.resize(base, (4000, 3000), interpolation=cv2.INTER_CUBIC)
     _global, scale, overlap = _tile_plan(3000, 4000, 20)
-    small = faces._resize(rgb, scale)
+    small = faces.resize_by(rgb, scale)
     grid = faces.tile_grid(small.shape[0], small.shape[1], TILE, overlap)
     def blob(part: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(faces._pad32(part).transpose(2, 0, 1)[None]

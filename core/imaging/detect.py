@@ -8,8 +8,10 @@ megapixel (large faces), then tiles at the scale where a face of
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -17,6 +19,7 @@ import numpy as np
 from core.extras import require
 from core.imaging import faces, plates
 from core.imaging.boxes import Detection, grow, merge_overlapping
+from core.imaging.lanes import run_tasks
 
 #: smallest face (dlib-style box width, px) CenterFace finds reliably: measured on the
 #: dlib test faces, 42/43 at 12 px, 38/43 at 10 px (docs/performance.md (Anonymization))
@@ -85,33 +88,132 @@ def _tile_plan(height: int, width: int, min_face_px: int) -> tuple[float, float,
     return scale_global, scale_tiles, overlap
 
 
+@dataclass(frozen=True)
+class _Task:
+    """One model run of a detection: what it does, the pixels it looks at, its stage."""
+
+    run: Callable[[], Any]
+    cost: float
+    kind: str  # "whole", "tile", "hog" or "plates"
+
+
+class _Once:
+    """A value computed on first use by whichever lane needs it first."""
+
+    def __init__(self, make: Callable[[], np.ndarray]) -> None:
+        self._make = make
+        self._value: np.ndarray | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self) -> np.ndarray:
+        with self._lock:
+            if self._value is None:
+                self._value = self._make()
+            return self._value
+
+
+def _centerface_tasks(rgb: np.ndarray, threshold: float, min_face_px: int
+                      ) -> tuple[list[_Task], Callable[[list[Any]], list[Detection]]]:
+    """CenterFace's runs (the whole photo, then each tile of the small-face pass) and
+    the function that turns their results into detections."""
+    h, w = rgb.shape[:2]
+    scale_global, scale_tiles, overlap = _tile_plan(h, w, min_face_px)
+    tasks = [_Task(lambda: faces.nms(faces.centerface_at_scale(rgb, scale_global, threshold)),
+                   float(min(h * w, GLOBAL_PASS_PIXELS)), "whole")]
+    small_h, small_w = max(1, round(h * scale_tiles)), max(1, round(w * scale_tiles))
+    grid = faces.tile_grid(small_h, small_w, TILE, overlap) if scale_tiles else []
+    small = _Once(lambda: faces.resize_by(rgb, scale_tiles))
+
+    def tile(y0: int, x0: int, th: int, tw: int) -> np.ndarray:
+        return faces.centerface_tile(small(), y0, x0, th, tw, threshold)
+
+    tasks += [_Task(partial(tile, *cell), float(TILE * TILE), "tile") for cell in grid]
+
+    def finish(results: list[Any]) -> list[Detection]:
+        found = [results[0]]
+        if grid:
+            found.append(faces.nms(faces.to_photo(results[1:], small_h, small_w, scale_tiles)))
+        rows = np.concatenate(found)
+        return [Detection("face", float(r[0]), float(r[1]), float(r[2] - r[0]),
+                          float(r[3] - r[1]), float(r[4]), "centerface") for r in rows]
+
+    return tasks, finish
+
+
 def centerface_faces(rgb: np.ndarray, threshold: float, min_face_px: int = 20,
                      check: Callable[[], None] | None = None,
                      progress: Callable[[int, int], None] | None = None
                      ) -> list[Detection]:
-    """CenterFace over the whole photo plus tiles for small faces in big photos.
+    """CenterFace over the whole photo plus tiles for small faces in big photos, the
+    runs shared between two lanes (:mod:`core.imaging.lanes`).
 
-    ``progress(done, total)`` counts the whole-photo pass as one step and each tile as one.
+    ``progress(done, total)`` counts the whole-photo pass as one step and each tile as
+    one (from either lane, never two at once).
     """
-    h, w = rgb.shape[:2]
-    scale_global, scale_tiles, overlap = _tile_plan(h, w, min_face_px)
-    tiles = faces.tile_origins(round(h * scale_tiles), round(w * scale_tiles), TILE,
-                               overlap) if scale_tiles else []
-    total = 1 + len(tiles)
-    found = [faces.nms(faces.centerface_at_scale(rgb, scale_global, threshold))]
-    if progress is not None:
-        progress(1, total)
-    if scale_tiles:
-        def tile_done(done: int, _n: int) -> None:
-            if progress is not None:
-                progress(1 + done, total)
+    tasks, finish = _centerface_tasks(rgb, threshold, min_face_px)
+    count = [0]
 
-        found.append(faces.nms(faces.centerface_at_scale(
-            rgb, scale_tiles, threshold, tile=TILE, overlap=overlap, check=check,
-            progress=tile_done)))
-    rows = np.concatenate(found)
-    return [Detection("face", float(r[0]), float(r[1]), float(r[2] - r[0]),
-                      float(r[3] - r[1]), float(r[4]), "centerface") for r in rows]
+    def done(_index: int) -> None:
+        count[0] += 1
+        if progress is not None:
+            progress(count[0], len(tasks))
+
+    return finish(run_tasks([t.run for t in tasks], check, done))
+
+
+def _face_tasks(rgb: np.ndarray, settings: DetectSettings
+                ) -> tuple[list[_Task], Callable[[list[Any]], list[Detection]]]:
+    """The runs of the chosen face detector(s) and the function that merges their
+    results into grown regions."""
+    tasks: list[_Task] = []
+    finish_centerface = None
+    if "centerface" in settings.face_detector:
+        tasks, finish_centerface = _centerface_tasks(rgb, settings.face_threshold,
+                                                     settings.min_face_px)
+    centerface_count = len(tasks)
+    has_hog = "hog" in settings.face_detector
+    if has_hog:
+        tasks.append(_Task(lambda: faces.hog_faces(rgb, settings.hog_threshold),
+                           float(min(rgb.shape[0] * rgb.shape[1], 1600 * 1600)), "hog"))
+
+    def finish(results: list[Any]) -> list[Detection]:
+        found: list[Detection] = []
+        if finish_centerface is not None:
+            found += finish_centerface(results[:centerface_count])
+        if has_hog:
+            found += results[centerface_count]
+        merged = merge_overlapping(found)
+        size = (rgb.shape[1], rgb.shape[0])
+        out = []
+        for det in merged:
+            x, y, bw, bh = grow(det.box, settings.face_margin, settings.face_margin_top,
+                                settings.face_margin_bottom, size)
+            out.append(Detection("face", x, y, bw, bh, det.score, det.detector))
+        return out
+
+    return tasks, finish
+
+
+def _run_reporting(tasks: list[_Task], check: Callable[[], None] | None,
+                   progress: Progress | None) -> list[Any]:
+    """Run ``tasks`` on the lanes, reporting ``progress(fraction, stage)`` after each
+    (fractions weighted by the pixels each task looks at)."""
+    total = sum(t.cost for t in tasks) or 1.0
+    tiles = sum(t.kind == "tile" for t in tasks)
+    state = {"cost": 0.0, "tiles": 0}
+
+    def done(index: int) -> None:
+        task = tasks[index]
+        state["cost"] += task.cost
+        if task.kind == "tile":
+            state["tiles"] += 1
+        stage = {"whole": "faces, whole photo", "hog": "faces (HOG)",
+                 "plates": "licence plates",
+                 "tile": f"faces, tile {int(state['tiles'])} of {tiles}"}[task.kind]
+        if progress is not None:
+            progress(min(1.0, state["cost"] / total), stage)
+
+    return run_tasks([t.run for t in tasks], check, done)
 
 
 def detect_faces(rgb: np.ndarray, settings: DetectSettings,
@@ -119,34 +221,11 @@ def detect_faces(rgb: np.ndarray, settings: DetectSettings,
                  progress: Progress | None = None) -> list[Detection]:
     """Faces by the chosen detector(s), merged, grown by the margin, clipped to the photo.
 
-    ``progress(fraction, stage)`` reports per CenterFace tile (fractions of this call).
+    ``progress(fraction, stage)`` reports after the whole-photo pass and each CenterFace
+    tile (fractions of this call; from either lane, never two at once).
     """
-    found: list[Detection] = []
-    use_hog = "hog" in settings.face_detector
-    if "centerface" in settings.face_detector:
-        share = 0.8 if use_hog else 1.0
-
-        def tiles(done: int, total: int) -> None:
-            if progress is not None:
-                progress(share * done / total, "faces, whole photo" if done == 1
-                         else f"faces, tile {done - 1} of {total - 1}")
-
-        found += centerface_faces(rgb, settings.face_threshold, settings.min_face_px, check,
-                                  tiles)
-    if use_hog:
-        if check is not None:
-            check()
-        found += faces.hog_faces(rgb, settings.hog_threshold)
-        if progress is not None:
-            progress(1.0, "faces (HOG)")
-    merged = merge_overlapping(found)
-    size = (rgb.shape[1], rgb.shape[0])
-    out = []
-    for det in merged:
-        x, y, bw, bh = grow(det.box, settings.face_margin, settings.face_margin_top,
-                            settings.face_margin_bottom, size)
-        out.append(Detection("face", x, y, bw, bh, det.score, det.detector))
-    return out
+    tasks, finish = _face_tasks(rgb, settings)
+    return finish(_run_reporting(tasks, check, progress))
 
 
 def detect_plates(rgb: np.ndarray, settings: DetectSettings) -> list[Detection]:
@@ -161,45 +240,29 @@ def detect_plates(rgb: np.ndarray, settings: DetectSettings) -> list[Detection]:
     return merge_overlapping(grown, iou_threshold=0.2, containment=0.5)
 
 
-def _face_cost(height: int, width: int, settings: DetectSettings) -> float:
-    """Pixels the face detectors look at (to weigh faces against plates in progress)."""
-    cost = 0.0
-    if "centerface" in settings.face_detector:
-        scale_global, scale_tiles, overlap = _tile_plan(height, width, settings.min_face_px)
-        cost += min(height * width, GLOBAL_PASS_PIXELS)
-        if scale_tiles:
-            cost += TILE * TILE * len(faces.tile_origins(
-                round(height * scale_tiles), round(width * scale_tiles), TILE, overlap))
-    if "hog" in settings.face_detector:
-        cost += min(height * width, 1600 * 1600)
-    return cost
-
-
 def detect_all(rgb: np.ndarray, settings: DetectSettings,
                check: Callable[[], None] | None = None,
                progress: Progress | None = None) -> list[Detection]:
-    """Faces then (if enabled) plates of one upright RGB photo.
+    """Faces, then (if enabled) plates, of one upright RGB photo.
 
-    ``progress(fraction, stage)`` reports real progress through the stages (per tile of
-    the small-face pass), so a big photo never sits at 0 % for the whole detection.
+    The plate pass, the whole-photo face pass and the small-face tiles run on two lanes
+    at once (:mod:`core.imaging.lanes`, ADR 117); the result is the same as running them
+    one after the other. ``progress(fraction, stage)`` reports after each of them (per
+    tile of the small-face pass, from either lane, never two at once), so a big photo
+    never sits at 0 % for the whole detection; ``check()`` runs before each (Cancel).
     """
     require("anonymize", "Face and plate detection")
-    height, width = rgb.shape[:2]
-    face_cost = _face_cost(height, width, settings)
-    plate_cost = float(settings.plate_long_side ** 2) if settings.plates else 0.0
-    face_share = face_cost / max(1.0, face_cost + plate_cost)
-
-    def faces_progress(fraction: float, stage: str) -> None:
-        if progress is not None:
-            progress(face_share * fraction, stage)
-
-    out = detect_faces(rgb, settings, check, faces_progress)
+    face_tasks, finish = _face_tasks(rgb, settings)
+    tasks = list(face_tasks)
     if settings.plates:
-        if check is not None:
-            check()
-        if progress is not None:
-            progress(face_share, "licence plates")
-        out += detect_plates(rgb, settings)
+        # last: the calling thread starts with it (the longest single run; work it hands
+        # to the lanes itself is shared), the helper with the whole-photo face pass
+        tasks.append(_Task(lambda: detect_plates(rgb, settings),
+                           float(settings.plate_long_side ** 2), "plates"))
+    results = _run_reporting(tasks, check, progress)
+    out = finish(results[:len(face_tasks)])
+    if settings.plates:
+        out += results[-1]
     if progress is not None:
         progress(1.0, "done")
     return out

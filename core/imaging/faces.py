@@ -63,7 +63,7 @@ def hog_available() -> bool:
 def session_options() -> Any:
     """onnxruntime options of every Winnow model session (CenterFace, PP-OCR).
 
-    One intra-op thread per core (at most 4; :func:`model_threads`), and worker threads that sleep when idle
+    :func:`model_threads` intra-op threads, and worker threads that sleep when idle
     instead of spinning: spinning burns a core per thread between the model's layers,
     which the GUI thread and other processes need (measured: 0.54–0.72 × the CPU time;
     wall time lower under load, up to 1.16 × on a quiet machine; docs/performance.md,
@@ -79,12 +79,16 @@ def session_options() -> Any:
 
 
 def model_threads() -> int:
-    """Intra-op threads of every model session: one per core, at most 4, unless
-    ``WINNOW_MODEL_THREADS`` names a number from 1 to 64 (anything else is ignored)."""
+    """Intra-op threads of every model session: the usable cores shared among the lanes that
+    run models at once (:func:`core.imaging.lanes.lanes`; 1 per session on 2 cores), at
+    most 4, unless ``WINNOW_MODEL_THREADS`` names a number from 1 to 64 (anything else
+    is ignored). ADR 117."""
+    from core.imaging.lanes import lanes, usable_cores
+
     value = os.environ.get("WINNOW_MODEL_THREADS", "").strip()
     if value.isdigit() and 1 <= int(value) <= 64:
         return int(value)
-    return max(1, min(4, os.cpu_count() or 1))
+    return max(1, min(4, usable_cores() // lanes()))
 
 
 def _centerface_session() -> Any:
@@ -157,7 +161,8 @@ def nms(dets: np.ndarray, iou_threshold: float = 0.3) -> np.ndarray:
     return dets[keep]
 
 
-def _resize(rgb: np.ndarray, scale: float) -> np.ndarray:
+def resize_by(rgb: np.ndarray, scale: float) -> np.ndarray:
+    """``rgb`` scaled by ``scale`` (area interpolation; itself at scale 1)."""
     if abs(scale - 1.0) < 1e-6:
         return rgb
     import cv2
@@ -207,6 +212,25 @@ def tile_origins(height: int, width: int, tile: int, overlap: int) -> list[tuple
     return [(y, x) for y, x, _h, _w in tile_grid(height, width, tile, overlap)]
 
 
+def centerface_tile(small: np.ndarray, y0: int, x0: int, th: int, tw: int,
+                    threshold: float) -> np.ndarray:
+    """CenterFace on one tile (y0, x0, th, tw) of a scaled photo: (n, 5) rows in the
+    scaled photo's pixels (not clipped; :func:`to_photo` does that)."""
+    found = centerface_raw(_pad32(small[y0 : y0 + th, x0 : x0 + tw]), threshold)
+    found[:, [0, 2]] += x0
+    found[:, [1, 3]] += y0
+    return found
+
+
+def to_photo(rows: list[np.ndarray], height: int, width: int, scale: float) -> np.ndarray:
+    """Tile rows of a (height, width) scaled photo, clipped to it, in the photo's pixels."""
+    dets = np.concatenate(rows) if rows else np.empty((0, 5), np.float32)
+    dets[:, [0, 2]] = np.clip(dets[:, [0, 2]], 0, width)
+    dets[:, [1, 3]] = np.clip(dets[:, [1, 3]], 0, height)
+    dets[:, :4] /= scale
+    return dets
+
+
 def centerface_at_scale(
     rgb: np.ndarray,
     scale: float,
@@ -221,30 +245,17 @@ def centerface_at_scale(
     Returns (n, 5) rows in the original array's pixels.  ``check()`` is called
     between tiles (for cancellation), ``progress(done, total)`` after each tile.
     """
-    small = _resize(rgb, scale)
+    small = resize_by(rgb, scale)
     h, w = small.shape[:2]
     rows: list[np.ndarray] = []
     grid = tile_grid(h, w, tile, overlap)
-    if len(grid) == 1 and (tile <= 0 or (h <= tile and w <= tile)):
-        rows.append(centerface_raw(_pad32(small), threshold))
+    for done, (y0, x0, th, tw) in enumerate(grid, 1):
+        if check is not None and len(grid) > 1:
+            check()
+        rows.append(centerface_tile(small, y0, x0, th, tw, threshold))
         if progress is not None:
-            progress(1, 1)
-    else:
-        for done, (y0, x0, th, tw) in enumerate(grid, 1):
-            if check is not None:
-                check()
-            part = _pad32(small[y0 : y0 + th, x0 : x0 + tw])
-            found = centerface_raw(part, threshold)
-            found[:, [0, 2]] += x0
-            found[:, [1, 3]] += y0
-            rows.append(found)
-            if progress is not None:
-                progress(done, len(grid))
-    dets = np.concatenate(rows) if rows else np.empty((0, 5), np.float32)
-    dets[:, [0, 2]] = np.clip(dets[:, [0, 2]], 0, w)
-    dets[:, [1, 3]] = np.clip(dets[:, [1, 3]], 0, h)
-    dets[:, :4] /= scale
-    return dets
+            progress(done, len(grid))
+    return to_photo(rows, h, w, scale)
 
 
 def hog_faces(
@@ -259,7 +270,7 @@ def hog_faces(
             _hog = dlib.get_frontal_face_detector()
     h, w = rgb.shape[:2]
     scale = min(1.0, max_side / max(h, w))
-    small = np.ascontiguousarray(_resize(rgb, scale))
+    small = np.ascontiguousarray(resize_by(rgb, scale))
     rects, scores, _ = _hog.run(small, upsample, threshold)
     out = []
     for rect, score in zip(rects, scores, strict=True):

@@ -7,15 +7,30 @@ import os
 import pytest
 
 from core.imaging import faces
+from core.imaging import lanes as lanes_module
 
 
-def test_one_thread_per_core_at_most_four_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("cores", "lanes", "threads"),
+                         [(1, 1, 1), (2, 2, 1), (3, 2, 1), (4, 2, 2), (8, 2, 4),
+                          (32, 2, 4)])
+def test_the_cores_are_shared_among_the_lanes_at_most_four_by_default(
+        monkeypatch: pytest.MonkeyPatch, cores: int, lanes: int, threads: int) -> None:
+    """Two lanes run models at once (ADR 117): each session gets half the cores, so a
+    2-core machine runs two one-thread models, never four threads."""
     monkeypatch.delenv("WINNOW_MODEL_THREADS", raising=False)
-    assert faces.model_threads() == max(1, min(4, os.cpu_count() or 1))
-    monkeypatch.setattr(os, "cpu_count", lambda: None)
-    assert faces.model_threads() == 1
-    monkeypatch.setattr(os, "cpu_count", lambda: 32)
-    assert faces.model_threads() == 4
+    monkeypatch.delenv("WINNOW_DETECT_LANES", raising=False)
+    monkeypatch.setattr(lanes_module, "usable_cores", lambda: cores)
+    assert lanes_module.lanes() == lanes
+    assert faces.model_threads() == threads
+
+
+def test_one_lane_gives_every_session_every_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("WINNOW_MODEL_THREADS", raising=False)
+    monkeypatch.setenv("WINNOW_DETECT_LANES", "1")
+    monkeypatch.setattr(lanes_module, "usable_cores", lambda: 2)
+    assert lanes_module.lanes() == 1 and faces.model_threads() == 2
+    monkeypatch.setenv("WINNOW_DETECT_LANES", "7")  # not 1 or 2: ignored
+    assert lanes_module.lanes() == 2 and faces.model_threads() == 1
 
 
 @pytest.mark.parametrize(("value", "expected"), [("1", 1), (" 3 ", 3), ("64", 64)])
@@ -27,7 +42,8 @@ def test_the_environment_sets_the_count(monkeypatch: pytest.MonkeyPatch, value: 
 
 @pytest.mark.parametrize("value", ["0", "-2", "65", "two", "1.5", ""])
 def test_a_bad_value_is_ignored(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(lanes_module, "usable_cores", lambda: 4)
+    monkeypatch.delenv("WINNOW_DETECT_LANES", raising=False)
     monkeypatch.setenv("WINNOW_MODEL_THREADS", value)
     assert faces.model_threads() == 2
 
@@ -38,3 +54,16 @@ def test_sessions_take_the_count_and_never_spin(monkeypatch: pytest.MonkeyPatch)
     options = faces.session_options()
     assert options.intra_op_num_threads == 1
     assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+
+
+def test_usable_cores_follow_the_affinity(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process pinned to one core (taskset, a container's cpuset) runs one lane."""
+    if not hasattr(os, "sched_getaffinity"):
+        pytest.skip("no CPU affinity on this platform")
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {3})
+    monkeypatch.delenv("WINNOW_DETECT_LANES", raising=False)
+    monkeypatch.delenv("WINNOW_MODEL_THREADS", raising=False)
+    assert lanes_module.usable_cores() == 1 and lanes_module.lanes() == 1
+    assert faces.model_threads() == 1
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: set(range(6)))
+    assert lanes_module.usable_cores() == 6 and faces.model_threads() == 3
