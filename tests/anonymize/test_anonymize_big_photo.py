@@ -8,7 +8,7 @@ noisy); the figures themselves are measured by ``benchmarks/bench_anonymize_big.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +30,12 @@ WIDTH, HEIGHT = 10_000, 3_000
 
 
 class StallMeter:
-    """Records the longest gap between the ticks of a 10-ms GUI timer."""
+    """Records the longest gap between the ticks of a 10-ms GUI timer.
+
+    Call :meth:`stop` when done: the timer's connection to ``_tick`` is a reference
+    cycle, and a cycle left to Python's collector can be freed on whatever thread runs
+    the next collection (a detector's helper thread in a later test), deleting a live
+    QTimer off the GUI thread — a crash inside Qt's timer dispatch."""
 
     def __init__(self) -> None:
         self.clock = QElapsedTimer()
@@ -41,6 +46,12 @@ class StallMeter:
         self.timer.setInterval(10)
         self.timer.timeout.connect(self._tick)
         self.timer.start()
+
+    def stop(self) -> None:
+        """Stop the timer and break the cycle, so it is freed here, on the GUI thread."""
+        self.timer.stop()
+        self.timer.timeout.disconnect(self._tick)
+        self.timer.deleteLater()
 
     def _tick(self) -> None:
         now = self.clock.elapsed()
@@ -58,12 +69,21 @@ def big_photo(folder: Path, width: int = WIDTH, height: int = HEIGHT) -> Path:
     return path
 
 
+@pytest.fixture
+def stall_meter() -> Iterator[StallMeter]:
+    """A running :class:`StallMeter`, stopped on the GUI thread even if the test fails."""
+    meter = StallMeter()
+    yield meter
+    meter.stop()
+
+
 def _wait(qtbot, until: Callable[[], bool], timeout: float = 120.0) -> None:  # type: ignore[no-untyped-def]
     qtbot.waitUntil(until, timeout=int(timeout * 1000))
 
 
 def test_a_big_photo_never_blocks_the_window(main_window: MainWindow, qtbot,
-                                             tmp_path: Path) -> None:
+                                             tmp_path: Path, stall_meter: StallMeter
+                                             ) -> None:
     # imported once per process, in one piece under the GIL (~0.1 s, ADR 048): not what
     # this test measures
     pytest.importorskip("onnxruntime")
@@ -90,7 +110,8 @@ def test_a_big_photo_never_blocks_the_window(main_window: MainWindow, qtbot,
         original_set(pyramid)
 
     canvas.set_pyramid = spy  # type: ignore[method-assign]
-    meter = StallMeter()
+    meter = stall_meter
+    meter.longest, meter.last = 0, meter.clock.elapsed()
     main_window.nav.setCurrentRow(1)
     assert page.photo is not None and page.photo.id == photo_id
     assert canvas.image_item.pyramid is None  # nothing was decoded on the GUI thread …
