@@ -33,12 +33,13 @@ def usable_cores() -> int:
 
 
 def lanes() -> int:
-    """Model runs at once: 2 where 2 cores or more are usable, else 1;
+    """Model runs at once: 2 where 4 cores or more are usable, else 1 (on 2 cores one
+    lane with two-thread sessions was faster on a quiet machine, ADR 117);
     ``WINNOW_DETECT_LANES`` = 1 or 2 chooses."""
     value = os.environ.get("WINNOW_DETECT_LANES", "").strip()
     if value in ("1", "2"):
         return int(value)
-    return 2 if usable_cores() >= 2 else 1
+    return 2 if usable_cores() >= 4 else 1
 
 
 def _helper() -> ThreadPoolExecutor:

@@ -11,12 +11,12 @@ from core.imaging import lanes as lanes_module
 
 
 @pytest.mark.parametrize(("cores", "lanes", "threads"),
-                         [(1, 1, 1), (2, 2, 1), (3, 2, 1), (4, 2, 2), (8, 2, 4),
+                         [(1, 1, 1), (2, 1, 2), (3, 1, 3), (4, 2, 2), (8, 2, 4),
                           (32, 2, 4)])
 def test_the_cores_are_shared_among_the_lanes_at_most_four_by_default(
         monkeypatch: pytest.MonkeyPatch, cores: int, lanes: int, threads: int) -> None:
-    """Two lanes run models at once (ADR 117): each session gets half the cores, so a
-    2-core machine runs two one-thread models, never four threads."""
+    """From 4 cores two lanes run models at once (ADR 117), each session with half the
+    cores; below that one lane, each session with every core (at most 4 threads)."""
     monkeypatch.delenv("WINNOW_MODEL_THREADS", raising=False)
     monkeypatch.delenv("WINNOW_DETECT_LANES", raising=False)
     monkeypatch.setattr(lanes_module, "usable_cores", lambda: cores)
@@ -29,8 +29,10 @@ def test_one_lane_gives_every_session_every_core(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("WINNOW_DETECT_LANES", "1")
     monkeypatch.setattr(lanes_module, "usable_cores", lambda: 2)
     assert lanes_module.lanes() == 1 and faces.model_threads() == 2
-    monkeypatch.setenv("WINNOW_DETECT_LANES", "7")  # not 1 or 2: ignored
+    monkeypatch.setenv("WINNOW_DETECT_LANES", "2")
     assert lanes_module.lanes() == 2 and faces.model_threads() == 1
+    monkeypatch.setenv("WINNOW_DETECT_LANES", "7")  # not 1 or 2: ignored
+    assert lanes_module.lanes() == 1 and faces.model_threads() == 2
 
 
 @pytest.mark.parametrize(("value", "expected"), [("1", 1), (" 3 ", 3), ("64", 64)])
