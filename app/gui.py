@@ -132,8 +132,12 @@ def run_gui(args: list[str]) -> int:
             window.close()
         await closed.wait()
 
+    from app.gui_gc import GuiThreadCollector
+
+    collector = GuiThreadCollector(app).install()  # cycles freed on this thread (ADR 167)
     try:
         qasync.run(main())
     finally:
+        collector.uninstall()
         router.uninstall()
     return 1 if failed else 0

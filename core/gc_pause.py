@@ -11,16 +11,31 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import threading
 from collections.abc import Iterator
+
+_lock = threading.Lock()
+_active = 0  # paused_gc blocks running now, on any thread
 
 
 @contextlib.contextmanager
 def paused_gc() -> Iterator[None]:
     """Run the block with the cyclic collector off (as it was afterwards; nests)."""
+    global _active
     was = gc.isenabled()
     gc.disable()
+    with _lock:
+        _active += 1
     try:
         yield
     finally:
+        with _lock:
+            _active -= 1
         if was:
             gc.enable()
+
+
+def bulk_building() -> bool:
+    """Whether a :func:`paused_gc` block runs now on some thread (a collector run by hand,
+    such as the GUI's, waits until it ends)."""
+    return _active > 0

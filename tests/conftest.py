@@ -67,9 +67,15 @@ def main_window(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
                       str(tmp_path / "settings"))
     QSettings().clear()
+    from app.gui_gc import GuiThreadCollector
+
+    collector = GuiThreadCollector().install()  # as in app.gui: cycles freed here (ADR 167)
     win = MainWindow()
     qtbot.addWidget(win)
     win.show()
-    yield win
-    win.runner.shutdown()
-    win.close_project()
+    try:
+        yield win
+        win.runner.shutdown()
+        win.close_project()
+    finally:
+        collector.uninstall()
