@@ -38,6 +38,7 @@ from core.ingest.records import (
     loads,
     parse_post,
     parse_sample,
+    shown_id,
 )
 from core.ingest.writer import BatchLog, PostLine, SampleLine, Writer
 from core.jobs import JobState
@@ -253,7 +254,7 @@ class _LineParser:
             "post", parsed[0].id)
         first = self.first_line.setdefault((kind, ident), lineno)
         if first != lineno:
-            self.errors.append((lineno, f"{kind} id '{ident}' is already on line {first} "
+            self.errors.append((lineno, f"{kind} id '{shown_id(ident)}' is already on line {first} "
                                         "(ids must be unique in a file; this line was not "
                                         "imported)"))
             return None
@@ -329,9 +330,11 @@ class _Importer:
                 f"{self.project.path.name} cannot be written ({exc}); the import stopped at "
                 f"line {first} — everything before it is saved, import the file again "
                 "once the problem is fixed") from exc
-        except _ROW_ERRORS:
-            if len(posts) + len(samples) == 1:
-                raise
+        except _ROW_ERRORS as exc:
+            if len(posts) + len(samples) == 1:  # one line: it alone is refused, named
+                lineno = posts[0][0] if posts else samples[0][0]
+                self.report.error(lineno, f"could not be stored: {exc}")
+                return []
             return self._one_by_one(posts, samples, final)
         self._apply(log)
         return waiting
@@ -340,15 +343,9 @@ class _Importer:
                     final: bool) -> list[SampleLine]:
         waiting: list[SampleLine] = []
         for line in posts:
-            try:
-                self._flush([line], [], final)
-            except _ROW_ERRORS as exc:
-                self.report.error(line[0], f"could not be stored: {exc}")
+            self._flush([line], [], final)
         for sample in samples:
-            try:
-                waiting += self._flush([], [sample], final)
-            except _ROW_ERRORS as exc:
-                self.report.error(sample[0], f"could not be stored: {exc}")
+            waiting += self._flush([], [sample], final)
         return waiting
 
     def _apply(self, log: BatchLog) -> None:

@@ -11,9 +11,12 @@ import hashlib
 import json
 import math
 import sys
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+
+from core.visible_text import visible
 
 QUALITIES = ("Benchmark", "Analysis", "Trash")
 SPLITS = {"text-to-image": "text-to-image", "t2i": "text-to-image",
@@ -140,6 +143,22 @@ def _sha1(text: str) -> str:
         raise RecordError(f"text contains \\u{ord(bad):04x}, half of a UTF-16 surrogate pair, "
                           "which is not a character") from None
     return hashlib.sha1(data).hexdigest()
+
+
+_SHOWN_ID_CHARS = 80
+
+
+def shown_id(ident: str) -> str:
+    """An id as a report line shows it: control characters escaped (``\\x00``, ``\\n``),
+    invisible and direction characters spelt out (ADR 160), cut after 80 characters
+    with its length said.  The stored id keeps its exact text (ADR 166)."""
+    text = ident[:_SHOWN_ID_CHARS]
+    if not text.isprintable() or not text.isascii():
+        text = "".join(repr(c)[1:-1] if unicodedata.category(c) == "Cc" else c for c in text)
+        text = visible(text)
+    if len(ident) > _SHOWN_ID_CHARS:
+        text += f"… ({len(ident):,} characters)"
+    return text
 
 
 def is_sample(obj: dict[str, Any]) -> bool:

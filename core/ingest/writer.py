@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.ingest.records import PostRecord, RecordError, SampleRecord
+from core.ingest.records import PostRecord, RecordError, SampleRecord, shown_id
 from core.store.project import Project, now_iso
 
 #: One post line: (line number, [post, *context], counts toward the report?)
@@ -131,12 +131,18 @@ class Writer:
             batch = [(n, s) for n, s in batch if not s.post_id or s.post_id in known]
         else:
             for lineno, s in waiting:
-                log.errors.append((lineno, f"post '{s.post_id}' is not in the project (import "
+                log.errors.append((lineno, f"post '{shown_id(s.post_id)}' is not in the project (import "
                                            "the post first, or embed it as 'post')"))
             batch = [(n, s) for n, s in batch if not s.post_id or s.post_id in known]
             waiting = []
-        existing = dict(_select_in(conn, "SELECT s.id, r.raw_hash FROM samples s LEFT JOIN "
-                                         "sample_raw r ON r.sample_id = s.id WHERE s.id IN ", ids))
+        existing: dict[str, str | None] = {}
+        native: set[str] = set()  # made in Winnow (Curate, a split, a proposal): no line
+        for sid, has_raw, raw_hash in _select_in(
+                conn, "SELECT s.id, r.sample_id IS NOT NULL, r.raw_hash FROM samples s "
+                      "LEFT JOIN sample_raw r ON r.sample_id = s.id WHERE s.id IN ", ids):
+            existing[sid] = raw_hash
+            if not has_raw:
+                native.add(sid)
         edited = [r[0] for r in _select_in(
             conn, "SELECT DISTINCT entity_id FROM audit_log WHERE entity = 'sample' AND "
                   "action = 'edit' AND entity_id IN ", ids)]
@@ -156,6 +162,10 @@ class Writer:
                 roles = _roles(s, images.get(s.post_id or "", {}))
             except RecordError as exc:
                 log.errors.append((lineno, str(exc)))
+                continue
+            if s.id in native:  # never overwrite what Winnow itself made (ADR 166)
+                log.errors.append((lineno, f"sample id '{shown_id(s.id)}' already exists and was "
+                                           "made in Winnow, not imported: line skipped"))
                 continue
             if self.track_sources:
                 log.sources.extend((ref, lineno) for _r, _p, ref, _b in roles if ref is not None)
