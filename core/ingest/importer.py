@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import stat
+import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +40,7 @@ from core.ingest.records import (
     parse_post,
     parse_sample,
     shown_id,
+    type_name,
 )
 from core.ingest.writer import BatchLog, PostLine, SampleLine, Writer
 from core.jobs import JobState
@@ -134,7 +136,29 @@ def check_source(path: str | Path) -> Path:
     if not stat.S_ISREG(st.st_mode):
         raise ImportFileError(f"{path} is not a regular file (a device, a pipe or a socket "
                               "cannot be imported)")
+    with open(path, "rb") as fh:
+        wide = _wide_encoding(fh.read(4))
+    if wide:
+        raise ImportFileError(f"{path} is {wide} text; JSON Lines files are UTF-8: save it "
+                              "again as UTF-8 (nothing was imported)")
     return path
+
+
+def _wide_encoding(head: bytes) -> str | None:
+    """``UTF-16``/``UTF-32`` when a file starts like one: a byte-order mark, or zero bytes
+    alternating with others as no UTF-8 text does (a UTF-8 file whose first line is merely
+    bad is left to the per-line errors); else None."""
+    if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "UTF-32"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "UTF-16"
+    if len(head) == 4 and ((head[0] and head[1:] == b"\x00\x00\x00")
+                           or (head[3] and head[:3] == b"\x00\x00\x00")):
+        return "UTF-32"
+    if len(head) == 4 and any(all((b == 0) == (k % 2 == odd) for k, b in enumerate(head))
+                              for odd in (0, 1)):
+        return "UTF-16"  # "{\0"\0" (little end first) or "\0{\0"" (big end first)
+    return None
 
 
 def import_jsonl(project: Project, path: str | Path, *, fetch_settings: Any = None,
@@ -174,7 +198,7 @@ class _LineParser:
     def __init__(self, path: Path, batch_size: int) -> None:
         self.path = path
         self.batch_size = batch_size
-        self.first_line: dict[tuple[str, str], int] = {}  # (kind, id) -> first line
+        self.first_line: dict[tuple[str, str], tuple[int, str]] = {}  # (kind, NFC id) -> line, id
         self.errors: list[tuple[int, str]] = []
 
     def batches(self, stopping: Callable[[], bool]) -> Iterator[_Batch]:
@@ -232,7 +256,7 @@ class _LineParser:
         try:
             obj = loads(text)
             if not isinstance(obj, dict):
-                raise RecordError(f"expected a JSON object, got {type(obj).__name__}")
+                raise RecordError(f"expected a JSON object, got {type_name(obj)}")
             parsed = parse_sample(obj) if is_sample(obj) else parse_post(obj)
         except json.JSONDecodeError as exc:
             self.errors.append((lineno, f"invalid JSON: {exc.msg} (column {exc.colno})"))
@@ -252,13 +276,28 @@ class _LineParser:
         """Refuse a second line with the same post or sample id (``1`` and ``"1"`` too)."""
         kind, ident = ("sample", parsed.id) if isinstance(parsed, SampleRecord) else (
             "post", parsed[0].id)
-        first = self.first_line.setdefault((kind, ident), lineno)
-        if first != lineno:
-            self.errors.append((lineno, f"{kind} id '{shown_id(ident)}' is already on line {first} "
-                                        "(ids must be unique in a file; this line was not "
-                                        "imported)"))
-            return None
-        return parsed
+        key = ident if ident.isascii() else unicodedata.normalize("NFC", ident)
+        first, first_id = self.first_line.setdefault((kind, key), (lineno, ident))
+        if first == lineno:
+            return parsed
+        if first_id == ident:
+            self.errors.append((lineno, f"{kind} id '{shown_id(ident)}' is already on line "
+                                        f"{first} (ids must be unique in a file; this line "
+                                        "was not imported)"))
+        else:  # NFC and NFD: two texts a reader cannot tell apart (ADR 166)
+            self.errors.append((lineno, f"{kind} id '{shown_id(ident)}' ({_form(ident)}) is "
+                                        f"the id on line {first} written in another Unicode "
+                                        f"form ({_form(first_id)}): composed and decomposed "
+                                        "accents look the same; this line was not imported"))
+        return None
+
+
+def _form(text: str) -> str:
+    """Which Unicode normal form ``text`` is written in, for a message."""
+    for form in ("NFC", "NFD"):
+        if unicodedata.is_normalized(form, text):
+            return form
+    return "mixed forms"
 
 
 class _Importer:
