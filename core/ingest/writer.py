@@ -131,8 +131,9 @@ class Writer:
             batch = [(n, s) for n, s in batch if not s.post_id or s.post_id in known]
         else:
             for lineno, s in waiting:
-                log.errors.append((lineno, f"post '{shown_id(s.post_id)}' is not in the project (import "
-                                           "the post first, or embed it as 'post')"))
+                log.errors.append((lineno, f"post '{shown_id(s.post_id or '')}' is not in the "
+                                           "project (import the post first, or embed it as "
+                                           "'post')"))
             batch = [(n, s) for n, s in batch if not s.post_id or s.post_id in known]
             waiting = []
         existing: dict[str, str | None] = {}
