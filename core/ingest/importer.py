@@ -41,6 +41,7 @@ from core.ingest.records import (
     parse_sample,
     shown_id,
     type_name,
+    unicode_form,
 )
 from core.ingest.writer import BatchLog, PostLine, SampleLine, Writer
 from core.jobs import JobState
@@ -285,19 +286,11 @@ class _LineParser:
                                         f"{first} (ids must be unique in a file; this line "
                                         "was not imported)"))
         else:  # NFC and NFD: two texts a reader cannot tell apart (ADR 166)
-            self.errors.append((lineno, f"{kind} id '{shown_id(ident)}' ({_form(ident)}) is "
+            self.errors.append((lineno, f"{kind} id '{shown_id(ident)}' ({unicode_form(ident)}) is "
                                         f"the id on line {first} written in another Unicode "
-                                        f"form ({_form(first_id)}): composed and decomposed "
+                                        f"form ({unicode_form(first_id)}): composed and decomposed "
                                         "accents look the same; this line was not imported"))
         return None
-
-
-def _form(text: str) -> str:
-    """Which Unicode normal form ``text`` is written in, for a message."""
-    for form in ("NFC", "NFD"):
-        if unicodedata.is_normalized(form, text):
-            return form
-    return "mixed forms"
 
 
 class _Importer:

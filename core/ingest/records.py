@@ -183,6 +183,12 @@ def shown_id(ident: str) -> str:
     return text
 
 
+def unicode_form(text: str) -> str:
+    """Which Unicode normal form ``text`` is written in (``NFC``, ``NFD``), for a message."""
+    return next((f for f in ("NFC", "NFD") if unicodedata.is_normalized(f, text)),
+                "mixed forms")
+
+
 def is_sample(obj: dict[str, Any]) -> bool:
     """A line is a sample when it carries a ``prompt``; otherwise it is a raw post."""
     return "prompt" in obj

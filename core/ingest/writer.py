@@ -9,11 +9,18 @@ retried line by line is never counted twice.
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.ingest.records import PostRecord, RecordError, SampleRecord, shown_id
+from core.ingest.records import (
+    PostRecord,
+    RecordError,
+    SampleRecord,
+    shown_id,
+    unicode_form,
+)
 from core.store.project import Project, now_iso
 
 #: One post line: (line number, [post, *context], counts toward the report?)
@@ -44,6 +51,31 @@ def _select_in(conn: Any, sql: str, values: Iterable[str]) -> list[tuple[Any, ..
     return rows
 
 
+def _twins(conn: Any, table: str, ids: Iterable[str]) -> dict[str, str]:
+    """``{id: stored id}`` for each non-ASCII id that is not in ``table`` but its NFC or
+    NFD form is: two texts a reader cannot tell apart (ADR 166)."""
+    other: dict[str, str] = {}  # the other form -> the id as written
+    for ident in ids:
+        if not ident.isascii():
+            for form in ("NFC", "NFD"):
+                text = unicodedata.normalize(form, ident)
+                if text != ident:
+                    other[text] = ident
+    if not other:
+        return {}
+    found = [r[0] for r in _select_in(conn, f"SELECT id FROM {table} WHERE id IN ", other)]
+    present = {r[0] for r in _select_in(conn, f"SELECT id FROM {table} WHERE id IN ",
+                                        {other[f] for f in found})}
+    return {other[f]: f for f in found if other[f] not in present}
+
+
+def _twin_error(kind: str, ident: str, stored: str) -> str:
+    return (f"{kind} id '{shown_id(ident)}' ({unicode_form(ident)}) is {kind} "
+            f"'{shown_id(stored)}' already in the project written in another Unicode form "
+            f"({unicode_form(stored)}): composed "
+            "and decomposed accents look the same; line skipped")
+
+
 _ENCODER = json.JSONEncoder(ensure_ascii=False)
 
 
@@ -70,6 +102,13 @@ class Writer:
     def posts(self, conn: Any, batch: list[PostLine], log: BatchLog) -> None:
         if not batch:
             return
+        twins = _twins(conn, "posts", [posts[0].id for _, posts, counts in batch if counts])
+        if twins:
+            for lineno, posts, counts in batch:
+                if counts and posts[0].id in twins:
+                    log.errors.append((lineno, _twin_error("post", posts[0].id,
+                                                           twins[posts[0].id])))
+            batch = [line for line in batch if not (line[2] and line[1][0].id in twins)]
         ids = list({p.id for _, posts, _ in batch for p in posts})
         stamp = now_iso()
         existing = dict(_select_in(conn, "SELECT id, raw_hash FROM posts WHERE id IN ", ids))
@@ -123,6 +162,11 @@ class Writer:
         """Write the samples whose post exists; return the others (unless ``final``)."""
         if not batch:
             return []
+        twins = _twins(conn, "samples", [s.id for _, s in batch])
+        if twins:
+            log.errors += [(n, _twin_error("sample", s.id, twins[s.id]))
+                           for n, s in batch if s.id in twins]
+            batch = [(n, s) for n, s in batch if s.id not in twins]
         ids = [s.id for _, s in batch]
         post_ids = {s.post_id for _, s in batch if s.post_id}
         known = {r[0] for r in _select_in(conn, "SELECT id FROM posts WHERE id IN ", post_ids)}

@@ -231,3 +231,52 @@ def test_image_paths_out_of_the_folder_are_refused_per_line(tmp_path: Path,
         assert all("inside the JSONL file's folder" in e["error"] for e in report.image_errors)
         assert report.errors == [] and report.imported == 5
         assert project.counts()["images"] == 0
+
+
+@pytest.mark.parametrize("read_ahead", [True, False], ids=["read-ahead", "sequential"])
+def test_an_id_already_in_the_project_in_another_unicode_form_is_refused(
+        tmp_path: Path, read_ahead: bool) -> None:
+    first = tmp_path / "first.jsonl"
+    first.write_bytes(b"\n".join([_j({"id": NFC, "text": "t"}),
+                                  _j({"id": NFC, "prompt": "p", "post_id": NFC})]) + b"\n")
+    second = tmp_path / "second.jsonl"
+    second.write_bytes(b"\n".join([
+        _j({"id": NFD, "text": "other"}),                    # 1: the post in NFD
+        _j({"id": NFD, "prompt": "q", "post_id": NFC}),      # 2: the sample in NFD
+        OK_POST, OK_SAMPLE]) + b"\n")
+    with Project.create(tmp_path / "p.winnow") as project:
+        import_jsonl(project, first, fetch_images=False)
+        before = _dump(project)
+        report = import_jsonl(project, second, fetch_images=False, read_ahead=read_ahead)
+        assert report.errors == [
+            {"line": 1, "error": f"post id '{NFD}' (NFD) is post '{NFC}' already in the "
+                                 "project written in another Unicode form (NFC): composed "
+                                 "and decomposed accents look the same; line skipped"},
+            {"line": 2, "error": f"sample id '{NFD}' (NFD) is sample '{NFC}' already in the "
+                                 "project written in another Unicode form (NFC): composed "
+                                 "and decomposed accents look the same; line skipped"}]
+        assert (report.imported, report.updated, report.unchanged) == (2, 0, 0)
+        after = _dump(project)
+        for table in ("posts", "samples", "sample_raw"):
+            assert set(before[table]) <= set(after[table])
+        assert {r[0] for r in after["samples"]} == {NFC, "ok-s"}
+
+
+def test_a_project_holding_both_forms_already_reimports_unchanged(tmp_path: Path) -> None:
+    """A project from before this rule may hold both forms: each still matches itself."""
+    src = tmp_path / "both.jsonl"
+    src.write_bytes(_j({"id": NFD, "prompt": "q"}) + b"\n")
+    with Project.create(tmp_path / "p.winnow") as project:
+        with project.transaction() as conn:
+            conn.execute("INSERT INTO samples(id, prompt, original_prompt, created_at, "
+                         "modified_at) VALUES (?, 'p', 'p', '', '')", (NFC,))
+            conn.execute("INSERT INTO sample_raw(sample_id, raw, raw_hash) VALUES (?, '{}', "
+                         "'x')", (NFC,))
+        import_jsonl(project, src, fetch_images=False)  # refused: the NFC twin is there
+        with project.transaction() as conn:  # as an earlier version would have stored it
+            conn.execute("INSERT INTO samples(id, prompt, original_prompt, created_at, "
+                         "modified_at) VALUES (?, 'q', 'q', '', '')", (NFD,))
+            conn.execute("INSERT INTO sample_raw(sample_id, raw, raw_hash) VALUES (?, '{}', "
+                         "'y')", (NFD,))
+        report = import_jsonl(project, src, fetch_images=False)
+        assert report.errors == [] and report.updated == 1
