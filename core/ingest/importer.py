@@ -352,8 +352,9 @@ class _Importer:
             if self._gate is not None:
                 self._gate.pause()
             with self.project.transaction() as conn, deferred_search_index(conn):
-                self.writer.posts(conn, posts, log)
-                waiting = self.writer.samples(conn, samples, log, final)
+                refused = self.writer.refused(conn, samples) if samples else {}
+                self.writer.posts(conn, posts, log, refused)
+                waiting = self.writer.samples(conn, samples, log, final, refused)
                 if self._gate is not None:
                     self._gate.resume()  # the bulk index inserts and the commit
         except sqlite3.OperationalError as exc:  # the disk or the file, not a row
@@ -363,8 +364,9 @@ class _Importer:
                 f"line {first} — everything before it is saved, import the file again "
                 "once the problem is fixed") from exc
         except _ROW_ERRORS as exc:
-            if len(posts) + len(samples) == 1:  # one line: it alone is refused, named
-                lineno = posts[0][0] if posts else samples[0][0]
+            lines = {p[0] for p in posts} | {s[0] for s in samples}
+            if len(lines) == 1:  # one line: it alone is refused, named
+                lineno = lines.pop()
                 self.report.error(lineno, f"could not be stored: {exc}")
                 return []
             return self._one_by_one(posts, samples, final)
@@ -374,10 +376,13 @@ class _Importer:
     def _one_by_one(self, posts: list[PostLine], samples: list[SampleLine],
                     final: bool) -> list[SampleLine]:
         waiting: list[SampleLine] = []
+        embedded = {line[0]: line for line in posts if not line[2]}  # a sample's own posts
         for line in posts:
-            self._flush([line], [], final)
-        for sample in samples:
-            waiting += self._flush([], [sample], final)
+            if line[2]:
+                self._flush([line], [], final)
+        for sample in samples:  # with its embedded posts: refused together (ADR 166)
+            own = [embedded[sample[0]]] if sample[0] in embedded else []
+            waiting += self._flush(own, [sample], final)
         return waiting
 
     def _apply(self, log: BatchLog) -> None:

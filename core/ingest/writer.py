@@ -99,7 +99,30 @@ class Writer:
         self.track_sources = track_sources  # images will be attached: note what was touched
 
     # -- posts ------------------------------------------------------------------------
-    def posts(self, conn: Any, batch: list[PostLine], log: BatchLog) -> None:
+    def refused(self, conn: Any, batch: list[SampleLine]) -> dict[int, str]:
+        """``{line: error}`` for the sample lines no import may write (ADR 166): the id
+        of a sample made in Winnow (no imported line beside it, ADR 027), or the other
+        Unicode form of a sample id in the project.  Their embedded posts are skipped
+        with them (:meth:`posts`); :meth:`samples` reports them."""
+        ids = {s.id for _, s in batch}
+        native = {r[0] for r in _select_in(
+            conn, "SELECT s.id FROM samples s WHERE NOT EXISTS (SELECT 1 FROM sample_raw r "
+                  "WHERE r.sample_id = s.id) AND s.id IN ", ids)}
+        twins = _twins(conn, "samples", ids)
+        errors: dict[int, str] = {}
+        for lineno, s in batch:
+            if s.id in native:  # never overwrite what Winnow itself made
+                errors[lineno] = (f"sample id '{shown_id(s.id)}' already exists and was made "
+                                  "in Winnow, not imported: line skipped")
+            elif s.id in twins:
+                errors[lineno] = _twin_error("sample", s.id, twins[s.id])
+        return errors
+
+    def posts(self, conn: Any, batch: list[PostLine], log: BatchLog,
+              refused: dict[int, str] | None = None) -> None:
+        """Write the posts of ``batch``, but not those embedded in a ``refused`` line."""
+        if refused:
+            batch = [line for line in batch if line[2] or line[0] not in refused]
         if not batch:
             return
         twins = _twins(conn, "posts", [posts[0].id for _, posts, counts in batch if counts])
@@ -157,16 +180,15 @@ class Writer:
         return "imported" if post.id in self.created or post.id in log.created else "updated"
 
     # -- samples ------------------------------------------------------------------------
-    def samples(self, conn: Any, batch: list[SampleLine], log: BatchLog,
-                final: bool) -> list[SampleLine]:
-        """Write the samples whose post exists; return the others (unless ``final``)."""
+    def samples(self, conn: Any, batch: list[SampleLine], log: BatchLog, final: bool,
+                refused: dict[int, str] | None = None) -> list[SampleLine]:
+        """Write the samples whose post exists; return the others (unless ``final``);
+        report the ``refused`` lines (:meth:`refused`) and write nothing of them."""
+        if refused:
+            log.errors += [(n, refused[n]) for n, _s in batch if n in refused]
+            batch = [(n, s) for n, s in batch if n not in refused]
         if not batch:
             return []
-        twins = _twins(conn, "samples", [s.id for _, s in batch])
-        if twins:
-            log.errors += [(n, _twin_error("sample", s.id, twins[s.id]))
-                           for n, s in batch if s.id in twins]
-            batch = [(n, s) for n, s in batch if s.id not in twins]
         ids = [s.id for _, s in batch]
         post_ids = {s.post_id for _, s in batch if s.post_id}
         known = {r[0] for r in _select_in(conn, "SELECT id FROM posts WHERE id IN ", post_ids)}
@@ -180,14 +202,8 @@ class Writer:
                                            "'post')"))
             batch = [(n, s) for n, s in batch if not s.post_id or s.post_id in known]
             waiting = []
-        existing: dict[str, str | None] = {}
-        native: set[str] = set()  # made in Winnow (Curate, a split, a proposal): no line
-        for sid, has_raw, raw_hash in _select_in(
-                conn, "SELECT s.id, r.sample_id IS NOT NULL, r.raw_hash FROM samples s "
-                      "LEFT JOIN sample_raw r ON r.sample_id = s.id WHERE s.id IN ", ids):
-            existing[sid] = raw_hash
-            if not has_raw:
-                native.add(sid)
+        existing = dict(_select_in(conn, "SELECT s.id, r.raw_hash FROM samples s LEFT JOIN "
+                                         "sample_raw r ON r.sample_id = s.id WHERE s.id IN ", ids))
         edited = [r[0] for r in _select_in(
             conn, "SELECT DISTINCT entity_id FROM audit_log WHERE entity = 'sample' AND "
                   "action = 'edit' AND entity_id IN ", ids)]
@@ -207,10 +223,6 @@ class Writer:
                 roles = _roles(s, images.get(s.post_id or "", {}))
             except RecordError as exc:
                 log.errors.append((lineno, str(exc)))
-                continue
-            if s.id in native:  # never overwrite what Winnow itself made (ADR 166)
-                log.errors.append((lineno, f"sample id '{shown_id(s.id)}' already exists and was "
-                                           "made in Winnow, not imported: line skipped"))
                 continue
             if self.track_sources:
                 log.sources.extend((ref, lineno) for _r, _p, ref, _b in roles if ref is not None)

@@ -73,7 +73,8 @@ def _clash_file(src_dir: Path, hand: str, derived: str) -> Path:
         {"id": hand, "prompt": "imported over a hand-made sample",             # 2
          "post_id": "p2", "tags": ["x"]},
         {"id": "fresh", "prompt": "a new sample", "post_id": "p2"},            # 3
-        {"id": derived, "prompt": "imported over a derived sample"},           # 4
+        {"id": derived, "prompt": "imported over a derived sample",            # 4
+         "post": {"id": "emb4", "text": "embedded: skipped with its line"}},
         {"id": "fresh2", "prompt": "another new one"},                         # 5
         {"id": "prop1", "prompt": "imported over a proposed sample"},          # 6
     ])
@@ -89,6 +90,7 @@ def _check_result(project: Project, errors: list[dict[str, Any]], hand: str, der
     ids = {r[0] for r in project.conn.execute("SELECT id FROM samples")}
     assert {"fresh", "fresh2"} <= ids
     assert project.conn.execute("SELECT count(*) FROM posts WHERE id = 'p2'").fetchone()[0] == 1
+    assert project.conn.execute("SELECT count(*) FROM posts WHERE id = 'emb4'").fetchone()[0] == 0
     assert project.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
@@ -127,16 +129,43 @@ def test_one_line_the_database_refuses_is_reported_not_raised(tmp_path: Path,
 
     from core.ingest import writer
 
-    def refuse(self, conn, batch, log, final):  # type: ignore[no-untyped-def]
+    def refuse(self, conn, batch, log, final, refused=None):  # type: ignore[no-untyped-def]
         raise sqlite3.IntegrityError("UNIQUE constraint failed: samples.id")
 
     monkeypatch.setattr(writer.Writer, "samples", refuse)
-    src = _write(tmp_path / "one.jsonl", [{"id": "s", "prompt": "x"}])
+    src = _write(tmp_path / "one.jsonl", [{"id": "s", "prompt": "x",
+                                           "post": {"id": "e", "text": "embedded"}}])
     with Project.create(tmp_path / "p.winnow") as project:
         report = import_jsonl(project, src, fetch_images=False)
         assert report.errors == [{"line": 1, "error": "could not be stored: UNIQUE "
                                                       "constraint failed: samples.id"}]
-        assert project.counts()["samples"] == 0
+        assert project.counts()["samples"] == 0 and project.counts()["posts"] == 0
+
+
+def test_retried_line_by_line_a_refused_sample_keeps_its_embedded_post_out(
+        tmp_path: Path, monkeypatch) -> None:
+    """When a batch is retried line by line, a sample goes with its embedded post: a line
+    refused as made in Winnow writes neither."""
+    from core.ingest import writer
+
+    path, hand, _ = _project_with_native_samples(tmp_path / "p.winnow", tmp_path)
+    real = writer.Writer.posts
+
+    def posts(self, conn, batch, log, refused=None):  # type: ignore[no-untyped-def]
+        if len(batch) > 1:  # the whole batch is refused once: line by line from here
+            raise ValueError("odd value")
+        return real(self, conn, batch, log, refused)
+
+    monkeypatch.setattr(writer.Writer, "posts", posts)
+    src = _write(tmp_path / "retry.jsonl", [
+        {"id": "p9", "text": "fine"},
+        {"id": hand, "prompt": "x", "post": {"id": "emb", "text": "embedded"}},
+        {"id": "new", "prompt": "y", "post": {"id": "emb2", "text": "embedded too"}}])
+    with Project.open(path) as project:
+        report = import_jsonl(project, src, fetch_images=False)
+        assert report.errors == [{"line": 2, "error": CLASH.format(hand)}]
+        posts_in = {r[0] for r in project.conn.execute("SELECT id FROM posts")}
+        assert {"p9", "emb2"} <= posts_in and "emb" not in posts_in
 
 
 def test_cli_names_the_line_and_exits_1(tmp_path: Path) -> None:
