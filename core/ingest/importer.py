@@ -353,7 +353,8 @@ class _Importer:
                 self._gate.pause()
             with self.project.transaction() as conn, deferred_search_index(conn):
                 refused = self.writer.refused(conn, samples) if samples else {}
-                self.writer.posts(conn, posts, log, refused)
+                self.writer.posts(conn, [p for p in posts if p[2] or p[0] not in refused],
+                                  log)  # nothing of a refused line: not its embedded posts
                 waiting = self.writer.samples(conn, samples, log, final, refused)
                 if self._gate is not None:
                     self._gate.resume()  # the bulk index inserts and the commit

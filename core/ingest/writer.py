@@ -102,8 +102,8 @@ class Writer:
     def refused(self, conn: Any, batch: list[SampleLine]) -> dict[int, str]:
         """``{line: error}`` for the sample lines no import may write (ADR 166): the id
         of a sample made in Winnow (no imported line beside it, ADR 027), or the other
-        Unicode form of a sample id in the project.  Their embedded posts are skipped
-        with them (:meth:`posts`); :meth:`samples` reports them."""
+        Unicode form of a sample id in the project.  The caller leaves their embedded
+        posts out of :meth:`posts`; :meth:`samples` reports them."""
         ids = {s.id for _, s in batch}
         native = {r[0] for r in _select_in(
             conn, "SELECT s.id FROM samples s WHERE NOT EXISTS (SELECT 1 FROM sample_raw r "
@@ -118,11 +118,8 @@ class Writer:
                 errors[lineno] = _twin_error("sample", s.id, twins[s.id])
         return errors
 
-    def posts(self, conn: Any, batch: list[PostLine], log: BatchLog,
-              refused: dict[int, str] | None = None) -> None:
-        """Write the posts of ``batch``, but not those embedded in a ``refused`` line."""
-        if refused:
-            batch = [line for line in batch if line[2] or line[0] not in refused]
+    def posts(self, conn: Any, batch: list[PostLine], log: BatchLog) -> None:
+        """Write the posts of ``batch`` (the caller leaves out a refused line's)."""
         if not batch:
             return
         twins = _twins(conn, "posts", [posts[0].id for _, posts, counts in batch if counts])

@@ -151,10 +151,10 @@ def test_retried_line_by_line_a_refused_sample_keeps_its_embedded_post_out(
     path, hand, _ = _project_with_native_samples(tmp_path / "p.winnow", tmp_path)
     real = writer.Writer.posts
 
-    def posts(self, conn, batch, log, refused=None):  # type: ignore[no-untyped-def]
+    def posts(self, conn, batch, log):  # type: ignore[no-untyped-def]
         if len(batch) > 1:  # the whole batch is refused once: line by line from here
             raise ValueError("odd value")
-        return real(self, conn, batch, log, refused)
+        return real(self, conn, batch, log)
 
     monkeypatch.setattr(writer.Writer, "posts", posts)
     src = _write(tmp_path / "retry.jsonl", [
