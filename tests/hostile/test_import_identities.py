@@ -280,3 +280,21 @@ def test_a_project_holding_both_forms_already_reimports_unchanged(tmp_path: Path
                          "'y')", (NFD,))
         report = import_jsonl(project, src, fetch_images=False)
         assert report.errors == [] and report.updated == 1
+
+
+@pytest.mark.gui
+def test_gui_import_of_a_utf16_file_says_so_and_changes_nothing(main_window, qtbot,
+                                                                 tmp_path: Path) -> None:
+    pytest.importorskip("PySide6")
+    Project.create(tmp_path / "p.winnow").close()
+    window = main_window
+    assert window.open_project(tmp_path / "p.winnow")
+    src = tmp_path / "wide.jsonl"
+    src.write_bytes((OK_POST + b"\n").decode().encode("utf-16"))
+    with qtbot.waitSignal(window.error_shown, timeout=30_000) as shown:
+        job = window.import_file(src)
+    assert job.outcome == "failed"
+    assert shown.args[0].startswith("wide.jsonl: ")
+    assert "is UTF-16 text; JSON Lines files are UTF-8: save it again as UTF-8" in shown.args[0]
+    assert "Traceback" not in shown.args[0]
+    assert window.project.counts()["posts"] == 0
