@@ -60,7 +60,12 @@ def _open_or_create(path: Path) -> Project:
 
     if path.suffix != ".winnow":
         raise CliError(f"{path} is not a .winnow project file name")
-    return Project.open(path) if path.exists() else Project.create(path)
+    if path.exists():
+        return Project.open(path)
+    try:
+        return Project.create(path)
+    except FileExistsError:  # another process made it meanwhile: open it like any other
+        return Project.open(path)  # (refused with the holder's name while it is open)
 
 
 def cmd_info(args: argparse.Namespace) -> int:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import stat
+import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +39,9 @@ from core.ingest.records import (
     loads,
     parse_post,
     parse_sample,
+    shown_id,
+    type_name,
+    unicode_form,
 )
 from core.ingest.writer import BatchLog, PostLine, SampleLine, Writer
 from core.jobs import JobState
@@ -133,7 +137,29 @@ def check_source(path: str | Path) -> Path:
     if not stat.S_ISREG(st.st_mode):
         raise ImportFileError(f"{path} is not a regular file (a device, a pipe or a socket "
                               "cannot be imported)")
+    with open(path, "rb") as fh:
+        wide = _wide_encoding(fh.read(4))
+    if wide:
+        raise ImportFileError(f"{path} is {wide} text; JSON Lines files are UTF-8: save it "
+                              "again as UTF-8 (nothing was imported)")
     return path
+
+
+def _wide_encoding(head: bytes) -> str | None:
+    """``UTF-16``/``UTF-32`` when a file starts like one: a byte-order mark, or zero bytes
+    alternating with others as no UTF-8 text does (a UTF-8 file whose first line is merely
+    bad is left to the per-line errors); else None."""
+    if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "UTF-32"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "UTF-16"
+    if len(head) == 4 and ((head[0] and head[1:] == b"\x00\x00\x00")
+                           or (head[3] and head[:3] == b"\x00\x00\x00")):
+        return "UTF-32"
+    if len(head) == 4 and any(all((b == 0) == (k % 2 == odd) for k, b in enumerate(head))
+                              for odd in (0, 1)):
+        return "UTF-16"  # "{\0"\0" (little end first) or "\0{\0"" (big end first)
+    return None
 
 
 def import_jsonl(project: Project, path: str | Path, *, fetch_settings: Any = None,
@@ -173,7 +199,7 @@ class _LineParser:
     def __init__(self, path: Path, batch_size: int) -> None:
         self.path = path
         self.batch_size = batch_size
-        self.first_line: dict[tuple[str, str], int] = {}  # (kind, id) -> first line
+        self.first_line: dict[tuple[str, str], tuple[int, str]] = {}  # (kind, NFC id) -> line, id
         self.errors: list[tuple[int, str]] = []
 
     def batches(self, stopping: Callable[[], bool]) -> Iterator[_Batch]:
@@ -231,7 +257,7 @@ class _LineParser:
         try:
             obj = loads(text)
             if not isinstance(obj, dict):
-                raise RecordError(f"expected a JSON object, got {type(obj).__name__}")
+                raise RecordError(f"expected a JSON object, got {type_name(obj)}")
             parsed = parse_sample(obj) if is_sample(obj) else parse_post(obj)
         except json.JSONDecodeError as exc:
             self.errors.append((lineno, f"invalid JSON: {exc.msg} (column {exc.colno})"))
@@ -251,13 +277,20 @@ class _LineParser:
         """Refuse a second line with the same post or sample id (``1`` and ``"1"`` too)."""
         kind, ident = ("sample", parsed.id) if isinstance(parsed, SampleRecord) else (
             "post", parsed[0].id)
-        first = self.first_line.setdefault((kind, ident), lineno)
-        if first != lineno:
-            self.errors.append((lineno, f"{kind} id '{ident}' is already on line {first} "
-                                        "(ids must be unique in a file; this line was not "
-                                        "imported)"))
-            return None
-        return parsed
+        key = ident if ident.isascii() else unicodedata.normalize("NFC", ident)
+        first, first_id = self.first_line.setdefault((kind, key), (lineno, ident))
+        if first == lineno:
+            return parsed
+        if first_id == ident:
+            self.errors.append((lineno, f"{kind} id '{shown_id(ident)}' is already on line "
+                                        f"{first} (ids must be unique in a file; this line "
+                                        "was not imported)"))
+        else:  # NFC and NFD: two texts a reader cannot tell apart (ADR 166)
+            self.errors.append((lineno, f"{kind} id '{shown_id(ident)}' ({unicode_form(ident)}) is "
+                                        f"the id on line {first} written in another Unicode "
+                                        f"form ({unicode_form(first_id)}): composed and decomposed "
+                                        "accents look the same; this line was not imported"))
+        return None
 
 
 class _Importer:
@@ -319,8 +352,10 @@ class _Importer:
             if self._gate is not None:
                 self._gate.pause()
             with self.project.transaction() as conn, deferred_search_index(conn):
-                self.writer.posts(conn, posts, log)
-                waiting = self.writer.samples(conn, samples, log, final)
+                refused = self.writer.refused(conn, samples) if samples else {}
+                self.writer.posts(conn, [p for p in posts if p[2] or p[0] not in refused],
+                                  log)  # nothing of a refused line: not its embedded posts
+                waiting = self.writer.samples(conn, samples, log, final, refused)
                 if self._gate is not None:
                     self._gate.resume()  # the bulk index inserts and the commit
         except sqlite3.OperationalError as exc:  # the disk or the file, not a row
@@ -329,9 +364,12 @@ class _Importer:
                 f"{self.project.path.name} cannot be written ({exc}); the import stopped at "
                 f"line {first} — everything before it is saved, import the file again "
                 "once the problem is fixed") from exc
-        except _ROW_ERRORS:
-            if len(posts) + len(samples) == 1:
-                raise
+        except _ROW_ERRORS as exc:
+            lines = {p[0] for p in posts} | {s[0] for s in samples}
+            if len(lines) == 1:  # one line: it alone is refused, named
+                lineno = lines.pop()
+                self.report.error(lineno, f"could not be stored: {exc}")
+                return []
             return self._one_by_one(posts, samples, final)
         self._apply(log)
         return waiting
@@ -339,16 +377,13 @@ class _Importer:
     def _one_by_one(self, posts: list[PostLine], samples: list[SampleLine],
                     final: bool) -> list[SampleLine]:
         waiting: list[SampleLine] = []
+        embedded = {line[0]: line for line in posts if not line[2]}  # a sample's own posts
         for line in posts:
-            try:
+            if line[2]:
                 self._flush([line], [], final)
-            except _ROW_ERRORS as exc:
-                self.report.error(line[0], f"could not be stored: {exc}")
-        for sample in samples:
-            try:
-                waiting += self._flush([], [sample], final)
-            except _ROW_ERRORS as exc:
-                self.report.error(sample[0], f"could not be stored: {exc}")
+        for sample in samples:  # with its embedded posts: refused together (ADR 166)
+            own = [embedded[sample[0]]] if sample[0] in embedded else []
+            waiting += self._flush(own, [sample], final)
         return waiting
 
     def _apply(self, log: BatchLog) -> None:

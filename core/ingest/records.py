@@ -11,9 +11,12 @@ import hashlib
 import json
 import math
 import sys
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+
+from core.visible_text import visible
 
 QUALITIES = ("Benchmark", "Analysis", "Trash")
 SPLITS = {"text-to-image": "text-to-image", "t2i": "text-to-image",
@@ -21,6 +24,10 @@ SPLITS = {"text-to-image": "text-to-image", "t2i": "text-to-image",
 MAX_TEXT = 1_000_000  # characters; longer text is refused, not truncated silently
 MAX_COORD = 2**31 - 1  # pixels: larger box values cannot be a place in any image
 MAX_IMAGE_INDEX = 100_000  # an index into a post's image_urls
+#: Characters an id may not hold: controls (NUL, newline, escape…) and the line and
+#: paragraph separators U+2028/U+2029.
+_LINE_BREAKING = ("Cc", "Zl", "Zp")
+MAX_ID = 1_000  # characters of a post or sample id (ids name files, rows, cells: ADR 166)
 
 
 class RecordError(ValueError):
@@ -38,7 +45,25 @@ def _parse_constant(name: str) -> float:
     raise RecordError(f"{name} is not a JSON value")
 
 
-_DECODER = json.JSONDecoder(parse_float=_parse_float, parse_constant=_parse_constant)
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose keys are all different: with ``{"id": "a", "id": "b"}`` JSON
+    readers disagree on which value counts, so such a line is refused (ADR 166)."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        twice = ""
+        for key, _value in pairs:
+            if key in seen:
+                twice = key
+                break
+            seen.add(key)
+        raise RecordError(f"key '{shown_id(twice)}' appears twice in one object (readers "
+                          "disagree on which value counts; keep one)")
+    return obj
+
+
+_DECODER = json.JSONDecoder(parse_float=_parse_float, parse_constant=_parse_constant,
+                            object_pairs_hook=_object)
 
 
 def loads(text: str | bytes) -> Any:
@@ -142,13 +167,36 @@ def _sha1(text: str) -> str:
     return hashlib.sha1(data).hexdigest()
 
 
+_SHOWN_ID_CHARS = 80
+
+
+def shown_id(ident: str) -> str:
+    """An id as a report line shows it: control characters escaped (``\\x00``, ``\\n``),
+    invisible and direction characters spelt out (ADR 160), cut after 80 characters
+    with its length said.  The stored id keeps its exact text (ADR 166)."""
+    text = ident[:_SHOWN_ID_CHARS]
+    if not text.isprintable() or not text.isascii():
+        text = "".join(repr(c)[1:-1] if unicodedata.category(c) == "Cc" else c for c in text)
+        text = visible(text)
+    if len(ident) > _SHOWN_ID_CHARS:
+        text += f"… ({len(ident):,} characters)"
+    return text
+
+
+def unicode_form(text: str) -> str:
+    """Which Unicode normal form ``text`` is written in (``NFC``, ``NFD``), for a message."""
+    return next((f for f in ("NFC", "NFD") if unicodedata.is_normalized(f, text)),
+                "mixed forms")
+
+
 def is_sample(obj: dict[str, Any]) -> bool:
     """A line is a sample when it carries a ``prompt``; otherwise it is a raw post."""
     return "prompt" in obj
 
 
 # -- small typed getters ------------------------------------------------------------------
-def _type_name(value: Any) -> str:
+def type_name(value: Any) -> str:
+    """The JSON name of a parsed value's type (``null``, ``list``, ``string``…)."""
     return {dict: "object", list: "list", str: "string", bool: "boolean",
             int: "integer", float: "number", type(None): "null"}.get(type(value),
                                                                         type(value).__name__)
@@ -165,27 +213,36 @@ def _str(obj: dict[str, Any], key: str, path: str, *, required: bool = False,
             raise RecordError(f"missing field '{path}{key}'")
         return default
     if not isinstance(value, str):
-        raise RecordError(f"field '{path}{key}' must be a string, got {_type_name(value)}")
+        raise RecordError(f"field '{path}{key}' must be a string, got {type_name(value)}")
     if len(value) > MAX_TEXT:
         raise RecordError(f"field '{path}{key}' is too long ({len(value):,} characters)")
     return value
 
 
 def _ident(obj: dict[str, Any], key: str, path: str, *, required: bool = False) -> str | None:
-    """An id field: a string or an integer (``1`` and ``"1"`` are the same id)."""
+    """An id field: a string or an integer (``1`` and ``"1"`` are the same id), at most
+    :data:`MAX_ID` characters, no control characters (ADR 166)."""
     value = obj.get(key)
-    if type(value) is str and len(value) <= MAX_TEXT:
-        return value
+    if type(value) is str and len(value) <= MAX_ID and value.isprintable():
+        return value  # the common case, first
+    if type(value) is str and len(value) <= MAX_ID:
+        bad = next((c for c in value if unicodedata.category(c) in _LINE_BREAKING), None)
+        if bad is None:
+            return value  # not printable only for format or separator characters: kept
+        raise RecordError(f"field '{path}{key}' contains the control character "
+                          f"U+{ord(bad):04X} at position {value.index(bad)}, which an id "
+                          "may not hold")
     if value is None:
         if required:
             raise RecordError(f"missing field '{path}{key}'")
         return None
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise RecordError(f"field '{path}{key}' must be a string or an integer, "
-                          f"got {_type_name(value)}")
+                          f"got {type_name(value)}")
     text = str(value)
-    if len(text) > MAX_TEXT:
-        raise RecordError(f"field '{path}{key}' is too long ({len(text):,} characters)")
+    if len(text) > MAX_ID:
+        raise RecordError(f"field '{path}{key}' is too long ({len(text):,} characters; an id "
+                          f"may have at most {MAX_ID:,})")
     return text
 
 
@@ -196,7 +253,7 @@ def _list(obj: dict[str, Any], key: str, path: str) -> list[Any]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise RecordError(f"field '{path}{key}' must be a list, got {_type_name(value)}")
+        raise RecordError(f"field '{path}{key}' must be a list, got {type_name(value)}")
     return value
 
 
@@ -225,7 +282,7 @@ def _timestamp(obj: dict[str, Any], path: str) -> str | None:
             raise RecordError(f"field '{path}timestamp' is too long ({len(value):,} characters)")
         return value
     raise RecordError(f"field '{path}timestamp' must be text or a number, "
-                      f"got {_type_name(value)}")
+                      f"got {type_name(value)}")
 
 
 # -- posts --------------------------------------------------------------------------------
@@ -266,12 +323,12 @@ def parse_post(obj: Any, path: str = "", parent_id: str | None = None) -> list[P
         obj = {"text": obj}
     if not isinstance(obj, dict):
         raise RecordError(f"'{path.rstrip('.') or 'line'}' must be an object, "
-                          f"got {_type_name(obj)}")
+                          f"got {type_name(obj)}")
     text = _str(obj, "text", path, required=True) or ""
     engagement = obj.get("engagement")
     if engagement is not None and not isinstance(engagement, dict):
         raise RecordError(f"field '{path}engagement' must be an object, "
-                          f"got {_type_name(engagement)}")
+                          f"got {type_name(engagement)}")
     post = PostRecord(
         id=_post_id(obj, path),
         text=text,
@@ -304,7 +361,7 @@ def _refs(obj: dict[str, Any], key: str) -> list[str | int]:
     for k, item in enumerate(_list(obj, key, "")):
         if isinstance(item, bool) or not isinstance(item, str | int):
             raise RecordError(f"'{key}[{k}]' must be a URL, a path or an image index, "
-                              f"got {_type_name(item)}")
+                              f"got {type_name(item)}")
         if isinstance(item, str) and not item.strip():
             raise RecordError(f"'{key}[{k}]' is empty")
         if isinstance(item, int) and not 0 <= item <= MAX_IMAGE_INDEX:

@@ -9,11 +9,18 @@ retried line by line is never counted twice.
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.ingest.records import PostRecord, RecordError, SampleRecord
+from core.ingest.records import (
+    PostRecord,
+    RecordError,
+    SampleRecord,
+    shown_id,
+    unicode_form,
+)
 from core.store.project import Project, now_iso
 
 #: One post line: (line number, [post, *context], counts toward the report?)
@@ -44,6 +51,31 @@ def _select_in(conn: Any, sql: str, values: Iterable[str]) -> list[tuple[Any, ..
     return rows
 
 
+def _twins(conn: Any, table: str, ids: Iterable[str]) -> dict[str, str]:
+    """``{id: stored id}`` for each non-ASCII id that is not in ``table`` but its NFC or
+    NFD form is: two texts a reader cannot tell apart (ADR 166)."""
+    other: dict[str, str] = {}  # the other form -> the id as written
+    for ident in ids:
+        if not ident.isascii():
+            for form in ("NFC", "NFD"):
+                text = unicodedata.normalize(form, ident)
+                if text != ident:
+                    other[text] = ident
+    if not other:
+        return {}
+    found = [r[0] for r in _select_in(conn, f"SELECT id FROM {table} WHERE id IN ", other)]
+    present = {r[0] for r in _select_in(conn, f"SELECT id FROM {table} WHERE id IN ",
+                                        {other[f] for f in found})}
+    return {other[f]: f for f in found if other[f] not in present}
+
+
+def _twin_error(kind: str, ident: str, stored: str) -> str:
+    return (f"{kind} id '{shown_id(ident)}' ({unicode_form(ident)}) is {kind} "
+            f"'{shown_id(stored)}' already in the project written in another Unicode form "
+            f"({unicode_form(stored)}): composed "
+            "and decomposed accents look the same; line skipped")
+
+
 _ENCODER = json.JSONEncoder(ensure_ascii=False)
 
 
@@ -67,9 +99,36 @@ class Writer:
         self.track_sources = track_sources  # images will be attached: note what was touched
 
     # -- posts ------------------------------------------------------------------------
+    def refused(self, conn: Any, batch: list[SampleLine]) -> dict[int, str]:
+        """``{line: error}`` for the sample lines no import may write (ADR 166): the id
+        of a sample made in Winnow (no imported line beside it, ADR 027), or the other
+        Unicode form of a sample id in the project.  The caller leaves their embedded
+        posts out of :meth:`posts`; :meth:`samples` reports them."""
+        ids = {s.id for _, s in batch}
+        native = {r[0] for r in _select_in(
+            conn, "SELECT s.id FROM samples s WHERE NOT EXISTS (SELECT 1 FROM sample_raw r "
+                  "WHERE r.sample_id = s.id) AND s.id IN ", ids)}
+        twins = _twins(conn, "samples", ids)
+        errors: dict[int, str] = {}
+        for lineno, s in batch:
+            if s.id in native:  # never overwrite what Winnow itself made
+                errors[lineno] = (f"sample id '{shown_id(s.id)}' already exists and was made "
+                                  "in Winnow, not imported: line skipped")
+            elif s.id in twins:
+                errors[lineno] = _twin_error("sample", s.id, twins[s.id])
+        return errors
+
     def posts(self, conn: Any, batch: list[PostLine], log: BatchLog) -> None:
+        """Write the posts of ``batch`` (the caller leaves out a refused line's)."""
         if not batch:
             return
+        twins = _twins(conn, "posts", [posts[0].id for _, posts, counts in batch if counts])
+        if twins:
+            for lineno, posts, counts in batch:
+                if counts and posts[0].id in twins:
+                    log.errors.append((lineno, _twin_error("post", posts[0].id,
+                                                           twins[posts[0].id])))
+            batch = [line for line in batch if not (line[2] and line[1][0].id in twins)]
         ids = list({p.id for _, posts, _ in batch for p in posts})
         stamp = now_iso()
         existing = dict(_select_in(conn, "SELECT id, raw_hash FROM posts WHERE id IN ", ids))
@@ -118,9 +177,13 @@ class Writer:
         return "imported" if post.id in self.created or post.id in log.created else "updated"
 
     # -- samples ------------------------------------------------------------------------
-    def samples(self, conn: Any, batch: list[SampleLine], log: BatchLog,
-                final: bool) -> list[SampleLine]:
-        """Write the samples whose post exists; return the others (unless ``final``)."""
+    def samples(self, conn: Any, batch: list[SampleLine], log: BatchLog, final: bool,
+                refused: dict[int, str] | None = None) -> list[SampleLine]:
+        """Write the samples whose post exists; return the others (unless ``final``);
+        report the ``refused`` lines (:meth:`refused`) and write nothing of them."""
+        if refused:
+            log.errors += [(n, refused[n]) for n, _s in batch if n in refused]
+            batch = [(n, s) for n, s in batch if n not in refused]
         if not batch:
             return []
         ids = [s.id for _, s in batch]
@@ -131,8 +194,9 @@ class Writer:
             batch = [(n, s) for n, s in batch if not s.post_id or s.post_id in known]
         else:
             for lineno, s in waiting:
-                log.errors.append((lineno, f"post '{s.post_id}' is not in the project (import "
-                                           "the post first, or embed it as 'post')"))
+                log.errors.append((lineno, f"post '{shown_id(s.post_id or '')}' is not in the "
+                                           "project (import the post first, or embed it as "
+                                           "'post')"))
             batch = [(n, s) for n, s in batch if not s.post_id or s.post_id in known]
             waiting = []
         existing = dict(_select_in(conn, "SELECT s.id, r.raw_hash FROM samples s LEFT JOIN "
