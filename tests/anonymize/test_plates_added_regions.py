@@ -86,3 +86,13 @@ def test_a_real_plate_with_a_line_read_below_it_stays_hidden() -> None:
         RenderJob(rgb, specs, [f"#{i + 1} (plate)" for i in range(len(specs))], Geometry()), SETTINGS
     )
     assert detail_hidden(rgb, decode_rgb(data), quad) >= 0.9
+
+
+def test_contain_overlapped_ignores_touching_and_empty_regions() -> None:
+    """A region that only shares an edge, or has no area, is not swallowed."""
+    added = HideSpec(100, 100, 50, 50)
+    beside = HideSpec(150, 100, 40, 40)  # shares the right edge only
+    empty = HideSpec(120, 120, 0, 0)
+    specs = [beside, empty, added]
+    assert contain_overlapped(specs, [2]) == {}
+    assert specs[2] == added

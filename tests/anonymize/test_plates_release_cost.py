@@ -4,6 +4,8 @@ and candidates past both reading limits are not looked at."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from plate_helpers import draw_plate, need_text_models, textured
@@ -24,11 +26,11 @@ def test_outside_regions_makes_each_copy_once(monkeypatch: pytest.MonkeyPatch, d
     calls = {"for_text": 0, "denoised": 0}
     real_for_text, real_denoised = plates.for_text, plates.denoised_for_text
 
-    def for_text(*a, **k):  # type: ignore[no-untyped-def]
+    def for_text(*a: Any, **k: Any) -> np.ndarray:
         calls["for_text"] += 1
         return real_for_text(*a, **k)
 
-    def denoised(*a, **k):  # type: ignore[no-untyped-def]
+    def denoised(*a: Any, **k: Any) -> np.ndarray:
         calls["denoised"] += 1
         return real_denoised(*a, **k)
 
@@ -47,7 +49,8 @@ def test_copies_are_the_ones_each_pass_made_alone() -> None:
     assert copies.dark is None and plates.dark_copy(rgb, 960) is None
     dark = (rgb.astype(np.float32) * 0.3).astype(np.uint8)
     made = plates.Copies.of(dark, 1280)
-    assert made.dark is not None and np.array_equal(made.dark, plates.dark_copy(dark, 960))
+    alone = plates.dark_copy(dark, 960)
+    assert made.dark is not None and alone is not None and np.array_equal(made.dark, alone)
     assert plates.Copies.of(dark, 1280, dark=False).dark is None
 
 
@@ -74,10 +77,10 @@ def test_candidates_past_both_limits_are_not_looked_at(monkeypatch: pytest.Monke
     many += [((float(10 * i), 50.0, 30.0, 15.0), 1.0, "bright") for i in range(300)]
     monkeypatch.setattr(plate_candidates, "candidates", lambda _work: many)
     monkeypatch.setattr(plate_candidates, "_to_read", lambda _s, _b: [])
-    compared = []
+    compared: list[int] = []
     real_iou = boxes.iou
 
-    def counted(a, b):  # type: ignore[no-untyped-def]
+    def counted(a: Any, b: Any) -> float:
         compared.append(1)
         return real_iou(a, b)
 
