@@ -53,6 +53,9 @@ MAX_UPSCALE = 4.0
 LINES_PER_PLATE = 2  # the widest lines of a whole-plate candidate that are read
 SAME_PLATE = 0.5  # readings overlapping this much (of the smaller) are one plate, joined
 SAME = 0.7  # IoU of two candidates read once (the scales find the same blob)
+#: a line candidate's brightest part covering this much of its crop is the crop itself:
+#: read once (ADR 162)
+SAME_CROP = 0.9
 
 
 def _blobs(grey: np.ndarray, scale: float) -> list[tuple[Box, float]]:
@@ -224,7 +227,9 @@ def _to_read(source: np.ndarray, box: Box) -> list[tuple[Line, np.ndarray]]:
     inner = _inner_plate(crop)
     if inner is not None:  # a plate in a lit recess or a holder: the plate itself
         a1, b1, a2, b2 = inner
-        out.append((_box_line(x1 + a1, y1 + b1, x1 + a2, y1 + b2), crop[b1:b2, a1:a2]))
+        line_read = box[2] >= LINE_ASPECT * box[3]
+        if not (line_read and (a2 - a1) * (b2 - b1) >= SAME_CROP * crop.shape[0] * crop.shape[1]):
+            out.append((_box_line(x1 + a1, y1 + b1, x1 + a2, y1 + b2), crop[b1:b2, a1:a2]))
     return out
 
 
@@ -252,14 +257,17 @@ def read_plates(
     source = work if source is None else source
     chosen: list[Box] = []
     taken = {"strokes": 0, "bright": 0}
+    quota = {"strokes": MAX_READ, "bright": MAX_BRIGHT}
     for box, _contrast, kind in candidates(work):
+        if taken == quota:  # both kinds read to their limit: the rest is never read
+            break
+        if taken[kind] >= quota[kind]:
+            continue
         photo_box = (box[0] * to_photo[0], box[1] * to_photo[1],
                      box[2] * to_photo[0], box[3] * to_photo[1])
         if any(intersection(photo_box, s) > 0 for s in skip):
             continue
         if any(iou(box, c) >= SAME for c in chosen):
-            continue
-        if taken[kind] >= (MAX_READ if kind == "strokes" else MAX_BRIGHT):
             continue
         taken[kind] += 1
         chosen.append(box)

@@ -131,10 +131,11 @@ def outside_regions(rgb: np.ndarray, regions: Sequence[Box], long_side: int) -> 
     """
     from core.imaging.ocr import line_crop, recognise
     from core.imaging.plate_frame import companions, frame
-    from core.imaging.plates import PlateShape, plate_lines, read_pass
+    from core.imaging.plates import Copies, PlateShape, plate_lines, read_pass
 
     shape = PlateShape()
-    every = plate_lines(rgb, long_side, shape=shape)
+    copies = Copies.of(rgb, long_side)  # made once for both sources (ADR 162)
+    every = plate_lines(rgb, long_side, shape=shape, copies=copies)
     lines = [ln for ln in every if shape.fits(ln, rgb.shape[0])]
     lines = [
         ln for ln in lines if not any(intersection(_bbox(ln.corners()), r) > 0 for r in regions)
@@ -147,7 +148,7 @@ def outside_regions(rgb: np.ndarray, regions: Sequence[Box], long_side: int) -> 
     ]
     skip = [*regions, *(_bbox(ln.corners()) for ln in lines)]
     # the second source reads each candidate itself: what it returns was read as a plate
-    readable += [(line, (chars, line.score)) for line, chars in read_pass(rgb, long_side, skip)]
+    readable += [(line, (chars, line.score)) for line, chars in read_pass(rgb, long_side, skip, copies)]
     out = []
     grey: np.ndarray | None = None
     height, width = rgb.shape[:2]

@@ -31,6 +31,7 @@ __all__ = [
     "dark_copy",
     "read_pass",
     "working_copy",
+    "Copies",
 ]
 
 #: the working scale and the coarser ones (fractions of it) the text detector runs at
@@ -118,15 +119,47 @@ def working_copy(rgb: np.ndarray, long_side: int) -> tuple[np.ndarray, np.ndarra
     return for_text(small), to_photo
 
 
-def dark_copy(rgb: np.ndarray, long_side: int) -> np.ndarray | None:
+def dark_copy(
+    rgb: np.ndarray, long_side: int, small: np.ndarray | None = None
+) -> np.ndarray | None:
     """The dark pass's copy at the working size (:func:`denoised_for_text`), or None
     for a photo spanning :data:`DARK_RANGE` grey levels or more: a daylight photo costs one
-    percentile of a sparse sample of its pixels, nothing more (ADR 113)."""
-    step = max(4, max(rgb.shape[:2]) // 1000)
-    lo, hi = grey_range(rgb, step)
-    if not 8 <= hi - lo < DARK_RANGE:
+    percentile of a sparse sample of its pixels, nothing more (ADR 113).  ``small``: the
+    photo already at the working size, when the caller has it."""
+    if not _is_dark(rgb):
         return None
-    return denoised_for_text(_working_size(rgb, long_side)[0])
+    return denoised_for_text(_working_size(rgb, long_side)[0] if small is None else small)
+
+
+def _is_dark(rgb: np.ndarray) -> bool:
+    lo, hi = grey_range(rgb, max(4, max(rgb.shape[:2]) // 1000))
+    return 8 <= hi - lo < DARK_RANGE
+
+
+@dataclass(frozen=True)
+class Copies:
+    """What the plate passes look at, made once a photo (ADR 162): the photo at the
+    working size, the factor (x, y) back to the photo, the detector's copy
+    (:func:`for_text`) and, for a dark photo, the denoised one (:func:`dark_copy`)."""
+
+    small: np.ndarray
+    to_photo: np.ndarray
+    work: np.ndarray
+    dark: np.ndarray | None
+
+    @classmethod
+    def of(cls, rgb: np.ndarray, long_side: int = 1280, dark: bool = True) -> Copies:
+        """The copies of ``rgb`` for a working scale of ``long_side`` (see
+        :func:`plate_lines`); ``dark=False`` never makes the denoised one."""
+        base = _base(rgb, long_side)
+        small, to_photo = _working_size(rgb, base)
+        extra = dark_copy(rgb, base, small) if dark else None
+        return cls(small, to_photo, for_text(small), extra)
+
+
+def _base(rgb: np.ndarray, long_side: int) -> int:
+    """The working scale's long side: ``long_side``, at least 640, never above the photo's."""
+    return int(min(long_side, max(640, *rgb.shape[:2])))
 
 
 def _working_size(rgb: np.ndarray, long_side: int) -> tuple[np.ndarray, np.ndarray]:
@@ -156,6 +189,7 @@ def plate_lines(
     box_thresh: float = 0.5,
     shape: PlateShape | None = None,
     dark_pass: bool = True,
+    copies: Copies | None = None,
 ) -> list[Line]:
     """Text lines of the photo at the scales of :data:`SCALES`, broken lines joined.
 
@@ -164,14 +198,16 @@ def plate_lines(
     see (a close-up's characters, too big for it), and its boxes are looser.  In a dark
     photo each scale where the plain copy found no plate-shaped line also searches the
     denoised copy (:func:`dark_copy`, ADR 113 and 118); its lines are added where the
-    plain copy found none.
+    plain copy found none.  ``copies``: the photo's :class:`Copies`, when the caller
+    has them already.
     """
     shape = shape or PlateShape()
     height = rgb.shape[0]
-    base = min(long_side, max(640, max(rgb.shape[:2])))
-    work, to_photo = working_copy(rgb, base)
-    extra = dark_copy(rgb, base) if dark_pass else None
-    copies = [work] if extra is None else [work, extra]
+    base = _base(rgb, long_side)
+    made = copies or Copies.of(rgb, long_side, dark=dark_pass)
+    to_photo = made.to_photo
+    extra = made.dark if dark_pass else None
+    searched = [made.work] if extra is None else [made.work, extra]
     found: list[Line] = []
     for factor in SCALES:
         side = round(base * factor)
@@ -179,7 +215,7 @@ def plate_lines(
             break
         plated = [ln for ln in found if shape.fits(ln, height)]
         here: list[Line] = []
-        for work in copies:
+        for work in searched:
             if not DARK_EVERY_SCALE and any(shape.fits(ln, height) for ln in here):
                 break  # the plain copy found a plate here: the dark copy is not searched
             quads = text_lines(work, side, box_thresh)
@@ -190,27 +226,28 @@ def plate_lines(
 
 
 def read_pass(
-    rgb: np.ndarray, long_side: int = 1280, skip: Sequence[Box] = ()
+    rgb: np.ndarray,
+    long_side: int = 1280,
+    skip: Sequence[Box] = (),
+    copies: Copies | None = None,
 ) -> list[tuple[Line, int]]:
     """The second source of plates (ADR 115): plate-shaped rectangles found by contrast
     on the detector's copy (and, in a dark photo, the denoised copy), read by the
     recogniser; those read as a plate, as lines in photo pixels with the number of
-    characters read surely.  Nothing touching a box of ``skip`` is read."""
+    characters read surely.  Nothing touching a box of ``skip`` is read.  ``copies``:
+    the photo's :class:`Copies`, when the caller has them already."""
     import cv2
 
     from core.imaging.plate_candidates import read_plates
 
-    base = min(long_side, max(640, max(rgb.shape[:2])))
-    small, to_photo = _working_size(rgb, base)
-    work = for_text(small)
-    extra = dark_copy(rgb, base)
-    passes = [(work, small)]
-    if extra is not None:  # the denoised copy first, read denoised too
-        passes.insert(0, (extra, cv2.medianBlur(small, 3)))
+    made = copies or Copies.of(rgb, long_side)
+    passes = [(made.work, made.small)]
+    if made.dark is not None:  # the denoised copy first, read denoised too
+        passes.insert(0, (made.dark, cv2.medianBlur(made.small, 3)))
     found: list[tuple[Line, int]] = []
     for copy, source in passes:
         boxes = [*skip, *(_box(ln) for ln, _ in found)]
-        found += read_plates(copy, to_photo, boxes, source)
+        found += read_plates(copy, made.to_photo, boxes, source)
     return found
 
 
@@ -234,11 +271,12 @@ def find_plates(
     """
     shape = shape or PlateShape()
     height, width = rgb.shape[:2]
-    lines = plate_lines(rgb, long_side, threshold, shape)
+    copies = Copies.of(rgb, long_side)
+    lines = plate_lines(rgb, long_side, threshold, shape, copies=copies)
     mains = [ln for ln in lines if shape.fits(ln, height)]
     found_by_text = list(mains)
     if not mains and second_source:
-        mains = [ln for ln, _chars in read_pass(rgb, long_side)]
+        mains = [ln for ln, _chars in read_pass(rgb, long_side, copies=copies)]
         lines += mains
     if not mains:  # no plate: spare the full-size grey copy (12 MP: 144 MB, up to 0.1 s)
         return []

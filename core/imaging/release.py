@@ -288,7 +288,9 @@ def render_verified(job: RenderJob, settings: DetectSettings, fmt: str = "jpg",
     the first round only (later renders change nothing outside the regions); with
     ``hide_text_outside`` each such plate gets a region of its own, labelled
     ``found after release <n> (plate)`` and hidden as the photo's first region is (blur
-    by default), which later rounds verify like any plate region (ADR 114).
+    by default), which later rounds verify like any plate region (ADR 114).  An added
+    region is grown to contain every region it overlaps (:func:`contain_overlapped`,
+    ADR 161), so its edge never ends inside a plate.
     """
     from core.extras import require
     from core.imaging.loading import decode_rgb
@@ -313,6 +315,7 @@ def render_verified(job: RenderJob, settings: DetectSettings, fmt: str = "jpg",
         failing = result.inside + result.text_inside
         if not (failing or added) or round_no == max_rounds - 1:
             return data, result
+        _contain(specs, labels, raised)
         progressed = added
         for item in failing:
             i = labels.index(item["region"])
@@ -328,9 +331,44 @@ def render_verified(job: RenderJob, settings: DetectSettings, fmt: str = "jpg",
                                           "method": nxt.method, "strength": nxt.strength,
                                           "box": [round(v, 1) for v in box]}
                 progressed = True
+        progressed = _contain(specs, labels, raised) or progressed
         if not progressed:
             break
     return data, result
+
+
+def contain_overlapped(specs: list[HideSpec], grown: Sequence[int]) -> dict[int, Box]:
+    """Grow each region ``specs[i]`` (``i`` in ``grown``) until it contains every region
+    it overlaps, so its edge never crosses another region (a plate); in place.
+
+    Repeats until nothing changes (a grown region can reach another).  Returns the new
+    box of each region that grew.  The other regions are never changed.
+    """
+    changed: dict[int, Box] = {}
+    moving = True
+    while moving:
+        moving = False
+        for i in grown:
+            box: Box = (specs[i].x, specs[i].y, specs[i].w, specs[i].h)
+            for j, other in enumerate(specs):
+                theirs: Box = (other.x, other.y, other.w, other.h)
+                if j != i and intersection(box, theirs) > 0:
+                    box = union_box(box, theirs)
+            if box != (specs[i].x, specs[i].y, specs[i].w, specs[i].h):
+                specs[i] = replace(specs[i], x=box[0], y=box[1], w=box[2], h=box[3])
+                changed[i] = box
+                moving = True
+    return changed
+
+
+def _contain(specs: list[HideSpec], labels: list[str], raised: dict[str, dict[str, Any]]) -> bool:
+    """:func:`contain_overlapped` for the regions release added (ADR 161), recorded in
+    ``raised``; True when any grew."""
+    added = [i for i, label in enumerate(labels) if raised.get(label, {}).get("added")]
+    grown = contain_overlapped(specs, added)
+    for i, box in grown.items():
+        raised[labels[i]]["box"] = [round(v, 1) for v in box]
+    return bool(grown)
 
 
 def _hide_outside(matrix: np.ndarray, given: Sequence[HideSpec], specs: list[HideSpec],
