@@ -29,7 +29,7 @@ from core.files import WRITE_ERRNOS, WriteError, digest
 from core.imaging.anonymize import HideSpec
 from core.imaging.detect import DetectSettings, detect_all
 from core.imaging.geometry import Geometry
-from core.imaging.loading import PhotoDecodeError, decode_rgb, scan_photos
+from core.imaging.loading import PhotoDecodeError, decode_photo, scan_photos
 from core.imaging.release import RenderJob, output_format, render_verified
 
 
@@ -202,7 +202,7 @@ def _one(in_dir: Path, rel: Path, target: Path, out_dir: Path, method: str,
                                  "error": f"cannot read ({exc.strerror or exc})"})
         return
     try:
-        rgb = decode_rgb(data, rel.name)
+        rgb = decode_photo(data, rel.name)
     except PhotoDecodeError as exc:
         report["errors"].append({"file": rel.as_posix(), "error": str(exc)})
         return
