@@ -172,3 +172,36 @@ def test_the_cli_exits_1_and_names_each_failure(
     summary = json.loads(capsys.readouterr().out)
     assert code == 1 and summary["failed"][0]["output"].endswith("bad.UNVERIFIED.jpg")
     assert summary["written"] == []  # good.jpg kept from the first run; nothing else
+
+
+def test_a_link_under_the_unverified_name_is_never_followed_nor_removed(
+        folder: Path, tmp_path: Path, fake_verifier: list[str]) -> None:
+    out = tmp_path / "out"
+    (out / "sub").mkdir(parents=True)
+    precious = tmp_path / "precious.jpg"
+    precious.write_bytes(b"the user's photo")
+    (out / "sub" / "bad.UNVERIFIED.jpg").symlink_to(precious)
+    report = batch.anonymize_folder(folder, out)
+    assert report["removed"] == [] and (out / "sub" / "bad.UNVERIFIED.jpg").is_symlink()
+    report = batch.anonymize_folder(folder, out, keep_failed=True)
+    assert "bad.UNVERIFIED.jpg" in report["errors"][0]["error"]
+    assert precious.read_bytes() == b"the user's photo"
+    assert (out / "sub" / "bad.UNVERIFIED.jpg").is_symlink()
+
+
+def test_a_full_disk_stops_the_run_and_names_what_was_not_written(
+        folder: Path, tmp_path: Path, fake_verifier: list[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    from core.files import WriteError
+
+    def full(path: Path, *_a: Any, **_k: Any) -> Path:
+        raise WriteError(path, OSError(errno.ENOSPC, "No space left on device"))
+
+    out = tmp_path / "out"
+    monkeypatch.setattr(batch, "export_bytes", full)
+    report = batch.anonymize_folder(folder, out, keep_failed=True)
+    assert "No space left" in report["errors"][0]["error"]
+    assert report["not_written"] == ["sub/bad.jpg"]  # named, not silently dropped
+    assert not list(out.rglob("*.jpg"))
