@@ -15,7 +15,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "anonymize", help="hide faces and licence plates in a folder of photos",
         description="Detect faces and licence plates in every photo under IN_DIR, hide "
         "them, and write metadata-free copies to OUT_DIR (originals are never changed). "
-        "Each output is checked by running the face detector again. Every input gets its "
+        "Each output is checked by running the face detector again; an output that fails "
+        "the check (a face or a readable plate still found) is not written unless "
+        "--keep-failed. Every input gets its "
         "own output name (x.jpg and x.JPG become x-jpg.jpg and x-JPG.jpg); files that are "
         "not JPEG/PNG/HEIC photos are listed as skipped. Run it again after an "
         "interruption: finished outputs are kept. For release with human review use the "
@@ -34,6 +36,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--overwrite", action="store_true",
                         help="replace Winnow's own earlier outputs in OUT_DIR (files it did "
                         "not write, or that were changed since, are never replaced)")
+    parser.add_argument("--keep-failed", action="store_true",
+                        help="also write outputs whose verification failed, named "
+                        "x.UNVERIFIED.jpg (never share them without looking); by default "
+                        "they are not written, and the report says why")
     parser.set_defaults(handler=run_anonymize)
 
 
@@ -73,7 +79,7 @@ def run_anonymize(args: argparse.Namespace) -> int:
         state.subscribe(_progress_printer())
     try:
         report = anonymize_folder(args.in_dir, args.out, args.method, settings, state,
-                                  overwrite=args.overwrite)
+                                  overwrite=args.overwrite, keep_failed=args.keep_failed)
     except FileExistsError as exc:
         raise CliError(str(exc)) from None
     if args.report:
@@ -83,9 +89,12 @@ def run_anonymize(args: argparse.Namespace) -> int:
     print_json({
         "photos": len(report["photos"]),
         "regions": sum(len(p["regions"]) for p in report["photos"]),
-        "written": [{"file": p["file"], "output": p["output"]} for p in report["photos"]],
+        "written": [{"file": p["file"], "output": p["output"]} for p in report["photos"]
+                    if p["verification"]["ok"]],
         "kept": report["kept"],
-        "failed": [f["file"] for f in report["failed"]],
+        "failed": [{"file": f["file"], "why": f["why"], "output": f["output"]}
+                   for f in report["failed"]],
+        "removed": report["removed"],
         "errors": report["errors"],
         "skipped": report["skipped"],
         "not_written": report["not_written"],

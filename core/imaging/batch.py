@@ -9,9 +9,15 @@ extension (``x.jpg``, ``x.JPG``, ``x.jpeg`` and ``x.heic`` would all become ``x.
 see :func:`output_names`. Files that are not photos Winnow reads are listed as skipped
 with the reason. Outputs are recorded in the folder's ownership marker
 (:mod:`core.export_files`) with the photo and settings they came from, so a run that was
-interrupted resumes: outputs of the same photo with the same settings are kept, Winnow's
-other earlier outputs are replaced only with ``overwrite``, and a file Winnow did not
-write (or that was changed since) is never replaced.
+interrupted resumes: verified outputs of the same photo with the same settings are kept,
+Winnow's other earlier outputs are replaced only with ``overwrite``, and a file Winnow did
+not write (or that was changed since) is never replaced.
+
+An output whose verification failed (a face or a readable plate still found) is not
+written (ADR 163): the report names it and why. With ``keep_failed`` it is written as
+``x.UNVERIFIED.jpg``, a name that says so; it is never taken as finished by a re-run,
+and Winnow removes such a copy of its own (proved by the marker) once a run writes the
+photo's verified output, or runs without ``keep_failed``.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from core.files import WRITE_ERRNOS, WriteError, digest
 from core.imaging.anonymize import HideSpec
 from core.imaging.detect import DetectSettings, detect_all
 from core.imaging.geometry import Geometry
-from core.imaging.loading import PhotoDecodeError, decode_rgb, scan_photos
+from core.imaging.loading import PhotoDecodeError, decode_photo, scan_photos
 from core.imaging.release import RenderJob, output_format, render_verified
 
 
@@ -82,10 +88,45 @@ def _sha256(path: Path) -> str | None:
         return None
 
 
+#: the word an output that failed verification carries in its name (ADR 163)
+UNVERIFIED = "UNVERIFIED"
+
+
+def unverified_name(out: Path) -> Path:
+    """The name of an output kept although its verification failed: ``x.UNVERIFIED.jpg``."""
+    return out.with_name(f"{out.stem}.{UNVERIFIED}{out.suffix}")
+
+
 def _same_output(marker: Marker, out: Path, key: str, source_sha256: str | None) -> bool:
     """Whether the marker's last record of ``out`` is this photo with these settings."""
     record = marker.records.get(out.as_posix(), [{}])[-1]
     return record.get("settings") == key and record.get("source_sha256") == source_sha256
+
+
+def _finished(marker: Marker, out: Path) -> bool:
+    """Whether the marker's last record of ``out`` says it passed verification (records
+    of versions before ADR 163 do not say: such an output is made again)."""
+    return marker.records.get(out.as_posix(), [{}])[-1].get("verified") is True
+
+
+def _remove_own(out_dir: Path, out: Path, source_sha256: str,
+                report: dict[str, Any], why: str, settings: str | None = None) -> None:
+    """Remove ``out`` if the marker proves it is Winnow's output of this photo (with these
+    ``settings``, if given), unchanged and not on record as verified (ADR 005: nothing
+    else is ever deleted); the report names it and why."""
+    target = out_dir / out
+    try:
+        marker = Marker(out_dir)
+        if not os.path.lexists(target) or not marker.lists(out.as_posix(), target):
+            return
+        record = marker.records[out.as_posix()][-1]
+        if record.get("source_sha256") != source_sha256 or record.get("verified") is True \
+                or (settings is not None and record.get("settings") != settings):
+            return
+        target.unlink()
+    except (NotOwnedError, OSError):
+        return
+    report["removed"].append({"output": str(target), "why": why})
 
 
 def _written_meanwhile(out_dir: Path, target: Path, key: str, data: bytes) -> bool:
@@ -109,8 +150,10 @@ def _written_meanwhile(out_dir: Path, target: Path, key: str, data: bytes) -> bo
 def _check_outputs(in_dir: Path, out_dir: Path, names: dict[Path, Path], key: str,
                    overwrite: bool) -> tuple[set[Path], set[Path]]:
     """``(keep, replace)``: inputs whose existing output can be kept (same photo, same
-    settings), and those whose existing output is Winnow's earlier one, to be replaced
-    (``overwrite``); raises before anything is written when an output is in the way."""
+    settings, verified), and those whose existing output is Winnow's earlier one, to be
+    replaced (that of the same photo and settings whose verification is not on record:
+    always; others: with ``overwrite``); raises before anything is written when an output
+    is in the way."""
     marker = Marker(out_dir) if out_dir.is_dir() else None
     keep: set[Path] = set()
     replace: set[Path] = set()
@@ -123,7 +166,7 @@ def _check_outputs(in_dir: Path, out_dir: Path, names: dict[Path, Path], key: st
         if marker is None or not marker.lists(out.as_posix(), target):
             foreign.append(out.as_posix())
         elif _same_output(marker, out, key, _sha256(in_dir / rel)):
-            keep.add(rel)
+            (keep if _finished(marker, out) else replace).add(rel)
         else:
             earlier.append(out.as_posix())
             replace.add(rel)
@@ -143,15 +186,18 @@ def _check_outputs(in_dir: Path, out_dir: Path, names: dict[Path, Path], key: st
 
 def anonymize_folder(in_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str],
                      method: str = "blur", settings: DetectSettings | None = None,
-                     state: Any = None, overwrite: bool = False) -> dict[str, Any]:
+                     state: Any = None, overwrite: bool = False,
+                     keep_failed: bool = False) -> dict[str, Any]:
     """Anonymize every photo under ``in_dir`` into ``out_dir`` (same relative folders).
 
     Outputs in the way are refused before anything is written (see the module
     docstring). Returns the report: ``photos`` (file, output, regions, verification,
-    ms), ``kept`` (outputs of an earlier run, unchanged and still valid), ``failed``
-    (files whose verification still found a face), ``errors`` (files that could not be
-    read or written), ``skipped`` (files that are not photos Winnow reads) and
-    ``not_written`` (photos not reached because the disk filled up).
+    ms), ``kept`` (verified outputs of an earlier run, unchanged and still valid),
+    ``failed`` (files whose verification still found a face or a readable plate: file,
+    why, and the ``x.UNVERIFIED.jpg`` output with ``keep_failed``, else none), ``removed``
+    (Winnow's own unverified outputs of earlier runs it removed), ``errors`` (files that
+    could not be read or written), ``skipped`` (files that are not photos Winnow reads)
+    and ``not_written`` (photos not reached because the disk filled up).
     """
     settings = settings or DetectSettings()
     in_dir, out_dir = Path(in_dir), Path(out_dir)
@@ -166,8 +212,8 @@ def anonymize_folder(in_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
     key = _settings_key(method, settings)
     keep, replace = _check_outputs(in_dir, out_dir, names, key, overwrite)
     report: dict[str, Any] = {"method": method, "settings": settings.to_json(),
-                              "photos": [], "kept": [], "failed": [], "errors": [],
-                              "skipped": skipped, "not_written": []}
+                              "photos": [], "kept": [], "failed": [], "removed": [],
+                              "errors": [], "skipped": skipped, "not_written": []}
     if state is not None:
         state.set_total(len(photos))
     for i, rel in enumerate(photos):
@@ -180,7 +226,7 @@ def anonymize_folder(in_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
         else:
             try:
                 _one(in_dir, rel, target, out_dir, method, settings, key, report,
-                     rel in replace)
+                     rel in replace, keep_failed)
             except WriteError as exc:
                 report["errors"].append({"file": rel.as_posix(), "error": str(exc)})
                 if exc.errno in WRITE_ERRNOS:  # a full disk: every further write fails
@@ -193,7 +239,7 @@ def anonymize_folder(in_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
 
 def _one(in_dir: Path, rel: Path, target: Path, out_dir: Path, method: str,
          settings: DetectSettings, key: str, report: dict[str, Any],
-         replace: bool = False) -> None:
+         replace: bool = False, keep_failed: bool = False) -> None:
     started = time.perf_counter()
     try:
         data = (in_dir / rel).read_bytes()
@@ -202,7 +248,7 @@ def _one(in_dir: Path, rel: Path, target: Path, out_dir: Path, method: str,
                                  "error": f"cannot read ({exc.strerror or exc})"})
         return
     try:
-        rgb = decode_rgb(data, rel.name)
+        rgb = decode_photo(data, rel.name)
     except PhotoDecodeError as exc:
         report["errors"].append({"file": rel.as_posix(), "error": str(exc)})
         return
@@ -211,22 +257,44 @@ def _one(in_dir: Path, rel: Path, target: Path, out_dir: Path, method: str,
     labels = [f"#{i + 1} ({d.kind})" for i, d in enumerate(found)]
     fmt = output_format(rel.name)
     out, result = render_verified(RenderJob(rgb, specs, labels, Geometry()), settings, fmt)
+    source = hashlib.sha256(data).hexdigest()
+    natural = target.relative_to(out_dir)
+    spare = unverified_name(natural)
+    if not result.ok:
+        # an earlier version's output of this photo and settings, never verified: the
+        # same failure, so it goes (only when the marker proves it is Winnow's)
+        if replace:
+            _remove_own(out_dir, natural, source, report, "an earlier run's output of "
+                        f"{rel.as_posix()} that did not pass verification", settings=key)
+        if not keep_failed:
+            _remove_own(out_dir, spare, source, report, f"an earlier unverified copy of "
+                        f"{rel.as_posix()} (this run did not pass --keep-failed)")
+            report["failed"].append({
+                "file": rel.as_posix(), "why": failure_why(result), "output": None,
+                "inside": result.inside, "outside": result.outside,
+                "text_inside": result.text_inside,
+                # an earlier output of other settings (--overwrite) stays as it was
+                "earlier_output_left": str(target) if os.path.lexists(target) else None})
+            return
+        target, replace = out_dir / spare, True  # replaced only if Winnow's (marker)
     try:
         if not replace and os.path.lexists(target):  # appeared since the check
             raise FileExistsError(target)
         export_bytes(target, out, root=out_dir,
                      record={"source": rel.as_posix(), "settings": key,
-                             "source_sha256": hashlib.sha256(data).hexdigest()})
+                             "source_sha256": source, "verified": result.ok})
     except FileExistsError:  # another run into the same folder, or the user, meanwhile
-        if _written_meanwhile(out_dir, target, key, data):
+        if result.ok and _written_meanwhile(out_dir, target, key, data):
             report["kept"].append({"file": rel.as_posix(), "output": str(target)})
         else:
             report["errors"].append({"file": rel.as_posix(), "error": (
-                f"{rel.as_posix()}: not written: {target.name} appeared in the output "
-                "folder while this run was going (another run, or someone else), and "
-                "Winnow never replaces a file it cannot prove it wrote for this photo "
-                "with these settings")})
+                f"{rel.as_posix()}: not written: {target.name} is in the output folder "
+                "(another run, or someone else, put it there), and Winnow never replaces "
+                "a file it cannot prove it wrote for this photo with these settings")})
         return
+    if result.ok:
+        _remove_own(out_dir, spare, source, report, f"an earlier unverified copy of "
+                    f"{rel.as_posix()}, now superseded by its verified output")
     report["photos"].append({
         "file": rel.as_posix(), "output": str(target),
         "regions": [{"region": labels[i], "kind": d.kind, "detector": d.detector,
@@ -236,5 +304,19 @@ def _one(in_dir: Path, rel: Path, target: Path, out_dir: Path, method: str,
         "ms": round(1000 * (time.perf_counter() - started), 1),
     })
     if not result.ok:
-        report["failed"].append({"file": rel.as_posix(), "inside": result.inside,
-                                 "outside": result.outside})
+        report["failed"].append({"file": rel.as_posix(), "why": failure_why(result),
+                                 "output": str(target), "inside": result.inside,
+                                 "outside": result.outside,
+                                 "text_inside": result.text_inside})
+
+
+def failure_why(result: Any) -> str:
+    """Why a photo failed verification, in words: what was still found, and where."""
+    parts = []
+    if result.inside:
+        parts.append(f"{len(result.inside)} face(s) still detected inside hidden regions")
+    if result.outside:
+        parts.append(f"{len(result.outside)} face(s) detected outside every region")
+    if result.text_inside:
+        parts.append(f"{len(result.text_inside)} plate(s) still readable")
+    return "verification failed: " + ("; ".join(parts) or "not verified")

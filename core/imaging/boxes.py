@@ -69,35 +69,41 @@ def grow(box: Box, left_right: float, top: float, bottom: float | None = None,
     return (x1, y1, max(0.0, x2 - x1), max(0.0, y2 - y1))
 
 
+def overlapping(a: Box, b: Box, iou_threshold: float = 0.3, containment: float = 0.6) -> bool:
+    """Whether two boxes are one object's: IoU at least ``iou_threshold``, or the smaller
+    one at least ``containment`` inside the other."""
+    small = min(area(a), area(b)) or 1.0
+    return iou(a, b) >= iou_threshold or intersection(a, b) / small >= containment
+
+
 def merge_overlapping(dets: Sequence[Detection], iou_threshold: float = 0.3,
                       containment: float = 0.6) -> list[Detection]:
     """Merge detections of the same kind that overlap (several detectors, tiles, scales).
 
-    Two boxes belong together when their IoU reaches ``iou_threshold`` or when the
-    smaller one lies ``containment`` inside the larger.  A merged group becomes the
-    union of its boxes (hiding more is the safe side), with the best score and the
-    names of every detector that found it.
+    Two boxes belong together when they are :func:`overlapping`. A merged group becomes
+    the union of its boxes (hiding more is the safe side), with the best score and the
+    names of every detector that found it. Groups are compared by their union, until
+    none overlaps another (ADR 044): no two results of one kind are :func:`overlapping`,
+    whatever the order the boxes came in.
     """
-    order = sorted(dets, key=lambda d: -d.score)
-    groups: list[list[Detection]] = []
-    for det in order:
-        for group in groups:
-            lead = group[0]
-            if lead.kind != det.kind:
-                continue
-            inter = intersection(lead.box, det.box)
-            small = min(area(lead.box), area(det.box)) or 1.0
-            if iou(lead.box, det.box) >= iou_threshold or inter / small >= containment:
-                group.append(det)
-                break
-        else:
-            groups.append([det])
+    groups: list[tuple[Box, list[Detection]]] = []
+    for det in sorted(dets, key=lambda d: -d.score):
+        box, members = det.box, [det]
+        joined = True
+        while joined:  # a grown union may now reach another group
+            joined = False
+            for k, (other, others) in enumerate(groups):
+                if others[0].kind == det.kind and overlapping(other, box, iou_threshold,
+                                                              containment):
+                    box, members = union_box(other, box), others + members
+                    del groups[k]
+                    joined = True
+                    break
+        groups.append((box, members))
     merged: list[Detection] = []
-    for group in groups:
-        box = group[0].box
-        for det in group[1:]:
-            box = union_box(box, det.box)
-        names = sorted({d.detector for d in group})
-        merged.append(replace(group[0], x=box[0], y=box[1], w=box[2], h=box[3],
+    for box, members in sorted(groups, key=lambda g: -max(d.score for d in g[1])):
+        lead = max(members, key=lambda d: d.score)
+        names = sorted({name for d in members for name in d.detector.split("+")})
+        merged.append(replace(lead, x=box[0], y=box[1], w=box[2], h=box[3],
                               detector="+".join(names)))
     return merged

@@ -15,8 +15,10 @@ everywhere:
   bomb: 30000×30000 pixels exceeds the 80 MP limit"``, ``"NAME: truncated JPEG: …"``,
   ``"NAME: corrupt PNG: …"``, ``"NAME: not an image (looks like HTML)"`` (:class:`DecodeError`).
 - **Header-only facts** (:func:`read_header`): format, size and EXIF orientation; a PNG's
-  ``eXIf`` chunk is read from the file's structure (Pillow's ``getexif()`` would decode
-  the whole PNG to reach it).
+  ``eXIf``, ``Raw profile type exif`` and XMP chunks are read from the file's structure
+  (Pillow's ``getexif()`` would decode the whole PNG to reach them). The orientation
+  comes from one rule, :func:`image_orientation`, which :func:`decode_rgb` applies too, so
+  a header's upright size is always the decoded pixels' (ADR 165).
 - **Upright sRGB pixels** (:func:`decode_rgb`): EXIF orientation applied, an embedded ICC
   profile converted to sRGB (ADR 046), 16-bit and palette images to 8-bit RGB, alpha
   flattened on white; a preview is decoded at 1/2–1/8 scale straight from a JPEG's DCT
@@ -26,10 +28,13 @@ everywhere:
 
 from __future__ import annotations
 
+import functools
 import io
 import math
+import re
 import struct
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -250,35 +255,123 @@ class Header:
 
 def read_header(data: bytes, name: str | None = None, *, max_pixels: int | None = None) -> Header:
     """Format, size and EXIF orientation of ``data``, its pixel limit checked, no pixel
-    decoded (:class:`DecodeError` naming ``name`` otherwise)."""
+    decoded (:class:`DecodeError` naming ``name`` otherwise). The orientation is
+    :func:`image_orientation`'s, the one :func:`decode_rgb` applies."""
     with open_image(data, name, max_pixels=max_pixels) as image:
         fmt = image.format or ""
         width, height = image.size
-        try:
-            orientation = (
-                _png_orientation(data)
-                if fmt == "PNG"
-                else int(image.getexif().get(ORIENTATION, 1) or 1)
-            )
-        except Exception:  # a broken EXIF block: the decoder will say more, if anything
-            orientation = 1
-    return Header(fmt, width, height, orientation if 1 <= orientation <= 8 else 1)
+        orientation = image_orientation(image, data)
+    return Header(fmt, width, height, orientation)
+
+
+def image_orientation(image: Image.Image, data: bytes) -> int:
+    """The EXIF orientation (1–8) of an opened, not yet decoded ``image`` of ``data``:
+    the one rule :func:`read_header` reports and :func:`decode_rgb` applies (ADR 165).
+
+    A PNG's comes from its chunks, wherever they lie (before or after the pixels): an
+    ``eXIf`` chunk, else ImageMagick's hex ``Raw profile type exif`` text chunk, else an
+    XMP packet's ``tiff:Orientation`` (Pillow's order). A TIFF's is 1 where Pillow turns a
+    TIFF upright itself while decoding (its size is then already the upright one). Every
+    other format's comes from Pillow's ``getexif()`` (its EXIF, else its XMP). 1 when
+    missing, broken or out of range.
+    """
+    try:
+        if image.format == "TIFF" and _pillow_turns_tiffs():
+            return 1
+        if image.format == "PNG":
+            value = _png_orientation(data)
+        else:
+            value = int(image.getexif().get(ORIENTATION, 1) or 1)
+    except Exception:  # a broken EXIF block: the decoder will say more, if anything
+        return 1
+    return value if 1 <= value <= 8 else 1
+
+
+@functools.cache
+def _pillow_turns_tiffs() -> bool:
+    """Whether this Pillow applies a TIFF's orientation while decoding (newer ones do,
+    reporting the upright size from the header): probed once on a 2×1 TIFF."""
+    from PIL import Image
+
+    exif = Image.Exif()
+    exif[ORIENTATION] = 6
+    buffer = io.BytesIO()
+    Image.new("L", (2, 1)).save(buffer, "TIFF", exif=exif)
+    with Image.open(buffer) as probe:
+        return probe.size == (1, 2)
+
+
+#: the most bytes a PNG text chunk is inflated to while looking for an orientation
+_PNG_TEXT_LIMIT = 1 << 20
+_RAW_EXIF = b"Raw profile type exif"
+_XMP = b"XML:com.adobe.xmp"
+_XMP_ORIENTATION = re.compile(rb'tiff:Orientation(="|>)([0-9])')
 
 
 def _png_orientation(data: bytes) -> int:
     from PIL import Image
 
-    from core.imaging.segments import SegmentError, png_chunks
+    raw_exif = xmp = None
+    for kind, payload in _png_metadata_chunks(data):
+        if kind == b"eXIf":
+            exif = Image.Exif()
+            exif.load(payload)
+            return int(exif.get(ORIENTATION, 1) or 1)
+        keyword, text = _png_text(kind, payload)
+        if keyword == _RAW_EXIF and raw_exif is None:
+            raw_exif = text
+        elif keyword == _XMP and xmp is None:
+            xmp = text
+    if raw_exif is not None:  # "\nexif\nLENGTH\nHEX…" (Pillow's reading)
+        exif = Image.Exif()
+        exif.load(bytes.fromhex("".join(raw_exif.decode("latin-1").split("\n")[3:])))
+        if ORIENTATION in exif:
+            return int(exif.get(ORIENTATION, 1) or 1)
+    if xmp is not None and (found := _XMP_ORIENTATION.search(xmp)):
+        return int(found[2])
+    return 1
+
+
+def _png_metadata_chunks(data: bytes) -> Iterator[tuple[bytes, bytes]]:
+    """(kind, payload) of a PNG's eXIf and text chunks, wherever they lie; the pixel
+    chunks are stepped over unread (no checksum: a 70 MB PNG costs microseconds, not
+    the 15 ms of checking every chunk). Stops at IEND or where the file is cut off:
+    the decoder reports a broken file."""
+    pos, size = 8, len(data)
+    while pos + 12 <= size:
+        length = int.from_bytes(data[pos:pos + 4], "big")
+        kind = data[pos + 4:pos + 8]
+        end = pos + 12 + length
+        if end > size or kind == b"IEND":
+            return
+        if kind in (b"eXIf", b"tEXt", b"zTXt", b"iTXt"):
+            yield kind, data[pos + 8:pos + 8 + length]
+        pos = end
+
+
+def _png_text(kind: bytes, payload: bytes) -> tuple[bytes, bytes | None]:
+    """(keyword, text) of a tEXt/zTXt/iTXt chunk; text None when unreadable."""
+    keyword, _, rest = payload.partition(b"\0")
+    if kind == b"tEXt":
+        return keyword, rest
+    if kind == b"zTXt":
+        return keyword, _inflate(rest[1:]) if rest[:1] == b"\0" else None
+    flag, method, rest = rest[:1], rest[1:2], rest[2:]
+    _language, _, rest = rest.partition(b"\0")
+    _translated, _, text = rest.partition(b"\0")
+    if flag == b"\1":
+        return keyword, _inflate(text) if method == b"\0" else None
+    return keyword, text
+
+
+def _inflate(body: bytes) -> bytes | None:
+    import zlib
 
     try:
-        for chunk in png_chunks(data):
-            if chunk.kind == "eXIf":
-                exif = Image.Exif()
-                exif.load(chunk.payload)
-                return int(exif.get(ORIENTATION, 1) or 1)
-    except (SegmentError, ValueError, SyntaxError):
-        return 1  # the decoder reports a broken file
-    return 1
+        out = zlib.decompressobj().decompress(body, _PNG_TEXT_LIMIT)
+    except zlib.error:
+        return None
+    return out if len(out) < _PNG_TEXT_LIMIT else None
 
 
 # -- pixels ----------------------------------------------------------------------------------
@@ -373,21 +466,17 @@ def decode_rgb(
     (:data:`PHOTO_MAX_PIXELS`) unless ``max_pixels`` says otherwise. Every failure is a
     :class:`DecodeError` naming ``name``.
     """
-    from PIL import ImageOps
-
     image = None
     try:
         with open_image(data, name, max_pixels=max_pixels) as image:
+            orientation = image_orientation(image, data)  # read_header's, before decoding
             if max_side and max(image.size) > max_side:
                 shrink = max_side / max(image.size)
                 draft(image, (math.ceil(image.width * shrink), math.ceil(image.height * shrink)))
             image.load()
             # no copy of an upright photo (a whole-photo copy holds the GIL: see to_array)
-            upright = (
-                ImageOps.exif_transpose(image)
-                if image.getexif().get(ORIENTATION, 1) != 1
-                else image
-            )
+            transpose = orientation_transpose(orientation)
+            upright = image.transpose(transpose) if transpose is not None else image
             if max_side:
                 upright = shrink_to(upright, max_side)
             return to_array(to_srgb(upright))  # inside: closing drops the pixels

@@ -182,14 +182,15 @@ def _face_tasks(rgb: np.ndarray, settings: DetectSettings
             found += finish_centerface(results[:centerface_count])
         if has_hog:
             found += results[centerface_count]
-        merged = merge_overlapping(found)
         size = (rgb.shape[1], rgb.shape[0])
-        out = []
-        for det in merged:
+        grown = []
+        for det in merge_overlapping(found):
             x, y, bw, bh = grow(det.box, settings.face_margin, settings.face_margin_top,
                                 settings.face_margin_bottom, size)
-            out.append(Detection("face", x, y, bw, bh, det.score, det.detector))
-        return out
+            grown.append(Detection("face", x, y, bw, bh, det.score, det.detector))
+        # two boxes of one face that did not overlap enough before the margins (a tile's
+        # and the whole pass's, a chin found apart) are one region once grown (ADR 044)
+        return merge_overlapping(grown)
 
     return tasks, finish
 

@@ -27,6 +27,7 @@ __all__ = [
     "PHOTO_SUFFIXES",
     "PhotoDecodeError",
     "accepted_suffixes",
+    "decode_photo",
     "decode_rgb",
     "heif_available",
     "load_rgb",
@@ -59,7 +60,20 @@ def load_rgb(path: str | os.PathLike[str]) -> np.ndarray:
         data = path.read_bytes()
     except OSError as exc:
         raise DecodeError(path.name, f"cannot read ({exc.strerror or exc})") from exc
-    return decode_rgb(data, path.name)
+    return decode_photo(data, path.name)
+
+
+def decode_photo(data: bytes, name: str = "photo") -> np.ndarray:
+    """:func:`decode_rgb` of a photo entering Anonymize, refused (:class:`DecodeError`)
+    when its pixels are not the upright size its header says: regions drawn on one
+    would not land on the other in the released file (ADR 165)."""
+    rgb = decode_rgb(data, name)
+    header = read_header(data, name, max_pixels=PHOTO_MAX_PIXELS).upright_size
+    if header != (rgb.shape[1], rgb.shape[0]):
+        raise DecodeError(name, f"its header says {header[0]}×{header[1]} pixels upright but "
+                          f"it decodes to {rgb.shape[1]}×{rgb.shape[0]}; not taken, as "
+                          "regions drawn on it could miss what is released")
+    return rgb
 
 
 def upright_size(data: bytes, name: str = "photo") -> tuple[int, int]:

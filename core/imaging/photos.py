@@ -19,7 +19,7 @@ import numpy as np
 
 from core.imaging.boxes import Detection
 from core.imaging.geometry import Geometry, check_geometry
-from core.imaging.loading import PhotoDecodeError, decode_rgb, scan_photos
+from core.imaging.loading import PhotoDecodeError, decode_photo, decode_rgb, scan_photos
 from core.imaging.photo_values import check_feather, check_region, check_strength
 
 CATEGORIES = ("Text", "Clock", "Vehicle", "Architecture", "Art", "Animal", "Nature")
@@ -124,7 +124,7 @@ def import_photo(project: Any, path: str | os.PathLike[str]) -> tuple[int, bool]
         data = path.read_bytes()
     except OSError as exc:
         raise PhotoDecodeError(path.name, f"cannot read ({exc.strerror or exc})") from exc
-    rgb = decode_rgb(data, path.name)
+    rgb = decode_photo(data, path.name)
     height, width = rgb.shape[:2]
     ext = path.suffix.lower().lstrip(".") or "jpg"
     ext = "jpg" if ext == "jpeg" else ext

@@ -140,28 +140,44 @@ def encode_clean(rgb: np.ndarray, fmt: str = "jpg") -> bytes:
     return data
 
 
-def release_names(out_dir: Path, stem: str, fmt: str, photo_id: int) -> Iterator[Path]:
-    """Candidate file names: ``stem.fmt``, then ``stem-<id>.fmt``, ``stem-<id>-2.fmt``…"""
+def release_stem(photo: Any) -> str:
+    """The released file's name without extension: ``photo-00012-vehicle`` (ADR 164).
+
+    Made of the photo's number in the project and its category, nothing of the original
+    file name (``anna_smith_at_home.jpg`` can name the person); the original name stays
+    inside the project. A category outside the known list is left out of the name.
+    """
+    from core.imaging.photos import CATEGORIES
+
+    category = getattr(photo, "category", None)
+    suffix = f"-{category.lower()}" if category in CATEGORIES else ""
+    return f"photo-{int(photo.id):05d}{suffix}"
+
+
+def release_names(out_dir: Path, stem: str, fmt: str) -> Iterator[Path]:
+    """Candidate file names: ``stem.fmt``, then ``stem-2.fmt``, ``stem-3.fmt``…"""
     yield out_dir / f"{stem}.{fmt}"
-    yield out_dir / f"{stem}-{photo_id}.{fmt}"
     for n in range(2, 1000):
-        yield out_dir / f"{stem}-{photo_id}-{n}.{fmt}"
+        yield out_dir / f"{stem}-{n}.{fmt}"
 
 
 def write_release(out_dir: Path, photo: Any, fmt: str, data: bytes,
                   own_sha256: str | None = None, claimed: frozenset[str] = frozenset()
                   ) -> Path:
-    """Write a released file under the first free name; returns the path.
+    """Write a released file under the first free name (:func:`release_stem`); returns
+    the path.
 
     Never replaces a file, except this photo's own earlier release at the same path,
     unchanged (its SHA-256 is ``own_sha256``, as recorded when it was released).  A
     regular file already holding exactly ``data`` that is not another photo's release
     (``claimed``: their real paths) is taken as written (a release killed after writing
     it and before recording it leaves one; releasing again must not add a second copy
-    under another name): nothing is replaced (ADR 156).
+    under another name): nothing is replaced (ADR 156). This photo's earlier release in
+    the same folder under another name (an original file name, before ADR 164) is
+    removed once the new file is written, only while it holds exactly ``own_sha256``.
     """
     sha = hashlib.sha256(data).hexdigest()
-    for target in release_names(out_dir, Path(photo.file_name).stem, fmt, photo.id):
+    for target in release_names(out_dir, release_stem(photo), fmt):
         if photo.released_path == str(target) and own_sha256 and _holds(target, own_sha256):
             write_bytes(target, data, replace=True)
             return target
@@ -169,10 +185,26 @@ def write_release(out_dir: Path, photo: Any, fmt: str, data: bytes,
             write_bytes(target, data)
         except FileExistsError:
             if os.path.realpath(target) not in claimed and _holds(target, sha, len(data)):
+                _drop_earlier(out_dir, photo, target, own_sha256)
                 return target
             continue
+        _drop_earlier(out_dir, photo, target, own_sha256)
         return target
     raise FileExistsError(f"{photo.file_name}: no free file name left in {out_dir}")
+
+
+def _drop_earlier(out_dir: Path, photo: Any, target: Path, own_sha256: str | None) -> None:
+    """Remove this photo's earlier release in ``out_dir`` under another name than
+    ``target``, if it still holds exactly the bytes recorded at its release (ADR 005)."""
+    earlier = Path(photo.released_path) if photo.released_path else None
+    if earlier is None or not own_sha256 or earlier.name == target.name:
+        return
+    try:
+        if os.path.realpath(earlier.parent) == os.path.realpath(out_dir) \
+                and _holds(earlier, own_sha256):
+            earlier.unlink()
+    except OSError:
+        pass  # it stays; nothing else depends on it
 
 
 def _holds(path: Path, sha256: str, size: int | None = None) -> bool:

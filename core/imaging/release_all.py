@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from core.imaging.detect import DetectSettings
@@ -86,7 +85,7 @@ def release_all(project: Any, out_dir: str | os.PathLike[str],
     """
     from core.extras import require
     from core.imaging import photos as repo
-    from core.imaging.release import ReleaseRefused, release_photo
+    from core.imaging.release import ReleaseRefused, release_photo, release_stem
 
     require("anonymize", "Releasing anonymized photos")
     settings = settings or DetectSettings()
@@ -118,7 +117,7 @@ def release_all(project: Any, out_dir: str | os.PathLike[str],
                                   or type(exc).__name__))
         else:
             report.released.append((photo.file_name, str(path)))
-            if path.name != f"{Path(photo.file_name).stem}{path.suffix}":
+            if path.name != f"{release_stem(photo)}{path.suffix}":
                 report.renamed.append((photo.file_name, path.name))
         if state is not None:
             state.advance()

@@ -61,7 +61,7 @@ BENCHMARK_COLUMNS: list[tuple[str, Any, str]] = [
 PHOTO_COLUMNS: list[tuple[str, Any, str]] = [
     ("id", "int64", "photo id in the project"),
     ("image", "image", "the released photo: anonymized, without metadata"),
-    ("file_name", "string", "the released file's name"),
+    ("file_name", "string", "the released file's name: photo-<number>-<category>.<ext>"),
     ("caption", "string", "caption"),
     ("category", "string", "Text, Clock, Vehicle, Architecture, Art, Animal or Nature (TECCI)"),
     ("credit", "string", "the photographer's credit line"),
@@ -111,7 +111,12 @@ def export_benchmark_hf(project: Project, out_dir: str | Path, *,
 def export_photos_hf(project: Project, out_dir: str | Path, *,
                      state: JobState | None = None, shard_rows: int = SHARD_ROWS,
                      overwrite: bool = False) -> ExportReport:
-    """Write the released photos (status released) as a Hugging Face dataset folder."""
+    """Write the released photos (status released) as a Hugging Face dataset folder, each
+    named ``photo-<number>-<category>`` as released (ADR 164), never by its original."""
+    from types import SimpleNamespace
+
+    from core.imaging.release import output_format, release_stem
+
     require_pyarrow("The Hugging Face dataset export")
     state = state or JobState(title="Export released photos")
     photos = project.conn.execute(
@@ -130,7 +135,10 @@ def export_photos_hf(project: Project, out_dir: str | Path, *,
 
     def rows() -> Iterator[tuple[str, str, dict[str, Any] | None, Any]]:
         for pid, name, caption, category, credit, lic, sha, path, at in photos:
-            label = Path(path).name if path else name
+            # never the original name, which can name the person (ADR 164); also for a
+            # photo released before the names changed
+            label = release_stem(SimpleNamespace(id=pid, category=category)) + (
+                Path(path).suffix if path else "." + output_format(name))
             try:
                 data, width, height = _released(project, sha, label)
             except ImageUnavailable as exc:

@@ -163,7 +163,7 @@ def test_heic_photo_is_imported_upright_and_released_clean(project, tmp_path: Pa
     repo.add_region(project, photo.id, kind="face", x=150, y=20, w=40, h=40, method="fill")
     repo.set_status(project, photo.id, "reviewed")
     target, _ = release_photo(project, photo.id, tmp_path / "out", NO_FACES)
-    assert target.name == "IMG_0042.jpg"
+    assert target.name == f"photo-{photo.id:05d}.jpg"  # never the original name (ADR 164)
     data = target.read_bytes()
     assert metadata_found(data) == []
     assert b"Jane Secret" not in data and b"Exif" not in data

@@ -83,7 +83,7 @@ def test_draw_undo_review_and_release(window: MainWindow, qtbot, tmp_path: Path)
     qtbot.waitUntil(lambda: job.outcome != "running", timeout=60_000)
     assert job.outcome == "done"
     assert repo.get_photo(project, photo_id).status == "released"
-    out = tmp_path / "released" / "garden.png"
+    out = tmp_path / "released" / f"photo-{photo_id:05d}.png"  # ADR 164
     data = out.read_bytes()
     assert metadata_found(data) == []
     released = load_rgb(out)

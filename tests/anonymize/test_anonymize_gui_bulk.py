@@ -85,10 +85,11 @@ def test_release_all_reviewed_from_the_keyboard(window: MainWindow, qtbot, tmp_p
     job = window.runner.jobs[-1]
     qtbot.waitUntil(lambda: page.jobs.last_bulk is not None, timeout=60_000)
     assert job.outcome == "done" and job.state.total == 2 and job.state.done == 2
-    assert sorted(p.name for p in out.iterdir()) == ["alpha.png", "gamma.png"]
+    names = {"alpha.png": f"photo-{ids[0]:05d}.png", "gamma.png": f"photo-{ids[2]:05d}.png"}
+    assert sorted(p.name for p in out.iterdir()) == sorted(names.values())  # ADR 164
     for name in ("alpha.png", "gamma.png"):
-        assert metadata_found((out / name).read_bytes()) == []
-        released = load_rgb(out / name)
+        assert metadata_found((out / names[name]).read_bytes()) == []
+        released = load_rgb(out / names[name])
         assert (released[22:58, 22:58] == 0).all()  # the region is filled
         original = load_rgb(tmp_path / "in" / name)
         assert np.array_equal(released[70:, 100:], original[70:, 100:])
@@ -122,7 +123,8 @@ def test_release_all_cancel_between_photos(window: MainWindow, qtbot, tmp_path: 
     job = page.jobs.release_all(out)
     qtbot.waitUntil(lambda: page.jobs.last_bulk is not None, timeout=60_000)
     assert job.outcome == "cancelled"
-    assert [p.name for p in out.iterdir()] == ["a.png"]  # nothing half-written either
+    # nothing half-written either (released names: ADR 164)
+    assert [p.name for p in out.iterdir()] == [f"photo-{ids[0]:05d}.png"]
     assert [repo.get_photo(project, i).status for i in ids] == \
         ["released", "reviewed", "reviewed", "reviewed"]
     assert page.jobs._box.text().startswith("Cancelled: released 1 of 4 reviewed photos")
@@ -188,5 +190,6 @@ def test_release_shortcut_asks_for_the_folder(window: MainWindow, qtbot, tmp_pat
     asked = _choose_folder(monkeypatch, out)
     qtbot.keyClick(page.canvas, Qt.Key.Key_R, CTRL)  # QAction passes checked=False along
     assert asked == ["Release into folder"]
-    qtbot.waitUntil(lambda: (out / "one.png").exists(), timeout=60_000)
-    assert metadata_found((out / "one.png").read_bytes()) == []
+    released = out / f"photo-{photo_id:05d}.png"  # ADR 164
+    qtbot.waitUntil(released.exists, timeout=60_000)
+    assert metadata_found(released.read_bytes()) == []

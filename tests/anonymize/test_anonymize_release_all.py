@@ -43,21 +43,27 @@ def import_reviewed(project, paths: list[Path], reviewed: set[str]) -> dict[str,
     return ids
 
 
+def released(ids: dict[str, int], name: str) -> str:
+    """The released file's name of the photo imported as ``name`` (ADR 164)."""
+    return f"photo-{ids[name]:05d}.png"
+
+
 def test_releases_reviewed_only_and_names_the_skipped(project, tmp_path: Path) -> None:
     paths = make_photos(tmp_path / "in", ["a.png", "b.png", "c.png"])
     ids = import_reviewed(project, paths, {"a.png", "c.png"})
     out = tmp_path / "out"
     state = JobState("release")
     report = release_all(project, out, NO_FACES, state)
-    assert sorted(p.name for p in out.iterdir()) == ["a.png", "c.png"]
+    assert sorted(p.name for p in out.iterdir()) == [released(ids, "a.png"),
+                                                    released(ids, "c.png")]
     for name in ("a.png", "c.png"):
-        data = (out / name).read_bytes()
+        data = (out / released(ids, name)).read_bytes()
         assert metadata_found(data) == []
-        released = load_rgb(out / name)
+        released_rgb = load_rgb(out / released(ids, name))
         original = load_rgb(tmp_path / "in" / name)
-        assert released.shape == original.shape
-        assert not np.array_equal(released[10:40, 10:40], original[10:40, 10:40])  # hidden
-        assert np.array_equal(released[60:, 100:], original[60:, 100:])  # rest untouched
+        assert released_rgb.shape == original.shape
+        assert not np.array_equal(released_rgb[10:40, 10:40], original[10:40, 10:40])
+        assert np.array_equal(released_rgb[60:, 100:], original[60:, 100:])  # untouched
         assert repo.get_photo(project, ids[name]).status == "released"
     assert repo.get_photo(project, ids["b.png"]).status == "new"
     assert report.skipped == ["b.png"] and report.failed == [] and not report.cancelled
@@ -75,12 +81,12 @@ def test_existing_files_are_never_overwritten(project, tmp_path: Path) -> None:
     ids = import_reviewed(project, paths, {"a.png", "b.png"})
     out = tmp_path / "out"
     out.mkdir()
-    (out / "a.png").write_bytes(b"someone else's file")
+    (out / released(ids, "a.png")).write_bytes(b"someone else's file")
     (out / f"b-{ids['b.png']}.png").write_bytes(b"another")
     report = release_all(project, out, NO_FACES)
-    assert (out / "a.png").read_bytes() == b"someone else's file"
+    assert (out / released(ids, "a.png")).read_bytes() == b"someone else's file"
     assert (out / f"b-{ids['b.png']}.png").read_bytes() == b"another"
-    written = out / f"a-{ids['a.png']}.png"
+    written = out / f"photo-{ids['a.png']:05d}-2.png"
     assert metadata_found(written.read_bytes()) == []
     assert repo.get_photo(project, ids["a.png"]).released_path == str(written)
     assert report.renamed == [("a.png", written.name)]
@@ -98,12 +104,15 @@ def test_a_release_never_replaces_a_file_it_did_not_write(tmp_path: Path) -> Non
     from types import SimpleNamespace
 
     (tmp_path / "x.jpg").write_bytes(b"someone else's")
+    (tmp_path / "photo-00007.jpg").write_bytes(b"someone else's too")
     photo = SimpleNamespace(file_name="x.heic", id=7, released_path=str(tmp_path / "x.jpg"))
     # even the photo's recorded release path is kept when its bytes are not the release's
     target = write_release(tmp_path, photo, "jpg", b"one", own_sha256="0" * 64)
-    assert target.name == "x-7.jpg" and target.read_bytes() == b"one"
+    assert target.name == "photo-00007-2.jpg" and target.read_bytes() == b"one"
     assert (tmp_path / "x.jpg").read_bytes() == b"someone else's"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["x-7.jpg", "x.jpg"]
+    assert (tmp_path / "photo-00007.jpg").read_bytes() == b"someone else's too"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["photo-00007-2.jpg",
+                                                         "photo-00007.jpg", "x.jpg"]
 
 
 def test_a_failing_photo_is_named_and_the_rest_go_on(project, tmp_path: Path) -> None:
@@ -113,7 +122,8 @@ def test_a_failing_photo_is_named_and_the_rest_go_on(project, tmp_path: Path) ->
     stored.unlink()  # the original vanished from the asset store
     out = tmp_path / "out"
     report = release_all(project, out, NO_FACES)
-    assert sorted(p.name for p in out.iterdir()) == ["a.png", "c.png"]
+    assert sorted(p.name for p in out.iterdir()) == [released(ids, "a.png"),
+                                                    released(ids, "c.png")]
     ((name, reason),) = report.failed
     assert name == "gone.png" and "missing" in reason
     assert repo.get_photo(project, ids["gone.png"]).status == "reviewed"
@@ -122,14 +132,14 @@ def test_a_failing_photo_is_named_and_the_rest_go_on(project, tmp_path: Path) ->
 
 def test_cancel_between_photos_keeps_the_partial_report(project, tmp_path: Path) -> None:
     paths = make_photos(tmp_path / "in", ["a.png", "b.png", "c.png"])
-    import_reviewed(project, paths, {"a.png", "b.png", "c.png"})
+    ids = import_reviewed(project, paths, {"a.png", "b.png", "c.png"})
     state = JobState("release")
     state.subscribe(lambda s: s.cancel() if s.done == 1 and not s.cancelled() else None)
     report = BulkRelease(str(tmp_path / "out"))
     with pytest.raises(Cancelled):
         release_all(project, tmp_path / "out", NO_FACES, state, report)
     assert report.cancelled and [p for p, _ in report.released] == ["a.png"]
-    assert [p.name for p in (tmp_path / "out").iterdir()] == ["a.png"]
+    assert [p.name for p in (tmp_path / "out").iterdir()] == [released(ids, "a.png")]
     assert report.summary().startswith("Cancelled: released 1 of 3")
     statuses = [p.status for p in repo.list_photos(project)]
     assert statuses == ["released", "reviewed", "reviewed"]

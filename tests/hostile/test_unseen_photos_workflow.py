@@ -27,6 +27,11 @@ REPO = Path(__file__).resolve().parents[2]
 NO_FACES = DetectSettings(face_detector="hog", plates=False)
 
 
+
+def _released(photo_id: int, ext: str = "jpg") -> str:
+    """The name a photo is released under (ADR 164)."""
+    return f"photo-{photo_id:05d}.{ext}"
+
 def _noise_jpeg(path: Path, seed: int, size: tuple[int, int] = (160, 120)) -> Path:
     rng = np.random.default_rng(seed)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -77,18 +82,19 @@ def test_a_release_killed_after_writing_is_resumed_into_the_same_file(tmp_path: 
                            str(photo_id), str(out)], capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
     assert done.returncode == -9, done.stderr
-    assert [p.name for p in out.iterdir()] == ["x.jpg"]  # whole, not recorded
+    x = _released(photo_id)  # the release's name (ADR 164)
+    assert [p.name for p in out.iterdir()] == [x]  # whole, not recorded
     project = Project.open(tmp_path / "p.winnow")
     try:
         assert repo.get_photo(project, photo_id).status == "reviewed"
         path, _verification = release_photo(project, photo_id, out, NO_FACES)
-        assert path == out / "x.jpg"
-        assert sorted(p.name for p in out.iterdir()) == ["x.jpg"]
+        assert path == out / x
+        assert sorted(p.name for p in out.iterdir()) == [x]
         photo = repo.get_photo(project, photo_id)
-        assert photo.status == "released" and photo.released_path == str(out / "x.jpg")
+        assert photo.status == "released" and photo.released_path == str(out / x)
         stored = project.conn.execute("SELECT released_sha256 FROM photos WHERE id = ?",
                                       (photo_id,)).fetchone()[0]
-        assert stored == _sha(out / "x.jpg")
+        assert stored == _sha(out / x)
     finally:
         project.close()
 
@@ -102,13 +108,14 @@ def test_a_different_file_of_the_same_name_is_never_taken_for_the_release(projec
     photo_id = _reviewed(project, src)
     out = tmp_path / "out"
     out.mkdir()
-    (out / "x.jpg").write_bytes(src.read_bytes())
+    x = _released(photo_id)  # the release's name (ADR 164)
+    (out / x).write_bytes(src.read_bytes())
     first, _ = release_photo(project, photo_id, tmp_path / "probe", NO_FACES)
-    (out / f"x-{photo_id}.jpg").symlink_to(first)
+    (out / x.replace(".jpg", "-2.jpg")).symlink_to(first)
     path, _ = release_photo(project, photo_id, out, NO_FACES)
-    assert path == out / f"x-{photo_id}-2.jpg"
-    assert (out / "x.jpg").read_bytes() == src.read_bytes()
-    assert (out / f"x-{photo_id}.jpg").is_symlink()
+    assert path == out / x.replace(".jpg", "-3.jpg")
+    assert (out / x).read_bytes() == src.read_bytes()
+    assert (out / x.replace(".jpg", "-2.jpg")).is_symlink()
     assert _sha(path) == _sha(first)
 
 
@@ -185,7 +192,7 @@ def test_release_all_of_50_cancelled_half_way_is_consistent(project, tmp_path: P
     assert report.cancelled and len(report.released) == 20
     assert report.summary().startswith("Cancelled: released 20 of 50")
     files = sorted(out.iterdir())
-    assert [p.name for p in files] == [f"p{k:02d}.jpg" for k in range(20)]
+    assert [p.name for p in files] == [_released(i) for i in ids[:20]]
     before = {p.name: _sha(p) for p in files}
     for photo_id in ids:
         photo = repo.get_photo(project, photo_id)
@@ -218,7 +225,7 @@ def test_two_copies_of_one_photo_never_share_a_released_file(project, tmp_path: 
     one, _ = release_photo(project, first, out, NO_FACES)
     two, _ = release_photo(project, second, out, NO_FACES)
     assert _sha(one) == _sha(two) and one != two
-    assert two == out / f"IMG_1-{second}.png"
+    assert two == out / _released(second, "png")
 
 
 def test_a_read_only_project_releases_nothing(tmp_path: Path) -> None:
@@ -265,7 +272,7 @@ def test_release_all_onto_a_full_disk_leaves_only_recorded_files(project, tmp_pa
     disk.left = 10**9
     again = release_all(project, out, NO_FACES)
     assert len(again.released) == 4 and not again.renamed and not again.failed
-    assert sorted(p.name for p in out.iterdir()) == [f"p{k}.jpg" for k in range(5)]
+    assert sorted(p.name for p in out.iterdir()) == [_released(i) for i in ids]
 
 
 def test_anonymize_into_a_path_that_is_a_file_is_refused_before_any_work(
@@ -348,4 +355,4 @@ def test_a_photo_edited_while_it_is_being_released_is_not_released(project, tmp_
     assert photo.status == "reviewed" and photo.released_path is None
     monkeypatch.setattr(release, "render_verified", real)
     path, _ = release_photo(project, photo_id, tmp_path / "out", NO_FACES)  # again: fine
-    assert len(repo.regions(project, photo_id)) == 2 and path.name == "x.jpg"
+    assert len(repo.regions(project, photo_id)) == 2 and path.name == _released(photo_id)

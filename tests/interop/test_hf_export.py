@@ -291,7 +291,8 @@ def test_released_photos_export(project, tmp_path: Path) -> None:
     assert ds["category"] == ["Animal", "Clock"] and ds["credit"] == ["Ada L.", "Bo M."]
     assert ds["caption"] == ["caption 0", "caption 1"]
     assert ds["license"] == ["CC-BY-4.0", "CC-BY-4.0"]
-    assert ds["file_name"] == ["released-photo0.png", "released-photo1.png"]
+    # named by number and category, never by the original name (ADR 164)
+    assert ds["file_name"] == ["photo-00001-animal.png", "photo-00002-clock.png"]
     assert (ds["width"], ds["height"]) == ([60, 70], [40, 40])
     flipped = pattern((60, 40), 20).transpose(Image.Transpose.FLIP_LEFT_RIGHT)
     assert np.array_equal(np.asarray(ds[0]["image"].convert("RGB")), np.asarray(flipped))
