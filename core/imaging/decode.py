@@ -287,6 +287,13 @@ def image_orientation(image: Image.Image, data: bytes) -> int:
     return value if 1 <= value <= 8 else 1
 
 
+def decoder_turns_tiffs() -> bool:
+    """Whether a TIFF's orientation is already applied by the decoder, so that its
+    "stored" pixels, as core counts them (boxes, crops), are the upright ones; another
+    decoder of the same bytes (Qt's) must then turn them the same way."""
+    return _pillow_turns_tiffs()
+
+
 @functools.cache
 def _pillow_turns_tiffs() -> bool:
     """Whether this Pillow applies a TIFF's orientation while decoding (newer ones do,

@@ -106,22 +106,34 @@ def decode_upright(data: bytes) -> tuple[QImage | None, str, QTransform]:
     buffer = QBuffer()
     buffer.setData(QByteArray(data))
     buffer.open(QIODevice.OpenModeFlag.ReadOnly)
-    reader = QImageReader(buffer)
-    reader.setAutoTransform(False)  # the orientation is applied below, as core reads it
-    size = reader.size()
-    if size.isValid() and size.width() * size.height() > MAX_PIXELS:
-        return None, f"the image is too large to show ({size.width()}×{size.height()})", \
-            QTransform()
-    img = reader.read()
-    if img.isNull():
-        return None, f"the image file is corrupt or not an image ({reader.errorString()})", \
-            QTransform()
+    img, error = _read(buffer)  # the reader is gone before the buffer it reads
+    buffer.close()
+    if img is None:
+        return None, error, QTransform()
     if img.hasAlphaChannel() is False:
         img = img.convertToFormat(QImage.Format.Format_RGB32)
     transform = upright_transform(orientation(data), img.width(), img.height())
     if not transform.isIdentity():
         img = img.transformed(transform, Qt.TransformationMode.FastTransformation)
     return img, "", transform
+
+
+def _read(buffer: QBuffer) -> tuple[QImage | None, str]:
+    """Decode from ``buffer`` with a reader that is destroyed when this returns, while the
+    buffer still lives: Qt's TIFF handler closes its file through the device when the
+    reader goes, and a buffer freed first crashed the app on every TIFF."""
+    reader = QImageReader(buffer)
+    # a TIFF whose orientation core's decoder applies itself counts as stored upright
+    # (ADR 165): Qt turns it too, and core reports orientation 1, so it is turned once
+    tiff = bytes(reader.format().data()) == b"tiff"
+    reader.setAutoTransform(tiff and decode_limits.decoder_turns_tiffs())
+    size = reader.size()
+    if size.isValid() and size.width() * size.height() > MAX_PIXELS:
+        return None, f"the image is too large to show ({size.width()}×{size.height()})"
+    img = reader.read()
+    if img.isNull():
+        return None, f"the image file is corrupt or not an image ({reader.errorString()})"
+    return img, ""
 
 
 def orientation(data: bytes) -> int:
