@@ -13,12 +13,14 @@ generational collections from a GUI-thread timer.
 from __future__ import annotations
 
 import gc
+import time
 
 from PySide6.QtCore import QObject, QTimer
 
 from core.gc_pause import bulk_building
 
 INTERVAL_MS = 200
+GUARD_RECHECK_S = 5.0
 
 
 class GuiThreadCollector(QObject):
@@ -33,6 +35,8 @@ class GuiThreadCollector(QObject):
         self._timer.timeout.connect(self.check)
         self.collections = [0, 0, 0]  # runs per generation (for tests and curiosity)
         self._long_lived = 0  # objects in the oldest generation after its last collection
+        self._recheck_at = 0.0  # when the oldest generation may be counted again
+        self.clock = time.monotonic
 
     def install(self) -> GuiThreadCollector:
         """Turn the automatic collector off and start the timer."""
@@ -49,24 +53,33 @@ class GuiThreadCollector(QObject):
             gc.enable()
 
     def check(self) -> None:
-        """Collect the oldest generation whose count passed its threshold, as CPython
-        would (a full collection only once the oldest generation has grown by a quarter
-        since the last one, CPython's guard against quadratic work on a big heap);
-        nothing while a bulk build (:func:`core.gc_pause.paused_gc`) runs."""
+        """Collect as CPython would: nothing until allocations pass the youngest
+        generation's threshold, then the oldest generation whose count passed its own —
+        a full collection only once the oldest generation has grown by a quarter since
+        the last one (CPython's guard against quadratic work on a big heap); nothing
+        while a bulk build (:func:`core.gc_pause.paused_gc`) runs."""
         if bulk_building():
             return
         counts, thresholds = gc.get_count(), gc.get_threshold()
-        generation = -1
-        for gen in range(3):
-            if thresholds[gen] and counts[gen] > thresholds[gen]:
-                generation = gen
-        if generation == 2:
-            grown = len(gc.get_objects(generation=2)) - self._long_lived
-            if grown <= self._long_lived // 4:
-                generation = 1
-        if generation < 0:
+        if not thresholds[0] or counts[0] <= thresholds[0]:
             return
+        generation = 1 if counts[1] > thresholds[1] else 0
+        if counts[2] > thresholds[2] and self._oldest_grew():
+            generation = 2
         gc.collect(generation)
         self.collections[generation] += 1
         if generation == 2:
             self._long_lived = len(gc.get_objects(generation=2))
+
+    def _oldest_grew(self) -> bool:
+        """Whether the oldest generation grew by more than a quarter since its last
+        collection. Counting it walks the whole heap, so after a "no" it is not counted
+        again for ``GUARD_RECHECK_S`` (CPython keeps the count as it goes; Python
+        code cannot)."""
+        now = self.clock()
+        if now < self._recheck_at:
+            return False
+        if len(gc.get_objects(generation=2)) - self._long_lived > self._long_lived // 4:
+            return True
+        self._recheck_at = now + GUARD_RECHECK_S
+        return False

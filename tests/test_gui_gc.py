@@ -103,24 +103,56 @@ def test_nothing_is_collected_while_a_bulk_build_runs(qtbot) -> None:  # type: i
     assert Node.freed_on  # collected once the build ended (uninstall's collection)
 
 
+def _fake_gc(monkeypatch: pytest.MonkeyPatch, counts: list[int], state: dict[str, int],
+             runs: list[int]) -> None:
+    fake = SimpleNamespace(
+        get_count=lambda: tuple(counts), get_threshold=lambda: (700, 10, 10),
+        get_objects=lambda generation: [None] * state["old"],
+        collect=runs.append, isenabled=lambda: True, disable=lambda: None,
+        enable=lambda: None)
+    monkeypatch.setattr(gui_gc, "gc", fake)
+
+
 def test_the_oldest_generation_waits_until_it_grew_by_a_quarter(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """CPython's guard: a full collection only when the oldest generation has grown by
     more than a quarter since the last one; else the middle generation is collected."""
     runs: list[int] = []
     state = {"old": 1000}
-    fake = SimpleNamespace(
-        get_count=lambda: (701, 11, 11), get_threshold=lambda: (700, 10, 10),
-        get_objects=lambda generation: [None] * state["old"],
-        collect=runs.append, isenabled=lambda: True, disable=lambda: None,
-        enable=lambda: None)
-    monkeypatch.setattr(gui_gc, "gc", fake)
+    _fake_gc(monkeypatch, [701, 11, 11], state, runs)
+    now = [0.0]
     collector = GuiThreadCollector()
+    collector.clock = lambda: now[0]
     collector.check()  # nothing collected fully yet: the heap counts as grown
     assert runs == [2]
     state["old"] = 1200  # +20 % since the last full collection
     collector.check()
     assert runs == [2, 1]
-    state["old"] = 1300  # +30 %
+    state["old"] = 1300  # +30 %, but the heap is not counted again so soon
+    now[0] += gui_gc.GUARD_RECHECK_S / 2
     collector.check()
-    assert runs == [2, 1, 2]
+    assert runs == [2, 1, 1]
+    now[0] += gui_gc.GUARD_RECHECK_S
+    collector.check()
+    assert runs == [2, 1, 1, 2]
+
+
+def test_nothing_runs_until_allocations_pass_the_first_threshold(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """As in CPython, older generations are looked at only when the youngest is due: an
+    idle app does not walk its heap every tick."""
+    runs: list[int] = []
+    counts = [500, 11, 11]
+    state = {"old": 1000}
+    _fake_gc(monkeypatch, counts, state, runs)
+    walked: list[int] = []
+    gui_gc.gc.get_objects = lambda generation: walked.append(1) or [None] * state["old"]
+    collector = GuiThreadCollector()
+    for _ in range(5):
+        collector.check()
+    assert runs == [] and walked == []
+    counts[0] = 701
+    counts[1] = 3
+    counts[2] = 0
+    collector.check()
+    assert runs == [0] and walked == []

@@ -270,7 +270,7 @@ def _one(in_dir: Path, rel: Path, target: Path, out_dir: Path, method: str,
             _remove_own(out_dir, spare, source, report, f"an earlier unverified copy of "
                         f"{rel.as_posix()} (this run did not pass --keep-failed)")
             report["failed"].append({
-                "file": rel.as_posix(), "why": failure_why(result), "output": None,
+                "file": rel.as_posix(), "why": result.why(), "output": None,
                 "inside": result.inside, "outside": result.outside,
                 "text_inside": result.text_inside,
                 # an earlier output of other settings (--overwrite) stays as it was
@@ -304,19 +304,7 @@ def _one(in_dir: Path, rel: Path, target: Path, out_dir: Path, method: str,
         "ms": round(1000 * (time.perf_counter() - started), 1),
     })
     if not result.ok:
-        report["failed"].append({"file": rel.as_posix(), "why": failure_why(result),
+        report["failed"].append({"file": rel.as_posix(), "why": result.why(),
                                  "output": str(target), "inside": result.inside,
                                  "outside": result.outside,
                                  "text_inside": result.text_inside})
-
-
-def failure_why(result: Any) -> str:
-    """Why a photo failed verification, in words: what was still found, and where."""
-    parts = []
-    if result.inside:
-        parts.append(f"{len(result.inside)} face(s) still detected inside hidden regions")
-    if result.outside:
-        parts.append(f"{len(result.outside)} face(s) detected outside every region")
-    if result.text_inside:
-        parts.append(f"{len(result.text_inside)} plate(s) still readable")
-    return "verification failed: " + ("; ".join(parts) or "not verified")

@@ -61,6 +61,17 @@ class Verification:
         """No face found at all where it matters, no plate region still readable."""
         return not self.inside and not self.outside and not self.text_inside
 
+    def why(self) -> str:
+        """Why the verification failed, in words: what was still found, and where."""
+        parts = []
+        if self.inside:
+            parts.append(f"{len(self.inside)} face(s) still detected inside hidden regions")
+        if self.outside:
+            parts.append(f"{len(self.outside)} face(s) detected outside every region")
+        if self.text_inside:
+            parts.append(f"{len(self.text_inside)} plate(s) still readable")
+        return "verification failed: " + ("; ".join(parts) or "not verified")
+
     def to_json(self) -> dict[str, Any]:
         """Plain dict for reports and the database."""
         return {"detector": self.detector, "ok": self.ok, "inside": self.inside,
