@@ -173,15 +173,15 @@ def release_names(out_dir: Path, stem: str, fmt: str) -> Iterator[Path]:
 
 
 def write_release(out_dir: Path, photo: Any, fmt: str, data: bytes,
-                  own_sha256: str | None = None, claimed: frozenset[str] = frozenset()
-                  ) -> Path:
+                  own_sha256: str | None = None,
+                  claimed: Callable[[Path], bool] = lambda _path: False) -> Path:
     """Write a released file under the first free name (:func:`release_stem`); returns
     the path.
 
     Never replaces a file, except this photo's own earlier release at the same path,
     unchanged (its SHA-256 is ``own_sha256``, as recorded when it was released).  A
     regular file already holding exactly ``data`` that is not another photo's release
-    (``claimed``: their real paths) is taken as written (a release killed after writing
+    (``claimed(path)``) is taken as written (a release killed after writing
     it and before recording it leaves one; releasing again must not add a second copy
     under another name): nothing is replaced (ADR 156). This photo's earlier release in
     the same folder under another name (an original file name, before ADR 164) is
@@ -195,7 +195,7 @@ def write_release(out_dir: Path, photo: Any, fmt: str, data: bytes,
         try:
             write_bytes(target, data)
         except FileExistsError:
-            if os.path.realpath(target) not in claimed and _holds(target, sha, len(data)):
+            if _holds(target, sha, len(data)) and not claimed(target):
                 _drop_earlier(out_dir, photo, target, own_sha256)
                 return target
             continue
@@ -511,9 +511,16 @@ def release_photo(project: Any, photo_id: int, out_dir: str | os.PathLike[str],
                                  "review it and release it again")
         own = project.conn.execute("SELECT released_sha256 FROM photos WHERE id = ?",
                                    (photo_id,)).fetchone()
-        claimed = frozenset(os.path.realpath(row[0]) for row in project.conn.execute(
-            "SELECT released_path FROM photos WHERE id != ? AND released_path IS NOT NULL",
-            (photo_id,)))
+
+        def claimed(path: Path) -> bool:
+            """Whether ``path`` is another photo's release (asked only in the rare case
+            of a file already holding these bytes, so a big project's releases do not
+            each resolve every released path)."""
+            real = os.path.realpath(path)
+            return any(os.path.realpath(row[0]) == real for row in project.conn.execute(
+                "SELECT released_path FROM photos WHERE id != ? AND released_path IS NOT "
+                "NULL", (photo_id,)))
+
         target = write_release(Path(out_dir), photo, fmt, data, own[0] if own else None,
                                claimed)
         repo.mark_released(project, photo_id, sha, str(target), result.to_json())
