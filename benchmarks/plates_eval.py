@@ -46,11 +46,13 @@ from core.imaging.detect import DetectSettings, detect_plates  # noqa: E402
 from core.imaging.geometry import Geometry  # noqa: E402
 from core.imaging.loading import decode_rgb, load_rgb  # noqa: E402
 from core.imaging.plate_eval import (  # noqa: E402
+    STRESS,
     VARIANTS,
     annotated,
     detail_hidden,
     ocr_legible,
     quad_mask,
+    stress_variant,
     variant,
 )
 from core.imaging.release import RenderJob, render_verified  # noqa: E402
@@ -203,7 +205,7 @@ def timing(photos: list, settings: DetectSettings, repeats: int = 3) -> dict:
 def grouped(cases: list[dict]) -> dict:
     """:func:`summary` per set and variant, of originals, of variants and of all."""
     sets = sorted({c["set"] for c in cases})
-    kinds = [k for k in ("original", *VARIANTS) if any(c["variant"] == k for c in cases)]
+    kinds = [k for k in ("original", *VARIANTS, *STRESS) if any(c["variant"] == k for c in cases)]
     groups: dict[str, Any] = {
         f"{sub}/{kind}": summary([c for c in cases if c["set"] == sub and c["variant"] == kind])
         for sub in sets
@@ -238,7 +240,9 @@ def main() -> int:
     parser.add_argument(
         "--variants",
         default="all",
-        help="comma-separated of original," + ",".join(VARIANTS) + " or all",
+        help="comma-separated of original,"
+        + ",".join(VARIANTS + STRESS)
+        + " or all (the stress variants only on the tune split: for finding failure modes)",
     )
     parser.add_argument("--limit", type=int, default=0, help="photos per set (0 = all)")
     parser.add_argument(
@@ -311,6 +315,8 @@ def main() -> int:
             for kind in kinds:
                 if kind == "original":
                     pixels, quad = rgb, truth.quad
+                elif kind in STRESS:
+                    pixels, quad = stress_variant(rgb, truth.quad, kind, seed=n)
                 else:
                     pixels, quad = variant(rgb, truth.quad, kind, seed=n)
                 row = run_case(pixels, quad, truth.text, settings, not args.no_verify)

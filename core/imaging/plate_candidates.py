@@ -233,11 +233,30 @@ def _to_read(source: np.ndarray, box: Box) -> list[tuple[Line, np.ndarray]]:
     return out
 
 
+def _whole(source: np.ndarray, box: Box) -> list[tuple[Line, np.ndarray]]:
+    """What is read of a text region too big for a plate's character line (ADR 169):
+    the region itself, stretched, and its brightest plate-shaped part."""
+    height, width = source.shape[:2]
+    x1, y1 = max(0, int(box[0])), max(0, int(box[1]))
+    x2, y2 = min(width, int(np.ceil(box[0] + box[2]))), min(height, int(np.ceil(box[1] + box[3])))
+    if x2 - x1 < 2 or y2 - y1 < 2:
+        return []
+    crop = stretched(source[y1:y2, x1:x2])
+    out = [(_box_line(x1, y1, x2, y2), crop)]
+    inner = _inner_plate(crop)
+    if inner is not None:
+        a1, b1, a2, b2 = inner
+        if (a2 - a1) * (b2 - b1) < SAME_CROP * crop.shape[0] * crop.shape[1]:
+            out.append((_box_line(x1 + a1, y1 + b1, x1 + a2, y1 + b2), crop[b1:b2, a1:a2]))
+    return out
+
+
 def read_plates(
     work: np.ndarray,
     to_photo: np.ndarray,
     skip: Sequence[Box] = (),
     source: np.ndarray | None = None,
+    oversized: Sequence[Box] = (),
 ) -> list[tuple[Line, int]]:
     """Candidates of ``work`` (the detector's copy) read as plates: each as a line in
     photo pixels (``to_photo``: the factor (x, y) from ``work`` to the photo) and the
@@ -250,7 +269,10 @@ def read_plates(
     both, the brightest plate-shaped part of the crop is read too (a plate in a lit
     recess).  The :data:`MAX_BRIGHT` best bright rectangles are read and the
     :data:`MAX_READ` best stroke blobs; none touching a box of ``skip`` (photo pixels: plates already found,
-    regions already hidden), none at the place of one already read.
+    regions already hidden), none at the place of one already read.  ``oversized``:
+    text regions (``work``'s pixels) the detector found too big for a plate's line —
+    a close-up whose characters are too big for it — each read whole, besides the
+    quotas (ADR 169).
     """
     from core.imaging.ocr import READABLE_CONFIDENCE, recognise
 
@@ -273,6 +295,14 @@ def read_plates(
         chosen.append(box)
     lines: list[Line] = []  # in work's pixels
     crops: list[np.ndarray] = []
+    for box in oversized:
+        photo_box = (box[0] * to_photo[0], box[1] * to_photo[1],
+                     box[2] * to_photo[0], box[3] * to_photo[1])
+        if any(intersection(photo_box, s) > 0 for s in skip):
+            continue
+        for line, crop in _whole(source, box):
+            lines.append(line)
+            crops.append(crop)
     for box in chosen:
         for line, crop in _to_read(source, box):
             lines.append(line)

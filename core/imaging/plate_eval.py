@@ -30,6 +30,9 @@ import numpy as np
 RETAINED_MAX = 0.2
 NOISE_FLOOR = 2.0
 VARIANTS = ("closeup", "rotate", "night", "blur")
+#: harder variants, for looking for failure modes on the tune split (never reported as
+#: the held-out figures): see :func:`stress_variant`
+STRESS = ("closeup-fill", "rotate-steep", "night-deep", "blur-heavy", "far", "skew", "jpeg")
 
 
 @dataclass(frozen=True)
@@ -114,6 +117,66 @@ def variant(
         sigma = max(1.0, 0.03 * plate_h)
         return cv2.GaussianBlur(rgb, (0, 0), sigma), quad.copy()
     raise ValueError(f"unknown variant {kind!r}")
+
+
+def stress_variant(
+    rgb: np.ndarray, quad: np.ndarray, kind: str, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """A harder synthetic variant (:data:`STRESS`), for finding failure modes on the tune
+    split: (pixels, plate corners in them).
+
+    * ``closeup-fill``: as ``closeup`` but the plate fills 85 % of the width (~1090 px);
+    * ``rotate-steep``: rotated by ±(10–15)°;
+    * ``night-deep``: brightness × 0.2, gamma 1.6, noise σ = 8;
+    * ``blur-heavy``: Gaussian blur, σ = 5 % of the plate's height;
+    * ``far``: the photo shrunk so the plate is 70 px wide (a plate across the street);
+    * ``skew``: the plate seen from the side (its far edge 70 % as tall, a perspective);
+    * ``jpeg``: re-encoded at JPEG quality 25.
+    """
+    import cv2
+
+    rng = np.random.default_rng(seed + 1_000_003)
+    h, w = rgb.shape[:2]
+    (x1, y1), (x2, y2) = quad.min(axis=0), quad.max(axis=0)
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    plate_h = float(np.linalg.norm(quad[3] - quad[0]))
+    if kind == "closeup-fill":
+        scale = 1280 / ((x2 - x1) / 0.85)
+        matrix = np.array([[scale, 0, 640 - cx * scale], [0, scale, 480 - cy * scale]])
+        return _warp(rgb, quad, matrix, (1280, 960))
+    if kind == "rotate-steep":
+        angle = float(rng.uniform(10, 15) * rng.choice([-1, 1]))
+        matrix = cv2.getRotationMatrix2D((float(cx), float(cy)), angle, 1.0)
+        return _warp(rgb, quad, matrix, (w, h))
+    if kind == "night-deep":
+        dark = 255 * (rgb.astype(np.float32) * 0.2 / 255) ** 1.6
+        noisy = dark + rng.normal(0, 8, rgb.shape)
+        return np.clip(np.rint(noisy), 0, 255).astype(np.uint8), quad.copy()
+    if kind == "blur-heavy":
+        sigma = max(1.0, 0.05 * plate_h)
+        return cv2.GaussianBlur(rgb, (0, 0), sigma), quad.copy()
+    if kind == "far":
+        scale = min(1.0, 70 / max(1.0, x2 - x1))
+        size = (max(32, round(w * scale)), max(32, round(h * scale)))
+        out = cv2.resize(rgb, size, interpolation=cv2.INTER_AREA)
+        return out, quad * [size[0] / w, size[1] / h]
+    if kind == "skew":
+        side = float(rng.choice([-1, 1]))
+        src = np.float32(quad)
+        dst = src.copy()
+        shrink = 0.15 * plate_h
+        far = (1, 2) if side > 0 else (0, 3)  # the right (or left) edge moves away
+        dst[far[0], 1] += shrink
+        dst[far[1], 1] -= shrink
+        matrix3 = cv2.getPerspectiveTransform(src, dst)
+        out = cv2.warpPerspective(
+            rgb, matrix3, (w, h), flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REFLECT
+        )
+        return out, dst.astype(np.float64)
+    if kind == "jpeg":
+        ok, data = cv2.imencode(".jpg", rgb[..., ::-1], [cv2.IMWRITE_JPEG_QUALITY, 25])
+        return cv2.imdecode(data, cv2.IMREAD_COLOR)[..., ::-1].copy(), quad.copy()
+    raise ValueError(f"unknown stress variant {kind!r}")
 
 
 # -- measure 1: detail removed ---------------------------------------------------------------

@@ -53,6 +53,12 @@ class PlateShape:
     max_height_frac: float = 0.6  # of the photo's height (a close-up's characters)
     max_tilt_deg: float = 30.0
 
+    def too_big(self, line: Line, photo_height: int) -> bool:
+        """True when ``line`` is a text region taller than a plate's character line can
+        be, and at least as wide as tall: the detector's box around a close-up plate whose
+        characters are too big for it (read whole, ADR 169)."""
+        return line.h > self.max_height_frac * photo_height and line.w >= line.h
+
     def fits(self, line: Line, photo_height: int) -> bool:
         """True when ``line`` has a plate's shape."""
         if line.h <= 0 or line.tilt > self.max_tilt_deg:
@@ -230,12 +236,15 @@ def read_pass(
     long_side: int = 1280,
     skip: Sequence[Box] = (),
     copies: Copies | None = None,
+    oversized: Sequence[Line] = (),
 ) -> list[tuple[Line, int]]:
     """The second source of plates (ADR 115): plate-shaped rectangles found by contrast
     on the detector's copy (and, in a dark photo, the denoised copy), read by the
     recogniser; those read as a plate, as lines in photo pixels with the number of
     characters read surely.  Nothing touching a box of ``skip`` is read.  ``copies``:
-    the photo's :class:`Copies`, when the caller has them already."""
+    the photo's :class:`Copies`, when the caller has them already.  ``oversized``: the
+    text detector's lines too big for a plate's line (:meth:`PlateShape.too_big`), read
+    whole (ADR 169)."""
     import cv2
 
     from core.imaging.plate_candidates import read_plates
@@ -244,10 +253,15 @@ def read_pass(
     passes = [(made.work, made.small)]
     if made.dark is not None:  # the denoised copy first, read denoised too
         passes.insert(0, (made.dark, cv2.medianBlur(made.small, 3)))
+    whole = [
+        (x / made.to_photo[0], y / made.to_photo[1], w / made.to_photo[0], h / made.to_photo[1])
+        for x, y, w, h in (_box(ln) for ln in oversized)
+    ]
     found: list[tuple[Line, int]] = []
     for copy, source in passes:
         boxes = [*skip, *(_box(ln) for ln, _ in found)]
-        found += read_plates(copy, made.to_photo, boxes, source)
+        found += read_plates(copy, made.to_photo, boxes, source, whole)
+        whole = []  # read once, on the first copy
     return found
 
 
@@ -276,7 +290,8 @@ def find_plates(
     mains = [ln for ln in lines if shape.fits(ln, height)]
     found_by_text = list(mains)
     if not mains and second_source:
-        mains = [ln for ln, _chars in read_pass(rgb, long_side, copies=copies)]
+        oversized = [ln for ln in lines if shape.too_big(ln, height)]
+        mains = [ln for ln, _chars in read_pass(rgb, long_side, copies=copies, oversized=oversized)]
         lines += mains
     if not mains:  # no plate: spare the full-size grey copy (12 MP: 144 MB, up to 0.1 s)
         return []

@@ -113,16 +113,18 @@ def assert_hidden_at_release(
 
 
 def tune_variant(sub: str, name: str, kind: str) -> tuple[np.ndarray, np.ndarray, str]:
-    """The ``kind`` variant (ADR 110) of the tune photo ``sub/name``: pixels, plate
-    corners, plate text (skips without the testdata or the text models)."""
+    """The ``kind`` variant (ADR 110, or a stress variant) of the tune photo
+    ``sub/name``: pixels, plate corners, plate text (skips without the testdata or the
+    text models)."""
     from core.imaging.loading import load_rgb
-    from core.imaging.plate_eval import annotated, variant
+    from core.imaging.plate_eval import STRESS, annotated, stress_variant, variant
 
     folder = plates_testdata()
     need_text_models()
     photos = annotated(folder / sub, "tune")
     n, truth = next((i, t) for i, t in enumerate(photos) if t.path.name == name)
-    rgb, quad = variant(load_rgb(truth.path), truth.quad, kind, seed=n)
+    make = stress_variant if kind in STRESS else variant
+    rgb, quad = make(load_rgb(truth.path), truth.quad, kind, seed=n)
     return rgb, quad, truth.text
 
 
