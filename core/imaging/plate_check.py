@@ -125,7 +125,8 @@ def outside_regions(rgb: np.ndarray, regions: Sequence[Box], long_side: int) -> 
     image is searched on its brightened and its denoised copy too (ADR 113), and its
     second source (:func:`core.imaging.plates.read_pass`, ADR 115): plate-shaped
     rectangles outside every region and every line already read, read by the
-    recogniser — so a plate the text detector misses is looked at too.  A finding's box
+    recogniser — so a plate the text detector misses is looked at too — and the text
+    regions too big for a plate's line, read whole (ADR 169).  A finding's box
     covers the line grown to its plate's frame, as around a region, so hiding it hides
     the plate (ADR 114).
     """
@@ -148,7 +149,12 @@ def outside_regions(rgb: np.ndarray, regions: Sequence[Box], long_side: int) -> 
     ]
     skip = [*regions, *(_bbox(ln.corners()) for ln in lines)]
     # the second source reads each candidate itself: what it returns was read as a plate
-    readable += [(line, (chars, line.score)) for line, chars in read_pass(rgb, long_side, skip, copies)]
+    # a text region too big for a plate's line is read whole (a close-up, ADR 169)
+    oversized = [ln for ln in every if shape.too_big(ln, rgb.shape[0])]
+    readable += [
+        (line, (chars, line.score))
+        for line, chars in read_pass(rgb, long_side, skip, copies, oversized)
+    ]
     out = []
     grey: np.ndarray | None = None
     height, width = rgb.shape[:2]
