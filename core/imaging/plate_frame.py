@@ -42,6 +42,8 @@ MIN_ASPECT = 1.9  # width / height of the narrowest plate (US plates are 2:1)
 MAX_WIDEN = 1.5  # line heights each side, at most, to reach it
 FRAME_DEPTH = 0.6  # line heights beyond the plate's background where its frame may end
 WORK_HEIGHT = 32  # px: a line is rectified to this height before looking at its frame
+PAST_STROKES = 2  # stroke starts in a line height beyond a side: characters go on there
+PAST_MAX = 2.0  # line heights a side moves out past characters, at most
 
 
 @dataclass(frozen=True)
@@ -274,6 +276,49 @@ def _outer_edge(
     return found
 
 
+def _past_characters(
+    gray: np.ndarray, main: Line, a0: float, a1: float, ga0: float, ga1: float,
+    growth: Sequence[float],
+) -> tuple[float, float]:
+    """The sideways growth (line heights) moved out past characters beside the frame.
+
+    The detector can miss a plate's first or last characters (another colour, a
+    sticker between): the frame then stops at a character, and widening to a plate's
+    shape (symmetric) may not reach it.  In the main line's own rows, a window of one
+    line height just beyond a side holding :data:`PAST_STROKES` stroke starts or more
+    (characters: two a character; a frame's edge or a bolt: one) moves that side out by
+    the window, at most :data:`PAST_MAX` line heights (ADR 170).
+    """
+    import cv2
+
+    unit = main.h
+    scale = min(4.0, WORK_HEIGHT / max(unit, 1.0))
+    left, right = a0 - PAST_MAX * unit, a1 + PAST_MAX * unit
+    crop = _rectified(gray, main, (left, -0.5 * unit, right, 0.5 * unit), scale)
+    crop = np.asarray(cv2.GaussianBlur(crop.astype(np.float32), (0, 0), 1.0), np.float32)
+    gx = np.abs(cv2.Sobel(crop, cv2.CV_32F, 1, 0, ksize=3))
+    text = gx[:, round((ga0 - left) * scale) : round((ga1 - left) * scale) + 1]
+    if text.size == 0:
+        return growth[0], growth[1]
+    # a stroke is judged against the text's own contrast, not the window's
+    band = gx[gx.shape[0] // 3 : 2 * gx.shape[0] // 3 + 1]
+    level = 2 * float(text[text.shape[0] // 3 : 2 * text.shape[0] // 3 + 1].mean())
+    column = (band >= max(level, 8.0)).mean(axis=0) > 0.3
+    starts = np.zeros_like(column)
+    starts[1:] = column[1:] & ~column[:-1]
+    step = max(1, round(unit * scale))
+    out = [growth[0], growth[1]]
+    for side, edge in ((0, a0), (1, a1)):
+        pos = round((edge - left) * scale)
+        for _ in range(int(PAST_MAX)):
+            lo, hi = (pos - step, pos) if side == 0 else (pos, pos + step)
+            if lo < 0 or hi > len(starts) or starts[lo:hi].sum() < PAST_STROKES:
+                break
+            pos = lo if side == 0 else hi
+            out[side] += 1.0
+    return out[0], out[1]
+
+
 def frame(gray: np.ndarray, group: Sequence[Line]) -> np.ndarray:
     """The plate's frame around a group of lines (the first is the plate-shaped one).
 
@@ -343,6 +388,9 @@ def frame(gray: np.ndarray, group: Sequence[Line]) -> np.ndarray:
     if short > 0:
         growth[0] += min(short / 2 / unit, MAX_WIDEN)
         growth[1] += min(short / 2 / unit, MAX_WIDEN)
+    # characters the detector did not see (a "1A" in another colour) beyond the sides
+    growth[0], growth[1] = _past_characters(gray, main, ga0 - growth[0] * unit,
+                                            ga1 + growth[1] * unit, ga0, ga1, growth[:2])
     tall = (gb1 - gb0) / unit + growth[2] + growth[3]  # the frame's height, line heights
     growth = [
         g + max(m, f * tall) for g, m, f in zip(growth, MARGIN, FRAME_MARGIN, strict=True)

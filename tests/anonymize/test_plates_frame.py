@@ -234,3 +234,52 @@ def test_released_close_up_keeps_no_plate_detail() -> None:
     quad = np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], float)
     assert detail_hidden(rgb, decode_rgb(data), quad) >= 0.95
     assert result.text_inside == []
+
+
+def _plate_missing_its_first_characters() -> tuple[np.ndarray, Line, int]:
+    """A drawn plate "1A MW240" and the line a detector that missed "1A" reports: the
+    grey photo, that line, and the first ink column of the plate."""
+    box = (100, 150, 440, 100)
+    rgb = draw_plate(textured(720, 420, seed=5), box, "1A MW240")
+    grey = rgb.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
+    x, y, w, h = box
+    ink = grey[y + 10 : y + h - 10, x + 8 : x + w - 8] < 100
+    cols = np.flatnonzero(ink.any(axis=0)) + x + 8
+    rows = np.flatnonzero(ink.any(axis=1)) + y + 10
+    start = int(cols[int(np.argmax(np.diff(cols))) + 1])  # after the widest gap: "M"
+    top, bottom = int(rows.min()), int(rows.max())
+    line = Line((start + cols.max()) / 2, (top + bottom) / 2, cols.max() - start, bottom - top, 0, 0.9)
+    return grey, line, int(cols.min())
+
+
+def test_a_region_goes_past_characters_the_detector_missed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without the model (ADR 170): the line covers "MW240" only; the frame moves out past
+    the "1A" beside it.  Without the step it stopped between the characters."""
+    from core.imaging import plate_frame
+
+    grey, line, first_ink = _plate_missing_its_first_characters()
+    assert line.cx - line.w / 2 - first_ink > 1.5 * line.h  # beyond the frame's reach
+    region = plate_frame.frame(grey, [line])
+    assert region[:, 0].min() < first_ink
+    monkeypatch.setattr(plate_frame, "PAST_MAX", 0.0)
+    assert plate_frame.frame(grey, [line])[:, 0].min() > first_ink  # the region ended in "A"
+
+
+def test_a_region_does_not_move_past_a_plain_side() -> None:
+    """Nothing beside the text but the plate's margin and the car: the sides stay."""
+    from core.imaging import plate_frame
+
+    box = (160, 150, 300, 100)
+    rgb = draw_plate(textured(720, 420, seed=6), box, "MW240")
+    grey = rgb.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
+    x, y, w, h = box
+    ink = grey[y + 10 : y + h - 10, x + 8 : x + w - 8] < 100
+    cols = np.flatnonzero(ink.any(axis=0)) + x + 8
+    rows = np.flatnonzero(ink.any(axis=1)) + y + 10
+    line = Line((cols.min() + cols.max()) / 2, (rows.min() + rows.max()) / 2,
+                cols.max() - cols.min(), rows.max() - rows.min(), 0, 0.9)
+    region = plate_frame.frame(grey, [line])
+    # within the plate's frame and one margin of it: not moved a line height out
+    assert region[:, 0].min() > x - 0.5 * line.h and region[:, 0].max() < x + w + 0.5 * line.h
