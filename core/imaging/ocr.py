@@ -30,6 +30,7 @@ REC_HEIGHT = 48
 REC_MAX_WIDTH = 48 * 24  # longer lines are squeezed (a plate line is far shorter)
 READABLE_CHARS = 3  # a reading is "readable" with this many letters or digits …
 READABLE_CONFIDENCE = 0.5  # … each read with at least this confidence (ADR 112)
+BATCH_COLUMNS = 320 * 8  # crops of one width run together up to this many columns a run
 
 _lock = threading.Lock()
 _sessions: dict[str, Any] = {}
@@ -209,35 +210,56 @@ def recognise(crops: Sequence[np.ndarray], min_width: int = 320) -> list[Reading
 
     Each crop is scaled to 48 px tall and padded to ``min_width`` px (PP-OCR's own
     width; the recogniser's time grows with the width, so a caller reading many short
-    crops may pass less, down to the crop's own width).
+    crops may pass less, down to the crop's own width).  Crops padded to the same width
+    run as one batch (at most :data:`BATCH_COLUMNS` columns a run): each crop's input is
+    the one it would have alone, and its reading is the same (ADR 168).  A crop is never
+    padded further to join a batch: the recogniser looks along the whole line, so more
+    padding changes what it reads.
     """
-    import cv2
-
     session = ppocr_session(REC_MODEL, "rec")
     charset = _characters(session)
-    out: list[Reading] = []
-    for crop in crops:
-        h, w = crop.shape[:2]
-        if h < 2 or w < 2:
-            out.append(Reading("", ()))
-            continue
-        width = int(min(REC_MAX_WIDTH, max(16, math.ceil(REC_HEIGHT * w / h))))
-        line = cv2.resize(
-            np.ascontiguousarray(crop[..., ::-1]),
-            (width, REC_HEIGHT),
-            interpolation=cv2.INTER_AREA if h > REC_HEIGHT else cv2.INTER_CUBIC,
-        )
-        blob = np.zeros((1, 3, REC_HEIGHT, max(width, min_width, 16)), np.float32)
-        blob[0, :, :, :width] = line.transpose(2, 0, 1) / 127.5 - 1.0
-        (pred,) = session.run(None, {"x": blob})
-        best, prob = pred[0].argmax(axis=1), pred[0].max(axis=1)
-        keep = np.ones(len(best), bool)
-        keep[1:] = best[1:] != best[:-1]
-        keep &= best != 0
-        out.append(
-            Reading(
-                "".join(charset[i] for i in best[keep]),
-                tuple(round(float(p), 4) for p in prob[keep]),
-            )
-        )
+    out = [Reading("", ())] * len(crops)
+    by_width: dict[int, list[tuple[int, np.ndarray]]] = {}
+    for index, crop in enumerate(crops):
+        line = _rec_line(crop)
+        if line is not None:
+            padded = max(line.shape[1], min_width, 16)
+            by_width.setdefault(padded, []).append((index, line))
+    for padded, lines in by_width.items():
+        step = max(1, BATCH_COLUMNS // padded)
+        for start in range(0, len(lines), step):
+            chunk = lines[start : start + step]
+            blob = np.zeros((len(chunk), 3, REC_HEIGHT, padded), np.float32)
+            for row, (_index, line) in enumerate(chunk):
+                blob[row, :, :, : line.shape[1]] = line.transpose(2, 0, 1) / 127.5 - 1.0
+            (pred,) = session.run(None, {"x": blob})
+            for (index, _line), scores in zip(chunk, pred, strict=True):
+                out[index] = _decode(scores, charset)
     return out
+
+
+def _rec_line(crop: np.ndarray) -> np.ndarray | None:
+    """``crop`` as the recogniser's BGR line, 48 px tall (None: too small to read)."""
+    import cv2
+
+    h, w = crop.shape[:2]
+    if h < 2 or w < 2:
+        return None
+    width = int(min(REC_MAX_WIDTH, max(16, math.ceil(REC_HEIGHT * w / h))))
+    return cv2.resize(
+        np.ascontiguousarray(crop[..., ::-1]),
+        (width, REC_HEIGHT),
+        interpolation=cv2.INTER_AREA if h > REC_HEIGHT else cv2.INTER_CUBIC,
+    )
+
+
+def _decode(scores: np.ndarray, charset: list[str]) -> Reading:
+    """Greedy CTC decoding of one line's scores (columns × classes)."""
+    best, prob = scores.argmax(axis=1), scores.max(axis=1)
+    keep = np.ones(len(best), bool)
+    keep[1:] = best[1:] != best[:-1]
+    keep &= best != 0
+    return Reading(
+        "".join(charset[i] for i in best[keep]),
+        tuple(round(float(p), 4) for p in prob[keep]),
+    )
