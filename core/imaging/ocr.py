@@ -246,15 +246,23 @@ def _rec_line(crop: np.ndarray) -> np.ndarray | None:
     """``crop`` as the recogniser's BGR line, 48 px tall (None: too small to read)."""
     import cv2
 
-    h, w = crop.shape[:2]
-    if h < 2 or w < 2:
+    width = rec_width(crop)
+    if not width:
         return None
-    width = int(min(REC_MAX_WIDTH, max(16, math.ceil(REC_HEIGHT * w / h))))
     return cv2.resize(
         np.ascontiguousarray(crop[..., ::-1]),
         (width, REC_HEIGHT),
-        interpolation=cv2.INTER_AREA if h > REC_HEIGHT else cv2.INTER_CUBIC,
+        interpolation=cv2.INTER_AREA if crop.shape[0] > REC_HEIGHT else cv2.INTER_CUBIC,
     )
+
+
+def rec_width(crop: np.ndarray) -> int:
+    """Columns of ``crop`` scaled to the recogniser's 48 px height (16 to
+    :data:`REC_MAX_WIDTH`), before any padding; 0 for a crop too small to read."""
+    h, w = crop.shape[:2]
+    if h < 2 or w < 2:
+        return 0
+    return int(min(REC_MAX_WIDTH, max(16, math.ceil(REC_HEIGHT * w / h))))
 
 
 def _decode(scores: np.ndarray, charset: list[str]) -> Reading:
