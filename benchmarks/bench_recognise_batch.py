@@ -10,8 +10,11 @@ run on the first ``--photos`` tune US plate photos of ../shared/testdata/plates,
   confidences, exactly);
 * **padding**: read-pass crops padded by ``--pad`` more columns (what joining a batch of
   wider crops would do): how many read other characters or other confidences;
-* **time**: the recorded calls replayed, batched and one crop a run, alternating, medians
-  of ``--rounds`` (wall and CPU per photo).
+* **time**: the recorded calls replayed, alternating, medians of ``--rounds`` (wall and
+  CPU per photo): one crop a run on a session with the model threads every other model
+  gets (before ADR 168), batched on that session, and as ``recognise`` runs now (batched,
+  on :func:`core.imaging.ocr.rec_lanes` lanes of :func:`core.imaging.ocr.rec_threads`
+  threads); the readings of the three are compared too.
 
     .venv/bin/python benchmarks/bench_recognise_batch.py [--photos 8] [--rounds 5]
 """
@@ -24,6 +27,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +74,30 @@ def one_by_one(crops: list[Any], min_width: int) -> list[Any]:
     return [recognise([crop], min_width)[0] for crop in crops]
 
 
+def shared_session() -> Any:
+    """A recogniser session with the options every other model session gets."""
+    import onnxruntime as ort
+
+    from core.imaging import ocr
+    from core.imaging.faces import session_options
+
+    path = str(ocr.ppocr_model_path(ocr.REC_MODEL, "rec"))
+    return ort.InferenceSession(path, session_options(), providers=["CPUExecutionProvider"])
+
+
+def using(session: Any, lanes: int, fn: Callable[[], Any]) -> Any:
+    """``fn()`` with ``session`` as the recogniser's and ``lanes`` lanes."""
+    from core.imaging import ocr
+
+    saved = ocr._sessions.get(ocr.REC_MODEL), ocr.rec_lanes
+    ocr._sessions[ocr.REC_MODEL] = session
+    ocr.rec_lanes = lambda: lanes
+    try:
+        return fn()
+    finally:
+        ocr._sessions[ocr.REC_MODEL], ocr.rec_lanes = saved
+
+
 def timed(fn: Callable[[], Any]) -> tuple[float, float]:
     """(wall s, CPU s) of one call."""
     wall, cpu = time.perf_counter(), time.process_time()
@@ -79,7 +107,9 @@ def timed(fn: Callable[[], Any]) -> tuple[float, float]:
 
 def main() -> None:
     """Record, compare and time (see the module docstring)."""
-    from core.imaging.ocr import BATCH_COLUMNS, rec_width, recognise
+    from core.imaging import ocr
+    from core.imaging.faces import model_threads
+    from core.imaging.ocr import BATCH_COLUMNS, rec_lanes, rec_threads, rec_width, recognise
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--photos", type=int, default=8)
@@ -117,21 +147,27 @@ def main() -> None:
     print(f"padded by {args.pad} columns: {other_chars} of {len(short)} read-pass crops read "
           f"other characters, {other_conf} the same characters with other confidences")
 
-    ways: dict[str, Callable[[], Any]] = {
-        "one crop a run": lambda: [one_by_one(crops, mw) for crops, mw in calls],
-        "batched": lambda: [recognise(crops, mw) for crops, mw in calls],
+    shared = shared_session()  # the session every other model gets (model_threads)
+    before = f"one crop a run, one lane, {model_threads()} threads (before)"
+    ways: dict[str, tuple[Any, int, Callable[[], Any]]] = {
+        before: (shared, 1, lambda: [one_by_one(crops, mw) for crops, mw in calls]),
+        f"batched, one lane, {model_threads()} threads": (
+            shared, 1, lambda: [recognise(crops, mw) for crops, mw in calls]),
+        f"batched, {rec_lanes()} lanes, {rec_threads()} thread(s) (now)": (
+            ocr.ppocr_session(ocr.REC_MODEL, "rec"), rec_lanes(),
+            lambda: [recognise(crops, mw) for crops, mw in calls]),
     }
-    for fn in ways.values():
-        fn()  # warm-up
+    readings = {name: using(session, lanes, fn) for name, (session, lanes, fn) in ways.items()}
+    print("readings the same every way:", len({repr(r) for r in readings.values()}) == 1)
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in ways}
     for _ in range(args.rounds):
-        for name, fn in ways.items():
-            times[name].append(timed(fn))
-    base_wall = statistics.median(t[0] for t in times["one crop a run"])
-    base_cpu = statistics.median(t[1] for t in times["one crop a run"])
+        for name, (session, lanes, fn) in ways.items():
+            times[name].append(timed(partial(using, session, lanes, fn)))
+    base_wall = statistics.median(t[0] for t in times[before])
+    base_cpu = statistics.median(t[1] for t in times[before])
     for name, rows in times.items():
         wall, cpu = (statistics.median(t[i] for t in rows) for i in (0, 1))
-        print(f"{name:>15}: {1000 * wall / args.photos:6.1f} ms wall, "
+        print(f"{name:>50}: {1000 * wall / args.photos:6.1f} ms wall, "
               f"{1000 * cpu / args.photos:6.1f} ms CPU per photo "
               f"({wall / base_wall:.2f} × / {cpu / base_cpu:.2f} ×)")
     print(f"load average {os.getloadavg()[0]:.1f}")

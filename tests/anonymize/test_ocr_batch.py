@@ -156,3 +156,72 @@ def test_a_session_once_made_is_not_looked_for_again(monkeypatch: pytest.MonkeyP
     with pytest.raises(ocr.TextModelMissingError):
         ocr.ppocr_session(ocr.REC_MODEL, "rec")
     assert looked == [ocr.REC_MODEL]
+
+
+@pytest.mark.parametrize(("cores", "env", "lanes", "threads"),
+                         [(1, "", 1, 1), (2, "", 2, 1), (3, "", 2, 1), (4, "", 2, 1),
+                          (8, "", 2, 2), (2, "4", 2, 2), (2, "1", 2, 1)])
+def test_the_recogniser_runs_on_two_lanes_of_the_model_threads(
+    monkeypatch: pytest.MonkeyPatch, cores: int, env: str, lanes: int, threads: int
+) -> None:
+    """Two recogniser runs at once where 2 cores are usable, sharing the model threads
+    (never below one); ``WINNOW_MODEL_THREADS`` still sets the total."""
+    from core.imaging import lanes as lanes_module
+
+    monkeypatch.delenv("WINNOW_DETECT_LANES", raising=False)
+    monkeypatch.setenv("WINNOW_MODEL_THREADS", env)
+    monkeypatch.setattr(lanes_module, "usable_cores", lambda: cores)
+    assert (ocr.rec_lanes(), ocr.rec_threads()) == (lanes, threads)
+
+
+def test_the_runs_share_two_lanes(spy: _Spy, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With two lanes the runs go on the calling thread and the helper at once (each
+    thread's first run waits for the other's: fails if only one thread runs them); the
+    readings are those of one crop a run.  With one lane, the caller runs them all."""
+    import threading
+
+    crops = _crops()
+    alone = _one_by_one(crops)
+    monkeypatch.setattr(ocr, "BATCH_COLUMNS", 320 * 2)  # several runs
+    meet = threading.Barrier(2, timeout=10)
+    threads: list[str] = []
+    run = spy.run
+
+    def first_meets(names: Any, feed: dict[str, np.ndarray]) -> Any:
+        name = threading.current_thread().name
+        if name not in threads:
+            threads.append(name)
+            meet.wait()
+        return run(names, feed)
+
+    monkeypatch.setattr(spy, "run", first_meets)
+    monkeypatch.setattr(ocr, "rec_lanes", lambda: 2)
+    _same(recognise(crops), alone)
+    assert len(threads) == 2 and threading.current_thread().name in threads
+    threads.clear()
+    monkeypatch.setattr(spy, "run", lambda names, feed: threads.append(
+        threading.current_thread().name) or run(names, feed))
+    monkeypatch.setattr(ocr, "rec_lanes", lambda: 1)
+    _same(recognise(crops), alone)
+    assert set(threads) == {threading.current_thread().name} and len(threads) > 2
+
+
+def test_one_or_two_threads_a_session_read_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The recogniser's session has fewer threads than the other models' (ADR 168): its
+    readings equal a session with the model threads (2 on this machine's kind), one crop
+    a run, as before."""
+    import onnxruntime as ort
+
+    from core.imaging.faces import session_options
+
+    crops = _crops()
+    mine = recognise(crops)
+    default = ocr.ppocr_session(ocr.REC_MODEL, "rec").get_session_options()
+    assert default.intra_op_num_threads == ocr.rec_threads()
+    options = session_options()
+    options.intra_op_num_threads = 2
+    path = str(ocr.ppocr_model_path(ocr.REC_MODEL, "rec"))
+    two = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+    monkeypatch.setattr(ocr, "_sessions", {ocr.REC_MODEL: two})
+    monkeypatch.setattr(ocr, "rec_lanes", lambda: 1)
+    _same(mine, _one_by_one(crops))
