@@ -1,5 +1,6 @@
-"""The recogniser reads crops of one padded width as a batch (ADR 168): every crop's
-input is the one it had alone, and its reading (text and confidences) is the same.
+"""The recogniser reads crops of one padded width as a batch, its runs two at a time on
+one-thread sessions (ADR 168): every crop's input is the one it had alone, and its
+reading (text and confidences) is the same.
 
 Real crops: the annotated plates of the tune US and EU photos (``../shared/testdata/
 plates``), cut out as the release's check cuts a line (:func:`core.imaging.ocr.line_crop`),
@@ -225,3 +226,36 @@ def test_one_or_two_threads_a_session_read_the_same(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(ocr, "_sessions", {ocr.REC_MODEL: two})
     monkeypatch.setattr(ocr, "rec_lanes", lambda: 1)
     _same(mine, _one_by_one(crops))
+
+
+def test_two_callers_at_once_read_as_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two releases reading at once share the one helper thread: each gets its own
+    readings, in its own order."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    crops = _crops()
+    monkeypatch.setattr(ocr, "BATCH_COLUMNS", 320 * 2)
+    monkeypatch.setattr(ocr, "rec_lanes", lambda: 2)
+    alone, backwards = _one_by_one(crops), _one_by_one(crops[::-1])
+    with ThreadPoolExecutor(2) as pool:
+        first, second = pool.submit(recognise, crops), pool.submit(recognise, crops[::-1])
+        _same(first.result(timeout=120), alone)
+        _same(second.result(timeout=120), backwards)
+
+
+def test_a_failing_run_is_raised_not_lost(spy: _Spy, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run failing on either lane reaches the caller (no reading is made up)."""
+    crops = _crops()
+    monkeypatch.setattr(ocr, "BATCH_COLUMNS", 320 * 2)
+    monkeypatch.setattr(ocr, "rec_lanes", lambda: 2)
+    calls: list[int] = []
+
+    def fails_third(names: Any, feed: dict[str, np.ndarray]) -> Any:
+        calls.append(1)
+        if len(calls) == 3:
+            raise RuntimeError("onnxruntime failed")
+        return spy.session.run(names, feed)
+
+    monkeypatch.setattr(spy, "run", fails_third)
+    with pytest.raises(RuntimeError, match="onnxruntime failed"):
+        recognise(crops)
