@@ -51,7 +51,7 @@ def _helper() -> ThreadPoolExecutor:
 
 
 def run_tasks(tasks: Sequence[Callable[[], T]], check: Callable[[], None] | None = None,
-              done: Callable[[int], None] | None = None) -> list[T]:
+              done: Callable[[int], None] | None = None, ways: int | None = None) -> list[T]:
     """Run every task once and return their results in the order of ``tasks``.
 
     With two lanes the helper takes tasks from the front of the list and the caller
@@ -62,6 +62,8 @@ def run_tasks(tasks: Sequence[Callable[[], T]], check: Callable[[], None] | None
     ``check()`` runs before each task on either lane (Cancel); ``done(index)`` after
     each, from either lane but never two at once. The first exception stops both lanes
     taking more and is raised here once the helper's running task has finished.
+    ``ways``: the lanes to use (1 or 2) instead of :func:`lanes` (the recogniser's many
+    small runs use two on 2 cores, ADR 168).
     """
     results: list[Any] = [None] * len(tasks)
     pending = deque(range(len(tasks)))
@@ -95,7 +97,8 @@ def run_tasks(tasks: Sequence[Callable[[], T]], check: Callable[[], None] | None
             _in_helper.active = False
 
     helper = None
-    if len(tasks) > 1 and lanes() > 1 and not getattr(_in_helper, "active", False):
+    wanted = lanes() if ways is None else ways
+    if len(tasks) > 1 and wanted > 1 and not getattr(_in_helper, "active", False):
         helper = _helper().submit(helper_lane)
     lane(front=helper is None)
     if helper is not None and not helper.cancel():  # cancel(): still queued, never ran

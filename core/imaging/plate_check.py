@@ -109,10 +109,12 @@ def around_region(rgb: np.ndarray, label: str, box: Box) -> list[TextFinding]:
     found = _readable(readings[0])
     if found:
         out.append(TextFinding(box, label, *found))
-    grey = crop.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
+    grey: np.ndarray | None = None  # made only when a line is readable
     for line, reading in zip(near, readings[1:], strict=True):
         found = _readable(reading)
         if found:
+            if grey is None:
+                grey = crop.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
             plate = frame(grey, [line, *companions(line, lines)])
             out.append(TextFinding(to_photo(np.vstack([plate, line.corners()])), label, *found))
     return out
