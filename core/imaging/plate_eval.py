@@ -32,7 +32,9 @@ NOISE_FLOOR = 2.0
 VARIANTS = ("closeup", "rotate", "night", "blur")
 #: harder variants, for looking for failure modes on the tune split (never reported as
 #: the held-out figures): see :func:`stress_variant`
-STRESS = ("closeup-fill", "rotate-steep", "night-deep", "blur-heavy", "far", "skew", "jpeg")
+STRESS = (
+    "closeup-fill", "rotate-steep", "night-deep", "blur-heavy", "far", "skew", "jpeg", "street"
+)
 
 
 @dataclass(frozen=True)
@@ -131,7 +133,9 @@ def stress_variant(
     * ``blur-heavy``: Gaussian blur, σ = 5 % of the plate's height;
     * ``far``: the photo shrunk so the plate is 70 px wide (a plate across the street);
     * ``skew``: the plate seen from the side (its far edge 70 % as tall, a perspective);
-    * ``jpeg``: re-encoded at JPEG quality 25.
+    * ``jpeg``: re-encoded at JPEG quality 25;
+    * ``street``: the photo scaled so the plate is 100 px wide, reflected out to
+      4032 × 3024 (a phone's street photo with a car across the street; ADR 171).
     """
     import cv2
 
@@ -176,6 +180,19 @@ def stress_variant(
     if kind == "jpeg":
         ok, data = cv2.imencode(".jpg", rgb[..., ::-1], [cv2.IMWRITE_JPEG_QUALITY, 25])
         return cv2.imdecode(data, cv2.IMREAD_COLOR)[..., ::-1].copy(), quad.copy()
+    if kind == "street":
+        scale = 100 / max(1.0, x2 - x1)
+        small = cv2.resize(
+            rgb, None, fx=scale, fy=scale,
+            interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC,
+        )
+        sh, sw = small.shape[:2]
+        top, left = max(0, (3024 - sh) // 2), max(0, (4032 - sw) // 2)
+        out = cv2.copyMakeBorder(
+            small, top, max(0, 3024 - sh - top), left, max(0, 4032 - sw - left),
+            cv2.BORDER_REFLECT,
+        )
+        return out, quad * scale + [left, top]
     raise ValueError(f"unknown stress variant {kind!r}")
 
 
