@@ -22,20 +22,38 @@ def _box(quad: np.ndarray) -> tuple[float, float, float, float]:
     return (float(x1), float(y1), float(x2 - x1), float(y2 - y1))
 
 
-def test_only_a_photo_well_above_the_working_scale_gets_a_fine_copy() -> None:
-    small = np.zeros((960, 1280, 3), np.uint8)
-    assert plates.Copies.of(small).fine is None
-    just_above = np.zeros((1080, 1500, 3), np.uint8)  # < 1.25 × 1280
-    assert plates.Copies.of(just_above).fine is None
-    hd = np.zeros((1080, 1920, 3), np.uint8)  # searched at its own size
-    made = plates.Copies.of(hd)
-    assert made.fine is not None and made.fine.shape == hd.shape
-    assert made.fine_to_photo is not None and np.allclose(made.fine_to_photo, 1.0)
-    big = np.zeros((3024, 4032, 3), np.uint8)  # at twice the working scale
-    made = plates.Copies.of(big)
-    assert made.fine is not None and max(made.fine.shape[:2]) == 2560
-    assert made.fine_to_photo is not None
-    assert np.allclose(made.fine_to_photo * made.fine.shape[1::-1], (4032, 3024), atol=1)
+def test_only_a_big_daylight_photo_is_searched_at_the_fine_scale() -> None:
+    rng = np.random.default_rng(0)
+
+    def photo(h: int, w: int) -> np.ndarray:
+        return rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+
+    assert plates.Copies.of(photo(960, 1280)).big is None
+    assert plates.Copies.of(photo(1080, 1500)).big is None  # < 1.25 × 1280
+    hd = plates.Copies.of(photo(1080, 1920))  # searched at its own size
+    assert hd.big is not None and hd.fine_side == 2560
+    big = plates.Copies.of(photo(3024, 4032))  # at twice the working scale
+    assert big.big is not None and big.fine_side == 2560
+    dark = (photo(3024, 4032) // 8).astype(np.uint8)  # a night photo: noise at its pixels
+    assert plates.Copies.of(dark).big is None
+
+
+def test_a_big_photo_without_text_has_no_tile_searched(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gate: only where the working scale saw a small line of text does a tile go to
+    the fine scale."""
+    made = plates.Copies.of(np.full((3024, 4032, 3), 128, np.uint8))
+    calls: list[tuple[int, ...]] = []
+    monkeypatch.setattr(plates, "text_lines", lambda tile, *_a: calls.append(tile.shape) or [])
+    assert plates.fine_lines(made, np.zeros((960, 1280), np.float32)) == []
+    assert calls == []
+    seen = np.zeros((960, 1280), np.float32)
+    seen[300:320, 200:260] = 0.5  # a big blob (text the working scale reads): no tile
+    seen[600:630, 900:905] = 0.5  # a tall narrow one (a pole, an edge): no tile
+    plates.fine_lines(made, seen)
+    assert calls == []
+    seen[500:506, 700:718] = 0.5  # a small line of text: its tile (and neighbours) searched
+    plates.fine_lines(made, seen)
+    assert 1 <= len(calls) <= 4 and all(max(c[:2]) <= 640 + 2 * 64 for c in calls)
 
 
 @pytest.fixture(scope="module")
