@@ -16,6 +16,7 @@ text, extend/strengthen, re-render), then measure on the released pixels:
     .venv/bin/python benchmarks/plates_eval.py --split eval --json /tmp/plates_eval.json
     .venv/bin/python benchmarks/plates_eval.py --split tune --variants closeup --limit 10
     .venv/bin/python benchmarks/plates_eval.py --timing 10   # speed only, one run
+    .venv/bin/python benchmarks/plates_eval.py --split tune --variants street --detect-only
     .venv/bin/python benchmarks/plates_eval.py --timing 10 --timing-variant night
     (the dark pass off and on, over a whole split: benchmarks/plates_dark_pass.py)
 
@@ -115,10 +116,29 @@ def run_case(
     }
 
 
+def detect_case(rgb: np.ndarray, quad: np.ndarray, settings: DetectSettings) -> dict:
+    """Detection alone (``--detect-only``): how much of the plate the regions cover."""
+    started = time.perf_counter()
+    found = detect_plates(rgb, settings)
+    ms = 1000 * (time.perf_counter() - started)
+    coverage = region_coverage(rgb.shape, [HideSpec(d.x, d.y, d.w, d.h) for d in found], quad)
+    return {"region_coverage": round(coverage, 4), "missed": coverage == 0.0,
+            "regions": len(found), "ms_detect": round(ms, 1)}
+
+
 def summary(rows: list[dict]) -> dict:
     """Figures of one group of cases."""
     if not rows:
         return {"cases": 0}
+    if "detail_hidden" not in rows[0]:  # --detect-only rows
+        return {
+            "cases": len(rows),
+            "plates_90pct_region_covered": round(
+                sum(r["region_coverage"] >= 0.9 for r in rows) / len(rows), 4
+            ),
+            "missed": sum(r["missed"] for r in rows),
+            "ms_detect_median": round(statistics.median(r["ms_detect"] for r in rows), 1),
+        }
     detail = [r["detail_hidden"] for r in rows]
     return {
         "cases": len(rows),
@@ -215,9 +235,11 @@ def grouped(cases: list[dict]) -> dict:
     groups["all/variants"] = summary([c for c in cases if c["variant"] != "original"])
     groups["all"] = summary(cases)
     groups["failures"] = [
-        {k: c[k] for k in ("set", "photo", "variant", "detail_hidden", "missed", "legible_after")}
+        {k: c[k] for k in ("set", "photo", "variant", "detail_hidden", "region_coverage",
+                           "missed", "legible_after") if k in c}
         for c in cases
-        if c["detail_hidden"] < 0.9 or c["missed"] or c["legible_after"]
+        if c.get("detail_hidden", c["region_coverage"]) < 0.9 or c["missed"]
+        or c.get("legible_after")
     ]
     return groups
 
@@ -228,7 +250,7 @@ def read_rows(logs: list[Path]) -> list[dict]:
     rows: dict[tuple, dict] = {}
     for log in logs:
         for line in log.read_text(encoding="utf-8").splitlines():
-            if line.startswith('{"detail_hidden"'):
+            if line.startswith(('{"detail_hidden"', '{"region_coverage"')):
                 row = json.loads(line)
                 rows[(row["set"], row["variant"], row["photo"])] = row
     return list(rows.values())
@@ -268,6 +290,14 @@ def main() -> int:
         choices=("original", *VARIANTS),
         help="time this variant of the photos (night: the dark pass runs)",
     )
+    parser.add_argument(
+        "--detect-only", action="store_true",
+        help="detection alone: region coverage and misses (no release, no reading)",
+    )
+    parser.add_argument(
+        "--no-fine-scale", action="store_true",
+        help="no fine scale for big photos (as before ADR 171), for comparison",
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     if args.summarize:
@@ -295,6 +325,10 @@ def main() -> int:
         }
         print(json.dumps(figures, indent=1))
         return 0
+    if args.no_fine_scale:
+        from core.imaging import plates
+
+        plates.FINE_FROM = float("inf")
     kinds = ("original", *VARIANTS) if args.variants == "all" else tuple(args.variants.split(","))
     settings = DetectSettings()
     cases: list[dict] = []
@@ -319,7 +353,11 @@ def main() -> int:
                     pixels, quad = stress_variant(rgb, truth.quad, kind, seed=n)
                 else:
                     pixels, quad = variant(rgb, truth.quad, kind, seed=n)
-                row = run_case(pixels, quad, truth.text, settings, not args.no_verify)
+                row = (
+                    detect_case(pixels, quad, settings)
+                    if args.detect_only
+                    else run_case(pixels, quad, truth.text, settings, not args.no_verify)
+                )
                 row.update({"set": sub, "variant": kind, "photo": truth.path.name})
                 cases.append(row)
                 print(json.dumps(row), flush=True)

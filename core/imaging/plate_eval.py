@@ -166,7 +166,7 @@ def stress_variant(
         return out, quad * [size[0] / w, size[1] / h]
     if kind == "skew":
         side = float(rng.choice([-1, 1]))
-        src = np.float32(quad)
+        src = np.asarray(quad, np.float32)
         dst = src.copy()
         shrink = 0.15 * plate_h
         far = (1, 2) if side > 0 else (0, 3)  # the right (or left) edge moves away
@@ -178,8 +178,9 @@ def stress_variant(
         )
         return out, dst.astype(np.float64)
     if kind == "jpeg":
-        ok, data = cv2.imencode(".jpg", rgb[..., ::-1], [cv2.IMWRITE_JPEG_QUALITY, 25])
-        return cv2.imdecode(data, cv2.IMREAD_COLOR)[..., ::-1].copy(), quad.copy()
+        _ok, data = cv2.imencode(".jpg", rgb[..., ::-1], [cv2.IMWRITE_JPEG_QUALITY, 25])
+        decoded = np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR))
+        return decoded[..., ::-1].copy(), quad.copy()
     if kind == "street":
         scale = 100 / max(1.0, x2 - x1)
         small = cv2.resize(
@@ -192,7 +193,7 @@ def stress_variant(
             small, top, max(0, 3024 - sh - top), left, max(0, 4032 - sw - left),
             cv2.BORDER_REFLECT,
         )
-        return out, quad * scale + [left, top]
+        return np.asarray(out), quad * scale + [left, top]
     raise ValueError(f"unknown stress variant {kind!r}")
 
 
