@@ -22,7 +22,7 @@ the caller grows them to the plate's frame exactly as it does the detector's lin
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -56,6 +56,22 @@ SAME = 0.7  # IoU of two candidates read once (the scales find the same blob)
 #: a line candidate's brightest part covering this much of its crop is the crop itself:
 #: read once (ADR 162)
 SAME_CROP = 0.9
+#: the share of a whole-read region's height read as its middle band: a heavily blurred
+#: plate's characters run into one blob the detector boxes whole, frame and all, and
+#: its character line lies across the middle (ADR 172)
+BAND = 0.4
+#: candidates read because the text detector's map likes them best (a blurred plate's
+#: weak strokes rank it low by contrast, ADR 172) …
+MAX_LIKELY = 4
+LIKELY_MIN = 0.01  # … if their mean text probability is at least this
+#: candidates partly inside a box they are told to skip (a region already hidden), at
+#: most half, read besides the quotas (the best by contrast): a plate the detector
+#: missed beside a region found for other text (ADR 172)
+MAX_BESIDE = 4
+SKIP_INSIDE = 0.5
+#: a reading with one letter or digit for more than this share of them is a texture's
+#: (a grille read "mmmmmm"), not a plate's (ADR 172)
+MAX_SAME = 0.5
 
 
 def _blobs(grey: np.ndarray, scale: float) -> list[tuple[Box, float]]:
@@ -138,9 +154,53 @@ def candidates(work: np.ndarray) -> list[tuple[Box, float, str]]:
     return found
 
 
+def _inside(box: Box, to_photo: np.ndarray, skip: Sequence[Box]) -> float:
+    """The largest share of ``box`` (``work``'s pixels) inside one box of ``skip``
+    (photo pixels)."""
+    photo_box = (box[0] * to_photo[0], box[1] * to_photo[1],
+                 box[2] * to_photo[0], box[3] * to_photo[1])
+    size = photo_box[2] * photo_box[3] or 1.0
+    return max((intersection(photo_box, s) / size for s in skip), default=0.0)
+
+
+def _choose(
+    boxes: Sequence[Box], limit: int, open_to_read: Callable[[Box], bool], chosen: list[Box]
+) -> None:
+    """Append to ``chosen`` the first ``limit`` of ``boxes`` open to read."""
+    taken = 0
+    for box in boxes:
+        if taken == limit:
+            return
+        if open_to_read(box):
+            taken += 1
+            chosen.append(box)
+
+
+def _likely(boxes: Sequence[Box], probability: tuple[np.ndarray, float, float]) -> list[Box]:
+    """The boxes whose mean text probability (``probability``: map, scale x, scale y)
+    is at least :data:`LIKELY_MIN`, the highest first."""
+    import cv2
+
+    prob, sx, sy = probability
+    total = cv2.integral(prob.astype(np.float32), sdepth=cv2.CV_64F)
+    height, width = prob.shape
+    scored = []
+    for box in boxes:
+        x1, y1 = min(width - 1, max(0, int(box[0] * sx))), min(height - 1, max(0, int(box[1] * sy)))
+        x2 = min(width, max(x1 + 1, int(np.ceil((box[0] + box[2]) * sx))))
+        y2 = min(height, max(y1 + 1, int(np.ceil((box[1] + box[3]) * sy))))
+        inside = total[y2, x2] - total[y1, x2] - total[y2, x1] + total[y1, x1]
+        mean = float(inside) / ((x2 - x1) * (y2 - y1))
+        if mean >= LIKELY_MIN:
+            scored.append((mean, box))
+    scored.sort(key=lambda item: -item[0])
+    return [box for _mean, box in scored]
+
+
 def plate_like(reading: object) -> bool:
     """A plate's reading: ≥ 3 letters or digits read with confidence ≥ 0.5 (≥ 4 when none
-    is a digit), and letters and digits at least 60 % of everything read."""
+    is a digit), letters and digits at least 60 % of everything read, and no one of
+    them more than :data:`MAX_SAME` of them."""
     from core.imaging.ocr import READABLE_CHARS, READABLE_CONFIDENCE, Reading
 
     assert isinstance(reading, Reading)
@@ -148,7 +208,10 @@ def plate_like(reading: object) -> bool:
     text = reading.text.replace(" ", "")
     if len(sure) < READABLE_CHARS or (len(sure) < 4 and not any(c.isdigit() for c in sure)):
         return False
-    return len(reading.characters()) >= 0.6 * max(1, len(text))
+    every = reading.characters()
+    if max(every.count(c) for c in set(every)) > MAX_SAME * len(every):
+        return False  # a grille or a fence read as "mmmmmm" (ADR 172)
+    return len(every) >= 0.6 * max(1, len(text))
 
 
 def _padded(box: Box, width: int, height: int) -> tuple[int, int, int, int]:
@@ -234,8 +297,10 @@ def _to_read(source: np.ndarray, box: Box) -> list[tuple[Line, np.ndarray]]:
 
 
 def _whole(source: np.ndarray, box: Box) -> list[tuple[Line, np.ndarray]]:
-    """What is read of a text region too big for a plate's character line (ADR 169):
-    the region itself, stretched, and its brightest plate-shaped part."""
+    """What is read of a text region the detector found but no plate's character line
+    (too big, ADR 169; too square, ADR 172): the region itself, stretched, its
+    brightest plate-shaped part and, unless it is shaped like a line, its middle
+    band (:data:`BAND` of its height)."""
     height, width = source.shape[:2]
     x1, y1 = max(0, int(box[0])), max(0, int(box[1]))
     x2, y2 = min(width, int(np.ceil(box[0] + box[2]))), min(height, int(np.ceil(box[1] + box[3])))
@@ -248,6 +313,11 @@ def _whole(source: np.ndarray, box: Box) -> list[tuple[Line, np.ndarray]]:
         a1, b1, a2, b2 = inner
         if (a2 - a1) * (b2 - b1) < SAME_CROP * crop.shape[0] * crop.shape[1]:
             out.append((_box_line(x1 + a1, y1 + b1, x1 + a2, y1 + b2), crop[b1:b2, a1:a2]))
+    if x2 - x1 < LINE_ASPECT * (y2 - y1):  # not a line: its middle band as one (ADR 172)
+        half = BAND * (y2 - y1) / 2
+        b1, b2 = int((y1 + y2) / 2 - half), int(np.ceil((y1 + y2) / 2 + half))
+        if b2 - b1 >= 2:
+            out.append((_box_line(x1, b1, x2, b2), stretched(source[b1:b2, x1:x2])))
     return out
 
 
@@ -257,6 +327,7 @@ def read_plates(
     skip: Sequence[Box] = (),
     source: np.ndarray | None = None,
     oversized: Sequence[Box] = (),
+    probability: tuple[np.ndarray, float, float] | None = None,
 ) -> list[tuple[Line, int]]:
     """Candidates of ``work`` (the detector's copy) read as plates: each as a line in
     photo pixels (``to_photo``: the factor (x, y) from ``work`` to the photo) and the
@@ -268,11 +339,16 @@ def read_plates(
     whole plate is searched by the text detector, upscaled, and its lines are read; in
     both, the brightest plate-shaped part of the crop is read too (a plate in a lit
     recess).  The :data:`MAX_BRIGHT` best bright rectangles are read and the
-    :data:`MAX_READ` best stroke blobs; none touching a box of ``skip`` (photo pixels: plates already found,
-    regions already hidden), none at the place of one already read.  ``oversized``:
+    :data:`MAX_READ` best stroke blobs; none touching a box of ``skip`` (photo pixels:
+    plates already found, regions already hidden), none at the place of one already
+    read; then the :data:`MAX_BESIDE` best partly inside a box of ``skip``, at most
+    :data:`SKIP_INSIDE` of them.  ``oversized``:
     text regions (``work``'s pixels) the detector found too big for a plate's line —
     a close-up whose characters are too big for it — each read whole, besides the
-    quotas (ADR 169).
+    quotas (ADR 169).  ``probability``: the text detector's map of ``work`` (map,
+    scale x, scale y); the :data:`MAX_LIKELY` candidates it likes best, of those not
+    chosen by their contrast, are read too (a blurred plate's strokes are weak, but
+    the detector still sees text there; ADR 172).
     """
     from core.imaging.ocr import READABLE_CONFIDENCE, recognise
 
@@ -280,25 +356,30 @@ def read_plates(
     chosen: list[Box] = []
     taken = {"strokes": 0, "bright": 0}
     quota = {"strokes": MAX_READ, "bright": MAX_BRIGHT}
-    for box, _contrast, kind in candidates(work):
+    found = candidates(work)
+
+    def open_to_read(box: Box, inside: float = 0.0) -> bool:
+        if _inside(box, to_photo, skip) > inside:
+            return False
+        return not any(iou(box, c) >= SAME for c in chosen)
+
+    for box, _contrast, kind in found:
         if taken == quota:  # both kinds read to their limit: the rest is never read
             break
-        if taken[kind] >= quota[kind]:
-            continue
-        photo_box = (box[0] * to_photo[0], box[1] * to_photo[1],
-                     box[2] * to_photo[0], box[3] * to_photo[1])
-        if any(intersection(photo_box, s) > 0 for s in skip):
-            continue
-        if any(iou(box, c) >= SAME for c in chosen):
-            continue
-        taken[kind] += 1
-        chosen.append(box)
+        if taken[kind] < quota[kind] and open_to_read(box):
+            taken[kind] += 1
+            chosen.append(box)
+    if probability is not None:
+        _choose(_likely([box for box, _c, _k in found], probability), MAX_LIKELY, open_to_read, chosen)
+    # partly inside a box to skip: at release, a plate the detector missed beside a
+    # region found for other text (ADR 172)
+    _choose([box for box, _c, _k in found], MAX_BESIDE,
+            lambda box: _inside(box, to_photo, skip) > 0 and open_to_read(box, SKIP_INSIDE),
+            chosen)
     lines: list[Line] = []  # in work's pixels
     crops: list[np.ndarray] = []
     for box in oversized:
-        photo_box = (box[0] * to_photo[0], box[1] * to_photo[1],
-                     box[2] * to_photo[0], box[3] * to_photo[1])
-        if any(intersection(photo_box, s) > 0 for s in skip):
+        if _inside(box, to_photo, skip) > SKIP_INSIDE:
             continue
         for line, crop in _whole(source, box):
             lines.append(line)

@@ -134,7 +134,7 @@ def outside_regions(rgb: np.ndarray, regions: Sequence[Box], long_side: int) -> 
     """
     from core.imaging.ocr import line_crop, recognise
     from core.imaging.plate_frame import companions, frame
-    from core.imaging.plates import Copies, PlateShape, plate_lines, read_pass
+    from core.imaging.plates import Copies, PlateShape, plate_lines, read_pass, whole_reads
 
     shape = PlateShape()
     copies = Copies.of(rgb, long_side)  # made once for both sources (ADR 162)
@@ -151,8 +151,9 @@ def outside_regions(rgb: np.ndarray, regions: Sequence[Box], long_side: int) -> 
     ]
     skip = [*regions, *(_bbox(ln.corners()) for ln in lines)]
     # the second source reads each candidate itself: what it returns was read as a plate
-    # a text region too big for a plate's line is read whole (a close-up, ADR 169)
-    oversized = [ln for ln in every if shape.too_big(ln, rgb.shape[0])]
+    # a text region too big for a plate's line is read whole (a close-up, ADR 169), and
+    # one too square for a line (a heavily blurred plate, ADR 172)
+    oversized = whole_reads(every, shape, rgb.shape[0])
     readable += [
         (line, (chars, line.score))
         for line, chars in read_pass(rgb, long_side, skip, copies, oversized)

@@ -13,7 +13,7 @@ are gathered and the whole group is grown to the plate's frame
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +34,7 @@ __all__ = [
     "TextModelMissingError",
     "find_plates",
     "plate_lines",
+    "whole_reads",
     "text_model_path",
     "dark_copy",
     "read_pass",
@@ -55,6 +56,8 @@ FINE_GATE = 0.1  # text probability at the working scale that sends a tile to th
 FINE_GATE_HEIGHT = (3, 14)
 FINE_TILE = 320  # px of the fine copy a tile covers …
 FINE_OVERLAP = 48  # … and the overlap with its neighbours (a line across a tile's edge)
+#: text regions read whole by the second source, at most (the surest first, ADR 172)
+MAX_WHOLE = 6
 DARK_RANGE = 128.0  # grey levels: a photo spanning fewer is dark (stretched, dark pass)
 #: search the dark copy at every scale (ADR 113) instead of only at the scales where the
 #: plain copy found no plate-shaped line (ADR 118); kept for the benchmark's comparison
@@ -76,6 +79,22 @@ class PlateShape:
         be, and at least as wide as tall: the detector's box around a close-up plate whose
         characters are too big for it (read whole, ADR 169)."""
         return line.h > self.max_height_frac * photo_height and line.w >= line.h
+
+    def squat(self, line: Line, photo_height: int) -> bool:
+        """True when ``line`` is a text region of a plate's size but too square for a
+        character line: a heavily blurred plate whose characters ran together into one
+        blob (read whole and through its middle band, ADR 172)."""
+        if line.h <= 0 or line.tilt > self.max_tilt_deg:
+            return False
+        return (
+            self.min_height <= line.h <= self.max_height_frac * photo_height
+            and line.h <= line.w < self.min_aspect * line.h
+        )
+
+    def read_whole(self, line: Line, photo_height: int) -> bool:
+        """True when ``line`` is read whole by the second source (:meth:`too_big` or
+        :meth:`squat`; ADR 169 and 172)."""
+        return self.too_big(line, photo_height) or self.squat(line, photo_height)
 
     def fits(self, line: Line, photo_height: int) -> bool:
         """True when ``line`` has a plate's shape."""
@@ -175,6 +194,11 @@ class Copies:
     #: FINE_FROM times the working scale, or a dark one
     big: np.ndarray | None = None
     fine_side: int = 0
+    #: the working scale's text probability of ``work`` (map, scale x, scale y), left
+    #: here by :func:`plate_lines` for the second source's ranking (ADR 172)
+    seen: dict[str, tuple[np.ndarray, float, float]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
 
     @classmethod
@@ -257,10 +281,11 @@ def plate_lines(
         for work in searched:
             if not DARK_EVERY_SCALE and any(shape.fits(ln, height) for ln in here):
                 break  # the plain copy found a plate here: the dark copy is not searched
-            if made.big is not None and factor == 1.0 and work is made.work:
+            if factor == 1.0 and work is made.work:  # its probability is kept
                 prob, sx, sy = text_probability(work, side)
                 quads = [(p / [sx, sy], sc) for p, sc in text_boxes(prob, box_thresh=box_thresh)]
-                seen = prob
+                made.seen["work"] = (prob, sx, sy)
+                seen = prob if made.big is not None else None
             else:
                 quads = text_lines(work, side, box_thresh)
             lines = assemble([Line.from_quad(q * to_photo, s) for q, s in quads])
@@ -328,8 +353,9 @@ def read_pass(
     """The second source of plates (ADR 115): plate-shaped rectangles found by contrast
     on the detector's copy (and, in a dark photo, the denoised copy), read by the
     recogniser; those read as a plate, as lines in photo pixels with the number of
-    characters read surely.  Nothing touching a box of ``skip`` is read.  ``copies``:
-    the photo's :class:`Copies`, when the caller has them already.  ``oversized``: the
+    characters read surely.  Little touching a box of ``skip`` is read, nothing mostly
+    inside one (ADR 172).  ``copies``: the photo's :class:`Copies`, when the caller has
+    them already.  ``oversized``: the
     text detector's lines too big for a plate's line (:meth:`PlateShape.too_big`), read
     whole (ADR 169)."""
     import cv2
@@ -347,9 +373,17 @@ def read_pass(
     found: list[tuple[Line, int]] = []
     for copy, source in passes:
         boxes = [*skip, *(_box(ln) for ln, _ in found)]
-        found += read_plates(copy, made.to_photo, boxes, source, whole)
+        likely = made.seen.get("work") if copy is made.work else None
+        found += read_plates(copy, made.to_photo, boxes, source, whole, likely)
         whole = []  # read once, on the first copy
     return found
+
+
+def whole_reads(lines: Sequence[Line], shape: PlateShape, photo_height: int) -> list[Line]:
+    """The lines the second source reads whole (:meth:`PlateShape.read_whole`), the
+    :data:`MAX_WHOLE` surest of them."""
+    whole = [ln for ln in lines if shape.read_whole(ln, photo_height)]
+    return sorted(whole, key=lambda ln: -ln.score)[:MAX_WHOLE]
 
 
 def _box(line: Line) -> Box:
@@ -377,7 +411,7 @@ def find_plates(
     mains = [ln for ln in lines if shape.fits(ln, height)]
     found_by_text = list(mains)
     if not mains and second_source:
-        oversized = [ln for ln in lines if shape.too_big(ln, height)]
+        oversized = whole_reads(lines, shape, height)
         mains = [ln for ln, _chars in read_pass(rgb, long_side, copies=copies, oversized=oversized)]
         lines += mains
     if not mains:  # no plate: spare the full-size grey copy (12 MP: 144 MB, up to 0.1 s)

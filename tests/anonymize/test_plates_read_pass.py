@@ -79,6 +79,10 @@ def test_plate_like_readings() -> None:
     assert not plate_candidates.plate_like(reading("A1"))
     assert not plate_candidates.plate_like(reading("AB12", p=0.3))  # not read surely
     assert not plate_candidates.plate_like(reading("·-·1·2·3·-·"))  # mostly not characters
+    assert not plate_candidates.plate_like(reading("mmmmmm"))  # a grille (ADR 172)
+    assert not plate_candidates.plate_like(reading("1111 1A"))  # 5 of 6 the same
+    assert plate_candidates.plate_like(reading("AAA 111"))  # half the same: a plate can
+    assert plate_candidates.plate_like(reading("8P62983"))
 
 
 def test_a_stretched_crop_spans_the_full_range() -> None:
