@@ -16,6 +16,10 @@ Here (ADR 115) plate-shaped rectangles are found from contrast alone and each is
    a plate's shape (:func:`plate_like`: at least 3 letters or digits read with
    confidence 0.5, at least one of them a digit, mostly letters and digits).
 
+A heavily blurred plate (ADR 172) is read through the middle band of the text region
+the detector boxed it in whole, or as one of the candidates the detector's probability
+map likes best; at release a few candidates partly inside a hidden region are read too.
+
 The accepted candidates come back as :class:`~core.imaging.plate_frame.Line` objects, so
 the caller grows them to the plate's frame exactly as it does the detector's lines.
 """
@@ -356,24 +360,24 @@ def read_plates(
     chosen: list[Box] = []
     taken = {"strokes": 0, "bright": 0}
     quota = {"strokes": MAX_READ, "bright": MAX_BRIGHT}
-    found = candidates(work)
+    ranked = candidates(work)
 
     def open_to_read(box: Box, inside: float = 0.0) -> bool:
         if _inside(box, to_photo, skip) > inside:
             return False
         return not any(iou(box, c) >= SAME for c in chosen)
 
-    for box, _contrast, kind in found:
+    for box, _contrast, kind in ranked:
         if taken == quota:  # both kinds read to their limit: the rest is never read
             break
         if taken[kind] < quota[kind] and open_to_read(box):
             taken[kind] += 1
             chosen.append(box)
     if probability is not None:
-        _choose(_likely([box for box, _c, _k in found], probability), MAX_LIKELY, open_to_read, chosen)
+        _choose(_likely([box for box, _c, _k in ranked], probability), MAX_LIKELY, open_to_read, chosen)
     # partly inside a box to skip: at release, a plate the detector missed beside a
     # region found for other text (ADR 172)
-    _choose([box for box, _c, _k in found], MAX_BESIDE,
+    _choose([box for box, _c, _k in ranked], MAX_BESIDE,
             lambda box: _inside(box, to_photo, skip) > 0 and open_to_read(box, SKIP_INSIDE),
             chosen)
     lines: list[Line] = []  # in work's pixels
