@@ -73,6 +73,11 @@ LIKELY_MIN = 0.01  # … if their mean text probability is at least this
 #: missed beside a region found for other text (ADR 172)
 MAX_BESIDE = 4
 SKIP_INSIDE = 0.5
+#: a line candidate stretched by more than NOISY_GAIN (a plate spanning under 32 grey
+#: levels: a deep night) is read at QUIET_GAIN too — full stretching multiplies its
+#: sensor noise with it (ADR 172)
+NOISY_GAIN = 8.0
+QUIET_GAIN = 2.0
 #: a reading with one letter or digit for more than this share of them is a texture's
 #: (a grille read "mmmmmm"), not a plate's (ADR 172)
 MAX_SAME = 0.5
@@ -226,16 +231,25 @@ def _padded(box: Box, width: int, height: int) -> tuple[int, int, int, int]:
     return x1, y1, x2, y2
 
 
-def stretched(crop: np.ndarray) -> np.ndarray:
+def stretched(crop: np.ndarray, max_gain: float = np.inf) -> np.ndarray:
     """``crop`` with its 1st–99th percentile grey levels stretched to 0–255 (a dark or
-    washed-out plate read at full contrast)."""
+    washed-out plate read at full contrast), multiplied by ``max_gain`` at most."""
     if crop.size == 0:
         return crop
     lo, hi = (float(v) for v in np.percentile(crop.mean(axis=2), (1, 99)))
     if hi - lo < 8:
         return crop
-    out: np.ndarray = np.clip((crop.astype(np.float32) - lo) * (255.0 / (hi - lo)), 0, 255)
+    gain = min(max_gain, 255.0 / (hi - lo))
+    out: np.ndarray = np.clip((crop.astype(np.float32) - lo) * gain, 0, 255)
     return out.astype(np.uint8)
+
+
+def _gain(crop: np.ndarray) -> float:
+    """What :func:`stretched` multiplies ``crop``'s grey levels by."""
+    if crop.size == 0:
+        return 1.0
+    lo, hi = (float(v) for v in np.percentile(crop.mean(axis=2), (1, 99)))
+    return 1.0 if hi - lo < 8 else 255.0 / (hi - lo)
 
 
 def _inner_plate(crop: np.ndarray) -> tuple[int, int, int, int] | None:
@@ -285,6 +299,8 @@ def _to_read(source: np.ndarray, box: Box) -> list[tuple[Line, np.ndarray]]:
     crop = stretched(source[y1:y2, x1:x2])
     if box[2] >= LINE_ASPECT * box[3]:  # a character line: read as it is
         out = [(_box_line(x1, y1, x2, y2), crop)]
+        if _gain(source[y1:y2, x1:x2]) > NOISY_GAIN:  # and less stretched (ADR 172)
+            out.append((_box_line(x1, y1, x2, y2), stretched(source[y1:y2, x1:x2], QUIET_GAIN)))
     else:  # a whole plate: the text detector's lines in it
         out = []
         for line in _lines_in(crop)[:LINES_PER_PLATE]:

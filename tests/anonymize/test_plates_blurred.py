@@ -196,3 +196,32 @@ def test_the_release_reads_a_plate_beside_a_region_found_for_other_text() -> Non
     released = decode_rgb(data)
     assert not ocr_legible(released, quad, text)[0]
     assert detail_hidden(rgb, released, quad) >= 0.9
+
+
+def test_a_dark_crop_is_also_read_less_stretched() -> None:
+    """Full stretching multiplies a deep-night plate's sensor noise with its characters:
+    a line candidate spanning under 32 grey levels is read at gain 2 as well (ADR 172)."""
+    rng = np.random.default_rng(3)
+    crop = np.clip(rng.normal(10, 3, (24, 90, 3)), 0, 255).astype(np.uint8)
+    crop[8:16, 10:80] = 25
+    assert plate_candidates._gain(crop) > plate_candidates.NOISY_GAIN
+    full, quiet = plate_candidates.stretched(crop), plate_candidates.stretched(crop, 2.0)
+    assert full.max() == 255 and quiet.max() < 80  # gain 2 from the 1st percentile
+    assert np.array_equal(plate_candidates.stretched(crop, np.inf), full)
+    source = np.zeros((200, 300, 3), np.uint8)
+    source[100:124, 100:190] = crop
+    reads = plate_candidates._to_read(source, (110.0, 104.0, 70.0, 16.0))
+    assert len(reads) >= 2 and any(c.max() < 80 for _ln, c in reads)
+    bright = source.copy()
+    bright[100:124, 100:190] = np.clip(crop.astype(int) * 8, 0, 255).astype(np.uint8)
+    assert all(c.max() == 255 for _ln, c in plate_candidates._to_read(bright, (110.0, 104.0, 70.0, 16.0)))
+
+
+def test_a_deep_night_plate_is_found_read_less_stretched(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tune split's ``night-deep`` variant of ``us/car8.jpg`` (its plate spans ~20 grey
+    levels): fully stretched it reads ``TZRUZ``, at gain 2 ``FZ RLZ``."""
+    rgb, quad, text = tune_variant("us", "car8.jpg", "night-deep")
+    assert ocr_legible(rgb, quad, text)[0]
+    assert touching(plates.find_plates(rgb), quad)
+    monkeypatch.setattr(plate_candidates, "NOISY_GAIN", np.inf)
+    assert touching(plates.find_plates(rgb), quad) == []
