@@ -27,6 +27,7 @@ the caller grows them to the plate's frame exactly as it does the detector's lin
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 
 import numpy as np
 
@@ -231,25 +232,30 @@ def _padded(box: Box, width: int, height: int) -> tuple[int, int, int, int]:
     return x1, y1, x2, y2
 
 
+def _levels(crop: np.ndarray) -> tuple[float, float] | None:
+    """The 1st and 99th percentile grey levels of ``crop``; None when it is empty or
+    they are less than 8 apart (nothing to stretch)."""
+    if crop.size == 0:
+        return None
+    lo, hi = (float(v) for v in np.percentile(crop.mean(axis=2), (1, 99)))
+    return None if hi - lo < 8 else (lo, hi)
+
+
 def stretched(crop: np.ndarray, max_gain: float = np.inf) -> np.ndarray:
     """``crop`` with its 1st–99th percentile grey levels stretched to 0–255 (a dark or
     washed-out plate read at full contrast), multiplied by ``max_gain`` at most."""
-    if crop.size == 0:
+    levels = _levels(crop)
+    if levels is None:
         return crop
-    lo, hi = (float(v) for v in np.percentile(crop.mean(axis=2), (1, 99)))
-    if hi - lo < 8:
-        return crop
-    gain = min(max_gain, 255.0 / (hi - lo))
-    out: np.ndarray = np.clip((crop.astype(np.float32) - lo) * gain, 0, 255)
+    lo, hi = levels
+    out: np.ndarray = np.clip((crop.astype(np.float32) - lo) * min(max_gain, 255.0 / (hi - lo)), 0, 255)
     return out.astype(np.uint8)
 
 
 def _gain(crop: np.ndarray) -> float:
     """What :func:`stretched` multiplies ``crop``'s grey levels by."""
-    if crop.size == 0:
-        return 1.0
-    lo, hi = (float(v) for v in np.percentile(crop.mean(axis=2), (1, 99)))
-    return 1.0 if hi - lo < 8 else 255.0 / (hi - lo)
+    levels = _levels(crop)
+    return 1.0 if levels is None else 255.0 / (levels[1] - levels[0])
 
 
 def _inner_plate(crop: np.ndarray) -> tuple[int, int, int, int] | None:
@@ -378,8 +384,11 @@ def read_plates(
     quota = {"strokes": MAX_READ, "bright": MAX_BRIGHT}
     ranked = candidates(work)
 
-    def open_to_read(box: Box, inside: float = 0.0) -> bool:
-        if _inside(box, to_photo, skip) > inside:
+    def open_to_read(box: Box, beside: bool = False) -> bool:
+        """Not yet chosen, and touching no box to skip (``beside``: partly inside one,
+        at most :data:`SKIP_INSIDE` of it)."""
+        inside = _inside(box, to_photo, skip)
+        if not (0 < inside <= SKIP_INSIDE if beside else inside == 0):
             return False
         return not any(iou(box, c) >= SAME for c in chosen)
 
@@ -393,9 +402,7 @@ def read_plates(
         _choose(_likely([box for box, _c, _k in ranked], probability), MAX_LIKELY, open_to_read, chosen)
     # partly inside a box to skip: at release, a plate the detector missed beside a
     # region found for other text (ADR 172)
-    _choose([box for box, _c, _k in ranked], MAX_BESIDE,
-            lambda box: _inside(box, to_photo, skip) > 0 and open_to_read(box, SKIP_INSIDE),
-            chosen)
+    _choose([box for box, _c, _k in ranked], MAX_BESIDE, partial(open_to_read, beside=True), chosen)
     lines: list[Line] = []  # in work's pixels
     crops: list[np.ndarray] = []
     for box in oversized:

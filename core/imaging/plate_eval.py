@@ -95,30 +95,49 @@ def variant(
     * ``blur``: Gaussian blur, σ = 3 % of the plate's height (at least 1 px).
     ``seed`` picks the angle sign/size and the noise.
     """
+    out = _degraded(rgb, quad, kind, np.random.default_rng(seed), _MILD)
+    if out is None:
+        raise ValueError(f"unknown variant {kind!r}")
+    return out
+
+
+#: the strengths of the four kinds both sets share: the plate's share of a close-up's
+#: width, the rotation's range (°), night (brightness, gamma, noise σ), blur σ / plate
+#: height — for :func:`variant` and the harsher :func:`stress_variant`
+_MILD = {"closeup": 0.6, "rotate": (5, 10), "night": (0.3, 1.4, 6), "blur": 0.03}
+_HARSH = {"closeup": 0.85, "rotate": (10, 15), "night": (0.2, 1.6, 8), "blur": 0.05}
+_HARSHER = {"closeup-fill": "closeup", "rotate-steep": "rotate", "night-deep": "night",
+            "blur-heavy": "blur"}
+
+
+def _degraded(
+    rgb: np.ndarray, quad: np.ndarray, kind: str, rng: np.random.Generator, strength: dict
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The close-up, rotation, night or blur ``kind`` of the photo at ``strength``
+    (:data:`_MILD` or :data:`_HARSH`); None for another kind."""
     import cv2
 
-    rng = np.random.default_rng(seed)
     h, w = rgb.shape[:2]
     (x1, y1), (x2, y2) = quad.min(axis=0), quad.max(axis=0)
     cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
-    plate_h = float(np.linalg.norm(quad[3] - quad[0]))
     if kind == "closeup":
-        crop_w = (x2 - x1) / 0.6
-        scale = 1280 / crop_w
+        scale = 1280 / ((x2 - x1) / strength["closeup"])
         matrix = np.array([[scale, 0, 640 - cx * scale], [0, scale, 480 - cy * scale]])
         return _warp(rgb, quad, matrix, (1280, 960))
     if kind == "rotate":
-        angle = float(rng.uniform(5, 10) * rng.choice([-1, 1]))
+        angle = float(rng.uniform(*strength["rotate"]) * rng.choice([-1, 1]))
         matrix = cv2.getRotationMatrix2D((float(cx), float(cy)), angle, 1.0)
         return _warp(rgb, quad, matrix, (w, h))
     if kind == "night":
-        dark = 255 * (rgb.astype(np.float32) * 0.3 / 255) ** 1.4
-        noisy = dark + rng.normal(0, 6, rgb.shape)
+        gain, gamma, noise = strength["night"]
+        dark = 255 * (rgb.astype(np.float32) * gain / 255) ** gamma
+        noisy = dark + rng.normal(0, noise, rgb.shape)
         return np.clip(np.rint(noisy), 0, 255).astype(np.uint8), quad.copy()
     if kind == "blur":
-        sigma = max(1.0, 0.03 * plate_h)
+        sigma = max(1.0, strength["blur"] * float(np.linalg.norm(quad[3] - quad[0])))
         return cv2.GaussianBlur(rgb, (0, 0), sigma), quad.copy()
-    raise ValueError(f"unknown variant {kind!r}")
+    return None
+
 
 
 def stress_variant(
@@ -140,25 +159,13 @@ def stress_variant(
     import cv2
 
     rng = np.random.default_rng(seed + 1_000_003)
+    if kind in _HARSHER:
+        degraded = _degraded(rgb, quad, _HARSHER[kind], rng, _HARSH)
+        assert degraded is not None
+        return degraded
     h, w = rgb.shape[:2]
-    (x1, y1), (x2, y2) = quad.min(axis=0), quad.max(axis=0)
-    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    x1, x2 = float(quad[:, 0].min()), float(quad[:, 0].max())
     plate_h = float(np.linalg.norm(quad[3] - quad[0]))
-    if kind == "closeup-fill":
-        scale = 1280 / ((x2 - x1) / 0.85)
-        matrix = np.array([[scale, 0, 640 - cx * scale], [0, scale, 480 - cy * scale]])
-        return _warp(rgb, quad, matrix, (1280, 960))
-    if kind == "rotate-steep":
-        angle = float(rng.uniform(10, 15) * rng.choice([-1, 1]))
-        matrix = cv2.getRotationMatrix2D((float(cx), float(cy)), angle, 1.0)
-        return _warp(rgb, quad, matrix, (w, h))
-    if kind == "night-deep":
-        dark = 255 * (rgb.astype(np.float32) * 0.2 / 255) ** 1.6
-        noisy = dark + rng.normal(0, 8, rgb.shape)
-        return np.clip(np.rint(noisy), 0, 255).astype(np.uint8), quad.copy()
-    if kind == "blur-heavy":
-        sigma = max(1.0, 0.05 * plate_h)
-        return cv2.GaussianBlur(rgb, (0, 0), sigma), quad.copy()
     if kind == "far":
         scale = min(1.0, 70 / max(1.0, x2 - x1))
         size = (max(32, round(w * scale)), max(32, round(h * scale)))

@@ -132,3 +132,16 @@ def touching(found: list[Any], quad: np.ndarray) -> list[Any]:
     """The regions of ``found`` (anything with x, y, w, h) touching the plate ``quad``."""
     (x1, y1), (x2, y2) = quad.min(axis=0), quad.max(axis=0)
     return [d for d in found if d.x < x2 and d.x + d.w > x1 and d.y < y2 and d.y + d.h > y1]
+
+
+def quad_box(quad: np.ndarray) -> tuple[float, float, float, float]:
+    """The bounding box (x, y, w, h) of corners ``quad``."""
+    (x1, y1), (x2, y2) = quad.min(axis=0), quad.max(axis=0)
+    return (float(x1), float(y1), float(x2 - x1), float(y2 - y1))
+
+
+def rect_line(x1: float, y1: float, x2: float, y2: float, score: float = 0.9) -> Any:
+    """An upright text line (:class:`core.imaging.plate_frame.Line`) over a rectangle."""
+    from core.imaging.plate_frame import Line
+
+    return Line.from_quad(np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], float), score)

@@ -14,7 +14,16 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-from plate_helpers import covered, draw_plate, need_text_models, textured, touching, tune_variant
+from plate_helpers import (
+    covered,
+    draw_plate,
+    need_text_models,
+    quad_box,
+    rect_line,
+    textured,
+    touching,
+    tune_variant,
+)
 
 from core.imaging import plate_candidates, plates
 from core.imaging.anonymize import HideSpec
@@ -30,25 +39,16 @@ FAINT = ("us", "wts-lg-000072.jpg", "blur-heavy")
 SETTINGS = DetectSettings(face_detector="hog")
 
 
-def _line(x1: float, y1: float, x2: float, y2: float) -> Line:
-    return Line.from_quad(np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], float), 0.9)
-
-
-def _box(quad: np.ndarray) -> tuple[float, float, float, float]:
-    (x1, y1), (x2, y2) = quad.min(axis=0), quad.max(axis=0)
-    return (float(x1), float(y1), float(x2 - x1), float(y2 - y1))
-
-
 def test_a_square_text_region_of_a_plates_size_is_squat() -> None:
     shape = plates.PlateShape()
-    blob = _line(450, 390, 620, 520)  # 170 × 130 in a 1632 px tall photo: a blurred plate
+    blob = rect_line(450, 390, 620, 520)  # 170 × 130 in a 1632 px tall photo: a blurred plate
     assert shape.squat(blob, 1632) and shape.read_whole(blob, 1632)
     assert not shape.fits(blob, 1632) and not shape.too_big(blob, 1632)
-    line = _line(100, 300, 400, 360)  # a character line: a plate's, not squat
+    line = rect_line(100, 300, 400, 360)  # a character line: a plate's, not squat
     assert shape.fits(line, 1632) and not shape.squat(line, 1632)
-    assert not shape.squat(_line(500, 0, 560, 300), 1632)  # taller than wide: a pole
-    assert not shape.squat(_line(0, 0, 6, 5), 1632)  # too small to hold characters
-    whole = _line(0, 40, 1200, 1500)  # too big: read whole, but not as squat
+    assert not shape.squat(rect_line(500, 0, 560, 300), 1632)  # taller than wide: a pole
+    assert not shape.squat(rect_line(0, 0, 6, 5), 1632)  # too small to hold characters
+    whole = rect_line(0, 40, 1200, 1500)  # too big: read whole, but not as squat
     assert shape.too_big(whole, 1632) and not shape.squat(whole, 1632)
     assert shape.read_whole(whole, 1632)
 
@@ -128,7 +128,7 @@ def test_a_blurred_plate_boxed_whole_is_found(
     lines = [b.line for b in touching([_Box(ln) for ln in plates.plate_lines(rgb)], quad)]
     assert lines and all(shape.squat(ln, rgb.shape[0]) for ln in lines)  # the detector's box
     found = touching(plates.find_plates(rgb), quad)
-    assert found and covered(found, _box(quad), rgb.shape) >= 0.95
+    assert found and covered(found, quad_box(quad), rgb.shape) >= 0.95
     monkeypatch.setattr(plate_candidates, "BAND", 0.0)  # no middle band: not found
     assert touching(plates.find_plates(rgb), quad) == []
 
@@ -167,7 +167,7 @@ class _Box:
 
     def __init__(self, line: Line) -> None:
         self.line = line
-        self.x, self.y, self.w, self.h = _box(line.corners())
+        self.x, self.y, self.w, self.h = quad_box(line.corners())
 
 
 def test_a_candidate_only_overlapping_a_region_is_read() -> None:
@@ -189,7 +189,7 @@ def test_the_release_reads_a_plate_beside_a_region_found_for_other_text() -> Non
     top; the release reads the plate's contrast candidates and hides it."""
     rgb, quad, text = tune_variant("us", "car3.jpg", "skew")
     found = detect_plates(rgb, SETTINGS)
-    assert found and covered(found, _box(quad), rgb.shape) < 0.9  # the detector's miss
+    assert found and covered(found, quad_box(quad), rgb.shape) < 0.9  # the detector's miss
     specs = [HideSpec(d.x, d.y, d.w, d.h) for d in found]
     labels = [f"#{i + 1} (plate)" for i in range(len(found))]
     data, result = render_verified(RenderJob(rgb, specs, labels, Geometry()), SETTINGS)

@@ -13,36 +13,35 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from plate_helpers import covered, draw_plate, need_text_models, textured, touching, tune_variant
+from plate_helpers import (
+    covered,
+    draw_plate,
+    need_text_models,
+    quad_box,
+    rect_line,
+    textured,
+    touching,
+    tune_variant,
+)
 
 from core.imaging import plate_candidates, plates
 from core.imaging.detect import DetectSettings
 from core.imaging.geometry import Geometry
 from core.imaging.loading import decode_rgb
 from core.imaging.plate_eval import detail_hidden, ocr_legible
-from core.imaging.plate_frame import Line
 from core.imaging.release import RenderJob, render_verified
 
 CLOSEUP = ("us", "4be2025c-09f7-4bb0-b1bd-8e8633e6dec1.jpg", "closeup-fill")
 SETTINGS = DetectSettings(face_detector="hog")
 
 
-def _line(x1: float, y1: float, x2: float, y2: float) -> Line:
-    return Line.from_quad(np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], float), 0.9)
-
-
-def _box(quad: np.ndarray) -> tuple[float, float, float, float]:
-    (x1, y1), (x2, y2) = quad.min(axis=0), quad.max(axis=0)
-    return (float(x1), float(y1), float(x2 - x1), float(y2 - y1))
-
-
 def test_a_region_taller_than_a_plates_line_is_too_big_not_a_plate() -> None:
     shape = plates.PlateShape()
-    whole = _line(0, 40, 1200, 900)  # a text region over most of a 960 px photo
+    whole = rect_line(0, 40, 1200, 900)  # a text region over most of a 960 px photo
     assert shape.too_big(whole, 960) and not shape.fits(whole, 960)
-    line = _line(100, 300, 700, 420)  # a close-up's character line: a plate's
+    line = rect_line(100, 300, 700, 420)  # a close-up's character line: a plate's
     assert shape.fits(line, 960) and not shape.too_big(line, 960)
-    tall = _line(500, 0, 700, 900)  # taller than wide: a pole, not a plate
+    tall = rect_line(500, 0, 700, 900)  # taller than wide: a pole, not a plate
     assert not shape.too_big(tall, 960)
 
 
@@ -75,7 +74,7 @@ def test_a_closeup_too_big_for_the_detector_is_found(
     assert lines and not any(shape.fits(ln, rgb.shape[0]) for ln in lines)
     assert any(shape.too_big(ln, rgb.shape[0]) for ln in lines)  # the detector's miss
     found = touching(plates.find_plates(rgb), quad)
-    assert found and covered(found, _box(quad), rgb.shape) >= 0.95
+    assert found and covered(found, quad_box(quad), rgb.shape) >= 0.95
     # without reading the oversized regions (before ADR 169) nothing was found
     monkeypatch.setattr(plates.PlateShape, "too_big", lambda *_a: False)
     assert touching(plates.find_plates(rgb), quad) == []

@@ -12,14 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from plate_helpers import covered, touching, tune_variant
+from plate_helpers import covered, quad_box, touching, tune_variant
 
 from core.imaging import plates
-
-
-def _box(quad: np.ndarray) -> tuple[float, float, float, float]:
-    (x1, y1), (x2, y2) = quad.min(axis=0), quad.max(axis=0)
-    return (float(x1), float(y1), float(x2 - x1), float(y2 - y1))
 
 
 def test_only_a_big_daylight_photo_is_searched_at_the_fine_scale() -> None:
@@ -67,7 +62,7 @@ def test_a_small_plate_in_a_big_photo_is_found(
 ) -> None:
     rgb, quad = street
     found = touching(plates.find_plates(rgb), quad)
-    assert found and covered(found, _box(quad), rgb.shape) >= 0.9
+    assert found and covered(found, quad_box(quad), rgb.shape) >= 0.9
     # regions in the photo's own pixels, near the plate (not the whole photo)
     assert all(d.w * d.h <= 20 * float(np.ptp(quad[:, 0]) * np.ptp(quad[:, 1])) for d in found)
     monkeypatch.setattr(plates, "FINE_FROM", 99.0)  # before ADR 171: the working scale only

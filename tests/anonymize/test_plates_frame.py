@@ -236,16 +236,22 @@ def test_released_close_up_keeps_no_plate_detail() -> None:
     assert result.text_inside == []
 
 
-def _plate_missing_its_first_characters() -> tuple[np.ndarray, Line, int]:
-    """A drawn plate "1A MW240" and the line a detector that missed "1A" reports: the
-    grey photo, that line, and the first ink column of the plate."""
-    box = (100, 150, 440, 100)
-    rgb = draw_plate(textured(720, 420, seed=5), box, "1A MW240")
+def _drawn_ink(
+    box: tuple[int, int, int, int], number: str, seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A plate drawn in ``box``: the grey photo and the columns and rows its
+    characters' ink covers (inside the plate's margin)."""
+    rgb = draw_plate(textured(720, 420, seed=seed), box, number)
     grey = rgb.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
     x, y, w, h = box
     ink = grey[y + 10 : y + h - 10, x + 8 : x + w - 8] < 100
-    cols = np.flatnonzero(ink.any(axis=0)) + x + 8
-    rows = np.flatnonzero(ink.any(axis=1)) + y + 10
+    return grey, np.flatnonzero(ink.any(axis=0)) + x + 8, np.flatnonzero(ink.any(axis=1)) + y + 10
+
+
+def _plate_missing_its_first_characters() -> tuple[np.ndarray, Line, int]:
+    """A drawn plate "1A MW240" and the line a detector that missed "1A" reports: the
+    grey photo, that line, and the first ink column of the plate."""
+    grey, cols, rows = _drawn_ink((100, 150, 440, 100), "1A MW240", seed=5)
     start = int(cols[int(np.argmax(np.diff(cols))) + 1])  # after the widest gap: "M"
     top, bottom = int(rows.min()), int(rows.max())
     line = Line((start + cols.max()) / 2, (top + bottom) / 2, cols.max() - start, bottom - top, 0, 0.9)
@@ -271,13 +277,8 @@ def test_a_region_does_not_move_past_a_plain_side() -> None:
     """Nothing beside the text but the plate's margin and the car: the sides stay."""
     from core.imaging import plate_frame
 
-    box = (160, 150, 300, 100)
-    rgb = draw_plate(textured(720, 420, seed=6), box, "MW240")
-    grey = rgb.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
-    x, y, w, h = box
-    ink = grey[y + 10 : y + h - 10, x + 8 : x + w - 8] < 100
-    cols = np.flatnonzero(ink.any(axis=0)) + x + 8
-    rows = np.flatnonzero(ink.any(axis=1)) + y + 10
+    x, y, w, h = box = (160, 150, 300, 100)
+    grey, cols, rows = _drawn_ink(box, "MW240", seed=6)
     line = Line((cols.min() + cols.max()) / 2, (rows.min() + rows.max()) / 2,
                 cols.max() - cols.min(), rows.max() - rows.min(), 0, 0.9)
     region = plate_frame.frame(grey, [line])

@@ -21,6 +21,7 @@ from plate_helpers import (
     covered,
     draw_plate,
     need_text_models,
+    quad_box,
     textured,
     touching,
     tune_variant,
@@ -37,11 +38,6 @@ from core.imaging.release import RenderJob, render_verified
 
 SETTINGS = DetectSettings(face_detector="hog")  # plates are the subject; faces stay cheap
 PLATE = (300, 200, 140, 60)  # x, y, w, h of the drawn plate
-
-
-def _box(quad: np.ndarray) -> tuple[float, float, float, float]:
-    (x1, y1), (x2, y2) = quad.min(axis=0), quad.max(axis=0)
-    return (float(x1), float(y1), float(x2 - x1), float(y2 - y1))
 
 
 def _drawn() -> tuple[np.ndarray, np.ndarray]:
@@ -191,7 +187,7 @@ def test_a_real_plate_no_text_pass_finds_is_found_by_reading(
     assert not any(shape.fits(ln, rgb.shape[0]) for ln in lines)  # the detector's miss
     assert touching(plates.find_plates(rgb, second_source=False), quad) == []
     found = touching(plates.find_plates(rgb), quad)
-    assert found and covered(found, _box(quad), rgb.shape) >= 0.9, name
+    assert found and covered(found, quad_box(quad), rgb.shape) >= 0.9, name
 
 
 def test_release_catches_a_plate_the_finder_missed(monkeypatch: pytest.MonkeyPatch) -> None:
