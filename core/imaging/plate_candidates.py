@@ -49,7 +49,8 @@ LOCAL = 31  # px: the neighbourhood a stroke is compared with
 STROKE_RATIO = 2.0  # a stroke's |∂/∂x| over its neighbourhood's mean
 MIN_STROKE = 12.0  # grey levels per px (Sobel): weaker is noise
 BRIGHT_BLOCK = 61  # px: the neighbourhood a plate's background is brighter than …
-BRIGHT_BY = 10  # … by this many grey levels
+BRIGHT_BY = (10, 30)  # … by this many grey levels (a plate whose glow joins a pale body
+# at 10 stands alone at 30; ADR 173)
 PLATE_ASPECT = (1.5, 5.5)  # width / height of a whole plate
 MIN_RECT_FILL = 0.7  # share of its box a bright plate fills (characters are holes)
 LINE_ASPECT = 3.0  # a candidate this elongated is a character line, read as it is
@@ -126,17 +127,19 @@ def _bright_plates(grey: np.ndarray, scale: float) -> list[Box]:
     plate whose strokes are too weak for :func:`_blobs`).  Boxes in unscaled pixels."""
     import cv2
 
-    bright = cv2.adaptiveThreshold(
-        grey, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, BRIGHT_BLOCK, -BRIGHT_BY
-    )
-    bright = cv2.morphologyEx(bright, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
-    count, _, stats, _ = cv2.connectedComponentsWithStats(bright, connectivity=4)
-    out = []
-    for x, y, w, h, n in stats[1:count]:
-        if not MIN_HEIGHT <= h <= MAX_HEIGHT or not PLATE_ASPECT[0] <= w / h <= PLATE_ASPECT[1]:
-            continue
-        if n >= MIN_RECT_FILL * w * h:
-            out.append((x / scale, y / scale, w / scale, h / scale))
+    out: list[Box] = []
+    for by in BRIGHT_BY:
+        bright = cv2.adaptiveThreshold(
+            grey, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, BRIGHT_BLOCK, -by
+        )
+        bright = cv2.morphologyEx(bright, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+        count, _, stats, _ = cv2.connectedComponentsWithStats(bright, connectivity=4)
+        for x, y, w, h, n in stats[1:count]:
+            if not MIN_HEIGHT <= h <= MAX_HEIGHT or not PLATE_ASPECT[0] <= w / h <= PLATE_ASPECT[1]:
+                continue
+            box = (x / scale, y / scale, w / scale, h / scale)
+            if n >= MIN_RECT_FILL * w * h and not any(iou(box, o) >= SAME for o in out):
+                out.append(box)
     return out
 
 
@@ -296,8 +299,33 @@ def _box_line(x1: float, y1: float, x2: float, y2: float) -> Line:
     return Line.from_points(quad, 1.0, 0.0)
 
 
-def _to_read(source: np.ndarray, box: Box) -> list[tuple[Line, np.ndarray]]:
-    """What is read of one candidate: (line in ``source``'s pixels, upright crop)."""
+def plate_edges(crop: np.ndarray) -> tuple[int, int, int, int] | None:
+    """The edges of a bright plate in ``crop`` (RGB, the plate and some surroundings):
+    the steepest rise of brightness in its left half and fall in its right half, across
+    the middle rows, then the same down the columns between them — where a blurred
+    plate's glow ends (ADR 173).  (x1, y1, x2, y2) in the crop, or None."""
+    import cv2
+
+    height, width = crop.shape[:2]
+    if height < 4 or width < 4:
+        return None
+    grey = cv2.GaussianBlur(cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY).astype(np.float32), (0, 0), 1.0)
+    across = np.diff(grey[height // 4 : 3 * height // 4].mean(axis=0))
+    x1 = int(np.argmax(across[: width // 2]))
+    x2 = width // 2 + int(np.argmin(across[width // 2 :])) + 1
+    down = np.diff(grey[:, x1:x2].mean(axis=1))
+    y1 = int(np.argmax(down[: height // 2]))
+    y2 = height // 2 + int(np.argmin(down[height // 2 :])) + 1
+    if not (across[x1] > 0 > across[x2 - 1] and down[y1] > 0 > down[y2 - 1]):
+        return None  # no bright thing with edges on both sides
+    if y2 - y1 < 4 or not PLATE_ASPECT[0] <= (x2 - x1) / (y2 - y1) <= PLATE_ASPECT[1]:
+        return None
+    return x1, y1, x2, y2
+
+
+def _to_read(source: np.ndarray, box: Box, bright: bool = False) -> list[tuple[Line, np.ndarray]]:
+    """What is read of one candidate: (line in ``source``'s pixels, upright crop).
+    ``bright``: a bright rectangle, whose plate's edges are read as one line too."""
     from core.imaging.ocr import line_crop
 
     height, width = source.shape[:2]
@@ -313,6 +341,10 @@ def _to_read(source: np.ndarray, box: Box) -> list[tuple[Line, np.ndarray]]:
             if line.h >= 4 and line.w >= 1.5 * line.h:
                 moved = Line(line.cx + x1, line.cy + y1, line.w, line.h, line.angle, line.score)
                 out.append((moved, line_crop(source, moved.corners())))
+    edges = plate_edges(source[y1:y2, x1:x2]) if bright else None
+    if edges is not None:  # a blurred plate, cut at its edges (ADR 173)
+        a1, b1, a2, b2 = edges
+        out.append((_box_line(x1 + a1, y1 + b1, x1 + a2, y1 + b2), source[y1 + b1 : y1 + b2, x1 + a1 : x1 + a2]))
     inner = _inner_plate(crop)
     if inner is not None:  # a plate in a lit recess or a holder: the plate itself
         a1, b1, a2, b2 = inner
@@ -411,8 +443,9 @@ def read_plates(
         for line, crop in _whole(source, box):
             lines.append(line)
             crops.append(crop)
+    brights = {box for box, _c, kind in ranked if kind == "bright"}
     for box in chosen:
-        for line, crop in _to_read(source, box):
+        for line, crop in _to_read(source, box, box in brights):
             lines.append(line)
             crops.append(crop)
     out: list[tuple[Line, int]] = []
