@@ -19,6 +19,9 @@ Here (ADR 115) plate-shaped rectangles are found from contrast alone and each is
 A heavily blurred plate (ADR 172) is read through the middle band of the text region
 the detector boxed it in whole, or as one of the candidates the detector's probability
 map likes best; at release a few candidates partly inside a hidden region are read too.
+A bright rectangle is found at two brightness levels (the glow of a blurred plate on a
+pale body joins the body at the lower one) and read cut at its steepest edges too
+(:func:`plate_edges`, ADR 173).
 
 The accepted candidates come back as :class:`~core.imaging.plate_frame.Line` objects, so
 the caller grows them to the plate's frame exactly as it does the detector's lines.

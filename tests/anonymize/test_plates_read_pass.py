@@ -157,7 +157,7 @@ def test_a_facade_of_bright_rectangles_costs_a_bounded_number_of_reads(
     assert kinds.count("bright") > 3 * limit  # the attack is real
     read: list[object] = []
 
-    def counted(source: np.ndarray, box: object) -> list:
+    def counted(source: np.ndarray, box: object, bright: bool = False) -> list:
         read.append(box)
         return []  # read nothing
 

@@ -76,7 +76,7 @@ def test_candidates_past_both_limits_are_not_looked_at(monkeypatch: pytest.Monke
     many = [((float(10 * i), 0.0, 30.0, 10.0), 100.0 - i, "strokes") for i in range(300)]
     many += [((float(10 * i), 50.0, 30.0, 15.0), 1.0, "bright") for i in range(300)]
     monkeypatch.setattr(plate_candidates, "candidates", lambda _work: many)
-    monkeypatch.setattr(plate_candidates, "_to_read", lambda _s, _b: [])
+    monkeypatch.setattr(plate_candidates, "_to_read", lambda _s, _b, _bright=False: [])
     compared: list[int] = []
     real_iou = boxes.iou
 
