@@ -33,7 +33,8 @@ VARIANTS = ("closeup", "rotate", "night", "blur")
 #: harder variants, for looking for failure modes on the tune split (never reported as
 #: the held-out figures): see :func:`stress_variant`
 STRESS = (
-    "closeup-fill", "rotate-steep", "night-deep", "blur-heavy", "far", "skew", "jpeg", "street"
+    "closeup-fill", "rotate-steep", "night-deep", "blur-heavy", "far", "skew", "jpeg", "street",
+    "night-mid", "blur-mid", "night-blur",
 )
 
 
@@ -108,6 +109,7 @@ _MILD = {"closeup": 0.6, "rotate": (5, 10), "night": (0.3, 1.4, 6), "blur": 0.03
 _HARSH = {"closeup": 0.85, "rotate": (10, 15), "night": (0.2, 1.6, 8), "blur": 0.05}
 _HARSHER = {"closeup-fill": "closeup", "rotate-steep": "rotate", "night-deep": "night",
             "blur-heavy": "blur"}
+_MIDDLE = {"night": (0.25, 1.5, 7), "blur": 0.04}  # between _MILD and _HARSH
 
 
 def _degraded(
@@ -153,6 +155,9 @@ def stress_variant(
     * ``far``: the photo shrunk so the plate is 70 px wide (a plate across the street);
     * ``skew``: the plate seen from the side (its far edge 70 % as tall, a perspective);
     * ``jpeg``: re-encoded at JPEG quality 25;
+    * ``night-mid``, ``blur-mid``: between the held-out variants' strength and the
+      harsh one (brightness × 0.25, gamma 1.5, noise σ = 7; blur σ = 4 % of the height);
+    * ``night-blur``: the mild night, then the mild blur (a phone at night);
     * ``street``: the photo scaled so the plate is 100 px wide, reflected out to
       4032 × 3024 (a phone's street photo with a car across the street; ADR 171).
     """
@@ -163,6 +168,15 @@ def stress_variant(
         degraded = _degraded(rgb, quad, _HARSHER[kind], rng, _HARSH)
         assert degraded is not None
         return degraded
+    if kind in ("night-mid", "blur-mid"):
+        degraded = _degraded(rgb, quad, kind.split("-")[0], rng, _MIDDLE)
+        assert degraded is not None
+        return degraded
+    if kind == "night-blur":  # a phone at night: dim, noisy and soft
+        dark, moved = _degraded(rgb, quad, "night", rng, _MILD) or (rgb, quad)
+        blurred = _degraded(dark, moved, "blur", rng, _MILD)
+        assert blurred is not None
+        return blurred
     h, w = rgb.shape[:2]
     x1, x2 = float(quad[:, 0].min()), float(quad[:, 0].max())
     plate_h = float(np.linalg.norm(quad[3] - quad[0]))

@@ -14,6 +14,7 @@ from core.imaging.plate_eval import (
     held_out,
     legible_min_chars,
     ocr_legible,
+    stress_variant,
     variant,
 )
 from core.imaging.release import encode_clean
@@ -119,6 +120,29 @@ def test_variants_keep_the_plate_inside_the_photo(kind: str) -> None:
         assert out.mean() < 0.4 * rgb.mean()
     with pytest.raises(ValueError, match="unknown variant"):
         variant(rgb, quad, "fog", seed=0)
+
+
+def _sharpness(rgb: np.ndarray) -> float:
+    grey = rgb.astype(np.float32).mean(axis=2)
+    return float(np.abs(np.diff(grey, axis=1)).mean())
+
+
+def test_middle_strength_stress_variants_lie_between_mild_and_harsh() -> None:
+    """``night-mid``, ``blur-mid`` and ``night-blur`` (ADR 173): darker or softer than the
+    held-out variants, less than the harsh ones; the same seed, the same pixels."""
+    rgb, quad = _photo(), _quad(PLATE)
+    mean = {k: variant(rgb, quad, k, 3)[0].mean() for k in ("night",)}
+    mean["night-mid"] = stress_variant(rgb, quad, "night-mid", 3)[0].mean()
+    mean["night-deep"] = stress_variant(rgb, quad, "night-deep", 3)[0].mean()
+    assert mean["night-deep"] < mean["night-mid"] < mean["night"]
+    sharp = {"blur": _sharpness(variant(rgb, quad, "blur", 3)[0])}
+    for kind in ("blur-mid", "blur-heavy"):
+        sharp[kind] = _sharpness(stress_variant(rgb, quad, kind, 3)[0])
+    assert sharp["blur-heavy"] < sharp["blur-mid"] < sharp["blur"]
+    both, moved = stress_variant(rgb, quad, "night-blur", 3)
+    assert np.array_equal(moved, quad) and both.mean() < 0.4 * rgb.mean()
+    assert _sharpness(both) < _sharpness(variant(rgb, quad, "night", 3)[0])
+    assert np.array_equal(both, stress_variant(rgb, quad, "night-blur", 3)[0])
 
 
 def test_missing_testdata_skips_and_fails_under_ci(monkeypatch, tmp_path) -> None:
