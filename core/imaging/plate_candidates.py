@@ -86,6 +86,9 @@ QUIET_GAIN = 2.0
 #: a reading with one letter or digit for more than this share of them is a texture's
 #: (a grille read "mmmmmm"), not a plate's (ADR 172)
 MAX_SAME = 0.5
+# a candidate at least this tall (px) is also read as found — unpadded, not stretched:
+# blurred and noisy plates read there; smaller crops scaled ×3 and more read noise
+AS_FOUND_HEIGHT = 16
 
 
 def _blobs(grey: np.ndarray, scale: float) -> list[tuple[Box, float]]:
@@ -230,6 +233,12 @@ def plate_like(reading: object) -> bool:
     return len(every) >= 0.6 * max(1, len(text))
 
 
+def _unpadded(box: Box, width: int, height: int) -> tuple[int, int, int, int]:
+    """``box`` (x, y, w, h) as pixel bounds x1, y1, x2, y2 inside ``width`` × ``height``."""
+    x1, y1 = max(0, int(box[0])), max(0, int(box[1]))
+    return x1, y1, min(width, int(np.ceil(box[0] + box[2]))), min(height, int(np.ceil(box[1] + box[3])))
+
+
 def _padded(box: Box, width: int, height: int) -> tuple[int, int, int, int]:
     x, y, w, h = box
     px, py = PAD[0] * h, PAD[1] * h
@@ -327,8 +336,10 @@ def plate_edges(crop: np.ndarray) -> tuple[int, int, int, int] | None:
 
 
 def _to_read(source: np.ndarray, box: Box, bright: bool = False) -> list[tuple[Line, np.ndarray]]:
-    """What is read of one candidate: (line in ``source``'s pixels, upright crop).
-    ``bright``: a bright rectangle, whose plate's edges are read as one line too."""
+    """What is read of one candidate: (line in ``source``'s pixels, upright crop): padded
+    and stretched, as a line or through the text detector's lines in it; as found
+    (unpadded, not stretched); its brightest plate-shaped part.  ``bright``: a bright
+    rectangle, whose plate's edges are read as one line too."""
     from core.imaging.ocr import line_crop
 
     height, width = source.shape[:2]
@@ -344,6 +355,9 @@ def _to_read(source: np.ndarray, box: Box, bright: bool = False) -> list[tuple[L
             if line.h >= 4 and line.w >= 1.5 * line.h:
                 moved = Line(line.cx + x1, line.cy + y1, line.w, line.h, line.angle, line.score)
                 out.append((moved, line_crop(source, moved.corners())))
+    a1, b1, a2, b2 = _unpadded(box, width, height)
+    if b2 - b1 >= AS_FOUND_HEIGHT:  # as found: no glow, no noise stretched (ADR 173)
+        out.append((_box_line(a1, b1, a2, b2), source[b1:b2, a1:a2]))
     edges = plate_edges(source[y1:y2, x1:x2]) if bright else None
     if edges is not None:  # a blurred plate, cut at its edges (ADR 173)
         a1, b1, a2, b2 = edges
@@ -362,9 +376,7 @@ def _whole(source: np.ndarray, box: Box) -> list[tuple[Line, np.ndarray]]:
     (too big, ADR 169; too square, ADR 172): the region itself, stretched, its
     brightest plate-shaped part and, unless it is shaped like a line, its middle
     band (:data:`BAND` of its height)."""
-    height, width = source.shape[:2]
-    x1, y1 = max(0, int(box[0])), max(0, int(box[1]))
-    x2, y2 = min(width, int(np.ceil(box[0] + box[2]))), min(height, int(np.ceil(box[1] + box[3])))
+    x1, y1, x2, y2 = _unpadded(box, source.shape[1], source.shape[0])
     if x2 - x1 < 2 or y2 - y1 < 2:
         return []
     crop = stretched(source[y1:y2, x1:x2])

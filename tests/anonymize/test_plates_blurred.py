@@ -198,9 +198,10 @@ def test_the_release_reads_a_plate_beside_a_region_found_for_other_text() -> Non
     assert detail_hidden(rgb, released, quad) >= 0.9
 
 
-def test_a_dark_crop_is_also_read_less_stretched() -> None:
+def test_a_dark_crop_is_also_read_less_stretched(monkeypatch: pytest.MonkeyPatch) -> None:
     """Full stretching multiplies a deep-night plate's sensor noise with its characters:
     a line candidate spanning under 32 grey levels is read at gain 2 as well (ADR 172)."""
+    monkeypatch.setattr(plate_candidates, "AS_FOUND_HEIGHT", np.inf)  # stretched reads only
     rng = np.random.default_rng(3)
     crop = np.clip(rng.normal(10, 3, (24, 90, 3)), 0, 255).astype(np.uint8)
     crop[8:16, 10:80] = 25
@@ -219,9 +220,12 @@ def test_a_dark_crop_is_also_read_less_stretched() -> None:
 
 def test_a_deep_night_plate_is_found_read_less_stretched(monkeypatch: pytest.MonkeyPatch) -> None:
     """The tune split's ``night-deep`` variant of ``us/car8.jpg`` (its plate spans ~20 grey
-    levels): fully stretched it reads ``TZRUZ``, at gain 2 ``FZ RLZ``."""
+    levels): fully stretched it reads ``TZRUZ``, at gain 2 ``FZ RLZ``; read as found
+    (ADR 173) it is found too, so that read is switched off to see the gain-2 one."""
     rgb, quad, text = tune_variant("us", "car8.jpg", "night-deep")
     assert ocr_legible(rgb, quad, text)[0]
     assert touching(plates.find_plates(rgb), quad)
+    monkeypatch.setattr(plate_candidates, "AS_FOUND_HEIGHT", np.inf)
+    assert touching(plates.find_plates(rgb), quad)  # at gain 2
     monkeypatch.setattr(plate_candidates, "NOISY_GAIN", np.inf)
     assert touching(plates.find_plates(rgb), quad) == []

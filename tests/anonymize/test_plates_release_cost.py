@@ -56,19 +56,20 @@ def test_copies_are_the_ones_each_pass_made_alone() -> None:
 
 def test_a_line_whose_bright_part_is_its_crop_is_read_once() -> None:
     """A light line on dark paint: Otsu's bright part is the whole crop, not a plate in
-    a recess; it was read twice (the crop, then its bright part)."""
+    a recess; it was read twice (the crop, then its bright part).  Besides, each is
+    read as found (ADR 173)."""
     rgb = np.full((200, 400, 3), 30, np.uint8)
     rgb[60:140, :] = 230  # a light band, far wider than the candidate's padded crop
     rgb[90:110, 110:290:12] = 20  # strokes
     box = (110.0, 85.0, 180.0, 30.0)  # a character line's shape (aspect 6)
     read = plate_candidates._to_read(rgb, box)
-    assert len(read) == 1
+    assert len(read) == 2  # padded and stretched, and as found
     # a plate in a lit recess (bright part well inside the crop) still gets both reads
     recess = np.full((200, 400, 3), 30, np.uint8)
     recess[70:130, 60:340] = 120
     recess[85:115, 150:250] = 240
     read = plate_candidates._to_read(recess, (60.0, 70.0, 280.0, 60.0))  # aspect 4.7
-    assert len(read) == 2
+    assert len(read) == 3
 
 
 def test_candidates_past_both_limits_are_not_looked_at(monkeypatch: pytest.MonkeyPatch) -> None:
