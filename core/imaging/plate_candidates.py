@@ -86,8 +86,8 @@ QUIET_GAIN = 2.0
 #: a reading with one letter or digit for more than this share of them is a texture's
 #: (a grille read "mmmmmm"), not a plate's (ADR 172)
 MAX_SAME = 0.5
-# a candidate at least this tall (px) is also read as found — unpadded, not stretched:
-# blurred and noisy plates read there; smaller crops scaled ×3 and more read noise
+#: a candidate at least this tall (px) is also read as found — unpadded, not stretched:
+#: blurred and noisy plates read there; smaller crops scaled ×3 and more read noise
 AS_FOUND_HEIGHT = 16
 
 
@@ -411,7 +411,9 @@ def read_plates(
     character line (aspect ≥ :data:`LINE_ASPECT`) is read as it is; one shaped like a
     whole plate is searched by the text detector, upscaled, and its lines are read; in
     both, the brightest plate-shaped part of the crop is read too (a plate in a lit
-    recess).  The :data:`MAX_BRIGHT` best bright rectangles are read and the
+    recess), and the candidate as found, unpadded and not stretched, when it is
+    :data:`AS_FOUND_HEIGHT` px tall or more; a bright rectangle is also read cut at its
+    edges (:func:`plate_edges`, ADR 173).  The :data:`MAX_BRIGHT` best bright rectangles are read and the
     :data:`MAX_READ` best stroke blobs; none touching a box of ``skip`` (photo pixels:
     plates already found, regions already hidden), none at the place of one already
     read; then the :data:`MAX_BESIDE` best partly inside a box of ``skip``, at most

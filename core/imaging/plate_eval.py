@@ -96,10 +96,7 @@ def variant(
     * ``blur``: Gaussian blur, σ = 3 % of the plate's height (at least 1 px).
     ``seed`` picks the angle sign/size and the noise.
     """
-    out = _degraded(rgb, quad, kind, np.random.default_rng(seed), _MILD)
-    if out is None:
-        raise ValueError(f"unknown variant {kind!r}")
-    return out
+    return _degraded(rgb, quad, kind, np.random.default_rng(seed), _MILD)
 
 
 #: the strengths of the four kinds both sets share: the plate's share of a close-up's
@@ -114,9 +111,9 @@ _MIDDLE = {"night": (0.25, 1.5, 7), "blur": 0.04}  # between _MILD and _HARSH
 
 def _degraded(
     rgb: np.ndarray, quad: np.ndarray, kind: str, rng: np.random.Generator, strength: dict
-) -> tuple[np.ndarray, np.ndarray] | None:
+) -> tuple[np.ndarray, np.ndarray]:
     """The close-up, rotation, night or blur ``kind`` of the photo at ``strength``
-    (:data:`_MILD` or :data:`_HARSH`); None for another kind."""
+    (:data:`_MILD`, :data:`_MIDDLE` or :data:`_HARSH`); ValueError for another kind."""
     import cv2
 
     h, w = rgb.shape[:2]
@@ -138,8 +135,7 @@ def _degraded(
     if kind == "blur":
         sigma = max(1.0, strength["blur"] * float(np.linalg.norm(quad[3] - quad[0])))
         return cv2.GaussianBlur(rgb, (0, 0), sigma), quad.copy()
-    return None
-
+    raise ValueError(f"unknown variant {kind!r}")
 
 
 def stress_variant(
@@ -165,18 +161,11 @@ def stress_variant(
 
     rng = np.random.default_rng(seed + 1_000_003)
     if kind in _HARSHER:
-        degraded = _degraded(rgb, quad, _HARSHER[kind], rng, _HARSH)
-        assert degraded is not None
-        return degraded
+        return _degraded(rgb, quad, _HARSHER[kind], rng, _HARSH)
     if kind in ("night-mid", "blur-mid"):
-        degraded = _degraded(rgb, quad, kind.split("-")[0], rng, _MIDDLE)
-        assert degraded is not None
-        return degraded
+        return _degraded(rgb, quad, kind.split("-")[0], rng, _MIDDLE)
     if kind == "night-blur":  # a phone at night: dim, noisy and soft
-        dark, moved = _degraded(rgb, quad, "night", rng, _MILD) or (rgb, quad)
-        blurred = _degraded(dark, moved, "blur", rng, _MILD)
-        assert blurred is not None
-        return blurred
+        return _degraded(*_degraded(rgb, quad, "night", rng, _MILD), "blur", rng, _MILD)
     h, w = rgb.shape[:2]
     x1, x2 = float(quad[:, 0].min()), float(quad[:, 0].max())
     plate_h = float(np.linalg.norm(quad[3] - quad[0]))
