@@ -34,7 +34,7 @@ VARIANTS = ("closeup", "rotate", "night", "blur")
 #: the held-out figures): see :func:`stress_variant`
 STRESS = (
     "closeup-fill", "rotate-steep", "night-deep", "blur-heavy", "far", "skew", "jpeg", "street",
-    "night-mid", "blur-mid", "night-blur",
+    "night-mid", "blur-mid", "night-blur", "rotate-far", "blur-severe", "motion",
 )
 
 
@@ -154,6 +154,10 @@ def stress_variant(
     * ``night-mid``, ``blur-mid``: between the held-out variants' strength and the
       harsh one (brightness × 0.25, gamma 1.5, noise σ = 7; blur σ = 4 % of the height);
     * ``night-blur``: the mild night, then the mild blur (a phone at night);
+    * ``rotate-far``: the held-out rotation (``rotate``, same seed), then shrunk to 80 %
+      (a tilted plate a little farther away; ADR 174);
+    * ``blur-severe``: Gaussian blur, σ = 6 % of the plate's height;
+    * ``motion``: blurred along the rows over 25 % of the plate's height (a car passing);
     * ``street``: the photo scaled so the plate is 100 px wide, reflected out to
       4032 × 3024 (a phone's street photo with a car across the street; ADR 171).
     """
@@ -166,6 +170,13 @@ def stress_variant(
         return _degraded(rgb, quad, kind.split("-")[0], rng, _MIDDLE)
     if kind == "night-blur":  # a phone at night: dim, noisy and soft
         return _degraded(*_degraded(rgb, quad, "night", rng, _MILD), "blur", rng, _MILD)
+    if kind == "blur-severe":
+        return _degraded(rgb, quad, "blur", rng, {"blur": 0.06})
+    if kind == "rotate-far":
+        turned, corners = variant(rgb, quad, "rotate", seed)
+        th, tw = turned.shape[:2]
+        smaller = np.array([[0.8, 0, 0], [0, 0.8, 0]])
+        return _warp(turned, corners, smaller, (round(tw * 0.8), round(th * 0.8)))
     h, w = rgb.shape[:2]
     x1, x2 = float(quad[:, 0].min()), float(quad[:, 0].max())
     plate_h = float(np.linalg.norm(quad[3] - quad[0]))
@@ -187,6 +198,11 @@ def stress_variant(
             rgb, matrix3, (w, h), flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REFLECT
         )
         return out, dst.astype(np.float64)
+    if kind == "motion":
+        length = max(3, round(0.25 * plate_h)) | 1
+        kernel = np.zeros((length, length), np.float32)
+        kernel[length // 2, :] = 1.0 / length
+        return cv2.filter2D(rgb, -1, kernel), quad.copy()
     if kind == "jpeg":
         _ok, data = cv2.imencode(".jpg", rgb[..., ::-1], [cv2.IMWRITE_JPEG_QUALITY, 25])
         decoded = np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR))

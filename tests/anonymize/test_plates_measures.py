@@ -145,6 +145,25 @@ def test_middle_strength_stress_variants_lie_between_mild_and_harsh() -> None:
     assert np.array_equal(both, stress_variant(rgb, quad, "night-blur", 3)[0])
 
 
+def test_tilted_far_severe_and_motion_stress_variants() -> None:
+    """``rotate-far``: the held-out rotation of the same seed, shrunk to 80 %;
+    ``blur-severe``: softer than ``blur-heavy``; ``motion``: blurred along the rows
+    only (ADR 174)."""
+    rgb, quad = _photo(), _quad(PLATE)
+    turned, corners = variant(rgb, quad, "rotate", 3)
+    far, moved = stress_variant(rgb, quad, "rotate-far", 3)
+    assert far.shape[:2] == (round(0.8 * turned.shape[0]), round(0.8 * turned.shape[1]))
+    assert np.allclose(moved, 0.8 * corners)
+    severe = _sharpness(stress_variant(rgb, quad, "blur-severe", 3)[0])
+    assert severe < _sharpness(stress_variant(rgb, quad, "blur-heavy", 3)[0])
+    smeared, same = stress_variant(rgb, quad, "motion", 3)
+    assert np.array_equal(same, quad)
+    grey, after = rgb.astype(np.float32).mean(axis=2), smeared.astype(np.float32).mean(axis=2)
+    across = np.abs(np.diff(after, axis=1)).mean() / np.abs(np.diff(grey, axis=1)).mean()
+    down = np.abs(np.diff(after, axis=0)).mean() / np.abs(np.diff(grey, axis=0)).mean()
+    assert across < 0.5 * down  # the rows are smeared, the columns much less
+
+
 def test_missing_testdata_skips_and_fails_under_ci(monkeypatch, tmp_path) -> None:
     import plate_helpers
 
