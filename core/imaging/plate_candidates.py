@@ -19,9 +19,11 @@ Here (ADR 115) plate-shaped rectangles are found from contrast alone and each is
 A heavily blurred plate (ADR 172) is read through the middle band of the text region
 the detector boxed it in whole, or as one of the candidates the detector's probability
 map likes best; at release a few candidates partly inside a hidden region are read too.
-A bright rectangle is found at two brightness levels (the glow of a blurred plate on a
-pale body joins the body at the lower one) and read cut at its steepest edges too
-(:func:`plate_edges`, ADR 173).
+Besides stroke blobs, the candidates are bright rectangles (:mod:`core.imaging.plate_bright`):
+found at two brightness levels (the glow of a blurred plate on a pale body joins the
+body at the lower one), measured in their tilted rectangle when seen tilted (ADR 174),
+and read cut at their steepest edges too (:func:`~core.imaging.plate_bright.plate_edges`,
+ADR 173).
 
 The accepted candidates come back as :class:`~core.imaging.plate_frame.Line` objects, so
 the caller grows them to the plate's frame exactly as it does the detector's lines.
@@ -35,6 +37,7 @@ from functools import partial
 import numpy as np
 
 from core.imaging.boxes import Box, intersection, iou
+from core.imaging.plate_bright import bright_plates, inner_plate, plate_edges
 from core.imaging.plate_frame import Line
 
 #: the scales (of the working copy) the shapes are looked for at
@@ -51,11 +54,6 @@ PAD = (0.15, 0.35)  # of the box's height, sideways and up/down, around what is 
 LOCAL = 31  # px: the neighbourhood a stroke is compared with
 STROKE_RATIO = 2.0  # a stroke's |∂/∂x| over its neighbourhood's mean
 MIN_STROKE = 12.0  # grey levels per px (Sobel): weaker is noise
-BRIGHT_BLOCK = 61  # px: the neighbourhood a plate's background is brighter than …
-BRIGHT_BY = (10, 30)  # … by this many grey levels (a plate whose glow joins a pale body
-# at 10 stands alone at 30; ADR 173)
-PLATE_ASPECT = (1.5, 5.5)  # width / height of a whole plate
-MIN_RECT_FILL = 0.7  # share of its box a bright plate fills (characters are holes)
 LINE_ASPECT = 3.0  # a candidate this elongated is a character line, read as it is
 LOOK_HEIGHT = 96  # px: a whole-plate candidate is searched for lines this tall
 MAX_UPSCALE = 4.0
@@ -127,28 +125,6 @@ def strokes_across(gx: np.ndarray) -> int:
     return int(np.sum(column[1:] & ~column[:-1]))
 
 
-def _bright_plates(grey: np.ndarray, scale: float) -> list[Box]:
-    """Bright rectangles of a plate's shape in ``grey`` (uint8, already at ``scale``):
-    a plate's background brighter than its surroundings, characters and all (a blurred
-    plate whose strokes are too weak for :func:`_blobs`).  Boxes in unscaled pixels."""
-    import cv2
-
-    out: list[Box] = []
-    for by in BRIGHT_BY:
-        bright = cv2.adaptiveThreshold(
-            grey, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, BRIGHT_BLOCK, -by
-        )
-        bright = cv2.morphologyEx(bright, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
-        count, _, stats, _ = cv2.connectedComponentsWithStats(bright, connectivity=4)
-        for x, y, w, h, n in stats[1:count]:
-            if not MIN_HEIGHT <= h <= MAX_HEIGHT or not PLATE_ASPECT[0] <= w / h <= PLATE_ASPECT[1]:
-                continue
-            box = (x / scale, y / scale, w / scale, h / scale)
-            if n >= MIN_RECT_FILL * w * h and not any(iou(box, o) >= SAME for o in out):
-                out.append(box)
-    return out
-
-
 def candidates(work: np.ndarray) -> list[tuple[Box, float, str]]:
     """Plate-shaped rectangles of the detector's copy ``work`` (RGB), best first: boxes
     (x, y, w, h) in ``work``'s pixels, their score (:func:`_blobs`) and their kind
@@ -165,7 +141,7 @@ def candidates(work: np.ndarray) -> list[tuple[Box, float, str]]:
             break
         scaled8 = grey8 if scale == 1.0 else cv2.resize(grey8, size, interpolation=cv2.INTER_AREA)
         found += [(box, c, "strokes") for box, c in _blobs(scaled8.astype(np.float32), scale)]
-        for x, y, w, h in _bright_plates(scaled8, scale):
+        for x, y, w, h in bright_plates(scaled8, scale, (MIN_HEIGHT, MAX_HEIGHT), SAME):
             inside = gx_full[int(y) : int(y + h) + 1, int(x) : int(x + w) + 1]
             score = strokes_across(inside) + float(inside.mean()) / 1e3 if inside.size else 0.0
             found.append(((x, y, w, h), score, "bright"))
@@ -273,23 +249,6 @@ def _gain(crop: np.ndarray) -> float:
     return 1.0 if levels is None else 255.0 / (levels[1] - levels[0])
 
 
-def _inner_plate(crop: np.ndarray) -> tuple[int, int, int, int] | None:
-    """The brightest plate-shaped part of ``crop`` (Otsu's bright class, largest blob):
-    a plate inside a lit recess or a holder.  (x1, y1, x2, y2) in the crop, or None."""
-    import cv2
-
-    grey = cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY)
-    _, bright = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    bright = cv2.morphologyEx(bright, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
-    count, _, stats, _ = cv2.connectedComponentsWithStats(bright, connectivity=4)
-    if count < 2:
-        return None
-    x, y, w, h, _n = stats[1 + int(np.argmax(stats[1:, 4]))]
-    if h < 6 or not PLATE_ASPECT[0] <= w / h <= PLATE_ASPECT[1]:
-        return None
-    return int(x), int(y), int(x + w), int(y + h)
-
-
 def _lines_in(crop: np.ndarray) -> list[Line]:
     """The text detector's lines of a whole-plate crop (upscaled to :data:`LOOK_HEIGHT`),
     in the crop's pixels, widest first."""
@@ -309,30 +268,6 @@ def _lines_in(crop: np.ndarray) -> list[Line]:
 def _box_line(x1: float, y1: float, x2: float, y2: float) -> Line:
     quad = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64)
     return Line.from_points(quad, 1.0, 0.0)
-
-
-def plate_edges(crop: np.ndarray) -> tuple[int, int, int, int] | None:
-    """The edges of a bright plate in ``crop`` (RGB, the plate and some surroundings):
-    the steepest rise of brightness in its left half and fall in its right half, across
-    the middle rows, then the same down the columns between them — where a blurred
-    plate's glow ends (ADR 173).  (x1, y1, x2, y2) in the crop, or None."""
-    import cv2
-
-    height, width = crop.shape[:2]
-    if height < 4 or width < 4:
-        return None
-    grey = cv2.GaussianBlur(cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY).astype(np.float32), (0, 0), 1.0)
-    across = np.diff(grey[height // 4 : 3 * height // 4].mean(axis=0))
-    x1 = int(np.argmax(across[: width // 2]))
-    x2 = width // 2 + int(np.argmin(across[width // 2 :])) + 1
-    down = np.diff(grey[:, x1:x2].mean(axis=1))
-    y1 = int(np.argmax(down[: height // 2]))
-    y2 = height // 2 + int(np.argmin(down[height // 2 :])) + 1
-    if not (across[x1] > 0 > across[x2 - 1] and down[y1] > 0 > down[y2 - 1]):
-        return None  # no bright thing with edges on both sides
-    if y2 - y1 < 4 or not PLATE_ASPECT[0] <= (x2 - x1) / (y2 - y1) <= PLATE_ASPECT[1]:
-        return None
-    return x1, y1, x2, y2
 
 
 def _to_read(source: np.ndarray, box: Box, bright: bool = False) -> list[tuple[Line, np.ndarray]]:
@@ -362,7 +297,7 @@ def _to_read(source: np.ndarray, box: Box, bright: bool = False) -> list[tuple[L
     if edges is not None:  # a blurred plate, cut at its edges (ADR 173)
         a1, b1, a2, b2 = edges
         out.append((_box_line(x1 + a1, y1 + b1, x1 + a2, y1 + b2), source[y1 + b1 : y1 + b2, x1 + a1 : x1 + a2]))
-    inner = _inner_plate(crop)
+    inner = inner_plate(crop)
     if inner is not None:  # a plate in a lit recess or a holder: the plate itself
         a1, b1, a2, b2 = inner
         line_read = box[2] >= LINE_ASPECT * box[3]
@@ -381,7 +316,7 @@ def _whole(source: np.ndarray, box: Box) -> list[tuple[Line, np.ndarray]]:
         return []
     crop = stretched(source[y1:y2, x1:x2])
     out = [(_box_line(x1, y1, x2, y2), crop)]
-    inner = _inner_plate(crop)
+    inner = inner_plate(crop)
     if inner is not None:
         a1, b1, a2, b2 = inner
         if (a2 - a1) * (b2 - b1) < SAME_CROP * crop.shape[0] * crop.shape[1]:
@@ -413,7 +348,8 @@ def read_plates(
     both, the brightest plate-shaped part of the crop is read too (a plate in a lit
     recess), and the candidate as found, unpadded and not stretched, when it is
     :data:`AS_FOUND_HEIGHT` px tall or more; a bright rectangle is also read cut at its
-    edges (:func:`plate_edges`, ADR 173).  The :data:`MAX_BRIGHT` best bright rectangles are read and the
+    edges (:func:`~core.imaging.plate_bright.plate_edges`, ADR 173).  The
+    :data:`MAX_BRIGHT` best bright rectangles are read and the
     :data:`MAX_READ` best stroke blobs; none touching a box of ``skip`` (photo pixels:
     plates already found, regions already hidden), none at the place of one already
     read; then the :data:`MAX_BESIDE` best partly inside a box of ``skip``, at most

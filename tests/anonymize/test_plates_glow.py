@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from plate_helpers import draw_plate, textured, tune_variant
 
-from core.imaging import plate_candidates
+from core.imaging import plate_bright, plate_candidates
 from core.imaging.boxes import iou
 from core.imaging.detect import DetectSettings
 from core.imaging.geometry import Geometry
@@ -27,6 +27,7 @@ from core.imaging.release import RenderJob, render_verified
 
 SETTINGS = DetectSettings(face_detector="hog")
 PLATE = (200, 120, 180, 80)  # x, y, w, h
+HEIGHTS = (plate_candidates.MIN_HEIGHT, plate_candidates.MAX_HEIGHT)
 
 
 def _plate_on_pale_body(sigma: float = 4.0) -> np.ndarray:
@@ -42,7 +43,7 @@ def test_plate_edges_cut_a_blurred_plate_at_its_edges() -> None:
     rgb = _plate_on_pale_body()
     x, y, w, h = PLATE
     crop = rgb[y - 30 : y + h + 30, x - 40 : x + w + 60]  # the glow and the body around
-    edges = plate_candidates.plate_edges(crop)
+    edges = plate_bright.plate_edges(crop)
     assert edges is not None
     x1, y1, x2, y2 = edges
     assert abs(x1 - 40) <= 4 and abs(x2 - (40 + w)) <= 4
@@ -50,11 +51,11 @@ def test_plate_edges_cut_a_blurred_plate_at_its_edges() -> None:
 
 
 def test_plate_edges_refuse_what_is_no_plate() -> None:
-    assert plate_candidates.plate_edges(np.full((60, 160, 3), 128, np.uint8)) is None  # no edge
+    assert plate_bright.plate_edges(np.full((60, 160, 3), 128, np.uint8)) is None  # no edge
     square = np.full((200, 200, 3), 60, np.uint8)
     square[40:160, 40:160] = 220  # a bright square: no plate's shape
-    assert plate_candidates.plate_edges(square) is None
-    assert plate_candidates.plate_edges(np.zeros((3, 40, 3), np.uint8)) is None
+    assert plate_bright.plate_edges(square) is None
+    assert plate_bright.plate_edges(np.zeros((3, 40, 3), np.uint8)) is None
 
 
 def _small_plate_on_pale_panel() -> tuple[np.ndarray, tuple[int, int, int, int]]:
@@ -76,10 +77,10 @@ def test_a_plate_whose_glow_joins_a_pale_body_is_a_bright_rectangle_at_30(
     grey = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
 
     def best() -> float:
-        return max((iou(b, plate) for b in plate_candidates._bright_plates(grey, 1.0)), default=0.0)
+        return max((iou(b, plate) for b in plate_bright.bright_plates(grey, 1.0, HEIGHTS, plate_candidates.SAME)), default=0.0)
 
     assert best() >= 0.7
-    monkeypatch.setattr(plate_candidates, "BRIGHT_BY", (10,))
+    monkeypatch.setattr(plate_bright, "BRIGHT_BY", (10,))
     assert best() < 0.5  # at 10, the plate and the panel's right part are one
 
 
@@ -101,7 +102,7 @@ def test_the_release_hides_a_blurred_plate_on_a_pale_body(
     assert not ocr_legible(released, quad, text)[0]
     assert detail_hidden(rgb, released, quad) >= 0.9
     assert any(k.startswith("found after release") for k in raised)
-    monkeypatch.setattr(plate_candidates, "BRIGHT_BY", (10,))
+    monkeypatch.setattr(plate_bright, "BRIGHT_BY", (10,))
     assert ocr_legible(release()[0], quad, text)[0]
     monkeypatch.undo()
     monkeypatch.setattr(plate_candidates, "plate_edges", lambda _crop: None)
