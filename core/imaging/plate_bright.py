@@ -26,24 +26,34 @@ MIN_RECT_FILL = 0.7  # share of its box a bright plate fills (characters are hol
 #: (ADR 174), and fills at least this share of its upright box (aspect 1.5, 30°: 0.36)
 MAX_TILT = 30.0
 TILTED_BOX_FILL = 0.35
+#: in a dark photo's own pixels (denoised, not equalised), a dim plate is brighter than
+#: DIM_BY times its neighbourhood's mean, plus DIM_PLUS grey levels (ADR 175)
+DIM_BY = 1.2
+DIM_PLUS = 3.0
 
 
 def bright_plates(
-    grey: np.ndarray, scale: float, heights: tuple[int, int], same: float
+    grey: np.ndarray, scale: float, heights: tuple[int, int], same: float, dim: bool = False
 ) -> list[Box]:
     """Bright rectangles of a plate's shape in ``grey`` (uint8, already at ``scale``):
     a plate's background brighter than its surroundings, characters and all (a blurred
     plate whose strokes are too weak for stroke blobs).  Boxes in unscaled pixels, ``heights``
     (px at ``scale``) tall; a box overlapping one already found by IoU ``same`` or more
-    (the second level's copy of the first's) is dropped."""
+    (the second level's copy of the first's) is dropped.  ``dim``: ``grey`` is a dark
+    photo's own pixels, and bright means :data:`DIM_BY` times the neighbourhood's mean
+    (ADR 175): a grey-level offset there is either noise or the whole plate's range."""
     import cv2
 
     out: list[Box] = []
-    for by in BRIGHT_BY:
-        bright = cv2.adaptiveThreshold(
-            grey, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, BRIGHT_BLOCK, -by
-        )
-        bright = cv2.morphologyEx(bright, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    for by in (None,) if dim else BRIGHT_BY:
+        if by is None:
+            mean = cv2.blur(grey.astype(np.float32), (BRIGHT_BLOCK, BRIGHT_BLOCK))
+            above: np.ndarray = (grey > DIM_BY * mean + DIM_PLUS).astype(np.uint8) * 255
+        else:
+            above = cv2.adaptiveThreshold(
+                grey, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, BRIGHT_BLOCK, -by
+            )
+        bright = cv2.morphologyEx(above, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
         count, labels, stats, _ = cv2.connectedComponentsWithStats(bright, connectivity=4)
         for i, (x, y, w, h, n) in enumerate(stats[1:count], 1):
             if not heights[0] <= h <= heights[1] or w < h or n < TILTED_BOX_FILL * w * h:

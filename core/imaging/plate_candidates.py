@@ -125,13 +125,16 @@ def strokes_across(gx: np.ndarray) -> int:
     return int(np.sum(column[1:] & ~column[:-1]))
 
 
-def candidates(work: np.ndarray) -> list[tuple[Box, float, str]]:
+def candidates(work: np.ndarray, dim: np.ndarray | None = None) -> list[tuple[Box, float, str]]:
     """Plate-shaped rectangles of the detector's copy ``work`` (RGB), best first: boxes
     (x, y, w, h) in ``work``'s pixels, their score (:func:`_blobs`) and their kind
     (``"strokes"``: a blob of strokes; ``"bright"``: a bright rectangle, all of which
-    are read, scored by the strokes across them too)."""
+    are read, scored by the strokes across them too).  ``dim``: a dark photo's own
+    pixels at ``work``'s size (denoised, not equalised), whose dim bright rectangles are
+    candidates too (ADR 175)."""
     import cv2
 
+    plain8 = None if dim is None else cv2.cvtColor(dim, cv2.COLOR_RGB2GRAY)
     grey8 = cv2.cvtColor(work, cv2.COLOR_RGB2GRAY)
     gx_full = np.abs(cv2.Sobel(grey8.astype(np.float32), cv2.CV_32F, 1, 0, ksize=3))
     found: list[tuple[Box, float, str]] = []
@@ -141,7 +144,11 @@ def candidates(work: np.ndarray) -> list[tuple[Box, float, str]]:
             break
         scaled8 = grey8 if scale == 1.0 else cv2.resize(grey8, size, interpolation=cv2.INTER_AREA)
         found += [(box, c, "strokes") for box, c in _blobs(scaled8.astype(np.float32), scale)]
-        for x, y, w, h in bright_plates(scaled8, scale, (MIN_HEIGHT, MAX_HEIGHT), SAME):
+        boxes = bright_plates(scaled8, scale, (MIN_HEIGHT, MAX_HEIGHT), SAME)
+        if plain8 is not None:  # a dim plate in a dark photo (ADR 175)
+            plain = plain8 if scale == 1.0 else cv2.resize(plain8, size, interpolation=cv2.INTER_AREA)
+            boxes += bright_plates(plain, scale, (MIN_HEIGHT, MAX_HEIGHT), SAME, dim=True)
+        for x, y, w, h in boxes:
             inside = gx_full[int(y) : int(y + h) + 1, int(x) : int(x + w) + 1]
             score = strokes_across(inside) + float(inside.mean()) / 1e3 if inside.size else 0.0
             found.append(((x, y, w, h), score, "bright"))
@@ -336,6 +343,7 @@ def read_plates(
     source: np.ndarray | None = None,
     oversized: Sequence[Box] = (),
     probability: tuple[np.ndarray, float, float] | None = None,
+    dim: bool = False,
 ) -> list[tuple[Line, int]]:
     """Candidates of ``work`` (the detector's copy) read as plates: each as a line in
     photo pixels (``to_photo``: the factor (x, y) from ``work`` to the photo) and the
@@ -359,7 +367,8 @@ def read_plates(
     quotas (ADR 169).  ``probability``: the text detector's map of ``work`` (map,
     scale x, scale y); the :data:`MAX_LIKELY` candidates it likes best, of those not
     chosen by their contrast, are read too (a blurred plate's strokes are weak, but
-    the detector still sees text there; ADR 172).
+    the detector still sees text there; ADR 172).  ``dim``: ``source`` is a dark
+    photo's own pixels, denoised: its dim bright rectangles are candidates too (ADR 175).
     """
     from core.imaging.ocr import READABLE_CONFIDENCE, recognise
 
@@ -367,7 +376,7 @@ def read_plates(
     chosen: list[Box] = []
     taken = {"strokes": 0, "bright": 0}
     quota = {"strokes": MAX_READ, "bright": MAX_BRIGHT}
-    ranked = candidates(work)
+    ranked = candidates(work, source) if dim else candidates(work)
 
     def open_to_read(box: Box, beside: bool = False) -> bool:
         """Not yet chosen, and touching no box to skip (``beside``: partly inside one,

@@ -374,7 +374,8 @@ def read_pass(
     for copy, source in passes:
         boxes = [*skip, *(_box(ln) for ln, _ in found)]
         likely = made.seen.get("work") if copy is made.work else None
-        found += read_plates(copy, made.to_photo, boxes, source, whole, likely)
+        found += read_plates(copy, made.to_photo, boxes, source, whole, likely,
+                             dim=copy is made.dark)
         whole = []  # read once, on the first copy
     return found
 

@@ -50,7 +50,8 @@ def test_the_release_hides_a_plate_only_its_as_found_read_reads(
     name: str, kind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Without the as-found read the plate stays legible.  ``wts-lg-000072`` is now also
-    found as a tilted bright rectangle (ADR 174), switched off here with it."""
+    found as a tilted bright rectangle (ADR 174) and as a dim one (ADR 175), both
+    switched off here with it."""
     rgb, quad, text = tune_variant("us", name, kind)
     assert ocr_legible(rgb, quad, text)[0]  # a reader gets it from the photo as given
 
@@ -62,6 +63,7 @@ def test_the_release_hides_a_plate_only_its_as_found_read_reads(
     assert not ocr_legible(after, quad, text)[0]
     assert detail_hidden(rgb, after, quad) >= 0.9
     monkeypatch.setattr(plate_bright, "tilted_plate", lambda _mask, _pixels: False)
+    monkeypatch.setattr(plate_bright, "DIM_BY", np.inf)
     assert not ocr_legible(released(), quad, text)[0]  # as found, it is read
     monkeypatch.setattr(plate_candidates, "AS_FOUND_HEIGHT", np.inf)
     assert ocr_legible(released(), quad, text)[0]
