@@ -5,10 +5,11 @@ plate-shaped rectangles by contrast; here are the bright ones — a plate's back
 characters and all, brighter than a neighbourhood of :data:`BRIGHT_BLOCK` px by
 :data:`BRIGHT_BY` grey levels (:func:`bright_plates`), a blurred plate whose strokes are
 too weak to find — measured upright or, for a plate seen tilted, in its tilted
-rectangle (:func:`tilted_plate`, ADR 174); and two ways to find the plate itself inside
-a crop around one: its brightest plate-shaped part (:func:`inner_plate`: a plate in a lit
-recess or a holder) and its steepest brightness edges (:func:`plate_edges`: a blurred
-plate's glow cut off, ADR 173).
+rectangle (:func:`tilted_plate`, ADR 174); in a dark photo's own pixels, a dim plate
+brighter than :data:`DIM_BY` times its neighbourhood (ADR 175); and two ways to find
+the plate itself inside a crop around one: its brightest plate-shaped part
+(:func:`inner_plate`: a plate in a lit recess or a holder) and its steepest brightness
+edges (:func:`plate_edges`: a blurred plate's glow cut off, ADR 173).
 """
 
 from __future__ import annotations

@@ -22,8 +22,8 @@ map likes best; at release a few candidates partly inside a hidden region are re
 Besides stroke blobs, the candidates are bright rectangles (:mod:`core.imaging.plate_bright`):
 found at two brightness levels (the glow of a blurred plate on a pale body joins the
 body at the lower one), measured in their tilted rectangle when seen tilted (ADR 174),
-and read cut at their steepest edges too (:func:`~core.imaging.plate_bright.plate_edges`,
-ADR 173).
+in a dark photo also found dim on its own pixels (ADR 175), and read cut at their
+steepest edges too (:func:`~core.imaging.plate_bright.plate_edges`, ADR 173).
 
 The accepted candidates come back as :class:`~core.imaging.plate_frame.Line` objects, so
 the caller grows them to the plate's frame exactly as it does the detector's lines.
