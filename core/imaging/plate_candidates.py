@@ -125,16 +125,16 @@ def strokes_across(gx: np.ndarray) -> int:
     return int(np.sum(column[1:] & ~column[:-1]))
 
 
-def candidates(work: np.ndarray, dim: np.ndarray | None = None) -> list[tuple[Box, float, str]]:
+def candidates(work: np.ndarray, plain: np.ndarray | None = None) -> list[tuple[Box, float, str]]:
     """Plate-shaped rectangles of the detector's copy ``work`` (RGB), best first: boxes
     (x, y, w, h) in ``work``'s pixels, their score (:func:`_blobs`) and their kind
     (``"strokes"``: a blob of strokes; ``"bright"``: a bright rectangle, all of which
-    are read, scored by the strokes across them too).  ``dim``: a dark photo's own
+    are read, scored by the strokes across them too).  ``plain``: a dark photo's own
     pixels at ``work``'s size (denoised, not equalised), whose dim bright rectangles are
     candidates too (ADR 175)."""
     import cv2
 
-    plain8 = None if dim is None else cv2.cvtColor(dim, cv2.COLOR_RGB2GRAY)
+    plain8 = None if plain is None else cv2.cvtColor(plain, cv2.COLOR_RGB2GRAY)
     grey8 = cv2.cvtColor(work, cv2.COLOR_RGB2GRAY)
     gx_full = np.abs(cv2.Sobel(grey8.astype(np.float32), cv2.CV_32F, 1, 0, ksize=3))
     found: list[tuple[Box, float, str]] = []
@@ -146,8 +146,8 @@ def candidates(work: np.ndarray, dim: np.ndarray | None = None) -> list[tuple[Bo
         found += [(box, c, "strokes") for box, c in _blobs(scaled8.astype(np.float32), scale)]
         boxes = bright_plates(scaled8, scale, (MIN_HEIGHT, MAX_HEIGHT), SAME)
         if plain8 is not None:  # a dim plate in a dark photo (ADR 175)
-            plain = plain8 if scale == 1.0 else cv2.resize(plain8, size, interpolation=cv2.INTER_AREA)
-            boxes += bright_plates(plain, scale, (MIN_HEIGHT, MAX_HEIGHT), SAME, dim=True)
+            dim8 = plain8 if scale == 1.0 else cv2.resize(plain8, size, interpolation=cv2.INTER_AREA)
+            boxes += bright_plates(dim8, scale, (MIN_HEIGHT, MAX_HEIGHT), SAME, dim=True)
         for x, y, w, h in boxes:
             inside = gx_full[int(y) : int(y + h) + 1, int(x) : int(x + w) + 1]
             score = strokes_across(inside) + float(inside.mean()) / 1e3 if inside.size else 0.0

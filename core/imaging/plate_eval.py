@@ -107,13 +107,14 @@ _HARSH = {"closeup": 0.85, "rotate": (10, 15), "night": (0.2, 1.6, 8), "blur": 0
 _HARSHER = {"closeup-fill": "closeup", "rotate-steep": "rotate", "night-deep": "night",
             "blur-heavy": "blur"}
 _MIDDLE = {"night": (0.25, 1.5, 7), "blur": 0.04}  # between _MILD and _HARSH
+_SEVERE = {"blur": 0.06}  # beyond _HARSH (ADR 174)
 
 
 def _degraded(
     rgb: np.ndarray, quad: np.ndarray, kind: str, rng: np.random.Generator, strength: dict
 ) -> tuple[np.ndarray, np.ndarray]:
     """The close-up, rotation, night or blur ``kind`` of the photo at ``strength``
-    (:data:`_MILD`, :data:`_MIDDLE` or :data:`_HARSH`); ValueError for another kind."""
+    (:data:`_MILD`, :data:`_MIDDLE`, :data:`_HARSH` or :data:`_SEVERE`); ValueError for another kind."""
     import cv2
 
     h, w = rgb.shape[:2]
@@ -171,7 +172,7 @@ def stress_variant(
     if kind == "night-blur":  # a phone at night: dim, noisy and soft
         return _degraded(*_degraded(rgb, quad, "night", rng, _MILD), "blur", rng, _MILD)
     if kind == "blur-severe":
-        return _degraded(rgb, quad, "blur", rng, {"blur": 0.06})
+        return _degraded(rgb, quad, "blur", rng, _SEVERE)
     if kind == "rotate-far":
         turned, corners = variant(rgb, quad, "rotate", seed)
         th, tw = turned.shape[:2]

@@ -112,6 +112,24 @@ def assert_hidden_at_release(
     assert text not in record and text[:4] not in record  # never the characters
 
 
+def release_as_is(rgb: np.ndarray) -> tuple[bytes, Any]:
+    """``rgb`` released with no region given (HOG faces): what the release's own search
+    outside regions finds and hides (ADR 114); (encoded bytes, verification)."""
+    from core.imaging.detect import DetectSettings
+    from core.imaging.geometry import Geometry
+    from core.imaging.release import RenderJob, render_verified
+
+    return render_verified(RenderJob(rgb, [], [], Geometry()), DetectSettings(face_detector="hog"))
+
+
+def legible_after_release(rgb: np.ndarray, quad: np.ndarray, text: str) -> bool:
+    """Whether the plate of ``quad`` can still be read in :func:`release_as_is`'s output."""
+    from core.imaging.loading import decode_rgb
+    from core.imaging.plate_eval import ocr_legible
+
+    return ocr_legible(decode_rgb(release_as_is(rgb)[0]), quad, text)[0]
+
+
 def tune_variant(sub: str, name: str, kind: str) -> tuple[np.ndarray, np.ndarray, str]:
     """The ``kind`` variant (ADR 110, or a stress variant) of the tune photo
     ``sub/name``: pixels, plate corners, plate text (skips without the testdata or the

@@ -14,16 +14,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from anon_helpers import quadrant_image
-from plate_helpers import need_text_models, tune_variant
+from plate_helpers import (
+    assert_hidden_at_release,
+    legible_after_release,
+    need_text_models,
+    release_as_is,
+    tune_variant,
+)
 
 from core.imaging import plate_bright, plate_candidates, plates
-from core.imaging.detect import DetectSettings
-from core.imaging.geometry import Geometry
-from core.imaging.loading import decode_rgb
-from core.imaging.plate_eval import detail_hidden, ocr_legible
-from core.imaging.release import RenderJob, render_verified
-
-SETTINGS = DetectSettings(face_detector="hog")
+from core.imaging.plate_eval import ocr_legible
 
 
 def test_a_tall_enough_candidate_is_also_read_as_found() -> None:
@@ -54,16 +54,9 @@ def test_the_release_hides_a_plate_only_its_as_found_read_reads(
     switched off here with it."""
     rgb, quad, text = tune_variant("us", name, kind)
     assert ocr_legible(rgb, quad, text)[0]  # a reader gets it from the photo as given
-
-    def released() -> np.ndarray:
-        data, _result = render_verified(RenderJob(rgb, [], [], Geometry()), SETTINGS)
-        return decode_rgb(data)
-
-    after = released()
-    assert not ocr_legible(after, quad, text)[0]
-    assert detail_hidden(rgb, after, quad) >= 0.9
+    assert_hidden_at_release(rgb, *release_as_is(rgb), quad, text)
     monkeypatch.setattr(plate_bright, "tilted_plate", lambda _mask, _pixels: False)
     monkeypatch.setattr(plate_bright, "DIM_BY", np.inf)
-    assert not ocr_legible(released(), quad, text)[0]  # as found, it is read
+    assert not legible_after_release(rgb, quad, text)  # as found, it is read
     monkeypatch.setattr(plate_candidates, "AS_FOUND_HEIGHT", np.inf)
-    assert ocr_legible(released(), quad, text)[0]
+    assert legible_after_release(rgb, quad, text)

@@ -15,17 +15,19 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-from plate_helpers import draw_plate, textured, tune_variant
+from plate_helpers import (
+    assert_hidden_at_release,
+    draw_plate,
+    legible_after_release,
+    release_as_is,
+    textured,
+    tune_variant,
+)
 
 from core.imaging import plate_bright, plate_candidates
 from core.imaging.boxes import iou
-from core.imaging.detect import DetectSettings
-from core.imaging.geometry import Geometry
-from core.imaging.loading import decode_rgb
-from core.imaging.plate_eval import detail_hidden, ocr_legible
-from core.imaging.release import RenderJob, render_verified
+from core.imaging.plate_eval import ocr_legible
 
-SETTINGS = DetectSettings(face_detector="hog")
 PLATE = (200, 120, 180, 80)  # x, y, w, h
 HEIGHTS = (plate_candidates.MIN_HEIGHT, plate_candidates.MAX_HEIGHT)
 
@@ -93,17 +95,9 @@ def test_the_release_hides_a_blurred_plate_on_a_pale_body(
     plate stays legible after release."""
     rgb, quad, text = tune_variant("us", name, "blur-heavy")
     assert ocr_legible(rgb, quad, text)[0]  # a reader gets it from the photo as given
-
-    def release() -> tuple[np.ndarray, dict]:
-        data, result = render_verified(RenderJob(rgb, [], [], Geometry()), SETTINGS)
-        return decode_rgb(data), result.raised
-
-    released, raised = release()
-    assert not ocr_legible(released, quad, text)[0]
-    assert detail_hidden(rgb, released, quad) >= 0.9
-    assert any(k.startswith("found after release") for k in raised)
+    assert_hidden_at_release(rgb, *release_as_is(rgb), quad, text)
     monkeypatch.setattr(plate_bright, "BRIGHT_BY", (10,))
-    assert ocr_legible(release()[0], quad, text)[0]
+    assert legible_after_release(rgb, quad, text)
     monkeypatch.undo()
     monkeypatch.setattr(plate_candidates, "plate_edges", lambda _crop: None)
-    assert ocr_legible(release()[0], quad, text)[0]
+    assert legible_after_release(rgb, quad, text)
