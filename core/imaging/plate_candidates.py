@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
+from typing import NamedTuple
 
 import numpy as np
 
@@ -76,6 +77,13 @@ LIKELY_MIN = 0.01  # … if their mean text probability is at least this
 #: missed beside a region found for other text (ADR 172)
 MAX_BESIDE = 4
 SKIP_INSIDE = 0.5
+#: stroke blobs with at most SHARP_STROKES strokes counted across them read because
+#: their mean contrast (``|∂/∂x|``) is the highest of those not chosen otherwise: a
+#: heavily blurred plate's strokes run together, so few are counted across it and it
+#: ranks low, but dark characters on a light plate keep the strongest gradient around
+#: (ADR 179); a blob with more strokes is ranked by them already
+MAX_SHARP = 8
+SHARP_STROKES = 2
 #: a line candidate stretched by more than NOISY_GAIN (a plate spanning under 32 grey
 #: levels: a deep night) is read at QUIET_GAIN too — full stretching multiplies its
 #: sensor noise with it (ADR 172)
@@ -89,10 +97,24 @@ MAX_SAME = 0.5
 AS_FOUND_HEIGHT = 16
 
 
-def _blobs(grey: np.ndarray, scale: float) -> list[tuple[Box, float]]:
+class Candidate(NamedTuple):
+    """A plate-shaped rectangle of the detector's copy, to be read."""
+
+    box: Box  # (x, y, w, h) in the copy's pixels
+    kind: str  # "strokes" (a blob of strokes) or "bright" (a bright rectangle)
+    strokes: int  # the strokes across it (:func:`strokes_across`)
+    contrast: float  # its mean |∂/∂x| (grey levels per px, Sobel) at the scale it was found
+
+    @property
+    def score(self) -> float:
+        """What candidates are ranked by: the strokes, the contrast breaking ties."""
+        return self.strokes + self.contrast / 1e3
+
+
+def _blobs(grey: np.ndarray, scale: float) -> list[tuple[Box, int, float]]:
     """Plate-line-shaped blobs of strokes in ``grey`` (already at ``scale``): boxes
-    (x, y, w, h) in the unscaled copy's pixels, with their score: the strokes across
-    them (:func:`strokes_across`), their mean ``|∂/∂x|`` / 1000 breaking ties."""
+    (x, y, w, h) in the unscaled copy's pixels, with the strokes across them
+    (:func:`strokes_across`) and their mean ``|∂/∂x|``."""
     import cv2
 
     gx = np.abs(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3))
@@ -108,8 +130,8 @@ def _blobs(grey: np.ndarray, scale: float) -> list[tuple[Box, float]]:
             continue
         if n < MIN_FILL * w * h:
             continue
-        score = strokes_across(gx[y : y + h, x : x + w]) + float(gx[y : y + h, x : x + w].mean()) / 1e3
-        out.append(((x / scale, y / scale, w / scale, h / scale), score))
+        inside = gx[y : y + h, x : x + w]
+        out.append(((x / scale, y / scale, w / scale, h / scale), strokes_across(inside), float(inside.mean())))
     return out
 
 
@@ -125,11 +147,10 @@ def strokes_across(gx: np.ndarray) -> int:
     return int(np.sum(column[1:] & ~column[:-1]))
 
 
-def candidates(work: np.ndarray, plain: np.ndarray | None = None) -> list[tuple[Box, float, str]]:
-    """Plate-shaped rectangles of the detector's copy ``work`` (RGB), best first: boxes
-    (x, y, w, h) in ``work``'s pixels, their score (:func:`_blobs`) and their kind
-    (``"strokes"``: a blob of strokes; ``"bright"``: a bright rectangle, all of which
-    are read, scored by the strokes across them too).  ``plain``: a dark photo's own
+def candidates(work: np.ndarray, plain: np.ndarray | None = None) -> list[Candidate]:
+    """Plate-shaped rectangles of the detector's copy ``work`` (RGB), best first (by
+    :attr:`Candidate.score`); their kind is ``"strokes"`` (a blob of strokes) or
+    ``"bright"`` (a bright rectangle, scored by the strokes across it too).  ``plain``: a dark photo's own
     pixels at ``work``'s size (denoised, not equalised), whose dim bright rectangles are
     candidates too (ADR 175)."""
     import cv2
@@ -137,22 +158,25 @@ def candidates(work: np.ndarray, plain: np.ndarray | None = None) -> list[tuple[
     plain8 = None if plain is None else cv2.cvtColor(plain, cv2.COLOR_RGB2GRAY)
     grey8 = cv2.cvtColor(work, cv2.COLOR_RGB2GRAY)
     gx_full = np.abs(cv2.Sobel(grey8.astype(np.float32), cv2.CV_32F, 1, 0, ksize=3))
-    found: list[tuple[Box, float, str]] = []
+    found: list[Candidate] = []
     for scale in SCALES:
         size = (round(grey8.shape[1] * scale), round(grey8.shape[0] * scale))
         if min(size) < 32:
             break
         scaled8 = grey8 if scale == 1.0 else cv2.resize(grey8, size, interpolation=cv2.INTER_AREA)
-        found += [(box, c, "strokes") for box, c in _blobs(scaled8.astype(np.float32), scale)]
+        found += [
+            Candidate(box, "strokes", n, mean)
+            for box, n, mean in _blobs(scaled8.astype(np.float32), scale)
+        ]
         boxes = bright_plates(scaled8, scale, (MIN_HEIGHT, MAX_HEIGHT), SAME)
         if plain8 is not None:  # a dim plate in a dark photo (ADR 175)
             dim8 = plain8 if scale == 1.0 else cv2.resize(plain8, size, interpolation=cv2.INTER_AREA)
             boxes += bright_plates(dim8, scale, (MIN_HEIGHT, MAX_HEIGHT), SAME, dim=True)
         for x, y, w, h in boxes:
             inside = gx_full[int(y) : int(y + h) + 1, int(x) : int(x + w) + 1]
-            score = strokes_across(inside) + float(inside.mean()) / 1e3 if inside.size else 0.0
-            found.append(((x, y, w, h), score, "bright"))
-    found.sort(key=lambda item: -item[1])
+            mean = float(inside.mean()) if inside.size else 0.0
+            found.append(Candidate((x, y, w, h), "bright", strokes_across(inside), mean))
+    found.sort(key=lambda item: -item.score)
     return found
 
 
@@ -386,17 +410,25 @@ def read_plates(
             return False
         return not any(iou(box, c) >= SAME for c in chosen)
 
-    for box, _contrast, kind in ranked:
+    for box, kind, _strokes, _contrast in ranked:
         if taken == quota:  # both kinds read to their limit: the rest is never read
             break
         if taken[kind] < quota[kind] and open_to_read(box):
             taken[kind] += 1
             chosen.append(box)
     if probability is not None:
-        _choose(_likely([box for box, _c, _k in ranked], probability), MAX_LIKELY, open_to_read, chosen)
+        _choose(_likely([c.box for c in ranked], probability), MAX_LIKELY, open_to_read, chosen)
+    # the sharpest blobs of few strokes: a heavily blurred plate (ADR 179)
+    taken_boxes = set(chosen)
+    sharp = sorted(
+        (c for c in ranked
+         if c.kind == "strokes" and c.strokes <= SHARP_STROKES and c.box not in taken_boxes),
+        key=lambda c: -c.contrast,
+    )
+    _choose([c.box for c in sharp], MAX_SHARP, open_to_read, chosen)
     # partly inside a box to skip: at release, a plate the detector missed beside a
     # region found for other text (ADR 172)
-    _choose([box for box, _c, _k in ranked], MAX_BESIDE, partial(open_to_read, beside=True), chosen)
+    _choose([c.box for c in ranked], MAX_BESIDE, partial(open_to_read, beside=True), chosen)
     lines: list[Line] = []  # in work's pixels
     crops: list[np.ndarray] = []
     for box in oversized:
@@ -405,7 +437,7 @@ def read_plates(
         for line, crop in _whole(source, box):
             lines.append(line)
             crops.append(crop)
-    brights = {box for box, _c, kind in ranked if kind == "bright"}
+    brights = {c.box for c in ranked if c.kind == "bright"}
     for box in chosen:
         for line, crop in _to_read(source, box, box in brights):
             lines.append(line)

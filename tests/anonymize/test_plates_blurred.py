@@ -30,6 +30,7 @@ from core.imaging.anonymize import HideSpec
 from core.imaging.detect import DetectSettings, detect_plates
 from core.imaging.geometry import Geometry
 from core.imaging.loading import decode_rgb
+from core.imaging.plate_candidates import Candidate
 from core.imaging.plate_eval import detail_hidden, ocr_legible
 from core.imaging.plate_frame import Line
 from core.imaging.release import RenderJob, render_verified
@@ -102,9 +103,11 @@ def test_a_candidate_the_detector_likes_is_read_past_the_contrast_quota(
     need_text_models()
     rgb = draw_plate(textured(1200, 400, base=120), (900, 150, 240, 80), "DN 2491")
     rgb = cv2.GaussianBlur(rgb, (0, 0), 4.0)
-    decoys = [((40.0 + 40 * i, 40.0, 36.0, 14.0), 9.0, "strokes") for i in range(20)]
-    plate = ((890.0, 140.0, 260.0, 100.0), 1.0, "strokes")
+    decoys = [Candidate((40.0 + 40 * i, 40.0, 36.0, 14.0), "strokes", 9, 60.0) for i in range(20)]
+    plate = Candidate((890.0, 140.0, 260.0, 100.0), "strokes", 1, 20.0)
     monkeypatch.setattr(plate_candidates, "candidates", lambda _w: [*decoys, plate])
+    # the one blob of few strokes: the sharp quota would read it too (ADR 179)
+    monkeypatch.setattr(plate_candidates, "MAX_SHARP", 0)
     prob = np.zeros((200, 600), np.float32)
     prob[75:115, 450:570] = 0.3
     assert plate_candidates.read_plates(rgb, np.ones(2)) == []  # beyond the quota

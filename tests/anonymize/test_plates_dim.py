@@ -60,8 +60,8 @@ def test_a_dark_scene_without_a_plate_has_no_dim_plate() -> None:
 def test_dim_candidates_come_only_with_the_dark_photos_own_pixels() -> None:
     grey = _dim_night()
     rgb = np.dstack([grey] * 3)
-    boxes = [box for box, _score, _kind in plate_candidates.candidates(rgb)]
-    dim_boxes = [box for box, _score, _kind in plate_candidates.candidates(rgb, rgb)]
+    boxes = [box for box, *_rest in plate_candidates.candidates(rgb)]
+    dim_boxes = [box for box, *_rest in plate_candidates.candidates(rgb, rgb)]
     assert max((iou(b, PLATE) for b in dim_boxes), default=0.0) >= 0.7
     assert len(dim_boxes) > len(boxes)
 

@@ -51,11 +51,11 @@ def test_candidates_hold_a_drawn_plate_by_its_shape() -> None:
     """Found by contrast alone (no model): a candidate lies on the plate, shaped like it."""
     rgb, _quad = _drawn()
     found = plate_candidates.candidates(plates.for_text(rgb))
-    assert found and all(len(c) == 3 for c in found)
-    best = max(iou(box, PLATE) for box, _contrast, _kind in found)
+    assert found and all(c.kind in ("strokes", "bright") and c.contrast > 0 for c in found)
+    best = max(iou(c.box, PLATE) for c in found)
     assert best >= 0.5
-    contrasts = [c for _box, c, _kind in found]
-    assert contrasts == sorted(contrasts, reverse=True)  # best first
+    scores = [c.score for c in found]
+    assert scores == sorted(scores, reverse=True)  # best first
 
 
 def test_a_flat_or_tiny_photo_has_no_candidates() -> None:
@@ -152,8 +152,8 @@ def test_a_facade_of_bright_rectangles_costs_a_bounded_number_of_reads(
             x, y = 20 + col * 78, 20 + row * 58
             cv2.rectangle(rgb, (x, y), (x + 60, y + 24), (235, 235, 235), -1)
             cv2.putText(rgb, "8", (x + 22, y + 20), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (30, 30, 30), 2)
-    kinds = [k for _b, _s, k in plate_candidates.candidates(plates.for_text(rgb))]
-    limit = plate_candidates.MAX_READ + plate_candidates.MAX_BRIGHT
+    kinds = [c.kind for c in plate_candidates.candidates(plates.for_text(rgb))]
+    limit = plate_candidates.MAX_READ + plate_candidates.MAX_BRIGHT + plate_candidates.MAX_SHARP
     assert kinds.count("bright") > 3 * limit  # the attack is real
     read: list[object] = []
 

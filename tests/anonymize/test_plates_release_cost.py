@@ -11,6 +11,7 @@ import pytest
 from plate_helpers import draw_plate, need_text_models, textured
 
 from core.imaging import boxes, plate_candidates, plate_check, plates
+from core.imaging.plate_candidates import Candidate
 
 
 def _scene() -> np.ndarray:
@@ -74,8 +75,8 @@ def test_a_line_whose_bright_part_is_its_crop_is_read_once() -> None:
 
 def test_candidates_past_both_limits_are_not_looked_at(monkeypatch: pytest.MonkeyPatch) -> None:
     """Hundreds of candidates: once both reading limits are reached, none is compared."""
-    many = [((float(10 * i), 0.0, 30.0, 10.0), 100.0 - i, "strokes") for i in range(300)]
-    many += [((float(10 * i), 50.0, 30.0, 15.0), 1.0, "bright") for i in range(300)]
+    many = [Candidate((float(10 * i), 0.0, 30.0, 10.0), "strokes", 100 - i, 1.0) for i in range(300)]
+    many += [Candidate((float(10 * i), 50.0, 30.0, 15.0), "bright", 1, 1.0) for i in range(300)]
     monkeypatch.setattr(plate_candidates, "candidates", lambda _work: many)
     monkeypatch.setattr(plate_candidates, "_to_read", lambda _s, _b, _bright=False: [])
     compared: list[int] = []
@@ -87,7 +88,7 @@ def test_candidates_past_both_limits_are_not_looked_at(monkeypatch: pytest.Monke
 
     monkeypatch.setattr(plate_candidates, "iou", counted)
     plate_candidates.read_plates(np.zeros((100, 3000, 3), np.uint8), np.ones(2))
-    limit = plate_candidates.MAX_READ + plate_candidates.MAX_BRIGHT
+    limit = plate_candidates.MAX_READ + plate_candidates.MAX_BRIGHT + plate_candidates.MAX_SHARP
     # all strokes first (higher scores): 16 taken, then 284 skipped by their quota
     # without a comparison; bright ones compared only until 8 are taken
     assert len(compared) <= limit * limit
