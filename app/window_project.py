@@ -79,6 +79,7 @@ class WindowProject(QObject):
             f"Opened {path}" + (" (read-only)" if readonly else ""), 5000)
         self.window.project_changed.emit()
         self.context.project_changed.emit()
+        self.window.focus_page()  # Curate's keys act at once, not the workspace list's
         return True
 
     def _offer_read_only(self, path: Path, reason: str,

@@ -141,6 +141,11 @@ class CurateWorkspace(QWidget):
         """A moderate preferred size, so the main window's splitter keeps the nav narrow."""
         return QSize(1100, 700)
 
+    def focus_target(self) -> QWidget | None:
+        """The widget that takes the keyboard when the page is shown: the sample list
+        (its keys B, A, T, J … act only inside this page), none on the start page."""
+        return self.table if self.pages.currentWidget() is self.main else None
+
     def workspace_menu(self) -> QMenu:
         """The "Curate" menu for the menu bar."""
         return self.page_actions.menu
