@@ -92,3 +92,15 @@ def test_arrow_keys_in_the_workspace_list_still_walk_the_list(main_window: MainW
     _press(main_window, qtbot, Qt.Key.Key_Down)
     assert main_window.nav.currentRow() == 2
     assert main_window.nav.hasFocus()
+
+
+def test_anonymize_keys_act_after_ctrl_number(main_window: MainWindow, demo_path: Path,
+                                              qtbot) -> None:
+    _open(main_window, demo_path, qtbot)
+    _press(main_window, qtbot, Qt.Key.Key_1 + KEYS.index("anonymize"),
+           Qt.KeyboardModifier.ControlModifier)
+    page = main_window.pages["anonymize"]
+    qtbot.waitUntil(lambda: page.viewer.photo is not None)
+    assert not page.page_actions.act_after.isChecked()
+    _press(main_window, qtbot, Qt.Key.Key_B)  # Before / After
+    assert page.page_actions.act_after.isChecked()
