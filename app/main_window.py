@@ -219,7 +219,7 @@ class MainWindow(QMainWindow):
         page = self.stack.currentWidget()
         if page is None:
             return
-        widget = page.focusWidget()
+        widget: QWidget | None = page.focusWidget()
         if widget is None or widget is page or not widget.isVisibleTo(page):
             target = getattr(page, "focus_target", None)
             widget = target() if callable(target) else None
