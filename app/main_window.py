@@ -211,18 +211,21 @@ class MainWindow(QMainWindow):
             self.menus.page_shown(index)
 
     def focus_page(self) -> None:
-        """Give the shown page the keyboard: the child it last had focused, else its
-        ``focus_target()`` (Curate: the sample list), else the page itself.  Called when a
-        project opens, on Ctrl+1…5 and on a click in the workspace list, so a page's
-        single keys act at once (they went to the list, whose type-ahead turned Curate's
-        A into a jump to Anonymize); arrow keys in the list still walk it."""
+        """Give the shown page the keyboard: its ``focus_target()`` (Curate: the sample
+        list), else the child it last had focused, else the page itself (its first child
+        that takes focus).  Called when a project opens, on Ctrl+1…5 and on a click in the
+        workspace list, so a page's keys act at once (they went to the list, whose
+        type-ahead turned Curate's A into a jump to Anonymize); arrow keys in the list
+        still walk it."""
         page = self.stack.currentWidget()
         if page is None:
             return
-        widget: QWidget | None = page.focusWidget()
-        if widget is None or widget is page or not widget.isVisibleTo(page):
-            target = getattr(page, "focus_target", None)
-            widget = target() if callable(target) else None
+        target = getattr(page, "focus_target", None)
+        widget: QWidget | None = target() if callable(target) else None
+        if widget is None:
+            widget = page.focusWidget()
+            if widget is not None and not widget.isVisibleTo(page):
+                widget = None
         (widget or page).setFocus(Qt.FocusReason.OtherFocusReason)
 
     def show_workspace(self, key: str) -> QWidget:

@@ -104,3 +104,24 @@ def test_anonymize_keys_act_after_ctrl_number(main_window: MainWindow, demo_path
     assert not page.page_actions.act_after.isChecked()
     _press(main_window, qtbot, Qt.Key.Key_B)  # Before / After
     assert page.page_actions.act_after.isChecked()
+
+
+def test_metrics_and_analyze_arrow_keys_leave_their_selection_boxes_alone(
+        main_window: MainWindow, demo_path: Path, qtbot) -> None:
+    """Ctrl+4 / Ctrl+5 put the keyboard on the results table and the tabs: the first
+    focusable child was the source / data set box, and Down changed what is shown."""
+    _open(main_window, demo_path, qtbot)
+    metrics = main_window.pages["metrics"]
+    _press(main_window, qtbot, Qt.Key.Key_1 + KEYS.index("metrics"),
+           Qt.KeyboardModifier.ControlModifier)
+    assert QApplication.focusWidget() is metrics.table
+    source = metrics.source.currentIndex()
+    _press(main_window, qtbot, Qt.Key.Key_Down)
+    assert metrics.source.currentIndex() == source
+    analyze = main_window.pages["analyze"]
+    _press(main_window, qtbot, Qt.Key.Key_1 + KEYS.index("analyze"),
+           Qt.KeyboardModifier.ControlModifier)
+    assert QApplication.focusWidget() is analyze.tabs.tabBar()
+    dataset = analyze.controls.dataset.currentIndex()
+    _press(main_window, qtbot, Qt.Key.Key_Down)
+    assert analyze.controls.dataset.currentIndex() == dataset
