@@ -68,6 +68,8 @@ class WindowProject(QObject):
             return False
         except (ProjectError, OSError) as exc:  # core turns database errors into these
             text = str(exc)
+            if isinstance(exc, OSError) and exc.strerror:  # words, not "[Errno 2] …: '…'"
+                text = f"{exc.strerror} ({exc.filename or path})"
             self.window.message("Cannot open project",
                                 text if text.startswith(path.name) else f"{path.name}: {text}")
             return False
