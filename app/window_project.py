@@ -145,12 +145,12 @@ class WindowProject(QObject):
             self.open_path(path)
 
     def open_path(self, path: str | Path) -> bool:
-        """Open a project, or any file a workspace registered a handler for."""
+        """Open a project, or any file a workspace registered a handler for (its opener
+        returns None when it refused the file)."""
         path = Path(path)
         for suffix, opener in self.context.file_handlers.items():
             if path.name.lower().endswith(suffix):
-                opener(path)
-                return True
+                return opener(path) is not None
         return self.open_project(path)
 
     def fill_recent(self, menu: QMenu) -> None:
