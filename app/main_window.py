@@ -216,7 +216,7 @@ class MainWindow(QMainWindow):
         that takes focus).  Called when a project opens, on Ctrl+1…5 and on a click in the
         workspace list, so a page's keys act at once (they went to the list, whose
         type-ahead turned Curate's A into a jump to Anonymize); arrow keys in the list
-        still walk it."""
+        still walk it (ADR 178)."""
         page = self.stack.currentWidget()
         if page is None:
             return
