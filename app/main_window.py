@@ -157,6 +157,7 @@ class MainWindow(QMainWindow):
             self.pages[info.key] = page
             self.stack.addWidget(page)
         self.nav.currentRowChanged.connect(self._show_page)
+        self.nav.itemClicked.connect(lambda _item: self.focus_page())
         self.nav.setCurrentRow(0)
         for page in self.pages.values():  # a page that needs a project offers to make one
             empty = getattr(page, "empty", None)
@@ -208,6 +209,24 @@ class MainWindow(QMainWindow):
         self.stack.updateGeometry()
         if self.menus.workspace_menus:  # empty until the menus are built
             self.menus.page_shown(index)
+
+    def focus_page(self) -> None:
+        """Give the shown page the keyboard: its ``focus_target()`` (Curate: the sample
+        list), else the child it last had focused, else the page itself (its first child
+        that takes focus).  Called when a project opens, on Ctrl+1…5 and on a click in the
+        workspace list, so a page's keys act at once (they went to the list, whose
+        type-ahead turned Curate's A into a jump to Anonymize); arrow keys in the list
+        still walk it (ADR 178)."""
+        page = self.stack.currentWidget()
+        if page is None:
+            return
+        target = getattr(page, "focus_target", None)
+        widget: QWidget | None = target() if callable(target) else None
+        if widget is None:
+            widget = page.focusWidget()
+            if widget is not None and not widget.isVisibleTo(page):
+                widget = None
+        (widget or page).setFocus(Qt.FocusReason.OtherFocusReason)
 
     def show_workspace(self, key: str) -> QWidget:
         """Switch to the workspace ``key`` (as Ctrl+1…5 does); returns its page."""

@@ -112,6 +112,7 @@ class WindowMenus(QObject):
         for index, info in enumerate(WORKSPACES):
             def show_page(_checked: bool = False, i: int = index) -> None:
                 w.nav.setCurrentRow(i)
+                w.focus_page()
 
             switch = self._action(info.title, show_page, f"Ctrl+{index + 1}", info.purpose)
             switch.setCheckable(True)

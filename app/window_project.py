@@ -68,6 +68,8 @@ class WindowProject(QObject):
             return False
         except (ProjectError, OSError) as exc:  # core turns database errors into these
             text = str(exc)
+            if isinstance(exc, OSError) and exc.strerror:  # words, not "[Errno 2] …: '…'"
+                text = f"{exc.strerror} ({exc.filename or path})"
             self.window.message("Cannot open project",
                                 text if text.startswith(path.name) else f"{path.name}: {text}")
             return False
@@ -79,6 +81,7 @@ class WindowProject(QObject):
             f"Opened {path}" + (" (read-only)" if readonly else ""), 5000)
         self.window.project_changed.emit()
         self.context.project_changed.emit()
+        self.window.focus_page()  # Curate's keys act at once, not the workspace list's
         return True
 
     def _offer_read_only(self, path: Path, reason: str,
@@ -142,12 +145,12 @@ class WindowProject(QObject):
             self.open_path(path)
 
     def open_path(self, path: str | Path) -> bool:
-        """Open a project, or any file a workspace registered a handler for."""
+        """Open a project, or any file a workspace registered a handler for (its opener
+        returns None when it refused the file)."""
         path = Path(path)
         for suffix, opener in self.context.file_handlers.items():
             if path.name.lower().endswith(suffix):
-                opener(path)
-                return True
+                return opener(path) is not None
         return self.open_project(path)
 
     def fill_recent(self, menu: QMenu) -> None:

@@ -38,7 +38,7 @@ class AppContext(QObject):
         self._message: Callable[[str, str], None] | None = None
         self._status: Callable[[str, int], None] | None = None
         #: file suffix (".winnow-session") -> opener, offered by File → Open
-        self.file_handlers: dict[str, Callable[[Any], None]] = {}
+        self.file_handlers: dict[str, Callable[[Any], object]] = {}
 
     def bind(self, start_job: Callable[..., Job], message: Callable[[str, str], None],
              status: Callable[[str, int], None]) -> None:
@@ -70,8 +70,9 @@ class AppContext(QObject):
         if self._status is not None:
             self._status(text, msecs)
 
-    def register_file_handler(self, suffix: str, opener: Callable[[Any], None]) -> None:
-        """Let File → Open (and ``winnow FILE``) open files ending in ``suffix``."""
+    def register_file_handler(self, suffix: str, opener: Callable[[Any], object]) -> None:
+        """Let File → Open (and ``winnow FILE``) open files ending in ``suffix``;
+        ``opener`` returns None when it refused the file (it says why)."""
         self.file_handlers[suffix.lower()] = opener
 
     def reveal(self, workspace: str, item: object) -> None:

@@ -119,3 +119,25 @@ def test_refused_edit_is_reported_and_not_kept_for_undo(main_window: MainWindow,
     assert f"no region {region_id}" in messages[0][1]
     assert not page.editor.stack.can_undo() and not page.page_actions.act_undo.isEnabled()
     assert repo.regions(project, photo_id) == []
+
+
+def test_delete_key_in_the_region_list_deletes_the_selected_region(
+        main_window: MainWindow, qtbot, tmp_path: Path) -> None:
+    """'Delete region' says "(Delete)": the key did nothing in the region list, where the
+    region was just picked; it works there as on the canvas, and Ctrl+Z brings it back."""
+    (photo_id,) = open_with_photos(main_window, tmp_path, _photo(tmp_path / "in", "a.png"))
+    project = main_window.project
+    repo.add_region(project, photo_id, x=20, y=20, w=40, h=30)
+    repo.add_region(project, photo_id, x=100, y=60, w=40, h=30)
+    qtbot.keyClick(main_window, Qt.Key.Key_2, CTRL)
+    page = main_window.pages["anonymize"]
+    page.reload()
+    regions = page.panel.region_list
+    qtbot.waitUntil(lambda: regions.count() == 2)
+    regions.setFocus()
+    regions.setCurrentRow(1)
+    kept = repo.regions(project, photo_id)[0].id
+    qtbot.keyClick(regions, Qt.Key.Key_Delete)
+    assert [r.id for r in repo.regions(project, photo_id)] == [kept]
+    qtbot.keyClick(regions, Qt.Key.Key_Z, CTRL)
+    assert len(repo.regions(project, photo_id)) == 2

@@ -43,7 +43,7 @@ def test_failed_jobs_read_as_messages_and_unexpected_errors_keep_their_type() ->
     assert describe_error(ReadOnlyProjectError("demo.winnow is open read-only")) == \
         "demo.winnow is open read-only"
     assert describe_error(FileNotFoundError(2, "No such file", "a.jpg")) == \
-        "[Errno 2] No such file: 'a.jpg'"
+        "a.jpg: No such file"  # in words, no errno (test_job_messages.py)
     assert describe_error(KeyError("sample")) == "KeyError: 'sample'"
     assert describe_error(ValueError()) == "ValueError: "
 

@@ -111,3 +111,30 @@ def test_a_job_started_after_shutdown_is_cancelled_and_quit_does_not_ask(
     main_window.close()  # nothing runs: no "jobs still running" question blocks it
     assert main_window.quit_box is None and not main_window.isVisible()
     assert ran == []
+
+
+def test_a_missing_project_is_named_without_an_errno(main_window: MainWindow,
+                                                     tmp_path: Path) -> None:
+    """A recent project that was moved or deleted: the message names it and its path in
+    words ("[Errno 2] No project at this path: '…'" was shown as it came)."""
+    messages: list[str] = []
+    main_window.error_shown.connect(messages.append)
+    gone = tmp_path / "moved away" / "gone.winnow"
+    assert not main_window.open_project(gone)
+    assert messages[-1] == f"gone.winnow: No project at this path ({gone})"
+    assert main_window.project is None
+
+
+def test_a_broken_session_file_is_refused_once_by_name(main_window: MainWindow,
+                                                       tmp_path: Path) -> None:
+    """File → Open (or ``winnow FILE``) of a damaged rater file: refused, so a scripted
+    start does not wait for a rater window that never comes, and named once (it read
+    "bad.winnow-session: bad.winnow-session is not a Winnow session file …")."""
+    messages: list[str] = []
+    main_window.error_shown.connect(messages.append)
+    bad = tmp_path / "bad.winnow-session"
+    bad.write_bytes(b"junk" * 100)
+    assert not main_window.open_path(bad)
+    assert messages[-1].startswith("bad.winnow-session is not a Winnow session file")
+    assert messages[-1].count("bad.winnow-session") == 1
+    assert bad.read_bytes() == b"junk" * 100  # left as it was

@@ -95,3 +95,27 @@ def test_the_status_bar_counts_follow_a_new_sample(main_window: Any, demo_path: 
     n = window.project.conn.execute("SELECT count(*) FROM samples").fetchone()[0]
     qtbot.waitUntil(lambda: f"{n:,} samples" in window.project_label.text(), timeout=5_000)
     assert window.project_label.text() != before
+
+
+def test_the_jobs_panel_leaves_the_window_inside_a_small_screen(main_window: Any, qtbot: Any,
+                                                                small_screen: QRect,
+                                                                demo_path: Any) -> None:
+    """New Demo Project… with no project open shows the Jobs panel by itself: the start
+    pages' text could not shrink, so the window grew to 804 pixels (off a 1280×720
+    laptop).  Every workspace, with and without a project, leaves room for a title bar."""
+    from PySide6.QtWidgets import QApplication
+
+    from ui.workspaces import WORKSPACES
+
+    room = small_screen.height() - 30  # less the window's title bar
+    main_window.resize(1024, room)
+    main_window.show_jobs()
+    qtbot.waitUntil(main_window.jobs_dock.isVisible)
+    for opened in (False, True):
+        if opened:
+            assert main_window.open_project(demo_path)
+        for info in WORKSPACES:
+            main_window.show_workspace(info.key)
+            QApplication.processEvents()
+            assert main_window.minimumSizeHint().height() <= room, (info.key, opened)
+            assert main_window.height() <= room, (info.key, opened)

@@ -210,3 +210,19 @@ def test_the_main_window_opens_a_package_and_every_workspace_shows_it(
         QApplication.processEvents()
     assert errors == []
     assert main_window.context.project.path.name == "lead-alice.winnow"
+
+
+def test_resolve_conflicts_with_none_says_where_they_come_from(qtbot: Any,
+                                                               tmp_path: Path) -> None:
+    """Curate → Team → Resolve Conflicts… before any merge: no two '(empty)' value panes
+    under 'Every conflict is resolved.', but where conflicts come from."""
+    project = Project.create(tmp_path / "p.winnow")
+    try:
+        h = Harness(qtbot, project)
+        window = h.ws.page_actions.team.show_conflicts()
+        qtbot.addWidget(window)
+        assert "Merge Returned Work" in window.heading.text()
+        assert not window.ours.isVisible() and not window.theirs.isVisible()
+        assert not window.keep.isEnabled() and not window.take.isEnabled()
+    finally:
+        project.close()

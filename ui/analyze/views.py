@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -68,15 +69,28 @@ class TableView(QTableWidget):
         header.setStretchLastSection(False)
         self.resizeColumnsToContents()
         shown = min(len(table.rows), MAX_TABLE_ROWS)
-        height = (header.sizeHint().height() + 2 * self.frameWidth() + 4
-                  + sum(self.rowHeight(i) for i in range(shown)))
-        if len(table.rows) > MAX_TABLE_ROWS:
-            height += self.horizontalScrollBar().sizeHint().height()
-        self.setFixedHeight(max(height, header.sizeHint().height() + 30))
-        width = (sum(self.columnWidth(j) for j in range(self.columnCount()))
-                 + 2 * self.frameWidth() + self.verticalScrollBar().sizeHint().width() + 4)
-        self.setMaximumWidth(width)
+        self._rows_height = max(header.sizeHint().height() + 2 * self.frameWidth() + 4
+                                + sum(self.rowHeight(i) for i in range(shown)),
+                                header.sizeHint().height() + 30)
+        columns = sum(self.columnWidth(j) for j in range(self.columnCount()))
+        self._scrolls = len(table.rows) > MAX_TABLE_ROWS
+        scroll_width = self.verticalScrollBar().sizeHint().width()
+        # narrower than this, the horizontal scroll bar shows (and needs its own height)
+        self._columns_width = columns + 2 * self.frameWidth() + (
+            scroll_width if self._scrolls else 0)
+        self._fit_height(self._scrolls)
+        self.setMaximumWidth(columns + 2 * self.frameWidth() + scroll_width + 4)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+
+    def _fit_height(self, bar: bool) -> None:
+        """Every row (up to MAX_TABLE_ROWS) in view, plus the horizontal scroll bar's
+        height when it shows: it covered the last row at 1024 pixels."""
+        extra = self.horizontalScrollBar().sizeHint().height() if bar else 0
+        self.setFixedHeight(self._rows_height + extra)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._fit_height(self._scrolls or event.size().width() < self._columns_width)
 
     def texts(self) -> list[list[str]]:
         """Every cell as shown (for tests and copy)."""

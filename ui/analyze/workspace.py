@@ -107,6 +107,11 @@ class AnalyzeWorkspace(QWidget):
         self.act_export = self._action("&Export HTML Report…", self.choose_export, "Ctrl+E")
         self.act_recompute = self._action("&Recompute", self.recompute, "F5")
 
+    def focus_target(self) -> QWidget | None:
+        """The tabs take the keyboard when the page is shown (not the data set box, whose
+        arrow and letter keys would switch the data set)."""
+        return self.tabs.tabBar() if self.stack.currentWidget() is self.main else None
+
     def workspace_menu(self) -> QMenu:
         """The Analyze menu of the menu bar."""
         menu = QMenu("A&nalyze", self)

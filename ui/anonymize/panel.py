@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QFocusEvent
+from PySide6.QtGui import QFocusEvent, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.imaging.photos import CATEGORIES, DEFAULT_LICENCE, Photo, Region
+from ui.widgets.actions import make_action
 from ui.widgets.dates import format_when
 from ui.widgets.tooltips import plain_tooltip
 
@@ -144,6 +145,10 @@ class PhotoPanel(QScrollArea):
         self.region_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.region_list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.region_list.currentRowChanged.connect(self._row_changed)
+        # Delete (or Backspace) here, where a region is picked, as on the canvas
+        delete = make_action(self.region_list, "Delete Region", lambda: self._delete_clicked(),
+                             "Delete", local=True)
+        delete.setShortcuts([QKeySequence("Delete"), QKeySequence("Backspace")])
         rl.addWidget(self.region_list)
         rf = QFormLayout()
         self.kind = QComboBox()

@@ -199,13 +199,16 @@ class AdjudicationWindow(QDialog):
         for w in (self.keep, self.take):
             w.setEnabled(bool(self.conflicts))
         self.undo_button.setEnabled(bool(self.ws.undo_stack and self.ws.undo_stack.can_undo()))
+        for pane in (self.ours, self.theirs):  # no two "(empty)" panes with nothing to show
+            pane.setVisible(bool(self.conflicts))
         if self.conflicts:
             self.list.setCurrentRow(row)
             self._show(row)
         else:
-            self.heading.setText("Every conflict is resolved.")
-            self.ours.show_value(project, "notes", "")
-            self.theirs.show_value(project, "notes", "")
+            self.heading.setText(
+                "A conflict appears here when Curate → Team → Merge Returned Work… brings "
+                "back a curator's value that differs from the project's; you then keep one "
+                "of the two (1 or 2).")
 
     def current(self) -> Conflict | None:
         row = self.list.currentRow()

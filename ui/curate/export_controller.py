@@ -72,7 +72,9 @@ class ExportController:
                     ws.context.message("Export finished with samples left out", text)
                 ws.context.status(text, 10000)
             elif job.outcome == "failed":
-                ws.context.message("Export failed", f"{out_dir}: {job.error}")
+                error = job.error  # names the folder already when it is about it
+                ws.context.message("Export failed", error if error.startswith(f"{out_dir}:")
+                                   else f"{out_dir}: {error}")
             elif job.outcome == "cancelled":
                 ws.context.status(f"Export to {out_dir} cancelled; nothing was written",
                                   10000)

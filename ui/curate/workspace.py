@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMenu,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QStackedWidget,
     QVBoxLayout,
@@ -100,6 +101,7 @@ class CurateWorkspace(QWidget):
         self.main.setStretchFactor(1, 3)
         self.main.setChildrenCollapsible(True)  # drag to the edge, or Ctrl+L, hides the list
         self.panes = Panes(self)
+        self._start_policy, self._main_policy = self.start.sizePolicy(), self.main.sizePolicy()
         self.pages = QStackedWidget()
         self.pages.addWidget(self.start)
         self.pages.addWidget(self.main)
@@ -141,6 +143,11 @@ class CurateWorkspace(QWidget):
         """A moderate preferred size, so the main window's splitter keeps the nav narrow."""
         return QSize(1100, 700)
 
+    def focus_target(self) -> QWidget | None:
+        """The widget that takes the keyboard when the page is shown: the sample list
+        (its keys B, A, T, J … act only inside this page), none on the start page."""
+        return self.table if self.pages.currentWidget() is self.main else None
+
     def workspace_menu(self) -> QMenu:
         """The "Curate" menu for the menu bar."""
         return self.page_actions.menu
@@ -157,7 +164,13 @@ class CurateWorkspace(QWidget):
         self.store.clear()
         self.editor.bind(self.project)
         self.page_actions.update_undo()
-        self.pages.setCurrentWidget(self.main if self.project is not None else self.start)
+        shown = self.main if self.project is not None else self.start
+        self.pages.setCurrentWidget(shown)
+        for page, policy in ((self.start, self._start_policy), (self.main, self._main_policy)):
+            # only the shown page's minimum counts: the hidden sample view's kept the start
+            # page 637 pixels tall, and the Jobs panel then grew the window off the screen
+            page.setSizePolicy(policy if page is shown else QSizePolicy(
+                QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored))
         self.panes.balance()
         read_only = bool(self.project is not None and self.project.readonly)
         self.page_actions.set_read_only(read_only)

@@ -96,7 +96,9 @@ class HistogramCanvas(QWidget):
                 if vals:
                     ax.hist(vals, bins=bins, color=colours[c], alpha=0.85)
                     ax.axvline(float(np.mean(vals)), color=ink, linewidth=1, linestyle="--")
-                    ax.set_title(f"{model}\nn={len(vals)}, mean {np.mean(vals):.3g}",
+                    # one fact a line: side by side, five panels of a 1024-pixel window
+                    # had no room for "n=32, mean 0.83" (they overlapped, the last cut)
+                    ax.set_title(f"{model}\nn={len(vals)}\nmean {np.mean(vals):.3g}",
                                  fontsize=8)
                 else:
                     ax.set_title(f"{model}\nno values", fontsize=8)

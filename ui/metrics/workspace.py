@@ -171,6 +171,11 @@ class MetricsWorkspace(QWidget):
         self.act_reveal = action("Show Sample in &Curate", self.reveal_current, "Ctrl+G",
                                  "Switch to Curate with this result's sample selected")
 
+    def focus_target(self) -> QWidget | None:
+        """The results table takes the keyboard when the page is shown (not the selection
+        box, whose arrow keys would change what is scored)."""
+        return self.table if self.stack.currentIndex() == 1 else None
+
     def workspace_menu(self) -> QMenu:
         """The Metrics menu of the menu bar."""
         menu = QMenu("&Metrics", self)

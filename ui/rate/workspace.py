@@ -496,7 +496,9 @@ class RateWorkspace(SessionHousekeeping, QWidget):
         try:
             session = RatingSession.open(path)
         except (ValueError, OSError) as exc:
-            self.context.message("Cannot open session file", f"{Path(path).name}: {exc}")
+            name, text = Path(path).name, str(exc)
+            self.context.message("Cannot open session file",
+                                 text if text.startswith(name) else f"{name}: {text}")
             return None
         window = RaterWindow(session)
         window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

@@ -1,0 +1,47 @@
+"""An Analyze table narrower than its columns keeps every row in view: its horizontal
+scroll bar is added to its height (at 1024 pixels the 4-row leaderboard lost its last row
+under the bar and grew a vertical scroll bar, with the pane empty below it)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytestmark = pytest.mark.gui
+
+from PySide6.QtWidgets import QVBoxLayout, QWidget  # noqa: E402
+
+from core.analysis.results import Table  # noqa: E402
+from ui.analyze.views import TableView  # noqa: E402
+
+COLUMNS = ["Rank", "Model", "Mean rank", "Win rate", "BT/100", "Elo", "CI low", "CI high"]
+ROWS = [[i + 1, f"model-{i}", 1.29 + i, 0.944, 75.28, 1342.0 - i, 1273.0, 1465.0]
+        for i in range(4)]
+
+
+def _shown(qtbot, width: int) -> tuple[QWidget, TableView]:  # type: ignore[no-untyped-def]
+    holder = QWidget()
+    qtbot.addWidget(holder)
+    view = TableView(Table("leaderboard", "Leaderboard", COLUMNS, [list(r) for r in ROWS]))
+    QVBoxLayout(holder).addWidget(view)
+    holder.resize(width, 400)
+    holder.show()
+    qtbot.waitExposed(holder)
+    view.updateGeometries()  # the scroll bars as they are at this width
+    return holder, view
+
+
+def test_a_narrow_table_keeps_every_row_in_view(qtbot) -> None:  # type: ignore[no-untyped-def]
+    _holder, view = _shown(qtbot, 260)
+    assert view.horizontalScrollBar().maximum() > 0  # narrower than its columns
+    assert view.verticalScrollBar().maximum() == 0  # yet every row shows
+    assert view.viewport().height() >= sum(view.rowHeight(i) for i in range(len(ROWS)))
+
+
+def test_a_wide_table_has_no_room_for_a_scroll_bar_it_does_not_show(qtbot) -> None:  # type: ignore[no-untyped-def]
+    _holder, view = _shown(qtbot, 1000)
+    assert view.horizontalScrollBar().maximum() == 0
+    assert view.verticalScrollBar().maximum() == 0
+    rows = sum(view.rowHeight(i) for i in range(len(ROWS)))
+    spare = view.viewport().height() - rows
+    assert 0 <= spare < view.horizontalScrollBar().sizeHint().height()
