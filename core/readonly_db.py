@@ -5,16 +5,22 @@ A file without a pending write-ahead log is opened ``immutable`` (no journal, no
 no ``-shm``); one whose ``-wal`` holds changes not yet folded in (its window may still
 be open, or it crashed) is read through SQLite's WAL, or, where the folder is
 read-only, from a private temporary copy of both files, deleted at once.
+
+:func:`schema_problem` says whether a table the caller will read was replaced by
+something that computes its rows (ADR 177): a view, a virtual table, a generated column.
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+
+_VIRTUAL = re.compile(r"\s*CREATE\s+VIRTUAL\s+TABLE\b", re.IGNORECASE)
 
 
 @contextlib.contextmanager
@@ -66,3 +72,26 @@ def open_readonly(path: Path, error: type[Exception] = ValueError,
         yield conn
     finally:
         conn.close()
+
+
+def schema_problem(conn: sqlite3.Connection, tables: Iterable[str]) -> str | None:
+    """Why reading ``tables`` from a file someone sent back could hang or lie, or None.
+
+    Winnow writes plain tables; a view (a recursive one never ends), a virtual table or a
+    generated column (``zeroblob(999999999)`` per row) computes what a read returns, so
+    a name the caller reads must be a plain table without one.  Reads only the schema.
+    """
+    wanted = {t.lower(): t for t in tables}  # SQLite's names ignore case
+    for kind, found, sql in conn.execute("SELECT type, name, sql FROM sqlite_master "
+                                         "WHERE type IN ('table', 'view')"):
+        name = wanted.get(str(found).lower())
+        if name is None:
+            continue
+        if kind == "view":
+            return f"its {name!r} is a view, not a table"
+        if isinstance(sql, str) and _VIRTUAL.match(sql):
+            return f"its {name!r} is a virtual table, not a table"
+        if any(row[6] in (2, 3) for row in conn.execute(
+                "SELECT * FROM pragma_table_xinfo(?)", (found,))):
+            return f"its {name!r} has a generated column"
+    return None

@@ -31,6 +31,7 @@ from typing import Any
 
 from core.rating import integrity
 from core.rating.protocols import TaskView, validate_answer
+from core.readonly_db import schema_problem
 from core.store.commit import commit_or_roll_back
 
 FORMAT = "winnow-session"
@@ -44,6 +45,8 @@ JUDGMENT_COLUMNS = ("seq, uid, task_id, answer, flag, reason, supersedes, time_m
                     "penalty_ms, shown_at, submitted_at")
 #: longest rater name the rater view accepts (and a merge tolerates)
 MAX_NAME = 200
+#: the tables Winnow reads from a rater file: plain tables, never views (ADR 177)
+TABLES = ("meta", "tasks", "images", "rater", "judgments", "chain", "events")
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -142,10 +145,16 @@ def check_header(conn: sqlite3.Connection, name: str) -> dict[str, str]:
     """The meta table of a session file, after checking it is one Winnow can read."""
     try:
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        if app_id != APPLICATION_ID:
+            raise SessionFileError(f"{name} is not a Winnow session file")
+        problem = schema_problem(conn, TABLES)
+        if problem:  # checked before a row is read: a view may never end (ADR 177)
+            raise SessionFileError(f"{name}: {problem} (the file was edited outside "
+                                   "Winnow); nothing read")
         meta = {str(k): v for k, v in conn.execute("SELECT key, value FROM meta")}
     except sqlite3.DatabaseError as exc:
         raise SessionFileError(f"{name} is not a Winnow session file ({exc})") from None
-    if app_id != APPLICATION_ID or meta.get("format") != FORMAT:
+    if meta.get("format") != FORMAT:
         raise SessionFileError(f"{name} is not a Winnow session file")
     if format_version(meta.get("format_version", "0"), name) > FORMAT_VERSION:
         raise SessionFileError(f"{name} was written by a newer Winnow; update Winnow")
