@@ -25,11 +25,13 @@ _VIRTUAL = re.compile(r"\s*CREATE\s+VIRTUAL\s+TABLE\b", re.IGNORECASE)
 
 @contextlib.contextmanager
 def open_readonly(path: Path, error: type[Exception] = ValueError,
-                  noun: str = "Winnow file") -> Iterator[sqlite3.Connection]:
+                  noun: str = "Winnow file", *, wal: bool = True) -> Iterator[sqlite3.Connection]:
     """A read-only connection that creates, locks and changes nothing beside the file.
 
     A folder, a pipe, a device or an unreadable file raises ``error`` naming it (``noun`` says what was
-    expected); a missing one raises :class:`FileNotFoundError`.
+    expected); a missing one raises :class:`FileNotFoundError`.  ``wal=False`` reads the
+    file alone, without what its ``-wal`` holds; a ``-wal`` SQLite finds damaged raises
+    ``error`` naming it.
     """
     if not path.exists():
         raise FileNotFoundError(f"no {noun} at {path}")
@@ -43,10 +45,8 @@ def open_readonly(path: Path, error: type[Exception] = ValueError,
             fh.read(1)
     except OSError as exc:
         raise error(f"cannot read {path.name} ({exc.strerror or exc})") from None
-    wal = Path(f"{path}-wal")
-    pending = wal.exists() and wal.stat().st_size > 0
     uri = path.resolve().as_uri()
-    if not pending:
+    if not wal or not pending_wal(path):
         conn = sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True)
         try:
             yield conn
@@ -56,22 +56,32 @@ def open_readonly(path: Path, error: type[Exception] = ValueError,
     conn = sqlite3.connect(f"{uri}?mode=ro", uri=True)
     try:
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-    except sqlite3.OperationalError:
+    except sqlite3.OperationalError:  # a read-only folder: SQLite cannot make the -shm
         conn.close()
         with tempfile.TemporaryDirectory(prefix="winnow-merge-") as tmp:
             copy = Path(tmp) / "copy.sqlite"
             shutil.copyfile(path, copy)
-            shutil.copyfile(wal, Path(f"{copy}-wal"))
+            shutil.copyfile(f"{path}-wal", Path(f"{copy}-wal"))
             conn = sqlite3.connect(copy)
             try:
                 yield conn
             finally:
                 conn.close()
         return
+    except sqlite3.DatabaseError as exc:  # "malformed": a -wal of another copy of the file
+        conn.close()
+        raise error(f"{path.name} cannot be read with the {path.name}-wal beside it "
+                    f"({exc})") from None
     try:
         yield conn
     finally:
         conn.close()
+
+
+def pending_wal(path: Path) -> bool:
+    """Whether a ``-wal`` beside ``path`` holds changes not yet folded into it."""
+    wal = Path(f"{path}-wal")
+    return wal.exists() and wal.stat().st_size > 0
 
 
 def schema_problem(conn: sqlite3.Connection, tables: Iterable[str]) -> str | None:

@@ -240,6 +240,7 @@ class RatingSession:
     def open(cls, path: str | Path) -> RatingSession:
         """Open a session file for rating; raises :class:`SessionFileError` if it is not one."""
         path = Path(path)
+        _refuse_stale_wal(path)
         conn = connect(path)
         try:
             session = cls(path, conn)
@@ -433,6 +434,17 @@ class RatingSession:
         if j.uid not in self._superseded:
             self._effective[j.task_id] = j
             self._last = j
+
+
+def _refuse_stale_wal(path: Path) -> None:
+    """Raise :class:`SessionFileError` when the ``-wal`` beside ``path`` is not this file's
+    (left by another copy of it): opening the file for writing would fold it in and damage
+    the file for good.  A -wal a crash left is read, read-only, and must only add to it."""
+    from core.rating.returned import read_returned
+    from core.readonly_db import pending_wal
+
+    if path.is_file() and pending_wal(path):
+        read_returned(path)
 
 
 def _judgment(row: tuple) -> Judgment:

@@ -196,3 +196,35 @@ def test_merge_from_a_read_only_mount_through_the_cli(rproject, tmp_path: Path, 
     with Project.open(project_path, readonly=True) as project:
         (summary,) = rater_summaries(project, "side_by_side")
         assert summary.completed == 4 and summary.rater == "Ada"
+
+
+def test_a_stale_wal_beside_a_file_sent_again_is_refused_by_name(rproject,  # type: ignore[no-untyped-def]
+                                                                  tmp_path: Path) -> None:
+    """The rater sends their file mid-session (with its -wal: the app had crashed), then
+    the finished file, which replaces the first copy; the first copy's -wal stays beside
+    it.  SQLite cannot tell that -wal is not this file's: reading through it found a
+    damaged database, and the error stopped the whole merge (the next file was never
+    merged).  Now that file is refused, naming its -wal, and the rest merge."""
+    first, second = make_session(rproject, tmp_path / "out", "side_by_side")
+    th.rate_all(second, "Bob")
+    s = RatingSession.open(first)
+    s.set_rater("Ada")
+    for t in s.tasks[:4]:
+        s.submit(t.task_id, simple_answer(t), time_ms=5)
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    shutil.copy(first, inbox / first.name)
+    shutil.copy(f"{first}-wal", inbox / f"{first.name}-wal")
+    assert merge_file(rproject, inbox / first.name).added == 4
+    while (t := s.next_task()) is not None:
+        s.submit(t.task_id, simple_answer(t), time_ms=5)
+    s.close()
+    shutil.copy(first, inbox / first.name)  # the finished file; the old -wal stays
+    wal = Path(f"{inbox / first.name}-wal")
+    before = _digest(wal)
+    results, errors = merge_files(rproject, [inbox / first.name, second])
+    assert [r.slot for r in results] == ["R2"] and len(errors) == 1
+    assert errors[0].startswith(first.name) and f"{first.name}-wal" in errors[0]
+    assert _digest(wal) == before  # never removed nor changed: it is the rater's
+    wal.rename(tmp_path / "kept-wal")  # what the message says to do
+    assert merge_file(rproject, inbox / first.name).added == len(s.tasks) - 4

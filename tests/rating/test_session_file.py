@@ -174,3 +174,38 @@ def test_two_windows_on_one_file_cannot_answer_a_task_twice(rproject, tmp_path: 
     one.close()
     two.close()
     assert merge_file(rproject, path).added == 3
+
+
+def test_a_stale_wal_beside_the_file_is_refused_and_both_are_kept(rproject,  # type: ignore[no-untyped-def]
+                                                                   tmp_path: Path) -> None:
+    """The rater puts a newer copy of their file (a backup, the one they emailed) where
+    the old one was, and the old one's -wal (its window had crashed) stays beside it.
+    Opening the file for rating used to fold that -wal into it: SQLite cannot tell it
+    belongs to another copy, and the file was damaged for good, every answer lost.  Now
+    the rater view refuses it, naming the -wal, and changes neither file."""
+    import hashlib
+    import shutil
+
+    path = make_session(rproject, tmp_path / "out", "side_by_side", raters=1)[0]
+    s = RatingSession.open(path)
+    s.set_rater("Ada")
+    for t in s.tasks[:4]:
+        s.submit(t.task_id, simple_answer(t), time_ms=5)
+    stale = tmp_path / "stale-wal"
+    shutil.copy(f"{path}-wal", stale)  # what the crash left
+    while (t := s.next_task()) is not None:
+        s.submit(t.task_id, simple_answer(t), time_ms=5)
+    s.close()
+    shutil.copy(stale, f"{path}-wal")
+
+    def digests() -> list[str]:
+        return [hashlib.sha256(p.read_bytes()).hexdigest() for p in (path, Path(f"{path}-wal"))]
+
+    before = digests()
+    with pytest.raises(SessionFileError, match=rf"{path.name}-wal beside it is not this file"):
+        RatingSession.open(path)
+    assert digests() == before
+    Path(f"{path}-wal").rename(tmp_path / "kept-wal")  # what the message says to do
+    again = RatingSession.open(path)
+    assert again.progress() == (len(again.tasks), len(again.tasks))
+    again.close()
