@@ -20,6 +20,7 @@ import hashlib
 import json
 import math
 import re
+import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,7 @@ from core.imaging.release import metadata_found
 from core.imaging.segments import TRAILING, SegmentError, image_kind, jpeg_segments
 from core.rating import integrity
 from core.rating.returned import open_readonly, parse_json, read_returned
+from core.rating.session_file import SessionFileError
 
 _TOKEN = re.compile(r"[ot][0-9a-f]{12}")
 #: JPEG segments the session encoder writes (ADR 057)
@@ -73,11 +75,16 @@ def audit_file(path: str | Path, project: Any | None = None) -> Audit:
     found = read_returned(path)
     result = Audit(str(path), found.version, tasks=len(found.task_rows))
     with open_readonly(path) as conn:
-        blobs = {str(sha): bytes(data) if isinstance(data, bytes) else b""
-                 for sha, data in conn.execute("SELECT sha256, data FROM images")}
-        exts = Counter(str(r[0]) for r in conn.execute("SELECT ext FROM images"))
-        free = conn.execute("PRAGMA freelist_count").fetchone()[0]
-        order = [str(r[0]) for r in conn.execute("SELECT sha256 FROM images ORDER BY rowid")]
+        try:
+            blobs = {str(sha): bytes(data) if isinstance(data, bytes) else b""
+                     for sha, data in conn.execute("SELECT sha256, data FROM images")}
+            exts = Counter(str(r[0]) for r in conn.execute("SELECT ext FROM images"))
+            free = conn.execute("PRAGMA freelist_count").fetchone()[0]
+            order = [str(r[0]) for r in conn.execute("SELECT sha256 FROM images "
+                                                     "ORDER BY rowid")]
+        except sqlite3.DatabaseError as exc:  # text that is not UTF-8, a damaged page
+            raise SessionFileError(f"{path.name}: its tables were changed or damaged "
+                                   f"({exc}); nothing read") from None
         meta_keys = set(found.meta)
     result.images = len(blobs)
     images = {sha: _inspect(data) for sha, data in blobs.items()}

@@ -140,3 +140,17 @@ def test_audit_errors_are_one_line(tmp_path: Path, capsys) -> None:  # type: ign
     junk.write_bytes(b"not sqlite at all" * 10)
     assert run_cli(["session", "audit", str(junk)]) == 2
     assert "not a Winnow session file" in capsys.readouterr().err
+
+
+def test_text_that_is_not_utf8_is_one_line_not_a_traceback(rproject, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                          capsys) -> None:
+    """A column the merge never reads (``images.ext``) set to bytes that are not UTF-8:
+    the audit, the tool for hostile files, stopped with a traceback."""
+    bad = make_session(rproject, tmp_path / "out", "likert", raters=1)[0]
+    th.edit(bad, "UPDATE images SET ext = CAST(X'ff' AS TEXT)")
+    path = rproject.path
+    rproject.close()
+    for extra in ([], ["--project", str(path)]):
+        assert run_cli(["session", "audit", str(bad), *extra]) == 2
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and bad.name in err and "damaged" in err
