@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
+import unicodedata
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -45,6 +46,9 @@ JUDGMENT_COLUMNS = ("seq, uid, task_id, answer, flag, reason, supersedes, time_m
                     "penalty_ms, shown_at, submitted_at")
 #: longest rater name the rater view accepts (and a merge tolerates)
 MAX_NAME = 200
+#: bidirectional embeddings, overrides and isolates, and the implicit marks
+_DIRECTION = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                       "\u2066\u2067\u2068\u2069")
 #: the tables Winnow reads from a rater file: plain tables, never views (ADR 177)
 TABLES = ("meta", "tasks", "images", "rater", "judgments", "chain", "events")
 
@@ -104,6 +108,18 @@ BEGIN SELECT RAISE(ABORT, 'tasks are fixed'); END;
 CREATE TRIGGER images_no_update BEFORE UPDATE ON images
 BEGIN SELECT RAISE(ABORT, 'images are fixed'); END;
 """
+
+
+def hidden_char(ch: str) -> bool:
+    """A control character (escape sequences in a terminal) or a direction override
+    (text that reads as another name): never part of a rater name."""
+    return unicodedata.category(ch) == "Cc" or ch in _DIRECTION
+
+
+def clean_name(name: str) -> str:
+    """A rater name as the rater view stores it: without :func:`hidden_char` characters,
+    spaces normalised."""
+    return " ".join("".join(ch for ch in name if not hidden_char(ch)).split())
 
 
 def now_iso() -> str:
@@ -278,7 +294,7 @@ class RatingSession:
 
     def set_rater(self, name: str) -> None:
         """Record the rater's name (once; the file then belongs to this rater)."""
-        name = " ".join(name.split())
+        name = clean_name(name)
         if not name:
             raise ValueError("please type your name")
         if self.rater is not None:

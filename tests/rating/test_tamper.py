@@ -231,3 +231,42 @@ def test_hostile_values_are_reasons_not_crashes(rated, statement, reason) -> Non
     results, errors = merge_files(project, [bad, good])
     assert len(results) == 1 and len(errors) == 1 and reason in errors[0]
     assert audit_file(bad, project).findings
+
+
+_ESCAPES = "Ada\x1b[2J\x1b]52;c;ZXZpbA==\x07\u202eevE"  # clear screen, set clipboard, RLO
+
+
+def test_a_rater_name_cannot_carry_terminal_escapes_or_direction_overrides(rated,  # type: ignore[no-untyped-def]
+                                                                          tmp_path: Path,
+                                                                          capsys) -> None:
+    """A rater name is printed by ``session merge``/``summary`` in the owner's terminal and
+    shown in the app: escape sequences in it cleared the screen (hiding the refusals above
+    it) or set the clipboard, and a right-to-left override spelt another rater's name.
+    The rater view drops such characters; a file written with them anyway (a determined
+    rater with Winnow's code, whose MACs verify) is refused by the rule, not printed."""
+    import uuid
+
+    from core.rating.session_file import now_iso
+
+    project, _ = rated
+    files = make_session(project, tmp_path / "esc", "likert", raters=2)
+    s = RatingSession.open(files[0])
+    s.set_rater(_ESCAPES)
+    assert s.rater == "Ada[2J]52;c;ZXZpbA==evE"
+    s.close()
+    forged = RatingSession.open(files[1])  # what set_rater did before: the name as typed
+    row = (_ESCAPES, uuid.uuid4().hex, now_iso())
+    with forged._write():
+        tag = forged._chain(integrity.rater_entry(*row))
+        forged.conn.execute("INSERT INTO rater(id, name, copy_uid, started_at, mac) "
+                            "VALUES (1, ?, ?, ?, ?)", (*row, tag))
+    forged.close()
+    th.rate_all(files[0])
+    th.rate_all(files[1])
+    path = project.path
+    project.close()
+    assert run_cli(["session", "merge", str(path), *map(str, files)]) == 1
+    out = capsys.readouterr()
+    assert "\x1b" not in out.out + out.err and "\u202e" not in out.out + out.err
+    assert f"refused: {files[1].name}: edited outside the rater view" in out.err
+    assert "control or direction characters" in out.err and "MAC" not in out.err
