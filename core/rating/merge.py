@@ -13,8 +13,9 @@ nothing.  A file is refused when:
   judgments, a supersede aimed at another task, extra answer keys, negative or text
   times, renumbered rows, a missing or oversized rater name);
 - it *conflicts*: another copy of the same rater file was merged already (two people
-  rated one slot), the rater's name changed since the last merge, or a judgment id is
-  already in the project with other content.
+  rated one slot), the rater's name changed since the last merge, a judgment id is
+  already in the project with other content, or a judgment number already merged from
+  this file holds another judgment (a copy answered again from an earlier point).
 
 A file from before tamper evidence (format 1) is merged after all the other checks,
 with the warning that it is not tamper-evident.
@@ -141,6 +142,15 @@ def _merge(project: Project, path: Path, found: ReturnedFile, sid: int, session_
         raise MergeError(f"{name}: its rater was {frow[2]!r} when it was merged before and "
                          f"is now {str(rater)[:80]!r} (renamed outside the rater view); "
                          "nothing merged")
+    before = dict(project.conn.execute("SELECT seq, uid FROM rating_judgments WHERE "
+                                       "session_id = ? AND file_uid = ?",
+                                       (sid, found.meta.get("file_uid"))))
+    forked = [j.seq for j in found.judgments if before.get(j.seq, j.uid) != j.uid]
+    if forked:  # each copy verifies on its own; one file has one history
+        raise MergeError(f"{name}: judgment {forked[0]} is not the one merged before from "
+                         f"this file ({len(forked)} differ): a copy of the file was answered "
+                         "again from an earlier point, and two histories of one file cannot "
+                         "both count; nothing merged")
     existing = {r[0]: r[1:] for r in project.conn.execute(
         "SELECT uid, task_id, answer, flag, supersedes, time_ms FROM rating_judgments "
         "WHERE session_id = ?", (sid,))}

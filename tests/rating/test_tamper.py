@@ -270,3 +270,38 @@ def test_a_rater_name_cannot_carry_terminal_escapes_or_direction_overrides(rated
     assert "\x1b" not in out.out + out.err and "\u202e" not in out.out + out.err
     assert f"refused: {files[1].name}: edited outside the rater view" in out.err
     assert "control or direction characters" in out.err and "MAC" not in out.err
+
+
+@pytest.mark.parametrize("first", ["original", "fork"])
+def test_a_file_copied_mid_session_and_answered_again_is_refused(rproject, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                                 first) -> None:
+    """The rater copies their file after three answers, answers three more tasks in each
+    copy (differently), and sends both.  Each copy verifies on its own (ADR 058: a copy
+    holds the key of its point), but both merged: the project held two answers to each
+    of those tasks from one file, neither replacing the other, and the one merged last
+    silently counted.  The second history is refused, naming the judgment."""
+    from core.rating.results import effective_judgments
+    from core.rating.sessions import get_session
+
+    path = make_session(rproject, tmp_path / "out", "side_by_side", raters=1)[0]
+    s = RatingSession.open(path)
+    s.set_rater("Ada")
+    for t in s.tasks[:3]:
+        s.submit(t.task_id, {"winner": "left"}, time_ms=5)
+    s.close()
+    fork = tmp_path / "copy.winnow-session"
+    shutil.copy(path, fork)
+    for target, winner in ((path, "left"), (fork, "right")):
+        s = RatingSession.open(target)
+        for t in s.tasks[3:6]:
+            s.submit(t.task_id, {"winner": winner}, time_ms=5)
+        s.close()
+    one, two = (path, fork) if first == "original" else (fork, path)
+    assert merge_file(rproject, one).added == 6
+    with pytest.raises(MergeError, match=r"judgment 4 is not the one merged before from "
+                                         r"this file .*two histories"):
+        merge_file(rproject, two)
+    winners = {e.answer["winner"] for e in effective_judgments(
+        rproject, get_session(rproject, "side_by_side"))}
+    assert winners == {"left"} if first == "original" else winners == {"left", "right"}
+    assert rproject.conn.execute("SELECT count(*) FROM rating_judgments").fetchone()[0] == 6
