@@ -3,7 +3,8 @@
 Without the project it checks what anyone holding the file can see: every image's
 format, segments, metadata, trailing bytes and encoder settings (one for the whole
 file), the sizes of the options of each task, leftovers in the SQLite file (free pages),
-the tokens, and whether a ranking shows a prompt twice (a tell for gold).  With the
+the tokens, and whether a ranking shows a prompt twice or another task shows the same
+images under the same criterion (tells for gold).  With the
 project (``--project``) it also verifies the MACs, looks for model names, sample ids and
 the session's keys in the file's bytes, and asks whether anything the file shows of an
 option image (container, size, byte length, place) predicts its model or marks it as
@@ -189,6 +190,13 @@ def _check_tasks(result: Audit, found: Any, images: dict[str, _Image],
     first_use = list(dict.fromkeys(used))
     if [s for s in order if s in set(first_use)] != [s for s in first_use if s in set(order)]:
         result.note("ordering", "images are not stored in the order the tasks first show them")
+    alike = Counter((str(crit), frozenset(sha for _tok, sha in found.options.get(str(tid), ())))
+                    for tid, _pos, _prompt, crit, _inputs, _options in found.task_rows)
+    repeats = sum(n for n in alike.values() if n > 1)
+    if found.meta.get("protocol") != "ranking" and repeats:
+        result.finding("gold", f"{repeats} task(s) show the same images under the same "
+                       "criterion as another task (a rater is shown each unit once, so "
+                       "repeats point at gold)")
     if found.meta.get("protocol") == "ranking":
         prompts = Counter(str(r[2]) for r in found.task_rows)
         repeated = sum(1 for n in prompts.values() if n > 1)

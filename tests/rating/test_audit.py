@@ -154,3 +154,15 @@ def test_text_that_is_not_utf8_is_one_line_not_a_traceback(rproject, tmp_path: P
         assert run_cli(["session", "audit", str(bad), *extra]) == 2
         err = capsys.readouterr().err
         assert "Traceback" not in err and bad.name in err and "damaged" in err
+
+
+def test_tasks_that_show_the_same_images_are_a_gold_finding(rproject, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Files written before marked gold was kept from repeating (ADR 052) show a known
+    answer's images in several tasks: a rater finds every gold task by comparing image
+    digests.  The audit says so, for files already handed out."""
+    path = make_session(rproject, tmp_path / "out", "likert", raters=1)[0]
+    (first,) = json.loads(th.rows(path, "SELECT options FROM tasks WHERE position = 0")[0][0])
+    th.edit(path, "UPDATE tasks SET options = ? WHERE position = 1",
+            params=(json.dumps([["o0123456789ab", first[1]]]),))
+    messages = [f["message"] for f in audit_file(path).findings if f["check"] == "gold"]
+    assert messages and messages[0].startswith("2 task(s) show the same images")
