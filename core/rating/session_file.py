@@ -191,7 +191,7 @@ def check_meta(meta: dict[str, Any], name: str) -> None:
                                f"{', '.join(PROTOCOLS)})")
     try:
         settings = json.loads(meta.get("settings", "{}"))
-    except json.JSONDecodeError:
+    except (ValueError, TypeError, RecursionError):  # not JSON, bytes not UTF-8, a number
         settings = None
     if not isinstance(settings, dict):
         raise SessionFileError(f"{name}: its settings are not readable (the file was edited "
