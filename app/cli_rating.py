@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from app.cli import CliError, print_json
+from app.cli import CliError, print_json, shown
 
 #: share of gold tasks when gold is asked for without a rate
 DEFAULT_GOLD_RATE = 0.1
@@ -170,9 +170,9 @@ def cmd_merge(args: argparse.Namespace) -> int:
         print_json({"merged": [r.__dict__ for r in results], "refused": errors})
     else:
         for r in results:
-            print(r.summary())
+            print(shown(r.summary()))
     for err in errors:
-        print(f"winnow session merge: refused: {err}", file=sys.stderr)
+        print(shown(f"winnow session merge: refused: {err}"), file=sys.stderr)
     return 1 if errors else 0
 
 
@@ -226,7 +226,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.to_json())
     else:
-        print(format_audit(result))
+        print(shown(format_audit(result)))
     return 1 if result.findings else 0
 
 

@@ -228,3 +228,26 @@ def test_a_stale_wal_beside_a_file_sent_again_is_refused_by_name(rproject,  # ty
     assert _digest(wal) == before  # never removed nor changed: it is the rater's
     wal.rename(tmp_path / "kept-wal")  # what the message says to do
     assert merge_file(rproject, inbox / first.name).added == len(s.tasks) - 4
+
+
+def test_a_file_name_with_terminal_escapes_is_printed_escaped(rproject, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                              capsys) -> None:
+    """A rater names the file they send back (a mail attachment, a zip): escape sequences
+    in that name reached the owner's terminal from ``session merge`` and ``audit`` (clear
+    the screen over the refusals above, set the clipboard).  They are printed escaped."""
+    good, bad = make_session(rproject, tmp_path / "out", "likert")
+    th.rate_all(good, "Ada")
+    th.rate_all(bad, "Bob")
+    th.duplicates(bad)
+    names = []
+    for path, tag in ((good, "\x1b[2J"), (bad, "\x1b]52;c;ZXZpbA==\x07")):
+        names.append(path.with_name(f"R{tag}.winnow-session"))
+        path.rename(names[-1])
+    project_path = rproject.path
+    rproject.close()
+    assert run_cli(["session", "merge", str(project_path), *map(str, names)]) == 1
+    assert run_cli(["session", "audit", str(names[1])]) == 1
+    out = capsys.readouterr()
+    text = out.out + out.err
+    assert "\x1b" not in text and "\x07" not in text
+    assert "R\\x1b[2J.winnow-session" in out.out and "refused: R\\x1b]52" in out.err
