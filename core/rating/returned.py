@@ -157,19 +157,20 @@ def read_returned(path: str | Path, *, allow_ties: bool | None = None,
     path = Path(path)
     if not readonly_db.pending_wal(path):
         return _read_once(path, allow_ties, allow_tie, wal=False)
-    try:
-        found = _read_once(path, allow_ties, allow_tie, wal=True)
-    except sf.SessionFileError as exc:
-        try:
-            _read_once(path, allow_ties, allow_tie, wal=False)
-        except sf.SessionFileError:
-            raise exc from None  # damaged with or without its -wal
-        raise sf.SessionFileError(_stale_wal(path, str(exc))) from None
+    # the file alone first: a rater view still open on it only ever adds to what is read
+    # next through the -wal (a pause in between folds answers into the file alone)
+    alone: ReturnedFile | None
     try:
         alone = _read_once(path, allow_ties, allow_tie, wal=False)
     except sf.SessionFileError:
-        return found  # a checkpoint cut short: only the file with its -wal is whole
-    if not _continues(alone, found):
+        alone = None  # a checkpoint cut short: only the file with its -wal is whole
+    try:
+        found = _read_once(path, allow_ties, allow_tie, wal=True)
+    except sf.SessionFileError as exc:
+        if alone is None:
+            raise  # damaged with or without its -wal
+        raise sf.SessionFileError(_stale_wal(path, str(exc))) from None
+    if alone is not None and not _continues(alone, found):
         raise sf.SessionFileError(_stale_wal(path, "it holds fewer or other answers than "
                                                    "the file alone"))
     return found

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -251,3 +252,38 @@ def test_a_file_name_with_terminal_escapes_is_printed_escaped(rproject, tmp_path
     text = out.out + out.err
     assert "\x1b" not in text and "\x07" not in text
     assert "R\\x1b[2J.winnow-session" in out.out and "refused: R\\x1b]52" in out.err
+
+
+def test_a_file_checkpointed_while_it_is_merged_is_not_called_stale(rproject,  # type: ignore[no-untyped-def]
+                                                                   tmp_path: Path,
+                                                                   monkeypatch) -> None:
+    """The owner merges a file on a shared folder while its rater view is open.  A file
+    with a pending -wal is read twice (with it, and alone); when the rater paused between
+    the two reads (a checkpoint), the file alone held an answer more than the read with
+    the -wal, and the honest file was refused as having a stale -wal."""
+    from core.rating import returned
+
+    path = make_session(rproject, tmp_path / "out", "likert", raters=1)[0]
+    s = RatingSession.open(path)
+    s.set_rater("Ada")
+    for t in s.tasks[:3]:
+        s.submit(t.task_id, simple_answer(t), time_ms=5)
+    reads = []
+    real = returned._read_once
+
+    def read_then_rate(*args, **kw):  # type: ignore[no-untyped-def]
+        found = real(*args, **kw)
+        if not reads:  # the rater answers once more and pauses between the two reads
+            task = s.next_task()
+            s.submit(task.task_id, simple_answer(task), time_ms=5)
+            s.log_event("pause")
+            with sqlite3.connect(path) as other:  # what a pause does: fold the -wal in,
+                other.execute("PRAGMA wal_checkpoint(PASSIVE)")  # the -wal stays
+        reads.append(kw.get("wal"))
+        return found
+
+    monkeypatch.setattr(returned, "_read_once", read_then_rate)
+    try:
+        assert merge_file(rproject, path).added in (3, 4)
+    finally:
+        s.close()
