@@ -246,17 +246,26 @@ def _correlations(result: Audit, conn: Any, sid: int, found: Any,
     blind = {tok: (model, bool(deg)) for tok, model, deg in conn.execute(
         "SELECT token, model, degraded FROM rating_blinding WHERE session_id = ?", (sid,))}
     rows: list[tuple[str, bool, _Image, float, int]] = []
+    shows = Counter(sha for opts in found.options.values() for _tok, sha in opts)
+    seen: list[tuple[int, int]] = []  # (tasks showing this image, fewest of its neighbours)
     for task_id, *_ in found.task_rows:
-        opts = [(tok, images[sha]) for tok, sha in found.options.get(str(task_id), ())
+        opts = [(tok, sha, images[sha]) for tok, sha in found.options.get(str(task_id), ())
                 if sha in images and tok in blind]
         if not opts:
             continue
-        median = float(np.median([i.length for _t, i in opts]))
-        for k, (tok, img) in enumerate(opts):
+        median = float(np.median([i.length for _t, _s, i in opts]))
+        for k, (tok, sha, img) in enumerate(opts):
             model, degraded = blind[tok]
             rows.append((model, degraded, img, img.length / median, k))
+            others = [shows[o] for _t, o, _i in opts if o != sha]
+            seen.append((shows[sha], min(others, default=0)))
     if len(rows) < 8:
         return
+    if _separable(np.array(seen, dtype=float), [r[1] for r in rows]):
+        result.note("gold", "gold copies are shown in one task each, beside outputs that "
+                    "recur in other tasks: counting image digests finds gold tasks and "
+                    "their answer, as measuring blur does (auto gold is meant to be seen, "
+                    "ADR 057; marked gold is not)")
     container = np.array([[_code(r[2].kind), *(r[2].size or (0, 0)), _code(r[2].encoder)]
                           for r in rows], dtype=float)
     length = np.array([[math.log(max(1, r[2].length)), r[3]] for r in rows])
@@ -305,6 +314,7 @@ def format_audit(result: Audit) -> str:
     lines += [f"  FINDING [{f['check']}] {f['message']}" for f in result.findings]
     lines += [f"  note [{n['check']}] {n['message']}" for n in result.notes]
     lines.append(f"  {len(result.findings)} finding(s)" if result.findings else
-                 "  no findings: nothing in the file tells models or gold apart")
+                 "  no findings: nothing in the file tells models or gold apart"
+                 + (" beyond what the notes say a rater sees anyway" if result.notes else ""))
     return "\n".join(lines)
 
