@@ -133,12 +133,15 @@ def _integrity(project: Project, sid: int, found: ReturnedFile, tasks_mac: str |
 def _merge(project: Project, path: Path, found: ReturnedFile, sid: int, session_name: str,
            slot: str, frow: tuple[Any, ...], warnings: tuple[str, ...]) -> MergeResult:
     name = path.name
-    rater, copy_uid = (found.rater[0], found.rater[1]) if found.rater else (None, None)
+    # the name as the rater view keeps it now: a file from an earlier view (or a rater
+    # with Winnow's code) may hold control or direction characters, never shown or stored
+    rater, copy_uid = ((sf.clean_name(str(found.rater[0])), found.rater[1]) if found.rater
+                       else (None, None))
     if frow[1] is not None and copy_uid is not None and frow[1] != copy_uid:
         raise MergeError(f"{name}: {session_name!r} {slot} was already merged from another "
                          f"copy of this file, rated by {frow[2]!r}; this copy is rated by "
                          f"{rater!r}. Two people rated the same file: nothing merged")
-    if frow[1] is not None and frow[1] == copy_uid and frow[2] != rater:
+    if frow[1] is not None and frow[1] == copy_uid and sf.clean_name(str(frow[2])) != rater:
         raise MergeError(f"{name}: its rater was {frow[2]!r} when it was merged before and "
                          f"is now {str(rater)[:80]!r} (renamed outside the rater view); "
                          "nothing merged")

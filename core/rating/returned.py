@@ -275,9 +275,6 @@ def _check_rater(found: ReturnedFile, rows: int) -> None:
     elif len(name) > sf.MAX_NAME:
         found.problems.append(f"its rater name is {len(name):,} characters long (the rater "
                               f"view allows {sf.MAX_NAME})")
-    elif any(sf.hidden_char(ch) for ch in name):
-        found.problems.append("its rater name has control or direction characters the "
-                              "rater view removes")
     elif " ".join(name.split()) != name:
         found.problems.append("its rater name has whitespace the rater view removes")
     if not isinstance(copy_uid, str) or not _HEX32.fullmatch(copy_uid):
