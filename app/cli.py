@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import re
 import sys
 from typing import Any
 
@@ -47,6 +48,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: what a terminal would act on rather than show: C0/C1 controls (escape sequences,
+#: bells) but newline and tab, and the direction overrides that make text read otherwise
+_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
+                     "\u2066-\u2069]")
+
+
+def shown(text: str) -> str:
+    """``text`` safe for a terminal: file names, rater names and the like come from other
+    people's machines; what a terminal would act on is written as ``\\x1b``, ``\\u202e``."""
+    return _HIDDEN.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
 def print_json(data: Any) -> None:
     """Write ``data`` as JSON on stdout (UTF-8, no ASCII escaping)."""
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n")
@@ -66,7 +79,7 @@ def run_cli(argv: list[str]) -> int:
     try:
         return int(handler(args) or 0)
     except (CliError, ProjectError, ExtraMissingError, OSError, ValueError) as exc:
-        print(f"winnow {args.command}: error: {exc}", file=sys.stderr)
+        print(shown(f"winnow {args.command}: error: {exc}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("winnow: interrupted", file=sys.stderr)

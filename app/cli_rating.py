@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from app.cli import CliError, print_json
+from app.cli import CliError, print_json, shown
 
 #: share of gold tasks when gold is asked for without a rate
 DEFAULT_GOLD_RATE = 0.1
@@ -42,7 +42,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         f"default {DEFAULT_GOLD_RATE} when --gold auto/marked is given)")
     create.add_argument("--gold-file", type=Path,
                         help="JSON list of known answers, e.g. "
-                             '[{"sample": "s1", "better": "m1", "worse": "m2"}]')
+                             '[{"sample": "s1", "better": "m1", "worse": "m2"}]; each is '
+                             "given to a rater at most once and never beside their own "
+                             "task on it, so a file may get fewer gold tasks than the rate")
     create.add_argument("--min-time", type=float, default=0.0, help="seconds per task")
     create.add_argument("--penalty", type=float, default=5.0, help="seconds of penalty delay")
     create.add_argument("--ties", action="store_true", help="rankings may tie")
@@ -170,9 +172,9 @@ def cmd_merge(args: argparse.Namespace) -> int:
         print_json({"merged": [r.__dict__ for r in results], "refused": errors})
     else:
         for r in results:
-            print(r.summary())
+            print(shown(r.summary()))
     for err in errors:
-        print(f"winnow session merge: refused: {err}", file=sys.stderr)
+        print(shown(f"winnow session merge: refused: {err}"), file=sys.stderr)
     return 1 if errors else 0
 
 
@@ -226,7 +228,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.to_json())
     else:
-        print(format_audit(result))
+        print(shown(format_audit(result)))
     return 1 if result.findings else 0
 
 

@@ -3,7 +3,8 @@
 Without the project it checks what anyone holding the file can see: every image's
 format, segments, metadata, trailing bytes and encoder settings (one for the whole
 file), the sizes of the options of each task, leftovers in the SQLite file (free pages),
-the tokens, and whether a ranking shows a prompt twice (a tell for gold).  With the
+the tokens, and whether a ranking shows a prompt twice or another task shows the same
+images under the same criterion (tells for gold).  With the
 project (``--project``) it also verifies the MACs, looks for model names, sample ids and
 the session's keys in the file's bytes, and asks whether anything the file shows of an
 option image (container, size, byte length, place) predicts its model or marks it as
@@ -20,6 +21,7 @@ import hashlib
 import json
 import math
 import re
+import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +33,7 @@ from core.imaging.release import metadata_found
 from core.imaging.segments import TRAILING, SegmentError, image_kind, jpeg_segments
 from core.rating import integrity
 from core.rating.returned import open_readonly, parse_json, read_returned
+from core.rating.session_file import SessionFileError
 
 _TOKEN = re.compile(r"[ot][0-9a-f]{12}")
 #: JPEG segments the session encoder writes (ADR 057)
@@ -73,11 +76,16 @@ def audit_file(path: str | Path, project: Any | None = None) -> Audit:
     found = read_returned(path)
     result = Audit(str(path), found.version, tasks=len(found.task_rows))
     with open_readonly(path) as conn:
-        blobs = {str(sha): bytes(data) if isinstance(data, bytes) else b""
-                 for sha, data in conn.execute("SELECT sha256, data FROM images")}
-        exts = Counter(str(r[0]) for r in conn.execute("SELECT ext FROM images"))
-        free = conn.execute("PRAGMA freelist_count").fetchone()[0]
-        order = [str(r[0]) for r in conn.execute("SELECT sha256 FROM images ORDER BY rowid")]
+        try:
+            blobs = {str(sha): bytes(data) if isinstance(data, bytes) else b""
+                     for sha, data in conn.execute("SELECT sha256, data FROM images")}
+            exts = Counter(str(r[0]) for r in conn.execute("SELECT ext FROM images"))
+            free = conn.execute("PRAGMA freelist_count").fetchone()[0]
+            order = [str(r[0]) for r in conn.execute("SELECT sha256 FROM images "
+                                                     "ORDER BY rowid")]
+        except sqlite3.DatabaseError as exc:  # text that is not UTF-8, a damaged page
+            raise SessionFileError(f"{path.name}: its tables were changed or damaged "
+                                   f"({exc}); nothing read") from None
         meta_keys = set(found.meta)
     result.images = len(blobs)
     images = {sha: _inspect(data) for sha, data in blobs.items()}
@@ -182,6 +190,13 @@ def _check_tasks(result: Audit, found: Any, images: dict[str, _Image],
     first_use = list(dict.fromkeys(used))
     if [s for s in order if s in set(first_use)] != [s for s in first_use if s in set(order)]:
         result.note("ordering", "images are not stored in the order the tasks first show them")
+    alike = Counter((str(crit), frozenset(sha for _tok, sha in found.options.get(str(tid), ())))
+                    for tid, _pos, _prompt, crit, _inputs, _options in found.task_rows)
+    repeats = sum(n for n in alike.values() if n > 1)
+    if found.meta.get("protocol") != "ranking" and repeats:
+        result.finding("gold", f"{repeats} task(s) show the same images under the same "
+                       "criterion as another task (a rater is shown each unit once, so "
+                       "repeats point at gold)")
     if found.meta.get("protocol") == "ranking":
         prompts = Counter(str(r[2]) for r in found.task_rows)
         repeated = sum(1 for n in prompts.values() if n > 1)
@@ -231,17 +246,26 @@ def _correlations(result: Audit, conn: Any, sid: int, found: Any,
     blind = {tok: (model, bool(deg)) for tok, model, deg in conn.execute(
         "SELECT token, model, degraded FROM rating_blinding WHERE session_id = ?", (sid,))}
     rows: list[tuple[str, bool, _Image, float, int]] = []
+    shows = Counter(sha for opts in found.options.values() for _tok, sha in opts)
+    seen: list[tuple[int, int]] = []  # (tasks showing this image, fewest of its neighbours)
     for task_id, *_ in found.task_rows:
-        opts = [(tok, images[sha]) for tok, sha in found.options.get(str(task_id), ())
+        opts = [(tok, sha, images[sha]) for tok, sha in found.options.get(str(task_id), ())
                 if sha in images and tok in blind]
         if not opts:
             continue
-        median = float(np.median([i.length for _t, i in opts]))
-        for k, (tok, img) in enumerate(opts):
+        median = float(np.median([i.length for _t, _s, i in opts]))
+        for k, (tok, sha, img) in enumerate(opts):
             model, degraded = blind[tok]
             rows.append((model, degraded, img, img.length / median, k))
+            others = [shows[o] for _t, o, _i in opts if o != sha]
+            seen.append((shows[sha], min(others, default=0)))
     if len(rows) < 8:
         return
+    if _separable(np.array(seen, dtype=float), [r[1] for r in rows]):
+        result.note("gold", "gold copies are shown in one task each, beside outputs that "
+                    "recur in other tasks: counting image digests finds gold tasks and "
+                    "their answer, as measuring blur does (auto gold is meant to be seen, "
+                    "ADR 057; marked gold is not)")
     container = np.array([[_code(r[2].kind), *(r[2].size or (0, 0)), _code(r[2].encoder)]
                           for r in rows], dtype=float)
     length = np.array([[math.log(max(1, r[2].length)), r[3]] for r in rows])
@@ -290,6 +314,7 @@ def format_audit(result: Audit) -> str:
     lines += [f"  FINDING [{f['check']}] {f['message']}" for f in result.findings]
     lines += [f"  note [{n['check']}] {n['message']}" for n in result.notes]
     lines.append(f"  {len(result.findings)} finding(s)" if result.findings else
-                 "  no findings: nothing in the file tells models or gold apart")
+                 "  no findings: nothing in the file tells models or gold apart"
+                 + (" beyond what the notes say a rater sees anyway" if result.notes else ""))
     return "\n".join(lines)
 

@@ -227,8 +227,14 @@ def plan_session(design: SessionDesign, catalog: Catalog, key: bytes = b"") -> P
     for r in range(design.raters):
         n_gold = _gold_count(len(per_slot[r]), design)
         seen = {t.sample_id for t in per_slot[r]}
+        shown = {_seen_as(design.protocol, t) for t in per_slot[r]}
         for k in range(n_gold):
-            per_slot[r].append(_gold_task(design, catalog, rng, token, r, k, seen))
+            gold = (_gold_task(design, catalog, rng, token, r, k, seen)
+                    if design.gold_mode != "marked" else
+                    _unseen_marked_gold(design, catalog, rng, token, r, k, shown))
+            if gold is None:
+                break  # every known answer is in this file already: fewer gold, no repeat
+            per_slot[r].append(gold)
         rng.shuffle(per_slot[r])
         plan.tasks.extend(replace(t, position=i) for i, t in enumerate(per_slot[r]))
     return plan
@@ -244,9 +250,6 @@ def _gold_task(design: SessionDesign, catalog: Catalog, rng: random.Random, toke
                slot: int, k: int, seen: set[str]) -> PlannedTask:
     proto = design.protocol
     crit = design.criteria[k % len(design.criteria)] if proto == "side_by_side" else None
-    if design.gold_mode == "marked":
-        item = design.gold_items[(slot + k * design.raters) % len(design.gold_items)]
-        return _marked_gold(design, catalog, rng, token, slot, item, crit)
     usable = [s for s in sorted(design.sample_ids) if s in catalog.samples and
               len([m for m in design.models if m in catalog.samples[s].outputs])
               >= (2 if proto == "ranking" else 1)]
@@ -272,6 +275,32 @@ def _gold_task(design: SessionDesign, catalog: Catalog, rng: random.Random, toke
     else:
         opts, gold = [bad], {"no": ["q6"]}
     return PlannedTask(token("t"), slot, 0, info.id, f"gold:{slot}:{k}", crit, tuple(opts), gold)
+
+
+def _seen_as(protocol: str, task: PlannedTask) -> tuple[Any, ...]:
+    """What a rater recognises a task by: a ranking by its sample (its prompt), any other
+    task by its criterion and images.  Two tasks of one file alike mark one as gold."""
+    if protocol == "ranking":
+        return (task.sample_id,)
+    return (task.criterion, frozenset((o.sha256, o.degraded) for o in task.options))
+
+
+def _unseen_marked_gold(design: SessionDesign, catalog: Catalog, rng: random.Random,
+                        token: _Tokens, slot: int, k: int,
+                        shown: set[tuple[Any, ...]]) -> PlannedTask | None:
+    """The next known answer (ADR 052) that shows this rater nothing they see elsewhere
+    in their file (``shown``, updated), or None when every one would: marked gold shows
+    real outputs, and a pair of images shown twice tells the rater which task is gold."""
+    crit = design.criteria[k % len(design.criteria)] if design.protocol == "side_by_side" \
+        else None
+    items = design.gold_items
+    for j in range(len(items)):
+        item = items[(slot + k * design.raters + j) % len(items)]
+        task = _marked_gold(design, catalog, rng, token, slot, item, crit)
+        if _seen_as(design.protocol, task) not in shown:
+            shown.add(_seen_as(design.protocol, task))
+            return task
+    return None
 
 
 def _marked_gold(design: SessionDesign, catalog: Catalog, rng: random.Random, token: _Tokens,

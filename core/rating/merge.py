@@ -13,8 +13,9 @@ nothing.  A file is refused when:
   judgments, a supersede aimed at another task, extra answer keys, negative or text
   times, renumbered rows, a missing or oversized rater name);
 - it *conflicts*: another copy of the same rater file was merged already (two people
-  rated one slot), the rater's name changed since the last merge, or a judgment id is
-  already in the project with other content.
+  rated one slot), the rater's name changed since the last merge, a judgment id is
+  already in the project with other content, or a judgment number already merged from
+  this file holds another judgment (a copy answered again from an earlier point).
 
 A file from before tamper evidence (format 1) is merged after all the other checks,
 with the warning that it is not tamper-evident.
@@ -132,15 +133,27 @@ def _integrity(project: Project, sid: int, found: ReturnedFile, tasks_mac: str |
 def _merge(project: Project, path: Path, found: ReturnedFile, sid: int, session_name: str,
            slot: str, frow: tuple[Any, ...], warnings: tuple[str, ...]) -> MergeResult:
     name = path.name
-    rater, copy_uid = (found.rater[0], found.rater[1]) if found.rater else (None, None)
+    # the name as the rater view keeps it now: a file from an earlier view (or a rater
+    # with Winnow's code) may hold control or direction characters, never shown or stored
+    rater, copy_uid = ((sf.clean_name(str(found.rater[0])), found.rater[1]) if found.rater
+                       else (None, None))
     if frow[1] is not None and copy_uid is not None and frow[1] != copy_uid:
         raise MergeError(f"{name}: {session_name!r} {slot} was already merged from another "
                          f"copy of this file, rated by {frow[2]!r}; this copy is rated by "
                          f"{rater!r}. Two people rated the same file: nothing merged")
-    if frow[1] is not None and frow[1] == copy_uid and frow[2] != rater:
+    if frow[1] is not None and frow[1] == copy_uid and sf.clean_name(str(frow[2])) != rater:
         raise MergeError(f"{name}: its rater was {frow[2]!r} when it was merged before and "
                          f"is now {str(rater)[:80]!r} (renamed outside the rater view); "
                          "nothing merged")
+    before = dict(project.conn.execute("SELECT seq, uid FROM rating_judgments WHERE "
+                                       "session_id = ? AND file_uid = ?",
+                                       (sid, found.meta.get("file_uid"))))
+    forked = [j.seq for j in found.judgments if before.get(j.seq, j.uid) != j.uid]
+    if forked:  # each copy verifies on its own; one file has one history
+        raise MergeError(f"{name}: judgment {forked[0]} is not the one merged before from "
+                         f"this file ({len(forked)} differ): a copy of the file was answered "
+                         "again from an earlier point, and two histories of one file cannot "
+                         "both count; nothing merged")
     existing = {r[0]: r[1:] for r in project.conn.execute(
         "SELECT uid, task_id, answer, flag, supersedes, time_ms FROM rating_judgments "
         "WHERE session_id = ?", (sid,))}

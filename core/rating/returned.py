@@ -100,10 +100,12 @@ class ReturnedFile:
 
 
 @contextlib.contextmanager
-def open_readonly(path: Path) -> Iterator[sqlite3.Connection]:
+def open_readonly(path: Path, *, wal: bool = True) -> Iterator[sqlite3.Connection]:
     """A read-only connection to a rater file that creates, locks and changes nothing
-    beside it (:func:`core.readonly_db.open_readonly`)."""
-    with readonly_db.open_readonly(path, sf.SessionFileError, "session file") as conn:
+    beside it (:func:`core.readonly_db.open_readonly`); ``wal=False``: the file alone."""
+    with readonly_db.open_readonly(path, sf.SessionFileError, "session file",
+                                   wal=wal) as conn:
+        conn.execute("PRAGMA trusted_schema = OFF")  # what the schema runs stays harmless
         yield conn
 
 
@@ -153,13 +155,52 @@ def read_returned(path: str | Path, *, allow_ties: bool | None = None,
     project's design instead).
     """
     path = Path(path)
-    with open_readonly(path) as conn:
+    if not readonly_db.pending_wal(path):
+        return _read_once(path, allow_ties, allow_tie, wal=False)
+    # the file alone first: a rater view still open on it only ever adds to what is read
+    # next through the -wal (a pause in between folds answers into the file alone)
+    alone: ReturnedFile | None
+    try:
+        alone = _read_once(path, allow_ties, allow_tie, wal=False)
+    except sf.SessionFileError:
+        alone = None  # a checkpoint cut short: only the file with its -wal is whole
+    try:
+        found = _read_once(path, allow_ties, allow_tie, wal=True)
+    except sf.SessionFileError as exc:
+        if alone is None:
+            raise  # damaged with or without its -wal
+        raise sf.SessionFileError(_stale_wal(path, str(exc))) from None
+    if alone is not None and not _continues(alone, found):
+        raise sf.SessionFileError(_stale_wal(path, "it holds fewer or other answers than "
+                                                   "the file alone"))
+    return found
+
+
+def _read_once(path: Path, allow_ties: bool | None, allow_tie: bool | None, *,
+               wal: bool) -> ReturnedFile:
+    with open_readonly(path, wal=wal) as conn:
         try:
             meta = sf.check_header(conn, path.name)
             return _read(conn, path, meta, allow_ties, allow_tie)
         except sqlite3.DatabaseError as exc:
             raise sf.SessionFileError(f"{path.name}: its tables were changed or damaged "
                                       f"({exc}); nothing read") from None
+
+
+def _continues(alone: ReturnedFile, found: ReturnedFile) -> bool:
+    """Whether the file read with its -wal (``found``) holds everything the file alone
+    holds, unchanged: a -wal only ever adds to its own file."""
+    if (alone.meta, alone.task_rows) != (found.meta, found.task_rows):
+        return False
+    if alone.rater is not None and alone.rater != found.rater:
+        return False
+    return set(alone.judgments) <= set(found.judgments)
+
+
+def _stale_wal(path: Path, why: str) -> str:
+    return (f"{path.name}: the {path.name}-wal beside it is not this file's ({why[:200]}); "
+            "it was left by another copy of the file: move it elsewhere (keep it) and try "
+            "again; nothing read")
 
 
 def _read(conn: sqlite3.Connection, path: Path, meta: dict[str, Any],

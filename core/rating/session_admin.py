@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from core.rating import session_file as sf
+from core.readonly_db import schema_problem
 from core.selection import SampleFilter
 from core.store.project import Project, now_iso
 
@@ -185,6 +186,9 @@ def why_keep(path: Path, session_uid: str, file_uid: str | None) -> str | None:
     try:
         if conn.execute("PRAGMA application_id").fetchone()[0] != sf.APPLICATION_ID:
             return "not a Winnow session file"
+        problem = schema_problem(conn, sf.TABLES)  # a view may hide answers, or never end
+        if problem:
+            return problem
         meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
         if meta.get("format") != sf.FORMAT or meta.get("session_uid") != session_uid:
             return "not a file of this session"

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
+import unicodedata
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from typing import Any
 
 from core.rating import integrity
 from core.rating.protocols import TaskView, validate_answer
+from core.readonly_db import schema_problem
 from core.store.commit import commit_or_roll_back
 
 FORMAT = "winnow-session"
@@ -44,6 +46,11 @@ JUDGMENT_COLUMNS = ("seq, uid, task_id, answer, flag, reason, supersedes, time_m
                     "penalty_ms, shown_at, submitted_at")
 #: longest rater name the rater view accepts (and a merge tolerates)
 MAX_NAME = 200
+#: bidirectional embeddings, overrides and isolates, and the implicit marks
+_DIRECTION = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                       "\u2066\u2067\u2068\u2069")
+#: the tables Winnow reads from a rater file: plain tables, never views (ADR 177)
+TABLES = ("meta", "tasks", "images", "rater", "judgments", "chain", "events")
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -103,6 +110,18 @@ BEGIN SELECT RAISE(ABORT, 'images are fixed'); END;
 """
 
 
+def hidden_char(ch: str) -> bool:
+    """A control character (escape sequences in a terminal) or a direction override
+    (text that reads as another name): never part of a rater name."""
+    return unicodedata.category(ch) == "Cc" or ch in _DIRECTION
+
+
+def clean_name(name: str) -> str:
+    """A rater name as the rater view stores it: without :func:`hidden_char` characters,
+    spaces normalised."""
+    return " ".join("".join(ch for ch in name if not hidden_char(ch)).split())
+
+
 def now_iso() -> str:
     """UTC time, ISO-8601 with milliseconds (the rater's machine needs no project code)."""
     return datetime.now(UTC).isoformat(timespec="milliseconds")
@@ -142,10 +161,16 @@ def check_header(conn: sqlite3.Connection, name: str) -> dict[str, str]:
     """The meta table of a session file, after checking it is one Winnow can read."""
     try:
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        if app_id != APPLICATION_ID:
+            raise SessionFileError(f"{name} is not a Winnow session file")
+        problem = schema_problem(conn, TABLES)
+        if problem:  # checked before a row is read: a view may never end (ADR 177)
+            raise SessionFileError(f"{name}: {problem} (the file was edited outside "
+                                   "Winnow); nothing read")
         meta = {str(k): v for k, v in conn.execute("SELECT key, value FROM meta")}
     except sqlite3.DatabaseError as exc:
         raise SessionFileError(f"{name} is not a Winnow session file ({exc})") from None
-    if app_id != APPLICATION_ID or meta.get("format") != FORMAT:
+    if meta.get("format") != FORMAT:
         raise SessionFileError(f"{name} is not a Winnow session file")
     if format_version(meta.get("format_version", "0"), name) > FORMAT_VERSION:
         raise SessionFileError(f"{name} was written by a newer Winnow; update Winnow")
@@ -166,7 +191,7 @@ def check_meta(meta: dict[str, Any], name: str) -> None:
                                f"{', '.join(PROTOCOLS)})")
     try:
         settings = json.loads(meta.get("settings", "{}"))
-    except json.JSONDecodeError:
+    except (ValueError, TypeError, RecursionError):  # not JSON, bytes not UTF-8, a number
         settings = None
     if not isinstance(settings, dict):
         raise SessionFileError(f"{name}: its settings are not readable (the file was edited "
@@ -231,6 +256,7 @@ class RatingSession:
     def open(cls, path: str | Path) -> RatingSession:
         """Open a session file for rating; raises :class:`SessionFileError` if it is not one."""
         path = Path(path)
+        _refuse_foreign_logs(path)
         conn = connect(path)
         try:
             session = cls(path, conn)
@@ -268,7 +294,7 @@ class RatingSession:
 
     def set_rater(self, name: str) -> None:
         """Record the rater's name (once; the file then belongs to this rater)."""
-        name = " ".join(name.split())
+        name = clean_name(name)
         if not name:
             raise ValueError("please type your name")
         if self.rater is not None:
@@ -424,6 +450,30 @@ class RatingSession:
         if j.uid not in self._superseded:
             self._effective[j.task_id] = j
             self._last = j
+
+
+def _refuse_foreign_logs(path: Path) -> None:
+    """Raise :class:`SessionFileError` when the ``-wal`` beside ``path`` is not this file's
+    (left by another copy of it), or a ``-journal`` lies beside a file in WAL mode (for
+    which Winnow never makes one): opening the file for writing would fold either in and
+    damage the file for good.  A -wal a crash left is read, read-only, and must only add
+    to the file."""
+    from core.rating.returned import read_returned
+    from core.readonly_db import pending_wal
+
+    if not path.is_file():
+        return
+    journal = Path(f"{path}-journal")
+    if journal.is_file() and journal.stat().st_size > 0:
+        with open(path, "rb") as fh:
+            header = fh.read(20)
+        if header[18:20] == b"\x02\x02":  # WAL mode: that journal is another copy's
+            raise SessionFileError(
+                f"{path.name}: the {journal.name} beside it is not this file's (another "
+                "program left it); opening the file would damage it. Move the -journal "
+                "elsewhere (keep it) and open the file again")
+    if pending_wal(path):
+        read_returned(path)
 
 
 def _judgment(row: tuple) -> Judgment:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from core.mac_chain import MacChain, canonical, mac
-from core.readonly_db import open_readonly
+from core.readonly_db import open_readonly, schema_problem
 from core.store.errors import PACKAGE_REFUSAL
 from core.store.schema import has_sample_raw
 from core.teamwork.values import Values, read_values
@@ -267,6 +267,12 @@ def package_digest(path: Path) -> str | None:
     return total.hexdigest()
 
 
+#: the tables :func:`read_package` reads: plain tables, never views (ADR 177)
+READ_TABLES = ("team_package", "team_base", "team_chain", "team_chain_macs", "team_image_data",
+               "samples", "sample_raw", "sample_tags", "sample_images", "sample_links",
+               "posts", "post_images", "feedback", "images", "audit_log")
+
+
 def read_package(path: Path) -> PackageFile:
     """Read ``path`` read-only (nothing beside it is created or changed); PackageError when
     it is not a curator package Winnow can read."""
@@ -288,6 +294,10 @@ def _read(conn: sqlite3.Connection, path: Path) -> PackageFile:
 
     if head != APPLICATION_ID:
         raise PackageError(f"{name} is not a Winnow file (not a curator package)")
+    problem = schema_problem(conn, READ_TABLES)  # a view may never end (ADR 177)
+    if problem:
+        raise PackageError(f"{name}: {problem} (the package was edited outside Winnow); "
+                           "nothing merged")
     if not is_package(conn):
         raise PackageError(f"{name} is a Winnow project, not a curator package (packages "
                            "are made by Curate → Share Work… or `winnow curate split`)")

@@ -140,3 +140,47 @@ def test_audit_errors_are_one_line(tmp_path: Path, capsys) -> None:  # type: ign
     junk.write_bytes(b"not sqlite at all" * 10)
     assert run_cli(["session", "audit", str(junk)]) == 2
     assert "not a Winnow session file" in capsys.readouterr().err
+
+
+def test_text_that_is_not_utf8_is_one_line_not_a_traceback(rproject, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                          capsys) -> None:
+    """A column the merge never reads (``images.ext``) set to bytes that are not UTF-8:
+    the audit, the tool for hostile files, stopped with a traceback."""
+    bad = make_session(rproject, tmp_path / "out", "likert", raters=1)[0]
+    th.edit(bad, "UPDATE images SET ext = CAST(X'ff' AS TEXT)")
+    path = rproject.path
+    rproject.close()
+    for extra in ([], ["--project", str(path)]):
+        assert run_cli(["session", "audit", str(bad), *extra]) == 2
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and bad.name in err and "damaged" in err
+
+
+def test_tasks_that_show_the_same_images_are_a_gold_finding(rproject, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Files written before marked gold was kept from repeating (ADR 052) show a known
+    answer's images in several tasks: a rater finds every gold task by comparing image
+    digests.  The audit says so, for files already handed out."""
+    path = make_session(rproject, tmp_path / "out", "likert", raters=1)[0]
+    (first,) = json.loads(th.rows(path, "SELECT options FROM tasks WHERE position = 0")[0][0])
+    th.edit(path, "UPDATE tasks SET options = ? WHERE position = 1",
+            params=(json.dumps([["o0123456789ab", first[1]]]),))
+    messages = [f["message"] for f in audit_file(path).findings if f["check"] == "gold"]
+    assert messages and messages[0].startswith("2 task(s) show the same images")
+
+
+def test_auto_gold_found_by_counting_image_digests_is_a_note(rproject, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Side-by-side auto gold shows an output beside its degraded copy: the copy is in no
+    other task, the output in others.  Counting digests (sqlite3 and a few lines) finds
+    the gold tasks and their answer as a blur measure does; the audit said "nothing tells
+    gold apart".  A note (ADR 057: auto gold is meant to be seen); marked gold has none."""
+    files = make_session(rproject, tmp_path / "out", "side_by_side", gold_rate=0.3,
+                         criteria=("preference", "coherence"))
+    notes = [n["message"] for n in audit_file(files[0], rproject).notes if n["check"] == "gold"]
+    assert notes and "counting image digests finds gold tasks" in notes[0]
+    items = ({"sample": "s001", "better": "lumen-edit", "worse": "pixelforge"},
+             {"sample": "s002", "better": "aurora-xl", "worse": "brushwork-2"})
+    marked = make_session(rproject, tmp_path / "marked", "side_by_side", name="m",
+                          gold_rate=0.3, gold_mode="marked", gold_items=items,
+                          criteria=("preference", "coherence"))
+    for path in marked:
+        assert not [n for n in audit_file(path, rproject).notes if n["check"] == "gold"]

@@ -189,3 +189,43 @@ def test_duplicate_session_name_refused(rproject) -> None:  # type: ignore[no-un
     create_session(rproject, _design())
     with pytest.raises(ValueError, match="already exists"):
         create_session(rproject, _design())
+
+
+_MARKED = {
+    "side_by_side": ({"sample": "s001", "better": "lumen-edit", "worse": "pixelforge"},
+                     {"sample": "s002", "better": "aurora-xl", "worse": "brushwork-2",
+                      "criterion": "coherence"}),
+    "ranking": ({"sample": "s001", "better": "lumen-edit", "worse": "pixelforge"},
+                {"sample": "s003", "better": "aurora-xl", "worse": "brushwork-2"}),
+    "likert": ({"sample": "s001", "model": "lumen-edit", "criterion": "VQ", "max": 2},
+               {"sample": "s004", "model": "aurora-xl", "criterion": "IF", "min": 4}),
+    "checklist": ({"sample": "s001", "model": "lumen-edit", "question": 6, "value": 0},
+                  {"sample": "s005", "model": "pixelforge", "question": 2, "value": 1}),
+}
+
+
+def _seen_as(protocol: str, task) -> tuple:  # type: ignore[no-untyped-def,type-arg]
+    """What a rater recognises a task by: a ranking by its sample (prompt), any other task
+    by its images and criterion."""
+    if protocol == "ranking":
+        return (task.sample_id,)
+    return (task.criterion, frozenset((o.sha256, o.degraded) for o in task.options))
+
+
+@pytest.mark.parametrize("protocol", sorted(_MARKED))
+def test_no_rater_sees_a_marked_gold_task_twice(rproject, protocol) -> None:  # type: ignore[no-untyped-def]
+    """Marked gold shows real outputs, so it must look like any other task: a rater who
+    is shown the same images (or, in a ranking, the same prompt) twice knows one of the
+    two is gold, from the file alone (two equal image digests).  Each known answer is
+    used at most once per rater and never beside that rater's real task on the same unit;
+    fewer gold tasks are planned rather than a repeat."""
+    design = _design(protocol=protocol, gold_mode="marked", gold_items=_MARKED[protocol],
+                     gold_rate=0.3, criteria=("preference", "coherence"))
+    plan = plan_session(design, load_catalog(rproject, SAMPLES, MODELS))
+    total_gold = 0
+    for slot in range(design.raters):
+        tasks = plan.for_slot(slot)
+        seen = Counter(_seen_as(protocol, t) for t in tasks)
+        assert [k for k, n in seen.items() if n > 1] == [], f"R{slot + 1}"
+        total_gold += sum(t.gold is not None for t in tasks)
+    assert total_gold > 0

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -196,3 +197,93 @@ def test_merge_from_a_read_only_mount_through_the_cli(rproject, tmp_path: Path, 
     with Project.open(project_path, readonly=True) as project:
         (summary,) = rater_summaries(project, "side_by_side")
         assert summary.completed == 4 and summary.rater == "Ada"
+
+
+def test_a_stale_wal_beside_a_file_sent_again_is_refused_by_name(rproject,  # type: ignore[no-untyped-def]
+                                                                  tmp_path: Path) -> None:
+    """The rater sends their file mid-session (with its -wal: the app had crashed), then
+    the finished file, which replaces the first copy; the first copy's -wal stays beside
+    it.  SQLite cannot tell that -wal is not this file's: reading through it found a
+    damaged database, and the error stopped the whole merge (the next file was never
+    merged).  Now that file is refused, naming its -wal, and the rest merge."""
+    first, second = make_session(rproject, tmp_path / "out", "side_by_side")
+    th.rate_all(second, "Bob")
+    s = RatingSession.open(first)
+    s.set_rater("Ada")
+    for t in s.tasks[:4]:
+        s.submit(t.task_id, simple_answer(t), time_ms=5)
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    shutil.copy(first, inbox / first.name)
+    shutil.copy(f"{first}-wal", inbox / f"{first.name}-wal")
+    assert merge_file(rproject, inbox / first.name).added == 4
+    while (t := s.next_task()) is not None:
+        s.submit(t.task_id, simple_answer(t), time_ms=5)
+    s.close()
+    shutil.copy(first, inbox / first.name)  # the finished file; the old -wal stays
+    wal = Path(f"{inbox / first.name}-wal")
+    before = _digest(wal)
+    results, errors = merge_files(rproject, [inbox / first.name, second])
+    assert [r.slot for r in results] == ["R2"] and len(errors) == 1
+    assert errors[0].startswith(first.name) and f"{first.name}-wal" in errors[0]
+    assert _digest(wal) == before  # never removed nor changed: it is the rater's
+    wal.rename(tmp_path / "kept-wal")  # what the message says to do
+    assert merge_file(rproject, inbox / first.name).added == len(s.tasks) - 4
+
+
+def test_a_file_name_with_terminal_escapes_is_printed_escaped(rproject, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                              capsys) -> None:
+    """A rater names the file they send back (a mail attachment, a zip): escape sequences
+    in that name reached the owner's terminal from ``session merge`` and ``audit`` (clear
+    the screen over the refusals above, set the clipboard).  They are printed escaped."""
+    good, bad = make_session(rproject, tmp_path / "out", "likert")
+    th.rate_all(good, "Ada")
+    th.rate_all(bad, "Bob")
+    th.duplicates(bad)
+    names = []
+    for path, tag in ((good, "\x1b[2J"), (bad, "\x1b]52;c;ZXZpbA==\x07")):
+        names.append(path.with_name(f"R{tag}.winnow-session"))
+        path.rename(names[-1])
+    project_path = rproject.path
+    rproject.close()
+    assert run_cli(["session", "merge", str(project_path), *map(str, names)]) == 1
+    assert run_cli(["session", "audit", str(names[1])]) == 1
+    out = capsys.readouterr()
+    text = out.out + out.err
+    assert "\x1b" not in text and "\x07" not in text
+    assert "R\\x1b[2J.winnow-session" in out.out and "refused: R\\x1b]52" in out.err
+
+
+def test_a_file_checkpointed_while_it_is_merged_is_not_called_stale(rproject,  # type: ignore[no-untyped-def]
+                                                                   tmp_path: Path,
+                                                                   monkeypatch) -> None:
+    """The owner merges a file on a shared folder while its rater view is open.  A file
+    with a pending -wal is read twice (with it, and alone); when the rater paused between
+    the two reads (a checkpoint), the file alone held an answer more than the read with
+    the -wal, and the honest file was refused as having a stale -wal."""
+    from core.rating import returned
+
+    path = make_session(rproject, tmp_path / "out", "likert", raters=1)[0]
+    s = RatingSession.open(path)
+    s.set_rater("Ada")
+    for t in s.tasks[:3]:
+        s.submit(t.task_id, simple_answer(t), time_ms=5)
+    reads = []
+    real = returned._read_once
+
+    def read_then_rate(*args, **kw):  # type: ignore[no-untyped-def]
+        found = real(*args, **kw)
+        if not reads:  # the rater answers once more and pauses between the two reads
+            task = s.next_task()
+            s.submit(task.task_id, simple_answer(task), time_ms=5)
+            s.log_event("pause")
+            with sqlite3.connect(path) as other:  # what a pause does: fold the -wal in,
+                other.execute("PRAGMA wal_checkpoint(PASSIVE)")  # the -wal stays
+        reads.append(kw.get("wal"))
+        return found
+
+    monkeypatch.setattr(returned, "_read_once", read_then_rate)
+    try:
+        assert merge_file(rproject, path).added in (3, 4)
+    finally:
+        s.close()

@@ -37,6 +37,7 @@ def session_file(rproject, tmp_path: Path) -> Path:  # type: ignore[no-untyped-d
     ("UPDATE meta SET value = 'abc' WHERE key = 'format_version'",
      "format_version 'abc' is not a number"),
     ("UPDATE meta SET value = '{not json' WHERE key = 'settings'", "settings are not readable"),
+    ("UPDATE meta SET value = X'7bff7d' WHERE key = 'settings'", "settings are not readable"),
 ])
 def test_a_file_rate_cannot_use_is_one_line_and_untouched(session_file: Path, edit: str,  # type: ignore[no-untyped-def]
                                                           message: str, capsys) -> None:

@@ -152,3 +152,19 @@ def test_rater_task_counts_per_slot(rproject, tmp_path: Path) -> None:  # type: 
     assert [slot for slot, _n, _g in counts] == ["R1", "R2"]
     assert all(n > g > 0 for _slot, n, g in counts)
     assert rater_task_counts(rproject, "no such session") == []
+
+
+def test_a_file_whose_tables_are_views_is_kept(rproject, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A rated file whose answers hide behind a view that shows none looked unopened, so
+    deleting its session deleted it (and an endless view hung the deletion): ADR 177."""
+    import tamper_helpers as th
+
+    files = make_session(rproject, tmp_path / "a", "likert", name="a", raters=1)
+    th.rate_all(files[0])
+    th.edit(files[0], "ALTER TABLE judgments RENAME TO j_old",
+            "CREATE VIEW judgments AS SELECT * FROM j_old WHERE 0",
+            "ALTER TABLE rater RENAME TO r_old", "CREATE VIEW rater AS SELECT * FROM r_old "
+            "WHERE 0", "DELETE FROM events")
+    uid = list_sessions(rproject)[0].uid
+    assert why_keep(files[0], uid, None) == "its 'judgments' is a view, not a table"
+    assert remove_session(rproject, "a").deleted_files == [] and files[0].exists()

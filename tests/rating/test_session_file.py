@@ -174,3 +174,83 @@ def test_two_windows_on_one_file_cannot_answer_a_task_twice(rproject, tmp_path: 
     one.close()
     two.close()
     assert merge_file(rproject, path).added == 3
+
+
+def test_a_stale_wal_beside_the_file_is_refused_and_both_are_kept(rproject,  # type: ignore[no-untyped-def]
+                                                                   tmp_path: Path) -> None:
+    """The rater puts a newer copy of their file (a backup, the one they emailed) where
+    the old one was, and the old one's -wal (its window had crashed) stays beside it.
+    Opening the file for rating used to fold that -wal into it: SQLite cannot tell it
+    belongs to another copy, and the file was damaged for good, every answer lost.  Now
+    the rater view refuses it, naming the -wal, and changes neither file."""
+    import hashlib
+    import shutil
+
+    path = make_session(rproject, tmp_path / "out", "side_by_side", raters=1)[0]
+    s = RatingSession.open(path)
+    s.set_rater("Ada")
+    for t in s.tasks[:4]:
+        s.submit(t.task_id, simple_answer(t), time_ms=5)
+    stale = tmp_path / "stale-wal"
+    shutil.copy(f"{path}-wal", stale)  # what the crash left
+    while (t := s.next_task()) is not None:
+        s.submit(t.task_id, simple_answer(t), time_ms=5)
+    s.close()
+    shutil.copy(stale, f"{path}-wal")
+
+    def digests() -> list[str]:
+        return [hashlib.sha256(p.read_bytes()).hexdigest() for p in (path, Path(f"{path}-wal"))]
+
+    before = digests()
+    with pytest.raises(SessionFileError, match=rf"{path.name}-wal beside it is not this file"):
+        RatingSession.open(path)
+    assert digests() == before
+    Path(f"{path}-wal").rename(tmp_path / "kept-wal")  # what the message says to do
+    again = RatingSession.open(path)
+    assert again.progress() == (len(again.tasks), len(again.tasks))
+    again.close()
+
+
+_HOT_JOURNAL = r"""
+import os, shutil, sqlite3, sys
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("PRAGMA journal_mode = DELETE")
+for (name,) in c.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+    c.execute(f"DROP TRIGGER {name}")
+c.execute("PRAGMA cache_size = 1")
+c.execute("BEGIN")
+c.execute("UPDATE images SET data = zeroblob(10)")
+shutil.copy(sys.argv[1] + "-journal", sys.argv[2])
+os._exit(0)  # killed mid-transaction: its -journal is hot
+"""
+
+
+def test_a_stray_rollback_journal_beside_the_file_is_refused(rproject,  # type: ignore[no-untyped-def]
+                                                             tmp_path: Path) -> None:
+    """A rater file is in WAL mode: Winnow never makes a -journal for it.  One beside it
+    comes from another copy opened with another program (sqlite3 switched to rollback
+    mode, then killed); opening the file for rating rolled it back into the file, which
+    was damaged for good.  The rater view refuses it and changes nothing."""
+    import hashlib
+    import shutil
+    import subprocess
+    import sys
+
+    import tamper_helpers as th
+
+    path = make_session(rproject, tmp_path / "out", "likert", raters=1)[0]
+    older = tmp_path / "older.winnow-session"
+    shutil.copy(path, older)
+    th.rate_all(path, "Ada")
+    subprocess.run([sys.executable, "-c", _HOT_JOURNAL, str(older), f"{path}-journal"],
+                   check=True, timeout=60)
+    before = [hashlib.sha256(p.read_bytes()).hexdigest()
+              for p in (path, Path(f"{path}-journal"))]
+    with pytest.raises(SessionFileError, match=rf"{path.name}-journal beside it"):
+        RatingSession.open(path)
+    assert [hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in (path, Path(f"{path}-journal"))] == before
+    Path(f"{path}-journal").rename(tmp_path / "kept-journal")
+    again = RatingSession.open(path)
+    assert again.progress() == (len(again.tasks), len(again.tasks))
+    again.close()

@@ -231,3 +231,83 @@ def test_hostile_values_are_reasons_not_crashes(rated, statement, reason) -> Non
     results, errors = merge_files(project, [bad, good])
     assert len(results) == 1 and len(errors) == 1 and reason in errors[0]
     assert audit_file(bad, project).findings
+
+
+_ESCAPES = "Ada\x1b[2J\x1b]52;c;ZXZpbA==\x07\u202eevE"  # clear screen, set clipboard, RLO
+
+
+def test_a_rater_name_cannot_carry_terminal_escapes_or_direction_overrides(rated,  # type: ignore[no-untyped-def]
+                                                                          tmp_path: Path,
+                                                                          capsys) -> None:
+    """A rater name is printed by ``session merge`` in the owner's terminal and shown in
+    the app: escape sequences in it cleared the screen (hiding the refusals above it) or
+    set the clipboard, and a right-to-left override spelt another rater's name.  The
+    rater view drops such characters; a file written with them anyway (an earlier rater
+    view, or a rater with Winnow's code, whose MACs verify) merges under the name without
+    them, and merges again as the same rater."""
+    import uuid
+
+    from core.rating.session_file import now_iso
+
+    project, _ = rated
+    files = make_session(project, tmp_path / "esc", "likert", raters=2)
+    s = RatingSession.open(files[0])
+    s.set_rater(_ESCAPES)
+    assert s.rater == "Ada[2J]52;c;ZXZpbA==evE"
+    s.close()
+    forged = RatingSession.open(files[1])  # what set_rater did before: the name as typed
+    row = (_ESCAPES, uuid.uuid4().hex, now_iso())
+    with forged._write():
+        tag = forged._chain(integrity.rater_entry(*row))
+        forged.conn.execute("INSERT INTO rater(id, name, copy_uid, started_at, mac) "
+                            "VALUES (1, ?, ?, ?, ?)", (*row, tag))
+    forged.close()
+    th.rate_all(files[0])
+    th.rate_all(files[1])
+    path = project.path
+    project.close()
+    for _ in range(2):  # the second time: "already merged", not "renamed"
+        assert run_cli(["session", "merge", str(path), *map(str, files)]) == 0
+        out = capsys.readouterr()
+        assert "\x1b" not in out.out + out.err and "\u202e" not in out.out + out.err
+        assert out.out.count("(Ada[2J]52;c;ZXZpbA==evE)") == 2
+    from core.store import Project
+
+    with Project.open(path, readonly=True) as again:
+        assert {r[0] for r in again.conn.execute(
+            "SELECT DISTINCT rater FROM rating_judgments")} >= {"Ada[2J]52;c;ZXZpbA==evE"}
+
+
+@pytest.mark.parametrize("first", ["original", "fork"])
+def test_a_file_copied_mid_session_and_answered_again_is_refused(rproject, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                                 first) -> None:
+    """The rater copies their file after three answers, answers three more tasks in each
+    copy (differently), and sends both.  Each copy verifies on its own (ADR 058: a copy
+    holds the key of its point), but both merged: the project held two answers to each
+    of those tasks from one file, neither replacing the other, and the one merged last
+    silently counted.  The second history is refused, naming the judgment."""
+    from core.rating.results import effective_judgments
+    from core.rating.sessions import get_session
+
+    path = make_session(rproject, tmp_path / "out", "side_by_side", raters=1)[0]
+    s = RatingSession.open(path)
+    s.set_rater("Ada")
+    for t in s.tasks[:3]:
+        s.submit(t.task_id, {"winner": "left"}, time_ms=5)
+    s.close()
+    fork = tmp_path / "copy.winnow-session"
+    shutil.copy(path, fork)
+    for target, winner in ((path, "left"), (fork, "right")):
+        s = RatingSession.open(target)
+        for t in s.tasks[3:6]:
+            s.submit(t.task_id, {"winner": winner}, time_ms=5)
+        s.close()
+    one, two = (path, fork) if first == "original" else (fork, path)
+    assert merge_file(rproject, one).added == 6
+    with pytest.raises(MergeError, match=r"judgment 4 is not the one merged before from "
+                                         r"this file .*two histories"):
+        merge_file(rproject, two)
+    winners = {e.answer["winner"] for e in effective_judgments(
+        rproject, get_session(rproject, "side_by_side"))}
+    assert winners == {"left"} if first == "original" else winners == {"left", "right"}
+    assert rproject.conn.execute("SELECT count(*) FROM rating_judgments").fetchone()[0] == 6

@@ -188,3 +188,18 @@ def test_cli_split_shares_as_the_dialog_does_by_default(demo_template: Path,
                 str(tmp_path / "one"), "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["overlap_samples"] == 0
+
+
+def test_a_table_replaced_by_a_view_is_refused_before_a_row_is_read(team) -> None:  # type: ignore[no-untyped-def]
+    """ADR 177 for packages: a curator renamed ``team_base`` and made a view of that name.
+    An endless (recursive) view hung the merge of every package after it; one that shows
+    exactly the old rows is refused all the same, naming the table."""
+    project, alice, _bob = team
+    conn = raw(alice)
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'"
+                                ).fetchall():
+        conn.execute(f"DROP TRIGGER {name}")
+    conn.execute("ALTER TABLE team_base RENAME TO base_old")
+    conn.execute("CREATE VIEW team_base AS SELECT * FROM base_old")
+    conn.close()
+    assert "its 'team_base' is a view, not a table" in _refused(project, alice)
