@@ -34,6 +34,12 @@ class PhotoCommand(Command):
         super().__init__()
         self.photo_id = photo_id
 
+    def refusal(self, project: Project, undo: bool) -> str | None:
+        """Why undoing (``undo``) or redoing this edit now would be refused because of
+        the photo's status (None when it would not be), read without changing anything:
+        the UI disables Undo / Redo with this reason instead of offering a refusal."""
+        return None
+
 
 #: what a refused photo edit raises (the UI reports it; nothing was changed)
 EDIT_ERRORS = (EditConflict, KeyError, ValueError, ProjectError)
@@ -189,19 +195,27 @@ class SetStatus(PhotoCommand):
     def changed(self) -> bool:
         return self.old is not None and self.old != self.status
 
-    def _do(self, project: Project) -> None:
+    def refusal(self, project: Project, undo: bool) -> str | None:
+        """The photo's status changed since (e.g. it was released): the step is refused."""
+        if not undo and self.old is None:
+            return None  # never done yet: the first do takes the status as it is
         current = repo.get_photo(project, self.photo_id).status
+        if current != (self.status if undo else self.old):
+            return f"the photo is {current} now"
+        if undo and self.old == "released":
+            return "a photo becomes released again only by releasing it (Release…)"
+        return None
+
+    def _do(self, project: Project) -> None:
         if self.old is None:
-            self.old = current
-        elif current != self.old:
-            raise EditConflict(f"{self.label}: the photo is {current} now; redo refused")
+            self.old = repo.get_photo(project, self.photo_id).status
+        reason = self.refusal(project, undo=False)
+        if reason:
+            raise EditConflict(f"{self.label}: {reason}; redo refused")
         repo.set_status(project, self.photo_id, self.status)
 
     def _undo(self, project: Project) -> None:
-        current = repo.get_photo(project, self.photo_id).status
-        if current != self.status:
-            raise EditConflict(f"the photo is {current} now; undo of '{self.label}' refused")
-        if self.old == "released":
-            raise EditConflict("a photo becomes released again only by releasing it "
-                               "(Release…)")
+        reason = self.refusal(project, undo=True)
+        if reason:
+            raise EditConflict(f"{reason}; undo of '{self.label}' refused")
         repo.set_status(project, self.photo_id, self.old or "new")

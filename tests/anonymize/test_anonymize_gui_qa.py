@@ -141,3 +141,43 @@ def test_delete_key_in_the_region_list_deletes_the_selected_region(
     assert [r.id for r in repo.regions(project, photo_id)] == [kept]
     qtbot.keyClick(regions, Qt.Key.Key_Z, CTRL)
     assert len(repo.regions(project, photo_id)) == 2
+
+
+def test_undo_is_disabled_and_says_why_once_the_photo_is_released(
+        main_window: MainWindow, qtbot, tmp_path: Path, monkeypatch) -> None:
+    """Released photos are frozen: Undo of their 'Mark reviewed' would be refused, so the
+    action is off with the reason, not on and answering with a refusal each press."""
+    first, second = open_with_photos(main_window, tmp_path, _photo(tmp_path / "in", "a.png"),
+                                     _photo(tmp_path / "in", "b.png", 300))
+    main_window.resize(1300, 850)
+    messages: list[tuple[str, str]] = []
+    monkeypatch.setattr(main_window.context, "message", lambda t, x: messages.append((t, x)))
+    qtbot.keyClick(main_window, Qt.Key.Key_2, CTRL)
+    page = main_window.pages["anonymize"]
+    project = main_window.project
+    undo, redo = page.page_actions.act_undo, page.page_actions.act_redo
+    canvas = page.canvas
+    canvas.setFocus()
+    qtbot.keyClick(canvas, Qt.Key.Key_Return, CTRL)  # mark reviewed
+    assert repo.get_photo(project, first).status == "reviewed"
+    assert undo.isEnabled() and "Mark reviewed" in undo.toolTip()
+    job = page.jobs.release_current(tmp_path / "out")
+    qtbot.waitUntil(lambda: job.outcome != "running", timeout=60_000)
+    assert repo.get_photo(project, first).status == "released"
+    qtbot.waitUntil(lambda: not undo.isEnabled(), timeout=5_000)
+    assert "released" in undo.toolTip() and "Mark reviewed" in undo.toolTip()
+    assert "released" in undo.statusTip()
+    qtbot.keyClick(canvas, Qt.Key.Key_Z, CTRL)  # a disabled action: no refusal message
+    assert messages == [] and repo.get_photo(project, first).status == "released"
+    # an edit of another photo is undoable again; once undone, Undo is off again
+    qtbot.keyClick(canvas, Qt.Key.Key_PageDown)
+    assert page.photo.id == second
+    qtbot.keyClick(canvas, Qt.Key.Key_R)
+    drag(canvas, (40, 40), (120, 120))
+    assert len(repo.regions(project, second)) == 1
+    assert undo.isEnabled() and not redo.isEnabled()
+    qtbot.keyClick(canvas, Qt.Key.Key_Z, CTRL)
+    assert repo.regions(project, second) == []
+    assert redo.isEnabled() and "Redo: Add" in redo.toolTip()
+    assert not undo.isEnabled() and "released" in undo.toolTip()
+    assert messages == []

@@ -122,6 +122,34 @@ def test_geometry_and_status_edits(project: Project, photo: int) -> None:
     assert repo.get_photo(project, photo).status == "new"
 
 
+def test_refusal_names_the_status_step_core_would_refuse(project: Project, photo: int
+                                                       ) -> None:
+    """``refusal`` says, without changing anything, exactly when undo / redo of a status
+    edit is refused (the UI disables Undo / Redo with it)."""
+    stack = UndoStack(project)
+    mark = SetStatus(photo, "reviewed")
+    assert mark.refusal(project, undo=False) is None  # never done: nothing to refuse
+    assert stack.push(mark)
+    assert mark.refusal(project, undo=True) is None
+    project.conn.execute("UPDATE photos SET status = 'released' WHERE id = ?", (photo,))
+    assert mark.refusal(project, undo=True) == "the photo is released now"
+    with pytest.raises(EditConflict, match="released now; undo of 'Mark reviewed'"):
+        stack.undo()
+    assert repo.get_photo(project, photo).status == "released" and stack.can_undo()
+    project.conn.execute("UPDATE photos SET status = 'reviewed' WHERE id = ?", (photo,))
+    stack.undo()
+    assert mark.refusal(project, undo=False) is None
+    project.conn.execute("UPDATE photos SET status = 'reviewed' WHERE id = ?", (photo,))
+    assert mark.refusal(project, undo=False) == "the photo is reviewed now"
+    with pytest.raises(EditConflict, match="redo refused"):
+        stack.redo()
+    back = SetStatus(photo, "new")  # from released: undo would release it again
+    project.conn.execute("UPDATE photos SET status = 'released' WHERE id = ?", (photo,))
+    assert stack.push(back)
+    assert "only by releasing" in (back.refusal(project, undo=True) or "")
+    assert repo.get_photo(project, photo).status == "new"
+
+
 def test_refused_edit_changes_nothing_and_is_not_recorded(project: Project, photo: int
                                                           ) -> None:
     stack = UndoStack(project)

@@ -431,3 +431,29 @@ def test_a_long_sample_id_is_elided_not_widening_the_window(qtbot, h) -> None:
     h.ws.resize(1000, 700)
     qtbot.waitUntil(lambda: "…" in view.title.text())
     assert view.title.toolTip() == long_id and view.title.full_text() == long_id
+
+
+def test_search_return_and_escape_hand_the_keyboard_back_to_the_list(qtbot, h,
+                                                                      curate_project) -> None:
+    """Return keeps the search and gives the list the keyboard (label keys work at once);
+    Esc clears a non-empty search, and Esc in an empty one returns to the list."""
+    ws = h.ws
+    h.key(qtbot, Qt.Key.Key_F, CTRL)
+    assert ws.filters.search.hasFocus()
+    qtbot.keyClicks(ws.filters.search, "yellowish")
+    qtbot.keyClick(ws.filters.search, Qt.Key.Key_Return)
+    assert ws.model.ids == ["s1"] and ws.current_id() == "s1"
+    assert ws.table.hasFocus()
+    assert ws.table.currentIndex().row() == 0
+    qtbot.keyClick(ws.table, Qt.Key.Key_T)          # a label key acts straight away
+    assert load_sample(curate_project, "s1").quality == "Trash"
+    h.key(qtbot, Qt.Key.Key_F, CTRL)
+    assert ws.filters.search.text() == "yellowish"
+    qtbot.keyClick(ws.filters.search, Qt.Key.Key_Escape)  # clears, list shows everything
+    assert ws.filters.search.text() == ""
+    assert ws.model.ids == ["s1", "s2", "s3", "s4", "s5"]
+    assert h.context.selection.text == ""
+    assert ws.filters.search.hasFocus()
+    qtbot.keyClick(ws.filters.search, Qt.Key.Key_Escape)  # empty: back to the list
+    assert ws.table.hasFocus()
+    assert ws.current_id() == "s1"

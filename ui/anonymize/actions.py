@@ -144,13 +144,9 @@ class AnonymizeActions:
                        self.act_next, self.act_previous, self.act_reviewed,
                        self.act_rotate_left, self.act_rotate_right):
             action.setEnabled(photo)
-        stack = self.editor.stack
-        can_undo = writable and stack is not None and stack.can_undo()
-        can_redo = writable and stack is not None and stack.can_redo()
-        self.act_undo.setEnabled(can_undo)
-        self.act_redo.setEnabled(can_redo)
-        keys = "Ctrl+Z", "Ctrl+Shift+Z"
-        self.act_undo.setToolTip(f"Undo: {stack.undo_label()} ({keys[0]})" if can_undo
-                                 and stack is not None else f"Nothing to undo ({keys[0]})")
-        self.act_redo.setToolTip(f"Redo: {stack.redo_label()} ({keys[1]})" if can_redo
-                                 and stack is not None else f"Nothing to redo ({keys[1]})")
+        for action, undo, key in ((self.act_undo, True, "Ctrl+Z"),
+                                  (self.act_redo, False, "Ctrl+Shift+Z")):
+            tip, enabled = self.editor.step_state(undo)
+            action.setEnabled(writable and enabled)
+            action.setToolTip(f"{tip} ({key})")
+            action.setStatusTip(tip)

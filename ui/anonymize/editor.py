@@ -92,6 +92,24 @@ class PhotoEditor(QObject):
         """Redo the last undone edit (showing the photo it changes)."""
         self._step(undo=False)
 
+    def step_state(self, undo: bool) -> tuple[str, bool]:
+        """What Undo (``undo``) or Redo would do now, and whether it would work: a step
+        core would refuse (the photo it changes was released since) is named with the
+        reason, so the action is disabled instead of answering with a refusal."""
+        verb = "Undo" if undo else "Redo"
+        command = None if self.stack is None else (
+            self.stack.next_undo() if undo else self.stack.next_redo())
+        if command is None or self.stack is None:
+            return f"Nothing to {verb.lower()}", False
+        if isinstance(command, PhotoCommand):
+            try:
+                reason = command.refusal(self.stack.project, undo)
+            except EDIT_ERRORS:
+                reason = None  # e.g. the photo is gone: the step itself says so
+            if reason:
+                return f"Cannot {verb.lower()} '{command.label}': {reason}", False
+        return f"{verb}: {command.label}", True
+
     def _step(self, undo: bool) -> None:
         if self.stack is None:
             return

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QLineEdit, QWidget
 
 from core.selection import SampleFilter
@@ -27,6 +28,9 @@ class FilterBar(QWidget):
     screenshot / modified / tag filters."""
 
     changed = Signal(object)  # SampleFilter
+    #: the user is done with the search (Return, or Esc in an empty field): the sample
+    #: list should take the keyboard, so its label keys act at once
+    done = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -59,6 +63,8 @@ class FilterBar(QWidget):
         self._timer.timeout.connect(self._emit)
         self.search.textChanged.connect(lambda _t: self._timer.start())
         self.search.returnPressed.connect(self._emit)
+        self.search.returnPressed.connect(self.done)
+        self.search.installEventFilter(self)
         for combo in (self.quality, self.review, self.split, self.screenshot, self.modified,
                       self.tag, self.proposal):
             combo.currentIndexChanged.connect(lambda _i: self._emit())
@@ -103,6 +109,23 @@ class FilterBar(QWidget):
         if self._timer.isActive():
             self._timer.stop()
             self._emit()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        """Esc in the search field: clear it when it holds text (the list shows
+        everything again at once), else hand the keyboard back to the list."""
+        if watched is self.search and event.type() in (QEvent.Type.ShortcutOverride,
+                                                       QEvent.Type.KeyPress):
+            assert isinstance(event, QKeyEvent)
+            if event.key() == Qt.Key.Key_Escape and not event.modifiers():
+                event.accept()  # ShortcutOverride: no window shortcut takes Esc from here
+                if event.type() == QEvent.Type.KeyPress:
+                    if self.search.text():
+                        self.search.clear()
+                        self._emit()
+                    else:
+                        self.done.emit()
+                return True
+        return super().eventFilter(watched, event)
 
     def _emit(self) -> None:
         self._timer.stop()

@@ -73,6 +73,7 @@ class CurateWorkspace(QWidget):
         self._start_buttons = False
         self.filters = FilterBar()
         self.filters.changed.connect(self.apply_filter)
+        self.filters.done.connect(self._search_done)
         self.model = SampleListModel(self)
         self.table = SampleTable()
         self.table.setModel(self.model)
@@ -223,6 +224,15 @@ class CurateWorkspace(QWidget):
         if typed and self.model.row_of(typed) is not None:
             keep = typed
         self._after_reload(keep)
+
+    def _search_done(self) -> None:
+        """Return or Esc in the search field: the list takes the keyboard (its first
+        match selected when none is), so B/A/T… label at once."""
+        if self.pages.currentWidget() is not self.main:
+            return
+        if not self.table.currentIndex().isValid():
+            self.select_row(0)
+        self.table.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def _after_reload(self, keep: str | None) -> None:
         n = self.model.rowCount()
