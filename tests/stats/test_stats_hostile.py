@@ -183,3 +183,17 @@ def test_memory_error_and_huge_files_are_one_clear_line(capsys, write_csv, monke
     monkeypatch.setattr(csvcolumns, "MAX_FILE_BYTES", 10)
     assert run_cli(["stats", "elo", str(path)]) == 2
     assert "a statistics file may have; split it" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("category", ["overall", "Overall"])
+def test_idea_refuses_a_category_named_overall(capsys, write_csv, category: str) -> None:
+    """A category called 'overall' collided with the overall score's key: the JSON held
+    one number under 'overall' and the category's own percentage was gone."""
+    qh = ["model", "category", "subtask", "case", "q1", "q2", "q3", "q4", "q5", "q6"]
+    path = write_csv("c.csv", qh, [["M", "T2I", "s", "c", 0, 0, 0, 0, 0, 0],
+                                   ["M", category, "s", "c", 1, 1, 1, 1, 1, 1]])
+    assert run_cli(["stats", "idea", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert ("c.csv row 3, column 'category': 'overall' is reserved for the overall score"
+            in captured.err)
