@@ -123,7 +123,10 @@ def cmd_import_posts(args: argparse.Namespace) -> int:
 
 
 def cmd_import_outputs(args: argparse.Namespace) -> int:
-    """``winnow import outputs DIR --project P.winnow [--models a,b] [--json]``."""
+    """``winnow import outputs DIR --project P.winnow [--models a,b] [--json]``.
+
+    Exit status 1 when some files could not be imported (the report names them).
+    """
     from core.ingest.outputs import import_outputs
     from core.store import Project
 
@@ -141,7 +144,7 @@ def cmd_import_outputs(args: argparse.Namespace) -> int:
             print(f"  extra files (no such sample): {', '.join(report.extra[:20])}")
         for err in report.errors:
             print(f"  {err['file']}: {err['error']}")
-    return 0
+    return 1 if report.errors else 0
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
