@@ -65,6 +65,8 @@ def _open_or_create(path: Path) -> Project:
     try:
         return Project.create(path)
     except FileExistsError:  # another process made it meanwhile: open it like any other
+        if not path.exists():  # something else is in the way (a file named like its assets)
+            raise
         return Project.open(path)  # (refused with the holder's name while it is open)
 
 
