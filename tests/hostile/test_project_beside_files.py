@@ -1,5 +1,6 @@
-"""A new project whose asset folder's name is taken by a file, and a demo that fails
-half-way: refused before anything is written, or nothing half-made left behind."""
+"""A new project whose asset folder's name is taken by a file, a demo that fails half-way,
+an import whose source cannot be read: refused before anything is written, or nothing
+half-made left behind."""
 
 from __future__ import annotations
 
@@ -45,3 +46,20 @@ def test_a_demo_that_fails_half_way_leaves_no_project(
     project, _ = demo.create_demo_project(tmp_path / "d.winnow", ratings=False)
     with project:
         assert project.counts()["samples"] > 0
+
+
+@pytest.mark.parametrize("content", [b"not parquet at all", None])
+def test_a_dataset_that_cannot_be_read_makes_no_project(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes | None) -> None:
+    """`winnow import hf junk.parquet -p new.winnow` failed but left an empty new.winnow
+    behind (`import posts` checks its file before creating anything)."""
+    pytest.importorskip("pyarrow")
+    source = tmp_path / "junk.parquet"
+    if content is None:
+        source = tmp_path / "empty-folder"
+        source.mkdir()
+    else:
+        source.write_bytes(content)
+    assert run_cli(["import", "hf", str(source), "-p", str(tmp_path / "new.winnow")]) == 2
+    assert source.name in capsys.readouterr().err
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith("new.")]
