@@ -10,10 +10,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import re
 import sys
-from typing import Any
+from typing import Any, TextIO
 
 from core import __version__
+from core.visible_text import spell_controls, visible
 
 #: Modules that contribute subcommands (each has ``register(subparsers)``).
 COMMAND_MODULES = [
@@ -48,8 +50,32 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def print_json(data: Any) -> None:
-    """Write ``data`` as JSON on stdout (UTF-8, no ASCII escaping)."""
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n")
+    """Write ``data`` as JSON on stdout (UTF-8, no ASCII escaping but for DEL and the C1
+    controls, which JSON leaves raw and a terminal acts on: ``\\u009b``)."""
+    text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False)
+    out = getattr(sys.stdout, "raw_text", sys.stdout)  # the exact text: it is data (ADR 160)
+    out.write(_RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
+
+
+_RAW_IN_JSON = re.compile("[\x7f-\x9f]")
+
+
+class _TerminalSafe:
+    """A text stream that spells control characters out (ADR 176), and invisible and
+    direction characters (ADR 160): a report quoting a stranger's file name or URL never
+    sends an escape sequence to the terminal, nor shows one name as another. A carriage
+    return is kept at the start of a write, where progress lines put theirs.
+    ``raw_text`` is the stream itself, for JSON (which escapes what it must)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.raw_text = stream
+
+    def write(self, text: str) -> int:
+        head = "\r" if text.startswith("\r") else ""
+        return self.raw_text.write(head + spell_controls(visible(text[len(head):])))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.raw_text, name)
 
 
 def run_cli(argv: list[str]) -> int:
@@ -60,6 +86,16 @@ def run_cli(argv: list[str]) -> int:
     if handler is None:
         parser.print_help()
         return 2
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _TerminalSafe(out), _TerminalSafe(err)  # type: ignore[assignment]
+    try:
+        return _run(args, handler)
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _run(args: argparse.Namespace, handler: Any) -> int:
+    """Run ``handler``; a user's problem is one line on stderr and exit status 2."""
     from core.extras import ExtraMissingError
     from core.store.errors import ProjectError
 
