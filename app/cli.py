@@ -87,7 +87,7 @@ def run_cli(argv: list[str]) -> int:
         parser.print_help()
         return 2
     out, err = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = _TerminalSafe(out), _TerminalSafe(err)  # type: ignore[assignment]
+    sys.stdout, sys.stderr = _TerminalSafe(out), _TerminalSafe(err)
     try:
         return _run(args, handler)
     finally:
