@@ -118,10 +118,17 @@ def cmd_import_posts(args: argparse.Namespace) -> int:
     else:
         print(report.summary())
         for err in report.errors[:50]:
-            print(f"  line {err['line']}: {err['error']}")
+            print(f"  line {err['line']}: {_brief(err['error'])}")
         for err in report.image_errors[:50]:
-            print(f"  image {err['url']} (lines {err['lines']}): {err['error']}")
+            print(f"  image {_brief(err['url'])} (lines {_brief(str(err['lines']))}): "
+                  f"{_brief(err['error'])}")
     return 1 if report.failed else 0
+
+
+def _brief(text: str, limit: int = 300) -> str:
+    """``text``, or its start and its length when it is longer than ``limit``: a JSONL
+    line can hold a URL of megabytes, and the report shows it (``--json`` has it all)."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
 
 
 def cmd_import_outputs(args: argparse.Namespace) -> int:

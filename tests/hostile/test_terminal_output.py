@@ -67,3 +67,18 @@ def test_file_names_in_an_outputs_report_and_in_errors(tmp_path: Path,
                     str(tmp_path / "q.winnow")]) == 2
     err = capsys.readouterr().err
     assert _controls(err.rstrip("\n")) == [] and "nope⟨U+001B⟩[2J.jsonl" in err
+
+
+def test_a_megabyte_url_is_shown_shortened(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """The report printed a 5-MB URL whole, twice (in the line and in its error): a
+    JSONL of such lines poured gigabytes into the terminal. `--json` keeps it whole."""
+    src = tmp_path / "in.jsonl"
+    url = "img/" + "x" * 5_000_000 + ".png"
+    src.write_text(json.dumps({"text": "t", "url": "u1", "image_urls": [url]}) + "\n")
+    assert run_cli(["import", "posts", str(src), "-p", str(tmp_path / "p.winnow")]) == 1
+    out = capsys.readouterr().out
+    assert len(out) < 2_000 and "(5,000,008 characters)" in out
+    assert run_cli(["import", "posts", str(src), "-p", str(tmp_path / "p.winnow"),
+                    "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["images"]["errors"][0]["url"] == url
