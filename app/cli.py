@@ -49,6 +49,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: The largest seed: seeds are stored in the project as SQLite integers (64-bit signed).
+MAX_SEED = 2**63 - 1
+
+
+def seed_arg(text: str) -> int:
+    """argparse type of ``--seed``: a whole number from 0 to :data:`MAX_SEED` (a larger
+    one ended in an OverflowError traceback, a negative one in numpy's bare error)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number from 0 to {MAX_SEED}, got {text!r}")
+    return value
+
+
 def print_json(data: Any) -> None:
     """Write ``data`` as JSON on stdout (UTF-8, no ASCII escaping but for DEL and the C1
     controls, which JSON leaves raw and a terminal acts on: ``\\u009b``)."""

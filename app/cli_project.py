@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.cli import CliError, print_json
+from app.cli import CliError, print_json, seed_arg
 
 if TYPE_CHECKING:
     from core.jobs import JobState
@@ -50,7 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     demo = subparsers.add_parser("demo", help="write a demo project (never replaces an "
                                  "existing one)")
     demo.add_argument("project", type=Path)
-    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--seed", type=seed_arg, default=0)
     demo.add_argument("--json", action="store_true")
     demo.set_defaults(handler=cmd_demo)
 

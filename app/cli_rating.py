@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from app.cli import CliError, print_json
+from app.cli import CliError, print_json, seed_arg
 
 #: share of gold tasks when gold is asked for without a rate
 DEFAULT_GOLD_RATE = 0.1
@@ -51,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="side-by-side: preference,coherence,alignment,overall")
     create.add_argument("--questions", type=Path, help="checklist: file with six lines")
     create.add_argument("--instructions", default="")
-    create.add_argument("--seed", type=int, default=0)
+    create.add_argument("--seed", type=seed_arg, default=0)
     create.add_argument("--json", action="store_true")
     create.set_defaults(handler=cmd_create)
 

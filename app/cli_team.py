@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.cli import CliError, print_json
+from app.cli import CliError, print_json, seed_arg
 from core.teamwork import DEFAULT_OVERLAP
 
 
@@ -60,7 +60,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        choices=["text-to-image", "image-to-image"])
     split.add_argument("--tag", help="only samples with this tag")
     split.add_argument("--unreviewed", action="store_true", help="only unreviewed samples")
-    split.add_argument("--seed", type=int, help="the shuffle's seed (default: random)")
+    split.add_argument("--seed", type=seed_arg, help="the shuffle's seed (default: random)")
     split.add_argument("--name", help="the split's name (default: project and time)")
     split.add_argument("--json", action="store_true")
     split.set_defaults(handler=cmd_split)

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from app.cli import run_cli
 from core import __version__
 
@@ -64,3 +66,26 @@ def test_demo_command(tmp_path: Path, capsys) -> None:
     # the demo ships colour-shift results, so Metrics and Analyze have something to show
     assert problems == []
     assert any(d.kind == "scores" and "colour" in d.name.lower() for d in datasets)
+
+
+@pytest.mark.parametrize("seed", ["-1", str(2**63), "99999999999999999999999999", "1.5"])
+@pytest.mark.parametrize("command", [
+    ["demo", "{tmp}/d.winnow"],
+    ["session", "create", "{tmp}/p.winnow", "--name", "x", "--protocol", "ranking",
+     "--out", "{tmp}/out"],
+    ["stats", "elo", "{tmp}/v.csv"],
+    ["curate", "split", "{tmp}/p.winnow", "--curators", "2", "--out", "{tmp}/out"],
+], ids=["demo", "session", "stats", "curate"])
+def test_a_seed_out_of_range_is_refused_naming_the_option(tmp_path: Path, capsys,
+                                                          command: list[str],
+                                                          seed: str) -> None:
+    """`--seed 99999999999999999999999999` ended in an OverflowError traceback (demo,
+    session create: SQLite holds 64 bits); `--seed -1` in numpy's bare 'expected
+    non-negative integer'. Refused before anything is written."""
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in command] + ["--seed", seed]
+    with pytest.raises(SystemExit) as exit_:
+        run_cli(argv)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument --seed: expected a whole number from 0 to {2**63 - 1}" in err
+    assert "Traceback" not in err and list(tmp_path.iterdir()) == []

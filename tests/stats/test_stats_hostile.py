@@ -197,3 +197,26 @@ def test_idea_refuses_a_category_named_overall(capsys, write_csv, category: str)
     assert captured.out == ""
     assert ("c.csv row 3, column 'category': 'overall' is reserved for the overall score"
             in captured.err)
+
+
+@pytest.mark.parametrize("k", ["1e300", "401"])
+def test_online_elo_refuses_a_k_beyond_the_elo_scale(capsys, write_csv, k: str) -> None:
+    """`--online --k 1e300` ended in an OverflowError traceback (10 ** (ΔR / 400))."""
+    path = write_csv("v.csv", ["a", "b", "winner"], [["x", "y", "a"], ["y", "x", "a"]] * 3)
+    with pytest.raises(SystemExit):
+        run_cli(["stats", "elo", str(path), "--online", "--k", k])
+    err = capsys.readouterr().err
+    assert f"argument --k: expected a number from 0 to 400 (exclusive of 0), got '{k}'" in err
+    from core.stats.online_elo import online_elo_ratings
+
+    with pytest.raises(ValueError, match="K must be"):
+        online_elo_ratings(tables.read_votes(path), k=float(k))
+
+
+def test_online_elo_at_the_largest_k_stays_finite(capsys, write_csv) -> None:
+    rows = [["x", "y", "a"]] * 300 + [["y", "z", "a"]] * 300 + [["z", "x", "tie"]]
+    path = write_csv("v.csv", ["a", "b", "winner"], rows)
+    assert run_cli(["stats", "elo", str(path), "--online", "--k", "400", "--seed", "1",
+                    "--bootstrap", "50"]) == 0
+    ratings = json.loads(capsys.readouterr().out)["ratings"]
+    assert all(np.isfinite(list(r.values())).all() for r in ratings.values())
