@@ -96,11 +96,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _names(args: argparse.Namespace) -> list[str]:
+    from core.teamwork.split import MAX_CURATORS
+
     names = [n for n in (args.names or "").split(",") if n.strip()]
     if args.curators is None and not names:
         raise CliError("say how many curators (--curators N) or name them (--names A,B)")
     if args.curators is not None and names and len(names) != args.curators:
         raise CliError(f"--curators {args.curators} but {len(names)} name(s) in --names")
+    if args.curators is not None and not 1 <= args.curators <= MAX_CURATORS:
+        raise CliError(f"a split needs 1 to {MAX_CURATORS} curators, not {args.curators:,}")
     return names or [f"Curator {k}" for k in range(1, args.curators + 1)]
 
 

@@ -188,3 +188,18 @@ def test_cli_split_shares_as_the_dialog_does_by_default(demo_template: Path,
                 str(tmp_path / "one"), "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["overlap_samples"] == 0
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("curators", ["1000000000", "-2", "101"])
+def test_cli_split_refuses_a_number_of_curators_at_once(tmp_path: Path, capsys,
+                                                        curators: str) -> None:
+    """`--curators 1000000000` built a billion names before the limit was checked (it
+    ran for ever); `--curators -2` was reported as 'not 0'."""
+    from app.cli import run_cli
+
+    Project.create(tmp_path / "p.winnow").close()
+    assert run_cli(["curate", "split", str(tmp_path / "p.winnow"), "--curators", curators,
+                    "--out", str(tmp_path / "out")]) == 2
+    assert f"a split needs 1 to 100 curators, not {int(curators):,}" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
