@@ -30,8 +30,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "verification to this JSON file")
     parser.add_argument("--face-detector", choices=("centerface", "hog", "centerface+hog"),
                         default=None, help="default: centerface when installed, else hog")
-    parser.add_argument("--threshold", type=float, default=None,
-                        help="face score threshold (CenterFace, default 0.2)")
+    parser.add_argument("--threshold", type=_score, default=None,
+                        help="face score threshold (CenterFace, default 0.2; the check of "
+                        "each output still uses 0.2 when this is higher)")
     parser.add_argument("--no-plates", action="store_true", help="do not look for plates")
     parser.add_argument("--overwrite", action="store_true",
                         help="replace Winnow's own earlier outputs in OUT_DIR (files it did "
@@ -41,6 +42,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "x.UNVERIFIED.jpg (never share them without looking); by default "
                         "they are not written, and the report says why")
     parser.set_defaults(handler=run_anonymize)
+
+
+def _score(text: str) -> float:
+    """A face score threshold: strictly between 0 and 1 (NaN, 2 or inf hid no face)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a score between 0 and 1, got {text!r}")
+    return value
 
 
 def run_anonymize(args: argparse.Namespace) -> int:
