@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import re
 import sys
 from typing import Any, TextIO
@@ -111,6 +112,17 @@ def run_cli(argv: list[str]) -> int:
         sys.stdout, sys.stderr = out, err
 
 
+def _quiet_stdout() -> None:
+    """Point stdout at the null device, so that flushing it at exit raises no second
+    BrokenPipeError (Python's documented recipe)."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.__stdout__.fileno() if sys.__stdout__ else 1)
+        os.close(fd)
+    except (OSError, ValueError):
+        pass
+
+
 def _run(args: argparse.Namespace, handler: Any) -> int:
     """Run ``handler``; a user's problem is one line on stderr and exit status 2."""
     from core.extras import ExtraMissingError
@@ -118,6 +130,9 @@ def _run(args: argparse.Namespace, handler: Any) -> int:
 
     try:
         return int(handler(args) or 0)
+    except BrokenPipeError:  # `winnow … | head`: the reader has what it wanted
+        _quiet_stdout()
+        return 141  # as a shell reports a process ended by SIGPIPE
     except (CliError, ProjectError, ExtraMissingError, OSError, ValueError) as exc:
         print(f"winnow {args.command}: error: {exc}", file=sys.stderr)
         return 2

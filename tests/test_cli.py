@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -89,3 +90,14 @@ def test_a_seed_out_of_range_is_refused_naming_the_option(tmp_path: Path, capsys
     err = capsys.readouterr().err
     assert f"argument --seed: expected a whole number from 0 to {2**63 - 1}" in err
     assert "Traceback" not in err and list(tmp_path.iterdir()) == []
+
+
+def test_a_reader_that_goes_away_is_not_an_error(tmp_path: Path) -> None:
+    """`winnow info P | head -1` printed 'winnow info: error: [Errno 32] Broken pipe'
+    (`| true`: the reader is gone before Winnow writes, every time)."""
+    (tmp_path / "v.csv").write_text("a,b,winner\nm1,m2,a\nm2,m3,b\n")
+    done = subprocess.run(f"{sys.executable} -m app stats winrate v.csv | true; "
+                          "echo ${PIPESTATUS[0]}", shell=True, executable="/bin/bash",
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])})
+    assert done.stderr == "" and done.stdout == "141\n"
