@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -81,6 +82,8 @@ def run_anonymize(args: argparse.Namespace) -> int:
     if args.threshold is not None:
         settings.face_threshold = args.threshold
     settings.plates = not args.no_plates
+    if args.report:
+        _check_report_path(args)
     if args.report and args.report.exists():
         from core.export_files import not_owned_message, owned
 
@@ -115,6 +118,27 @@ def run_anonymize(args: argparse.Namespace) -> int:
     })
     incomplete = any(report[k] for k in ("failed", "errors", "skipped", "not_written"))
     return 1 if incomplete else 0
+
+
+def _check_report_path(args: argparse.Namespace) -> None:
+    """Refuse a ``--report`` where an output (or its UNVERIFIED name) or the folder's
+    ownership marker goes: the report replaced the photo written there a moment before."""
+    from app.cli import CliError
+    from core.export_files import MARKER_NAME
+    from core.imaging.batch import output_names, scan, unverified_name
+
+    report = Path(os.path.abspath(args.report))
+    out = Path(os.path.abspath(args.out))
+    if out not in report.parents:
+        return
+    taken = {out / MARKER_NAME: "the folder's record of the files Winnow wrote"}
+    photos, _ = scan(args.in_dir, args.out)
+    for rel, name in output_names(photos).items():
+        for path in (out / name, unverified_name(out / name)):
+            taken[Path(os.path.normpath(path))] = f"the anonymized copy of {rel.as_posix()}"
+    what = taken.get(Path(os.path.normpath(report)))
+    if what:
+        raise CliError(f"--report {args.report} is where {what} goes; choose another name")
 
 
 def _progress_printer() -> Any:
