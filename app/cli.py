@@ -12,7 +12,9 @@ import importlib
 import json
 import os
 import re
+import stat
 import sys
+from pathlib import Path
 from typing import Any, TextIO
 
 from core import __version__
@@ -65,6 +67,30 @@ def seed_arg(text: str) -> int:
         raise argparse.ArgumentTypeError(
             f"expected a whole number from 0 to {MAX_SEED}, got {text!r}")
     return value
+
+
+#: The largest small input file a command reads whole (gold answers, questions, templates).
+MAX_SMALL_FILE = 16 * 2**20
+
+
+def read_small_text(path: Path, what: str) -> str:
+    """The UTF-8 text of the small file ``path`` (``what`` it is, for messages), or a
+    CliError naming it: a pipe waited for ever, /dev/zero filled the memory."""
+    try:
+        st = path.stat()
+    except OSError as exc:
+        raise CliError(f"{what} {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "a pipe, a device or a socket"
+        raise CliError(f"{what} {path} is not a regular file ({kind})")
+    with open(path, "rb") as fh:
+        data = fh.read(MAX_SMALL_FILE + 1)
+    if len(data) > MAX_SMALL_FILE:
+        raise CliError(f"{what} {path} is larger than {MAX_SMALL_FILE // 2**20} MB")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CliError(f"{what} {path} is not UTF-8 text (byte {exc.start:,})") from None
 
 
 def print_json(data: Any) -> None:

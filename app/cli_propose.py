@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.cli import CliError, print_json
+from app.cli import CliError, print_json, read_small_text
 
 ACTIONS = ("report", "templates", "template")
 
@@ -172,11 +172,8 @@ def _template(args: argparse.Namespace) -> int:
     if not args.kind or args.user is None:
         raise CliError("give --kind and --user FILE (and optionally --system FILE)")
     (kind,) = parse_kinds(args.kind)
-    try:
-        user = args.user.read_text(encoding="utf-8")
-        system = args.system.read_text(encoding="utf-8") if args.system else None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CliError(f"cannot read the template text: {exc}") from None
+    user = read_small_text(args.user, "--user")  # a pipe waited for ever
+    system = read_small_text(args.system, "--system") if args.system else None
     with _open(args.project) as project:
         system = system if system is not None else current(project, kind).system
         saved = save_version(project, kind, system, user, args.note)

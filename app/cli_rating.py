@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from app.cli import CliError, print_json, seed_arg
+from app.cli import CliError, print_json, read_small_text, seed_arg
 
 #: share of gold tasks when gold is asked for without a rate
 DEFAULT_GOLD_RATE = 0.1
@@ -100,6 +100,19 @@ def _split(text: str | None) -> list[str]:
     return [x.strip() for x in (text or "").split(",") if x.strip()]
 
 
+def _gold_items(path: Path) -> tuple[dict, ...]:
+    """The known answers of ``--gold-file``: a JSON list of objects."""
+    try:
+        items = json.loads(read_small_text(path, "--gold-file"))
+    except (ValueError, RecursionError) as exc:
+        why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise CliError(f"{path}: not valid JSON ({why})") from None
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise CliError(f"{path}: expected a JSON list of objects, e.g. "
+                       '[{"sample": "s1", "better": "m1", "worse": "m2"}]')
+    return tuple(items)
+
+
 def cmd_create(args: argparse.Namespace) -> int:
     """``winnow session create P --name N --protocol X --out DIR ...``."""
     from core.ingest.outputs import output_models
@@ -126,14 +139,11 @@ def cmd_create(args: argparse.Namespace) -> int:
                                       text=args.text).sample_ids(project)
         gold_items: tuple = ()
         if args.gold_file:
-            try:
-                gold_items = tuple(json.loads(args.gold_file.read_text(encoding="utf-8")))
-            except json.JSONDecodeError as exc:
-                raise CliError(f"{args.gold_file}: not valid JSON ({exc})") from None
+            gold_items = _gold_items(args.gold_file)
         questions = CHECKLIST_QUESTIONS
         if args.questions:
             questions = tuple(line.strip() for line in
-                              args.questions.read_text(encoding="utf-8").splitlines()
+                              read_small_text(args.questions, "--questions").splitlines()
                               if line.strip())
         design = SessionDesign(
             name=args.name, protocol=args.protocol, sample_ids=tuple(sample_ids),

@@ -101,3 +101,49 @@ def test_a_reader_that_goes_away_is_not_an_error(tmp_path: Path) -> None:
                           cwd=tmp_path, capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])})
     assert done.stderr == "" and done.stdout == "141\n"
+
+
+def _session_project(tmp_path: Path) -> Path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "rating"))
+    from rating_helpers import build_project
+
+    build_project(tmp_path / "p.winnow").close()
+    return tmp_path / "p.winnow"
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("content", "message"), [
+    ("fifo", "is not a regular file (a pipe, a device or a socket)"),
+    ("/dev/zero", "is not a regular file (a pipe, a device or a socket)"),
+    ("[" * 100_000 + "]" * 100_000, "not valid JSON (nested too deeply)"),
+    ('{"sample": "s000"}', "expected a JSON list of objects"),
+    ("[1, 2]", "expected a JSON list of objects"),
+    (b"\xff\xfe[]", "is not UTF-8 text"),
+])
+def test_session_create_reads_its_small_files_safely(tmp_path: Path, capsys,
+                                                     content: str | bytes,
+                                                     message: str) -> None:
+    """`--gold-file` (and `--questions`, `propose template --user`) read whole: a pipe
+    waited for ever, /dev/zero filled the memory, deep nesting or an object instead of a
+    list ended in a RecursionError or AttributeError traceback."""
+    project = _session_project(tmp_path)
+    gold = tmp_path / "gold.json"
+    if content == "fifo":
+        os.mkfifo(gold)
+    elif content == "/dev/zero":
+        gold = Path("/dev/zero")
+    elif isinstance(content, bytes):
+        gold.write_bytes(content)
+    else:
+        gold.write_text(content)
+    args = ["session", "create", str(project), "--name", "x", "--protocol", "ranking",
+            "--out", str(tmp_path / "out"), "--models", "aurora-xl,brushwork-2",
+            "--gold-rate", "0.1", "--gold-file", str(gold)]
+    assert run_cli(args) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+    if content == "fifo":  # the checklist questions file, read the same way
+        assert run_cli([*args[:-4], "--protocol", "checklist", "--questions",
+                        str(gold)]) == 2
+        assert "is not a regular file" in capsys.readouterr().err
