@@ -220,3 +220,22 @@ def test_online_elo_at_the_largest_k_stays_finite(capsys, write_csv) -> None:
                     "--bootstrap", "50"]) == 0
     ratings = json.loads(capsys.readouterr().out)["ratings"]
     assert all(np.isfinite(list(r.values())).all() for r in ratings.values())
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("method", ["kemeny", "kendall", "friedman", "alpha", "success",
+                                    "idea"])
+@pytest.mark.parametrize("kind", ["fifo", "device", "folder"])
+def test_every_table_refuses_a_pipe_a_device_or_a_folder(tmp_path, capsys, method: str,
+                                                         kind: str) -> None:
+    """Only the vote files checked: `winnow stats kemeny PIPE` (and `metrics calibrate
+    --human PIPE`) waited for a writer for ever, /dev/zero filled the memory."""
+    import os
+    from pathlib import Path
+
+    path = {"fifo": tmp_path / "x.csv", "device": Path("/dev/zero"),
+            "folder": tmp_path}[kind]
+    if kind == "fifo":
+        os.mkfifo(path)
+    assert run_cli(["stats", method, str(path)]) == 2
+    assert f"{path.name}: not a regular file" in capsys.readouterr().err
