@@ -140,7 +140,7 @@ def cmd_create(args: argparse.Namespace) -> int:
         gold_items: tuple = ()
         if args.gold_file:
             gold_items = _gold_items(args.gold_file)
-        questions = CHECKLIST_QUESTIONS
+        questions: tuple[str, ...] = CHECKLIST_QUESTIONS
         if args.questions:
             questions = tuple(line.strip() for line in
                               read_small_text(args.questions, "--questions").splitlines()
