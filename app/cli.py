@@ -10,11 +10,15 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import re
+import stat
 import sys
-from typing import Any
+from pathlib import Path
+from typing import Any, TextIO
 
 from core import __version__
+from core.visible_text import spell_controls, visible
 
 #: Modules that contribute subcommands (each has ``register(subparsers)``).
 COMMAND_MODULES = [
@@ -48,21 +52,74 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-#: what a terminal would act on rather than show: C0/C1 controls (escape sequences,
-#: bells) but newline and tab, and the direction overrides that make text read otherwise
-_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
-                     "\u2066-\u2069]")
+#: The largest seed: seeds are stored in the project as SQLite integers (64-bit signed).
+MAX_SEED = 2**63 - 1
 
 
-def shown(text: str) -> str:
-    """``text`` safe for a terminal: file names, rater names and the like come from other
-    people's machines; what a terminal would act on is written as ``\\x1b``, ``\\u202e``."""
-    return _HIDDEN.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+def seed_arg(text: str) -> int:
+    """argparse type of ``--seed``: a whole number from 0 to :data:`MAX_SEED` (a larger
+    one ended in an OverflowError traceback, a negative one in numpy's bare error)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number from 0 to {MAX_SEED}, got {text!r}")
+    return value
+
+
+#: The largest small input file a command reads whole (gold answers, questions, templates).
+MAX_SMALL_FILE = 16 * 2**20
+
+
+def read_small_text(path: Path, what: str) -> str:
+    """The UTF-8 text of the small file ``path`` (``what`` it is, for messages), or a
+    CliError naming it: a pipe waited for ever, /dev/zero filled the memory."""
+    try:
+        st = path.stat()
+    except OSError as exc:
+        raise CliError(f"{what} {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "a pipe, a device or a socket"
+        raise CliError(f"{what} {path} is not a regular file ({kind})")
+    with open(path, "rb") as fh:
+        data = fh.read(MAX_SMALL_FILE + 1)
+    if len(data) > MAX_SMALL_FILE:
+        raise CliError(f"{what} {path} is larger than {MAX_SMALL_FILE // 2**20} MB")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CliError(f"{what} {path} is not UTF-8 text (byte {exc.start:,})") from None
 
 
 def print_json(data: Any) -> None:
-    """Write ``data`` as JSON on stdout (UTF-8, no ASCII escaping)."""
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n")
+    """Write ``data`` as JSON on stdout (UTF-8, no ASCII escaping but for DEL and the C1
+    controls, which JSON leaves raw and a terminal acts on: ``\\u009b``)."""
+    text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False)
+    out = getattr(sys.stdout, "raw_text", sys.stdout)  # the exact text: it is data (ADR 160)
+    out.write(_RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
+
+
+_RAW_IN_JSON = re.compile("[\x7f-\x9f]")
+
+
+class _TerminalSafe:
+    """A text stream that spells control characters out (ADR 176), and invisible and
+    direction characters (ADR 160): a report quoting a stranger's file name or URL never
+    sends an escape sequence to the terminal, nor shows one name as another. A carriage
+    return is kept at the start of a write, where progress lines put theirs.
+    ``raw_text`` is the stream itself, for JSON (which escapes what it must)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.raw_text = stream
+
+    def write(self, text: str) -> int:
+        head = "\r" if text.startswith("\r") else ""
+        return self.raw_text.write(head + spell_controls(visible(text[len(head):])))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.raw_text, name)
 
 
 def run_cli(argv: list[str]) -> int:
@@ -73,13 +130,37 @@ def run_cli(argv: list[str]) -> int:
     if handler is None:
         parser.print_help()
         return 2
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _TerminalSafe(out), _TerminalSafe(err)
+    try:
+        return _run(args, handler)
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at the null device, so that flushing it at exit raises no second
+    BrokenPipeError (Python's documented recipe)."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.__stdout__.fileno() if sys.__stdout__ else 1)
+        os.close(fd)
+    except (OSError, ValueError):
+        pass
+
+
+def _run(args: argparse.Namespace, handler: Any) -> int:
+    """Run ``handler``; a user's problem is one line on stderr and exit status 2."""
     from core.extras import ExtraMissingError
     from core.store.errors import ProjectError
 
     try:
         return int(handler(args) or 0)
+    except BrokenPipeError:  # `winnow … | head`: the reader has what it wanted
+        _quiet_stdout()
+        return 141  # as a shell reports a process ended by SIGPIPE
     except (CliError, ProjectError, ExtraMissingError, OSError, ValueError) as exc:
-        print(shown(f"winnow {args.command}: error: {exc}"), file=sys.stderr)
+        print(f"winnow {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("winnow: interrupted", file=sys.stderr)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -30,8 +31,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "verification to this JSON file")
     parser.add_argument("--face-detector", choices=("centerface", "hog", "centerface+hog"),
                         default=None, help="default: centerface when installed, else hog")
-    parser.add_argument("--threshold", type=float, default=None,
-                        help="face score threshold (CenterFace, default 0.2)")
+    parser.add_argument("--threshold", type=_score, default=None,
+                        help="face score threshold (CenterFace, default 0.2; the check of "
+                        "each output still uses 0.2 when this is higher)")
     parser.add_argument("--no-plates", action="store_true", help="do not look for plates")
     parser.add_argument("--overwrite", action="store_true",
                         help="replace Winnow's own earlier outputs in OUT_DIR (files it did "
@@ -41,6 +43,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "x.UNVERIFIED.jpg (never share them without looking); by default "
                         "they are not written, and the report says why")
     parser.set_defaults(handler=run_anonymize)
+
+
+def _score(text: str) -> float:
+    """A face score threshold: strictly between 0 and 1 (NaN, 2 or inf hid no face)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a score between 0 and 1, got {text!r}")
+    return value
 
 
 def run_anonymize(args: argparse.Namespace) -> int:
@@ -69,6 +82,8 @@ def run_anonymize(args: argparse.Namespace) -> int:
     if args.threshold is not None:
         settings.face_threshold = args.threshold
     settings.plates = not args.no_plates
+    if args.report:
+        _check_report_path(args)
     if args.report and args.report.exists():
         from core.export_files import not_owned_message, owned
 
@@ -103,6 +118,27 @@ def run_anonymize(args: argparse.Namespace) -> int:
     })
     incomplete = any(report[k] for k in ("failed", "errors", "skipped", "not_written"))
     return 1 if incomplete else 0
+
+
+def _check_report_path(args: argparse.Namespace) -> None:
+    """Refuse a ``--report`` where an output (or its UNVERIFIED name) or the folder's
+    ownership marker goes: the report replaced the photo written there a moment before."""
+    from app.cli import CliError
+    from core.export_files import MARKER_NAME
+    from core.imaging.batch import output_names, scan, unverified_name
+
+    report = Path(os.path.abspath(args.report))
+    out = Path(os.path.abspath(args.out))
+    if out not in report.parents:
+        return
+    taken = {out / MARKER_NAME: "the folder's record of the files Winnow wrote"}
+    photos, _ = scan(args.in_dir, args.out)
+    for rel, name in output_names(photos).items():
+        for path in (out / name, unverified_name(out / name)):
+            taken[Path(os.path.normpath(path))] = f"the anonymized copy of {rel.as_posix()}"
+    what = taken.get(Path(os.path.normpath(report)))
+    if what:
+        raise CliError(f"--report {args.report} is where {what} goes; choose another name")
 
 
 def _progress_printer() -> Any:

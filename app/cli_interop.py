@@ -94,7 +94,7 @@ def cmd_export_photos(args: argparse.Namespace) -> int:
 def cmd_import_hf(args: argparse.Namespace) -> int:
     """``winnow import hf DIR --project P``."""
     from app.cli_project import _open_or_create
-    from core.interop.hf_import import import_hf
+    from core.interop.hf_import import check_hf_source, import_hf
 
     columns = {}
     for item in args.column:
@@ -102,6 +102,8 @@ def cmd_import_hf(args: argparse.Namespace) -> int:
         if not sep or not field.strip() or not column.strip():
             raise CliError(f"--column {item!r}: write FIELD=COLUMN, e.g. prompt=instruction")
         columns[field.strip()] = column.strip()
+    if not args.project.exists():
+        check_hf_source(args.source, columns)  # a source that cannot be read makes no project
     with _open_or_create(args.project) as project:
         report = import_hf(project, args.source, columns=columns,
                            state=_state(f"Import {args.source.name}"))

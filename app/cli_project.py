@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.cli import CliError, print_json
+from app.cli import CliError, print_json, seed_arg
 
 if TYPE_CHECKING:
     from core.jobs import JobState
@@ -50,9 +50,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     demo = subparsers.add_parser("demo", help="write a demo project (never replaces an "
                                  "existing one)")
     demo.add_argument("project", type=Path)
-    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--seed", type=seed_arg, default=0)
     demo.add_argument("--json", action="store_true")
     demo.set_defaults(handler=cmd_demo)
+
+
+#: The most downloads an import runs at once.
+MAX_CONCURRENCY = 256
 
 
 def _open_or_create(path: Path) -> Project:
@@ -65,6 +69,8 @@ def _open_or_create(path: Path) -> Project:
     try:
         return Project.create(path)
     except FileExistsError:  # another process made it meanwhile: open it like any other
+        if not path.exists():  # something else is in the way (a file named like its assets)
+            raise
         return Project.open(path)  # (refused with the holder's name while it is open)
 
 
@@ -93,8 +99,8 @@ def cmd_import_posts(args: argparse.Namespace) -> int:
     from core.jobs import JobState
 
     settings = None
-    if args.concurrency < 1:
-        raise CliError("--concurrency must be at least 1")
+    if not 1 <= args.concurrency <= MAX_CONCURRENCY:  # 100000 took 1.8 GB for 25 URLs
+        raise CliError(f"--concurrency must be 1–{MAX_CONCURRENCY}, not {args.concurrency:,}")
     if args.image_root is not None and not args.image_root.is_dir():
         raise CliError(f"--image-root {args.image_root} is not a folder")
     if not args.project.exists():
@@ -116,14 +122,24 @@ def cmd_import_posts(args: argparse.Namespace) -> int:
     else:
         print(report.summary())
         for err in report.errors[:50]:
-            print(f"  line {err['line']}: {err['error']}")
+            print(f"  line {err['line']}: {_brief(err['error'])}")
         for err in report.image_errors[:50]:
-            print(f"  image {err['url']} (lines {err['lines']}): {err['error']}")
+            print(f"  image {_brief(err['url'])} (lines {_brief(str(err['lines']))}): "
+                  f"{_brief(err['error'])}")
     return 1 if report.failed else 0
 
 
+def _brief(text: str, limit: int = 300) -> str:
+    """``text``, or its start and its length when it is longer than ``limit``: a JSONL
+    line can hold a URL of megabytes, and the report shows it (``--json`` has it all)."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
 def cmd_import_outputs(args: argparse.Namespace) -> int:
-    """``winnow import outputs DIR --project P.winnow [--models a,b] [--json]``."""
+    """``winnow import outputs DIR --project P.winnow [--models a,b] [--json]``.
+
+    Exit status 1 when some files could not be imported (the report names them).
+    """
     from core.ingest.outputs import import_outputs
     from core.store import Project
 
@@ -141,7 +157,7 @@ def cmd_import_outputs(args: argparse.Namespace) -> int:
             print(f"  extra files (no such sample): {', '.join(report.extra[:20])}")
         for err in report.errors:
             print(f"  {err['file']}: {err['error']}")
-    return 0
+    return 1 if report.errors else 0
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

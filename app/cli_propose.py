@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.cli import CliError, print_json
+from app.cli import CliError, print_json, read_small_text
 
 ACTIONS = ("report", "templates", "template")
 
@@ -41,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--what", default=",".join(KINDS),
                    help=f"comma-separated kinds (default all): {', '.join(KINDS)}")
     p.add_argument("--posts", default="raw", help=QUERY_HELP)
-    p.add_argument("--limit", type=int, help="at most this many posts")
+    p.add_argument("--limit", type=_at_least_one, help="at most this many posts")
     g = p.add_argument_group("endpoint")
     g.add_argument("--url", default=os.environ.get("WINNOW_PROPOSE_URL", ""),
                    help="base URL, e.g. http://localhost:8000/v1 (or WINNOW_PROPOSE_URL)")
@@ -63,6 +63,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     g.add_argument("--system", type=Path, help="template: file with the system text")
     g.add_argument("--note", default="", help="template: what changed")
     p.set_defaults(handler=cmd_propose)
+
+
+def _at_least_one(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
 
 
 def _progress(state: Any) -> None:
@@ -104,7 +114,7 @@ def cmd_propose(args: argparse.Namespace) -> int:
     with _open(args.project) as project:
         posts = select_posts(project, args.posts)
         if args.limit is not None:
-            posts = posts[:max(0, args.limit)]
+            posts = posts[:args.limit]
         if not posts:
             print_json({"posts": 0, "note": f"no post matches {args.posts!r}"})
             return 0
@@ -162,11 +172,8 @@ def _template(args: argparse.Namespace) -> int:
     if not args.kind or args.user is None:
         raise CliError("give --kind and --user FILE (and optionally --system FILE)")
     (kind,) = parse_kinds(args.kind)
-    try:
-        user = args.user.read_text(encoding="utf-8")
-        system = args.system.read_text(encoding="utf-8") if args.system else None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CliError(f"cannot read the template text: {exc}") from None
+    user = read_small_text(args.user, "--user")  # a pipe waited for ever
+    system = read_small_text(args.system, "--system") if args.system else None
     with _open(args.project) as project:
         system = system if system is not None else current(project, kind).system
         saved = save_version(project, kind, system, user, args.note)

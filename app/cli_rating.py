@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from app.cli import CliError, print_json, shown
+from app.cli import CliError, print_json, read_small_text, seed_arg
 
 #: share of gold tasks when gold is asked for without a rate
 DEFAULT_GOLD_RATE = 0.1
@@ -53,7 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="side-by-side: preference,coherence,alignment,overall")
     create.add_argument("--questions", type=Path, help="checklist: file with six lines")
     create.add_argument("--instructions", default="")
-    create.add_argument("--seed", type=int, default=0)
+    create.add_argument("--seed", type=seed_arg, default=0)
     create.add_argument("--json", action="store_true")
     create.set_defaults(handler=cmd_create)
 
@@ -102,6 +102,19 @@ def _split(text: str | None) -> list[str]:
     return [x.strip() for x in (text or "").split(",") if x.strip()]
 
 
+def _gold_items(path: Path) -> tuple[dict, ...]:
+    """The known answers of ``--gold-file``: a JSON list of objects."""
+    try:
+        items = json.loads(read_small_text(path, "--gold-file"))
+    except (ValueError, RecursionError) as exc:
+        why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise CliError(f"{path}: not valid JSON ({why})") from None
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise CliError(f"{path}: expected a JSON list of objects, e.g. "
+                       '[{"sample": "s1", "better": "m1", "worse": "m2"}]')
+    return tuple(items)
+
+
 def cmd_create(args: argparse.Namespace) -> int:
     """``winnow session create P --name N --protocol X --out DIR ...``."""
     from core.ingest.outputs import output_models
@@ -128,14 +141,11 @@ def cmd_create(args: argparse.Namespace) -> int:
                                       text=args.text).sample_ids(project)
         gold_items: tuple = ()
         if args.gold_file:
-            try:
-                gold_items = tuple(json.loads(args.gold_file.read_text(encoding="utf-8")))
-            except json.JSONDecodeError as exc:
-                raise CliError(f"{args.gold_file}: not valid JSON ({exc})") from None
-        questions = CHECKLIST_QUESTIONS
+            gold_items = _gold_items(args.gold_file)
+        questions: tuple[str, ...] = CHECKLIST_QUESTIONS
         if args.questions:
             questions = tuple(line.strip() for line in
-                              args.questions.read_text(encoding="utf-8").splitlines()
+                              read_small_text(args.questions, "--questions").splitlines()
                               if line.strip())
         design = SessionDesign(
             name=args.name, protocol=args.protocol, sample_ids=tuple(sample_ids),
@@ -172,9 +182,9 @@ def cmd_merge(args: argparse.Namespace) -> int:
         print_json({"merged": [r.__dict__ for r in results], "refused": errors})
     else:
         for r in results:
-            print(shown(r.summary()))
+            print(r.summary())
     for err in errors:
-        print(shown(f"winnow session merge: refused: {err}"), file=sys.stderr)
+        print(f"winnow session merge: refused: {err}", file=sys.stderr)
     return 1 if errors else 0
 
 
@@ -228,7 +238,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.to_json())
     else:
-        print(shown(format_audit(result)))
+        print(format_audit(result))
     return 1 if result.findings else 0
 
 

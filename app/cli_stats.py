@@ -15,6 +15,7 @@ import sys
 import time
 from collections.abc import Callable
 
+from app.cli import seed_arg
 from core import stats
 from core.stats import tables
 from core.stats.battles import (
@@ -75,10 +76,13 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def _positive_float(text: str) -> float:
+def _elo_k(text: str) -> float:
+    from core.stats.online_elo import MAX_K
+
     value = _finite_float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
+    if not 0 < value <= MAX_K:
+        raise argparse.ArgumentTypeError(
+            f"expected a number from 0 to {MAX_K:g} (exclusive of 0), got {text!r}")
     return value
 
 
@@ -364,7 +368,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--bootstrap", type=_non_negative_int, default=1000, help="resamples (default 1000)"
     )
     p.add_argument("--ci", type=_probability, default=0.95, help="interval level (default 0.95)")
-    p.add_argument("--seed", type=int, default=None, help="random seed (default: random)")
+    p.add_argument("--seed", type=seed_arg, default=None, help="random seed (default: random)")
     p.add_argument(
         "--online",
         action="store_true",
@@ -373,7 +377,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--k",
-        type=_positive_float,
+        type=_elo_k,
         default=4.0,
         help="K of the online Elo (default 4, as FastChat)",
     )

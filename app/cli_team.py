@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.cli import CliError, print_json
+from app.cli import CliError, print_json, seed_arg
 from core.teamwork import DEFAULT_OVERLAP
 
 
@@ -60,7 +60,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        choices=["text-to-image", "image-to-image"])
     split.add_argument("--tag", help="only samples with this tag")
     split.add_argument("--unreviewed", action="store_true", help="only unreviewed samples")
-    split.add_argument("--seed", type=int, help="the shuffle's seed (default: random)")
+    split.add_argument("--seed", type=seed_arg, help="the shuffle's seed (default: random)")
     split.add_argument("--name", help="the split's name (default: project and time)")
     split.add_argument("--json", action="store_true")
     split.set_defaults(handler=cmd_split)
@@ -96,11 +96,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _names(args: argparse.Namespace) -> list[str]:
+    from core.teamwork.split import MAX_CURATORS
+
     names = [n for n in (args.names or "").split(",") if n.strip()]
     if args.curators is None and not names:
         raise CliError("say how many curators (--curators N) or name them (--names A,B)")
     if args.curators is not None and names and len(names) != args.curators:
         raise CliError(f"--curators {args.curators} but {len(names)} name(s) in --names")
+    if args.curators is not None and not 1 <= args.curators <= MAX_CURATORS:
+        raise CliError(f"a split needs 1 to {MAX_CURATORS} curators, not {args.curators:,}")
     return names or [f"Curator {k}" for k in range(1, args.curators + 1)]
 
 

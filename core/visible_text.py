@@ -32,3 +32,14 @@ def visible(text: str) -> str:
     if text.isascii():
         return text
     return "".join(f"⟨U+{ord(c):04X}⟩" if _hidden(c) else c for c in text)
+
+
+#: Control characters a terminal acts on (C0 but tab and line feed, DEL, C1).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def spell_controls(text: str) -> str:
+    """``text`` with each control character but tab and line feed spelt ``⟨U+XXXX⟩``:
+    for the terminal, where an escape sequence from a stranger's file name would act
+    (retitle the window, hide or recolour lines, write the clipboard) (ADR 176)."""
+    return _CONTROL.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", text)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from app.cli import run_cli
 from core import __version__
@@ -64,3 +67,83 @@ def test_demo_command(tmp_path: Path, capsys) -> None:
     # the demo ships colour-shift results, so Metrics and Analyze have something to show
     assert problems == []
     assert any(d.kind == "scores" and "colour" in d.name.lower() for d in datasets)
+
+
+@pytest.mark.parametrize("seed", ["-1", str(2**63), "99999999999999999999999999", "1.5"])
+@pytest.mark.parametrize("command", [
+    ["demo", "{tmp}/d.winnow"],
+    ["session", "create", "{tmp}/p.winnow", "--name", "x", "--protocol", "ranking",
+     "--out", "{tmp}/out"],
+    ["stats", "elo", "{tmp}/v.csv"],
+    ["curate", "split", "{tmp}/p.winnow", "--curators", "2", "--out", "{tmp}/out"],
+], ids=["demo", "session", "stats", "curate"])
+def test_a_seed_out_of_range_is_refused_naming_the_option(tmp_path: Path, capsys,
+                                                          command: list[str],
+                                                          seed: str) -> None:
+    """`--seed 99999999999999999999999999` ended in an OverflowError traceback (demo,
+    session create: SQLite holds 64 bits); `--seed -1` in numpy's bare 'expected
+    non-negative integer'. Refused before anything is written."""
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in command] + ["--seed", seed]
+    with pytest.raises(SystemExit) as exit_:
+        run_cli(argv)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument --seed: expected a whole number from 0 to {2**63 - 1}" in err
+    assert "Traceback" not in err and list(tmp_path.iterdir()) == []
+
+
+def test_a_reader_that_goes_away_is_not_an_error(tmp_path: Path) -> None:
+    """`winnow info P | head -1` printed 'winnow info: error: [Errno 32] Broken pipe'
+    (`| true`: the reader is gone before Winnow writes, every time)."""
+    (tmp_path / "v.csv").write_text("a,b,winner\nm1,m2,a\nm2,m3,b\n")
+    done = subprocess.run(f"{sys.executable} -m app stats winrate v.csv | true; "
+                          "echo ${PIPESTATUS[0]}", shell=True, executable="/bin/bash",
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])})
+    assert done.stderr == "" and done.stdout == "141\n"
+
+
+def _session_project(tmp_path: Path) -> Path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "rating"))
+    from rating_helpers import build_project
+
+    build_project(tmp_path / "p.winnow").close()
+    return tmp_path / "p.winnow"
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("content", "message"), [
+    ("fifo", "is not a regular file (a pipe, a device or a socket)"),
+    ("/dev/zero", "is not a regular file (a pipe, a device or a socket)"),
+    ("[" * 100_000 + "]" * 100_000, "not valid JSON (nested too deeply)"),
+    ('{"sample": "s000"}', "expected a JSON list of objects"),
+    ("[1, 2]", "expected a JSON list of objects"),
+    (b"\xff\xfe[]", "is not UTF-8 text"),
+])
+def test_session_create_reads_its_small_files_safely(tmp_path: Path, capsys,
+                                                     content: str | bytes,
+                                                     message: str) -> None:
+    """`--gold-file` (and `--questions`, `propose template --user`) read whole: a pipe
+    waited for ever, /dev/zero filled the memory, deep nesting or an object instead of a
+    list ended in a RecursionError or AttributeError traceback."""
+    project = _session_project(tmp_path)
+    gold = tmp_path / "gold.json"
+    if content == "fifo":
+        os.mkfifo(gold)
+    elif content == "/dev/zero":
+        gold = Path("/dev/zero")
+    elif isinstance(content, bytes):
+        gold.write_bytes(content)
+    else:
+        gold.write_text(content)
+    args = ["session", "create", str(project), "--name", "x", "--protocol", "ranking",
+            "--out", str(tmp_path / "out"), "--models", "aurora-xl,brushwork-2",
+            "--gold-rate", "0.1", "--gold-file", str(gold)]
+    assert run_cli(args) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+    if content == "fifo":  # the checklist questions file, read the same way
+        assert run_cli([*args[:-4], "--protocol", "checklist", "--questions",
+                        str(gold)]) == 2
+        assert "is not a regular file" in capsys.readouterr().err

@@ -28,7 +28,7 @@ from core.analysis.ratings import checklist_sections, likert_sections
 from core.analysis.results import SECTIONS, Analysis, Section
 from core.analysis.sources import GROUP_COLUMNS, KIND_TITLES, KINDS
 from core.jobs import JobState
-from core.stats.online_elo import DEFAULT_K
+from core.stats.online_elo import DEFAULT_K, MAX_K
 from core.stats.raters import DEFAULT_MIN_CORRELATION
 
 _BUILDERS = {"votes": votes_sections, "rankings": rankings_sections, "scores": scores_sections,
@@ -70,8 +70,9 @@ class AnalysisOptions:
             raise ValueError(f"unknown post-hoc {self.posthoc!r}")
         if self.alpha_level is not None and self.alpha_level not in stats.LEVELS:
             raise ValueError(f"unknown α level {self.alpha_level!r}")
-        if not self.online_k > 0:
-            raise ValueError(f"K of the online Elo must be > 0, got {self.online_k}")
+        if not 0 < self.online_k <= MAX_K:
+            raise ValueError(f"K of the online Elo must be from 0 to {MAX_K:g} (exclusive "
+                             f"of 0), got {self.online_k}")
 
 
 def group_columns(rows: list[dict[str, Any]]) -> list[str]:

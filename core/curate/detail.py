@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.store.assets import sha256_bytes
 from core.store.project import Project
 
 MAX_REPLIES = 500
@@ -231,7 +232,8 @@ def image_path(project: Project, sha256: str | None) -> Path:
 
 def image_bytes(project: Project, sha256: str | None) -> bytes:
     """The stored bytes of an image (see :func:`image_path`); a curator package, which
-    has no asset folder, carries them in ``team_image_data`` (ADR 130)."""
+    has no asset folder, carries them in ``team_image_data`` (ADR 130). Bytes that no
+    longer hash to ``sha256`` raise :class:`ImageUnavailable`: nothing exports them."""
     try:
         path = image_path(project, sha256)
     except ImageUnavailable:
@@ -244,9 +246,13 @@ def image_bytes(project: Project, sha256: str | None) -> bytes:
             raise
         return bytes(row[0])
     try:
-        return path.read_bytes()
+        data = path.read_bytes()
     except OSError as exc:
         raise ImageUnavailable(f"cannot read {path.name}: {exc.strerror or exc}") from exc
+    if sha256_bytes(data) != sha256:  # edited by hand, or a link to another file (ADR 176)
+        raise ImageUnavailable(f"image {str(sha256)[:12]}… in the asset folder no longer "
+                               "matches what was stored (changed or replaced since)")
+    return data
 
 
 def sample_history(project: Project, sample_id: str, limit: int = 500) -> list[dict[str, Any]]:

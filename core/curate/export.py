@@ -197,7 +197,10 @@ def exported_image(project: Project, sha: str, box: tuple[int, int, int, int] | 
     decoded (a write error is not a decode error: it propagates)."""
     from core.imaging import decode
 
-    data = image_bytes(project, sha)
+    try:
+        data = image_bytes(project, sha)
+    except ImageUnavailable as exc:
+        raise ImageUnavailable(f"{name}: {exc}") from exc
     img = None
     try:
         with decode.open_image(data, name, max_pixels=decode.PHOTO_MAX_PIXELS) as img:

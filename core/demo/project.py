@@ -3,13 +3,15 @@ real importer, so the demo exercises the same code paths as a user's data."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 from pathlib import Path
 
 from core.ingest.importer import ImportReport, import_jsonl
 from core.ingest.outputs import import_outputs
 from core.jobs import JobState
-from core.store.project import Project, project_files
+from core.store.project import Project, assets_dir_for, project_files
 
 
 def demo_sources_dir(path: Path) -> Path:
@@ -40,6 +42,7 @@ def create_demo_project(path: str | Path, *, seed: int = 0, state: JobState | No
     sources_dir = demo_sources_dir(path)
     state.set_status("Drawing demo images")
     sources = generate_demo_sources(sources_dir, seed=seed)
+    assets_were_there = os.path.lexists(assets_dir_for(path))
     project = Project.create(path)
     try:
         with project.transaction() as conn:
@@ -66,8 +69,20 @@ def create_demo_project(path: str | Path, *, seed: int = 0, state: JobState | No
             _record(sources_dir, [Path(f) for s in summary["sessions"] for f in s["files"]])
     except BaseException:
         project.close()
+        _remove_half_made(path, assets_were_there)
         raise
     return project, report
+
+
+def _remove_half_made(path: Path, assets_were_there: bool) -> None:
+    """Remove the project this run created and could not finish (a full disk, an
+    interruption), and its asset folder if this run made it: a later demo at ``path``
+    is not refused by a half-made one (ADR 005: Winnow wrote every byte of them)."""
+    for name in project_files(path):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(name)
+    if not assets_were_there:
+        shutil.rmtree(assets_dir_for(path), ignore_errors=True)
 
 
 def _record(root: Path, paths: list[Path]) -> None:

@@ -98,11 +98,13 @@ def scan_photos(folder: Path, exclude: Path | None = None
     """``(photos, skipped)`` under ``folder``: the relative paths of the photos this
     installation reads, and every other non-hidden file (relative, POSIX) with the reason
     it is left out (:func:`why_not_read`; pipes, devices and sockets are never opened,
-    ADR 155). Hidden files and folders, and the folder ``exclude``, are not searched."""
+    ADR 155; nor are links to files outside ``folder``, ADR 176). Hidden files and
+    folders, and the folder ``exclude``, are not searched (nor linked folders)."""
     accepted = accepted_suffixes()
     photos: list[Path] = []
     skipped: list[tuple[str, str]] = []
     excluded = exclude.resolve() if exclude is not None else None
+    root = Path(os.path.realpath(folder))
     for top, dirs, names in os.walk(folder):
         base = Path(top)
         dirs[:] = sorted(d for d in dirs if not d.startswith(".")
@@ -111,7 +113,10 @@ def scan_photos(folder: Path, exclude: Path | None = None
             if name.startswith("."):
                 continue
             rel = (base / name).relative_to(folder)
-            if (base / name).exists() and not (base / name).is_file():  # a pipe: read for ever
+            if root not in Path(os.path.realpath(base / name)).parents:  # ADR 176
+                skipped.append((rel.as_posix(), "a link to a file outside the folder (never "
+                                "read)"))
+            elif (base / name).exists() and not (base / name).is_file():  # a pipe: read for ever
                 skipped.append((rel.as_posix(), "not a regular file (a pipe, a device or a "
                                 "socket)"))
             elif rel.suffix.lower() in accepted:

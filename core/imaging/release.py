@@ -237,18 +237,24 @@ def render(rgb: np.ndarray, specs: Sequence[HideSpec], geometry: Geometry) -> np
 
 
 def face_finder(settings: DetectSettings) -> tuple[str, Callable[[np.ndarray], list[Detection]]]:
-    """The verification detector: CenterFace when installed, else dlib HOG (ungrown boxes)."""
+    """The verification detector: CenterFace when installed, else dlib HOG (ungrown boxes).
+
+    It looks at the usual thresholds (SPEC §4) or lower ones: a user's raised threshold
+    finds fewer faces to hide, never lets a face it missed pass the check (ADR 176)."""
     from core.imaging import faces
     from core.imaging.detect import centerface_faces
 
+    usual = DetectSettings()
+    face = settings.face_threshold  # NaN or out of range: the usual one
+    face = face if 0 < face < usual.face_threshold else usual.face_threshold
+    hog = settings.hog_threshold
+    hog = hog if hog < usual.hog_threshold else usual.hog_threshold
     if faces.centerface_available() and "centerface" in settings.face_detector:
-        return "centerface", lambda rgb: centerface_faces(rgb, settings.face_threshold,
-                                                           settings.min_face_px)
+        return "centerface", lambda rgb: centerface_faces(rgb, face, settings.min_face_px)
     if faces.hog_available():
-        return "hog", lambda rgb: faces.hog_faces(rgb, settings.hog_threshold)
+        return "hog", lambda rgb: faces.hog_faces(rgb, hog)
     if faces.centerface_available():
-        return "centerface", lambda rgb: centerface_faces(rgb, settings.face_threshold,
-                                                           settings.min_face_px)
+        return "centerface", lambda rgb: centerface_faces(rgb, face, settings.min_face_px)
     raise RuntimeError("no face detector is installed to verify the release")
 
 

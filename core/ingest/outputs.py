@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,11 +40,13 @@ def import_outputs(project: Project, root: str | Path, *, models: list[str] | No
 
     A file whose stem is not a sample id is *extra*; a sample that some model has and
     another lacks is *missing* for the latter; an unreadable image is an *error*.
-    Re-importing the same folder changes nothing.
+    Re-importing the same folder changes nothing.  A model folder or a file whose real
+    path (links followed) lies outside ``root`` is an error and is never opened (ADR 176).
     """
     root = Path(root)
     if not root.is_dir():
         raise NotADirectoryError(f"{root} is not a folder of model outputs")
+    real_root = Path(os.path.realpath(root))
     state = state or JobState(title=f"Import outputs from {root.name}")
     report = OutputsReport()
     known = {row[0] for row in project.conn.execute("SELECT id FROM samples")}
@@ -53,6 +56,10 @@ def import_outputs(project: Project, root: str | Path, *, models: list[str] | No
         if absent:
             raise FileNotFoundError(f"no folder for model(s) {', '.join(absent)} in {root}")
         folders = [p for p in folders if p.name in models]
+    for folder in [f for f in folders if not _inside(f, real_root)]:
+        folders.remove(folder)  # its files are neither listed nor read
+        report.errors.append({"file": folder.name, "error": f"{folder.name}: refused: a link "
+                              "to a folder outside the outputs folder (never read)"})
     files = [(folder.name, f) for folder in folders for f in sorted(folder.iterdir())
              if not f.is_dir() and not f.name.startswith(".")]  # a pipe is named, not skipped
     state.set_total(len(files))
@@ -65,6 +72,10 @@ def import_outputs(project: Project, root: str | Path, *, models: list[str] | No
             state.check()
             state.advance()
             rel = f"{model}/{path.name}"
+            if not _inside(path, real_root):
+                report.errors.append({"file": rel, "error": f"{rel}: refused: a link to a "
+                                      "file outside the outputs folder (never read)"})
+                continue
             if path.exists() and not path.is_file():
                 report.errors.append({"file": rel, "error": f"{rel}: not a regular file (a "
                                       "pipe, a device or a socket)"})
@@ -106,6 +117,11 @@ def import_outputs(project: Project, root: str | Path, *, models: list[str] | No
         if missing:
             report.missing[model] = missing
     return report
+
+
+def _inside(path: Path, real_root: Path) -> bool:
+    """Whether ``path``, every link followed, lies inside ``real_root``."""
+    return real_root in Path(os.path.realpath(path)).parents
 
 
 def output_models(project: Project) -> list[str]:

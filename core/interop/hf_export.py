@@ -259,7 +259,10 @@ def _released(project: Project, sha: str | None, name: str) -> tuple[bytes, int,
 
     if not sha:
         raise ImageUnavailable(f"{name}: the released file is not in the project")
-    data = image_bytes(project, sha)
+    try:
+        data = image_bytes(project, sha)
+    except ImageUnavailable as exc:
+        raise ImageUnavailable(f"{name}: {exc}") from exc
     img = None
     try:
         with decode.open_image(data, name, max_pixels=decode.PHOTO_MAX_PIXELS) as img:

@@ -85,17 +85,19 @@ class _Columns:
     images: dict[str, str]         # column -> "one" | "list"
 
 
-def import_hf(project: Project, source: str | Path, *, columns: dict[str, str] | None = None,
-              state: JobState | None = None, chunk_rows: int = CHUNK_ROWS,
-              chunk_bytes: int = CHUNK_BYTES) -> HfImportReport:
-    """Import the dataset at ``source`` (folder or file) into ``project``."""
+def check_hf_source(source: str | Path, columns: dict[str, str] | None = None) -> None:
+    """Raise the error :func:`import_hf` would raise before importing a row (no dataset
+    files, none readable): call it before creating a project for the import."""
+    _plans(Path(source), columns, HfImportReport(source=str(source)))
+
+
+def _plans(source: Path, columns: dict[str, str] | None, report: HfImportReport
+           ) -> list[tuple[Any, Any, int]]:
+    """``(data file, columns, rows)`` for every readable file; the others go in ``report``;
+    ValueError when no file can be imported."""
     require_pyarrow("Importing a Hugging Face dataset")
-    source = Path(source)
-    state = state or JobState(title=f"Import {source.name}")
-    files = hf_read.discover(source)
-    report = HfImportReport(source=str(source))
     plans = []
-    for data in files:  # a file that cannot be read or mapped is reported, not fatal
+    for data in hf_read.discover(source):  # a file that cannot be read is reported
         try:
             plans.append((data, _columns(data, columns or {}), hf_read.num_rows(data)))
         except ValueError as exc:
@@ -103,6 +105,17 @@ def import_hf(project: Project, source: str | Path, *, columns: dict[str, str] |
     if not plans:
         raise ValueError(f"{source}: nothing can be imported: " + "; ".join(
             f"{e['file']}: {e['error']}" for e in report.errors[:3]))
+    return plans
+
+
+def import_hf(project: Project, source: str | Path, *, columns: dict[str, str] | None = None,
+              state: JobState | None = None, chunk_rows: int = CHUNK_ROWS,
+              chunk_bytes: int = CHUNK_BYTES) -> HfImportReport:
+    """Import the dataset at ``source`` (folder or file) into ``project``."""
+    source = Path(source)
+    state = state or JobState(title=f"Import {source.name}")
+    report = HfImportReport(source=str(source))
+    plans = _plans(source, columns, report)
     state.set_total(max(1, sum(n for _, _, n in plans)))
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", source.stem if source.is_file() else source.name)
     work = new_temp_dir(project.path.parent, f"{project.path.name}.hf-import")

@@ -15,6 +15,11 @@ from typing import Any
 DEFAULT_CLIP = "openai/clip-vit-base-patch32"
 DEFAULT_DINO = "facebook/dino-vitb8"
 KEY_ENV = "WINNOW_JUDGE_API_KEY"
+#: Limits, as the metrics settings dialog has them.
+DINO_RESOLUTIONS = (32, 1024)
+MAX_BATCH = 512
+MAX_REPEATS = 20
+MAX_TIMEOUT_S = 3600.0
 
 
 @dataclass(frozen=True)
@@ -30,6 +35,11 @@ class JudgeEndpoint:
     concurrency: int = 4
     max_tokens: int = 1024
     temperature: float | None = None
+
+    def __post_init__(self) -> None:
+        if not 0 < self.timeout <= MAX_TIMEOUT_S:  # NaN too
+            raise ValueError(f"the judge timeout must be from 0 to {MAX_TIMEOUT_S:g} seconds "
+                             f"(exclusive of 0), not {self.timeout:g}")
 
     @property
     def name(self) -> str:
@@ -59,6 +69,19 @@ class MetricSettings:
     judges: tuple[JudgeEndpoint, ...] = field(default_factory=tuple)
     #: TECCI: independent judge runs per item, averaged
     judge_repeats: int = 5
+
+    def __post_init__(self) -> None:
+        """Refuse values the settings dialog cannot set: a DINO resolution of 100,000
+        asked for a 10-gigapixel tensor, NaN or 0 broke the run deep inside it."""
+        lo, hi = DINO_RESOLUTIONS
+        if not lo <= self.dino_resolution <= hi:
+            raise ValueError(f"the DINO resolution must be {lo}–{hi} pixels, not "
+                             f"{self.dino_resolution:,}")
+        if self.batch_size is not None and not 1 <= self.batch_size <= MAX_BATCH:
+            raise ValueError(f"the batch size must be 1–{MAX_BATCH}, not {self.batch_size:,}")
+        if not 1 <= self.judge_repeats <= MAX_REPEATS:
+            raise ValueError(f"judge repeats must be 1–{MAX_REPEATS}, not "
+                             f"{self.judge_repeats:,}")
 
     def with_key_from_env(self) -> MetricSettings:
         """Fill missing judge keys from ``WINNOW_JUDGE_API_KEY``."""

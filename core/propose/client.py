@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
@@ -38,6 +39,11 @@ if TYPE_CHECKING:  # httpx is imported on use (start-up need not pay for it)
 
 STRUCTURED_MODES = ("auto", "json_schema", "json_object", "off")
 FATAL_STATUSES = (401, 403, 404)
+
+
+#: The longest a request may take, and the most tokens an answer may be asked for.
+MAX_TIMEOUT_S = 3600.0
+MAX_TOKENS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -72,8 +78,18 @@ class ProposeEndpoint:
             raise ValueError(f"concurrency must be 1–1024, not {self.concurrency}")
         if self.structured not in STRUCTURED_MODES:
             raise ValueError(f"structured must be one of {', '.join(STRUCTURED_MODES)}")
-        if self.timeout <= 0:
-            raise ValueError("the timeout must be positive")
+        if not 0 < self.timeout <= MAX_TIMEOUT_S:  # NaN too
+            raise ValueError(f"the timeout must be from 0 to {MAX_TIMEOUT_S:g} seconds "
+                             f"(exclusive of 0), not {self.timeout:g}")
+        if not 1 <= self.max_tokens <= MAX_TOKENS:
+            raise ValueError(f"max_tokens must be 1–{MAX_TOKENS:,}, not {self.max_tokens:,}")
+        if self.temperature is not None and not 0 <= self.temperature <= 2:
+            raise ValueError(f"the temperature must be from 0 to 2 (as OpenAI's API), not "
+                             f"{self.temperature:g}")
+        for name, price in (("price_in", self.price_in), ("price_out", self.price_out)):
+            if price is not None and not 0 <= price < math.inf:
+                raise ValueError(f"the {name.replace('_', ' ')} must be a number >= 0, "
+                                 f"not {price:g}")
 
     def public(self) -> dict[str, Any]:
         """What a run records about the endpoint (never the key)."""

@@ -24,6 +24,10 @@ from typing import Any
 from core.rating.protocols import CHECKLIST_QUESTIONS, CRITERIA, LIKERT_CRITERIA, PROTOCOLS
 
 GOLD_MODES = ("none", "auto", "marked")
+#: Limits of a design, as the designer's dialog has them (raters: 100 there).
+MAX_RATERS = 1000
+MAX_MIN_TIME_S = 600.0
+MAX_PENALTY_S = 120.0
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,9 @@ class SessionDesign:
         need = 2 if self.protocol in ("ranking", "side_by_side") else 1
         if len(set(self.models)) < need:
             raise ValueError(f"{self.protocol} needs at least {need} model(s)")
+        if self.raters > MAX_RATERS:
+            raise ValueError(f"a session has at most {MAX_RATERS:,} raters, not "
+                             f"{self.raters:,}")
         if self.raters < 1 or not 1 <= self.overlap <= self.raters:
             raise ValueError("raters per task must be between 1 and the number of raters")
         if self.tasks_per_rater is not None and self.tasks_per_rater < 1:
@@ -73,6 +80,12 @@ class SessionDesign:
             raise ValueError("gold mode 'marked' needs gold items with known answers")
         if self.min_time_s < 0 or self.penalty_s < 0:
             raise ValueError("times cannot be negative")
+        if not 0 <= self.min_time_s <= MAX_MIN_TIME_S:  # NaN too
+            raise ValueError(f"the minimum time per task must be from 0 to "
+                             f"{MAX_MIN_TIME_S:g} seconds, not {self.min_time_s:g}")
+        if not 0 <= self.penalty_s <= MAX_PENALTY_S:
+            raise ValueError(f"the penalty delay must be from 0 to {MAX_PENALTY_S:g} "
+                             f"seconds, not {self.penalty_s:g}")
         bad = [c for c in self.criteria if c not in CRITERIA]
         if self.protocol == "side_by_side" and (bad or not self.criteria):
             raise ValueError(f"unknown criterion {bad[0]!r}" if bad else "choose a criterion")

@@ -80,7 +80,11 @@ class SessionImages:
         path = self.project.assets.find(sha)
         if path is None:
             raise FileNotFoundError(f"image {sha[:12]} is missing from {self.project.assets.root}")
-        return path.read_bytes()
+        data = path.read_bytes()
+        if sha256_bytes(data) != sha:  # edited by hand, or a link to another file (ADR 176)
+            raise ValueError(f"image {sha[:12]} in {self.project.assets.root} no longer "
+                             "matches what was stored (changed or replaced since)")
+        return data
 
 
 def _digest(data: bytes) -> Encoded:

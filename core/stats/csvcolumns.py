@@ -31,6 +31,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import stat
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import islice
@@ -121,7 +122,10 @@ class CsvColumns:
     ) -> None:
         self.path = Path(path)
         self.name = self.path.name
-        size = self.path.stat().st_size
+        st = self.path.stat()
+        if not stat.S_ISREG(st.st_mode):  # a pipe waits for a writer, /dev/zero never ends
+            raise CsvFormatError(f"{self.name}: not a regular file (a folder, pipe or device)")
+        size = st.st_size
         if size > MAX_FILE_BYTES:
             raise CsvFormatError(f"{self.name}: {size / 2**30:.1f} GB is more than the "
                                  f"{MAX_FILE_BYTES // 2**30} GB a statistics file may have; "

@@ -25,6 +25,9 @@ from core.stats.elo import ELO_BASE, ELO_SCALE, MAX_BOOTSTRAP, ratings_dict
 from core.stats.votes import A_WINS, B_WINS, Votes
 
 DEFAULT_K = 4.0
+#: The largest K: one vote may move a rating by at most the Elo scale. Beyond it the
+#: ratings leap apart and 10 ** (ΔR / 400) overflows (a K of 1e300 did, on the first vote).
+MAX_K = ELO_SCALE
 #: Most resampled battle indices drawn at once (B × chunk int64 = 8 MB per array).
 _DRAW = 1_000_000
 
@@ -113,8 +116,8 @@ def online_elo_ratings(
         raise ValueError("no votes")
     if not 0.0 < ci < 1.0:
         raise ValueError(f"ci must be between 0 and 1 (exclusive), got {ci}")
-    if not (math.isfinite(k) and k > 0):
-        raise ValueError(f"K must be a positive number, got {k}")
+    if not (math.isfinite(k) and 0 < k <= MAX_K):
+        raise ValueError(f"K must be a number from 0 to {MAX_K:g} (exclusive of 0), got {k}")
     if not 0 <= n_boot <= MAX_BOOTSTRAP:
         raise ValueError(f"bootstrap must be from 0 to {MAX_BOOTSTRAP:,} resamples, got {n_boot}")
     idx = np.arange(len(votes)) if order is None else np.asarray(order)

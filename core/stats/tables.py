@@ -217,10 +217,14 @@ class ChecklistRecords:
 
 
 def read_checklist(path: str | Path) -> ChecklistRecords:
-    """``model,category,subtask,case,q1..q6`` (answers 0/1; repeated rows are averaged)."""
+    """``model,category,subtask,case,q1..q6`` (answers 0/1; repeated rows are averaged; a
+    category may not be called "overall", the key of the overall score)."""
     t = CsvColumns(path, ("model", "category", "subtask", "case", *IDEA_QUESTIONS))
     t.require_rows("cases")
     names = [t.text(c) for c in ("model", "category", "subtask", "case")]
+    reserved = [k for k, c in enumerate(names[1]) if c.lower() == "overall"]
+    if reserved:  # its percentage would share the result's "overall" key
+        raise t.error(reserved[0], "category", "'overall' is reserved for the overall score")
     _require_dense(t, models=len(set(names[0])),
                     cases=len(set(zip(names[1], names[2], names[3], strict=True))))
     answers = np.stack([t.codes(q, _BOOL, "0 or 1") for q in IDEA_QUESTIONS], axis=1)

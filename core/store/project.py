@@ -78,7 +78,8 @@ class Project:
 
         The database is built in a hidden temporary folder beside ``path`` and linked into
         place only when complete, so a crash leaves no half-made project, and an existing
-        file (or a leftover ``-wal``/``-shm``) at ``path`` raises :class:`FileExistsError`.
+        file (or a leftover ``-wal``/``-shm``) at ``path``, or something other than a
+        folder where its asset folder goes, raises :class:`FileExistsError`.
         """
         path = Path(path)
         parent = path.parent.resolve()
@@ -87,6 +88,10 @@ class Project:
             if os.path.lexists(name):
                 raise FileExistsError(f"{name} already exists; Winnow never replaces a "
                                       "project (choose another name)")
+        assets = assets_dir_for(target)
+        if os.path.lexists(assets) and not assets.is_dir():  # a user's file: never ours
+            raise FileExistsError(f"{assets} already exists and is not a folder; the "
+                                  "project's images would go there (choose another name)")
         parent.mkdir(parents=True, exist_ok=True)
         clean_stale_temps(parent)
         build = new_temp_dir(parent, target.name)

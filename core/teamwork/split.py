@@ -27,6 +27,7 @@ from core.files import WRITE_ERRNOS, WriteError
 from core.jobs import JobState
 from core.mac_chain import new_secret
 from core.selection import SampleFilter
+from core.store.assets import sha256_bytes
 from core.store.errors import ProjectError, as_project_error
 from core.store.project import Project, now_iso
 from core.teamwork import package
@@ -342,7 +343,7 @@ def _copy_rows(conn: sqlite3.Connection, sample_ids: list[str]) -> None:
 
 def _copy_images(conn: sqlite3.Connection, project: Project) -> None:
     """Each image the package shows, once, by its SHA-256 (a missing asset stays missing,
-    as it is in the project)."""
+    as it is in the project; so does one whose bytes no longer match, ADR 176)."""
     for sha, ext in conn.execute("SELECT sha256, ext FROM main.images").fetchall():
         path = project.assets.path(sha, ext)
         try:
@@ -352,6 +353,8 @@ def _copy_images(conn: sqlite3.Connection, project: Project) -> None:
         except OSError as exc:
             if exc.errno in WRITE_ERRNOS:
                 raise
+            continue
+        if sha256_bytes(data) != sha:  # edited by hand, or a link to another file
             continue
         conn.execute("INSERT INTO team_image_data(sha256, data) VALUES (?, ?)", (sha, data))
 

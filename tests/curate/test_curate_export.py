@@ -67,7 +67,7 @@ def test_missing_and_corrupt_images_skip_the_sample_with_a_reason(curate_project
     report = export_benchmark(p, tmp_path / "b", qualities=("Benchmark", "Analysis"))
     skipped = {s["sample"]: s["reason"] for s in report.skipped}
     assert set(skipped) == {"s1", "s4"}
-    assert "img/out.png" in skipped["s1"] and "cannot be decoded" in skipped["s1"]
+    assert "img/out.png" in skipped["s1"] and "no longer matches" in skipped["s1"]  # ADR 176
     assert "img/missing.png" in skipped["s4"] and "never fetched" in skipped["s4"]
     lines = (tmp_path / "b" / "samples.jsonl").read_text().splitlines()
     assert [json.loads(x)["id"] for x in lines] == ["s3"]

@@ -70,7 +70,7 @@ def test_anonymize_scan_skips_a_pipe_among_photos(tmp_path: Path) -> None:
     (tmp_path / "in").mkdir()
     os.mkfifo(tmp_path / "in" / "x.jpg")
     (tmp_path / "in" / "y.jpg").write_bytes(b"\xff\xd8 not really")
-    os.symlink(tmp_path / "gone.jpg", tmp_path / "in" / "z.jpg")  # dangling: a read error
+    os.symlink(tmp_path / "in" / "gone.jpg", tmp_path / "in" / "z.jpg")  # dangling: a read error
     photos, skipped = scan(tmp_path / "in", tmp_path / "out")
     assert photos == [Path("y.jpg"), Path("z.jpg")]
     assert skipped == [{"file": "x.jpg", "reason": "not a regular file (a pipe, a device or "

@@ -348,3 +348,15 @@ def test_a_database_that_cannot_be_written_stops_the_import_clearly(tmp_path: Pa
     with Project.open(target) as project:
         assert project.counts()["posts"] == 2000  # the first batch is kept
         assert project.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+@pytest.mark.parametrize("value", ["0", "100000", "1000000000"])
+def test_concurrency_out_of_range_is_refused(tmp_path: Path, capsys, value: str) -> None:
+    """`--concurrency 100000` took 1.8 GB and ran for minutes on 25 URLs; 1000000000 never
+    ended."""
+    src = write_lines(tmp_path / "s.jsonl", [{"id": "p1", "text": "t"}])
+    target = tmp_path / "p.winnow"
+    assert run_cli(["import", "posts", str(src), "-p", str(target), "--concurrency",
+                    value]) == 2
+    assert "--concurrency must be 1–256" in capsys.readouterr().err
+    assert not target.exists()

@@ -110,3 +110,24 @@ def test_cuda_requested_without_gpu_is_a_clear_error(tmp_path: Path, capsys) -> 
     assert run_cli(["metrics", "pair", str(a), str(a), "--metric", "structure_distance",
                     "--device", "cuda"]) == 2
     assert "no CUDA GPU" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("option", "value", "message"), [
+    ("--dino-resolution", "100000", "the DINO resolution must be 32–1024 pixels"),
+    ("--dino-resolution", "-5", "the DINO resolution must be 32–1024 pixels"),
+    ("--batch-size", "99999999999999999999", "the batch size must be 1–512"),
+    ("--judge-repeats", "-2", "judge repeats must be 1–20"),
+    ("--judge-timeout", "nan", "the judge timeout must be from 0 to 3600 seconds"),
+])
+def test_settings_the_dialog_cannot_make_are_refused(tmp_path: Path, capsys, option: str,
+                                                     value: str, message: str) -> None:
+    """They were accepted: `--dino-resolution 100000` asked DINO for a 10-gigapixel
+    tensor, a NaN judge timeout or negative repeats reached the run."""
+    path = _project(tmp_path)
+    args = ["metrics", "run", str(path), "--metric", "colour_shift", option, value]
+    if option.startswith("--judge"):
+        args += ["--judge-url", "http://127.0.0.1:9/v1", "--judge-model", "j"]
+    assert run_cli(args) == 2
+    assert message in capsys.readouterr().err
+    with Project.open(path, readonly=True) as project:
+        assert project.conn.execute("SELECT COUNT(*) FROM metric_results").fetchone()[0] == 0

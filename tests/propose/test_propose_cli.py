@@ -58,7 +58,10 @@ def test_failed_items_make_a_non_zero_exit(project_file: Path, server) -> None:
 def test_user_errors_are_one_line(project_file: Path, server) -> None:
     for args, text in ((["--what", "colour"], "unknown proposal kind 'colour'"),
                        (["--url", ""], "no endpoint URL"),
-                       (["--posts", "ids:nope"], "no post with id nope")):
+                       (["--posts", "ids:nope"], "no post with id nope"),
+                       # it said "no post matches 'raw'" for --limit 0 or -1
+                       (["--limit", "0"], "argument --limit: expected a whole number >= 1"),
+                       (["--limit", "-1"], "argument --limit: expected a whole number >= 1")):
         base = ["propose", str(project_file), "--url", server.url, "--model", "good"]
         done = cli(*base, *args)
         assert done.returncode == 2 and text in done.stderr, done.stderr

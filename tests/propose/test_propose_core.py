@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
 from core.curate.commands import EditConflict, SetField, UndoStack
 from core.propose import secrets
+from core.propose.client import ProposeEndpoint
 from core.propose.commands import NewSampleFromPost
 from core.propose.kinds import ImageRef, InvalidProposal, Subject, parse_kinds, validate
 from core.propose.report import Confusion, iou
@@ -232,3 +234,22 @@ def test_report_measures_accepted_and_corrected(posts_project, server) -> None:
     fb = r["confusion"]["feedback"]
     assert fb["matrix"][fb["labels"].index("success")][fb["labels"].index("failure")] == 1
     assert json.dumps(r)  # JSON-ready
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"timeout": float("nan")}, "timeout"),
+    ({"timeout": float("inf")}, "timeout"),
+    ({"temperature": float("nan")}, "temperature"),
+    ({"temperature": -1.0}, "temperature"),
+    ({"max_tokens": 0}, "max_tokens"),
+    ({"max_tokens": 10**30}, "max_tokens"),
+    ({"price_in": float("nan")}, "price"),
+    ({"price_out": -5.0}, "price"),
+])
+def test_endpoint_settings_out_of_range_are_refused(change: dict[str, Any],
+                                                    message: str) -> None:
+    """`--timeout nan` or `1e309` ran (every request 'timed out', or could wait for ever);
+    `--temperature nan` ended in 'Out of range float values are not JSON compliant';
+    a negative or NaN price made a negative or NaN cost."""
+    with pytest.raises(ValueError, match=message):
+        ProposeEndpoint(base_url="http://x.invalid/v1", model="m", **change)

@@ -173,6 +173,15 @@ def test_gold_correct_rules() -> None:
     ({"gold_rate": 0.7}, "gold rate"),
     ({"criteria": ("beauty",)}, "unknown criterion"),
     ({"gold_mode": "marked", "gold_rate": 0.1}, "known answers"),
+    # `winnow session create --raters 1000000000` ran for ever; --min-time / --penalty
+    # nan or 1e309 were written into the rater files, where round(penalty * 1000)
+    # crashed the rater's window (the designer's dialog allows 0–600 s and 0–120 s)
+    ({"raters": 1_000_000_000}, "at most 1,000 raters"),
+    ({"min_time_s": float("nan")}, "minimum time .* from 0 to 600"),
+    ({"min_time_s": float("inf")}, "minimum time .* from 0 to 600"),
+    ({"min_time_s": 601.0}, "minimum time .* from 0 to 600"),
+    ({"penalty_s": float("nan")}, "penalty .* from 0 to 120"),
+    ({"penalty_s": 1e300}, "penalty .* from 0 to 120"),
 ])
 def test_bad_designs_are_refused_with_a_clear_message(change, message) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ValueError, match=message):

@@ -251,7 +251,7 @@ def test_a_file_name_with_terminal_escapes_is_printed_escaped(rproject, tmp_path
     out = capsys.readouterr()
     text = out.out + out.err
     assert "\x1b" not in text and "\x07" not in text
-    assert "R\\x1b[2J.winnow-session" in out.out and "refused: R\\x1b]52" in out.err
+    assert "R⟨U+001B⟩[2J.winnow-session" in out.out and "refused: R⟨U+001B⟩]52" in out.err
 
 
 def test_a_file_checkpointed_while_it_is_merged_is_not_called_stale(rproject,  # type: ignore[no-untyped-def]

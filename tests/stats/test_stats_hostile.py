@@ -183,3 +183,59 @@ def test_memory_error_and_huge_files_are_one_clear_line(capsys, write_csv, monke
     monkeypatch.setattr(csvcolumns, "MAX_FILE_BYTES", 10)
     assert run_cli(["stats", "elo", str(path)]) == 2
     assert "a statistics file may have; split it" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("category", ["overall", "Overall"])
+def test_idea_refuses_a_category_named_overall(capsys, write_csv, category: str) -> None:
+    """A category called 'overall' collided with the overall score's key: the JSON held
+    one number under 'overall' and the category's own percentage was gone."""
+    qh = ["model", "category", "subtask", "case", "q1", "q2", "q3", "q4", "q5", "q6"]
+    path = write_csv("c.csv", qh, [["M", "T2I", "s", "c", 0, 0, 0, 0, 0, 0],
+                                   ["M", category, "s", "c", 1, 1, 1, 1, 1, 1]])
+    assert run_cli(["stats", "idea", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert ("c.csv row 3, column 'category': 'overall' is reserved for the overall score"
+            in captured.err)
+
+
+@pytest.mark.parametrize("k", ["1e300", "401"])
+def test_online_elo_refuses_a_k_beyond_the_elo_scale(capsys, write_csv, k: str) -> None:
+    """`--online --k 1e300` ended in an OverflowError traceback (10 ** (ΔR / 400))."""
+    path = write_csv("v.csv", ["a", "b", "winner"], [["x", "y", "a"], ["y", "x", "a"]] * 3)
+    with pytest.raises(SystemExit):
+        run_cli(["stats", "elo", str(path), "--online", "--k", k])
+    err = capsys.readouterr().err
+    assert f"argument --k: expected a number from 0 to 400 (exclusive of 0), got '{k}'" in err
+    from core.stats.online_elo import online_elo_ratings
+
+    with pytest.raises(ValueError, match="K must be"):
+        online_elo_ratings(tables.read_votes(path), k=float(k))
+
+
+def test_online_elo_at_the_largest_k_stays_finite(capsys, write_csv) -> None:
+    rows = [["x", "y", "a"]] * 300 + [["y", "z", "a"]] * 300 + [["z", "x", "tie"]]
+    path = write_csv("v.csv", ["a", "b", "winner"], rows)
+    assert run_cli(["stats", "elo", str(path), "--online", "--k", "400", "--seed", "1",
+                    "--bootstrap", "50"]) == 0
+    ratings = json.loads(capsys.readouterr().out)["ratings"]
+    assert all(np.isfinite(list(r.values())).all() for r in ratings.values())
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("method", ["kemeny", "kendall", "friedman", "alpha", "success",
+                                    "idea"])
+@pytest.mark.parametrize("kind", ["fifo", "device", "folder"])
+def test_every_table_refuses_a_pipe_a_device_or_a_folder(tmp_path, capsys, method: str,
+                                                         kind: str) -> None:
+    """Only the vote files checked: `winnow stats kemeny PIPE` (and `metrics calibrate
+    --human PIPE`) waited for a writer for ever, /dev/zero filled the memory."""
+    import os
+    from pathlib import Path
+
+    path = {"fifo": tmp_path / "x.csv", "device": Path("/dev/zero"),
+            "folder": tmp_path}[kind]
+    if kind == "fifo":
+        os.mkfifo(path)
+    assert run_cli(["stats", method, str(path)]) == 2
+    assert f"{path.name}: not a regular file" in capsys.readouterr().err

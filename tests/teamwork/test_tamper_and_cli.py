@@ -203,3 +203,18 @@ def test_a_table_replaced_by_a_view_is_refused_before_a_row_is_read(team) -> Non
     conn.execute("CREATE VIEW team_base AS SELECT * FROM base_old")
     conn.close()
     assert "its 'team_base' is a view, not a table" in _refused(project, alice)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("curators", ["1000000000", "-2", "101"])
+def test_cli_split_refuses_a_number_of_curators_at_once(tmp_path: Path, capsys,
+                                                        curators: str) -> None:
+    """`--curators 1000000000` built a billion names before the limit was checked (it
+    ran for ever); `--curators -2` was reported as 'not 0'."""
+    from app.cli import run_cli
+
+    Project.create(tmp_path / "p.winnow").close()
+    assert run_cli(["curate", "split", str(tmp_path / "p.winnow"), "--curators", curators,
+                    "--out", str(tmp_path / "out")]) == 2
+    assert f"a split needs 1 to 100 curators, not {int(curators):,}" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
