@@ -249,8 +249,8 @@ def cmd_rate(args: argparse.Namespace) -> int:
     same message plain ``winnow`` gives, so nothing is written when rating cannot start.
     """
     from app.gui import NO_DISPLAY, has_display
+    from core.rating.rater_open import open_for_rating
     from core.rating.returned import check_rateable
-    from core.rating.session_file import RatingSession
 
     if not args.file.exists():
         raise CliError(f"no session file at {args.file}")
@@ -258,7 +258,7 @@ def cmd_rate(args: argparse.Namespace) -> int:
     if not has_display():
         print(NO_DISPLAY, file=sys.stderr)
         return 2
-    session = RatingSession.open(args.file)
+    session = open_for_rating(args.file)
     from app.gui import create_application
 
     app = create_application()

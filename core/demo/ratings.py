@@ -194,9 +194,9 @@ def _rate_file(path: Path, rater: SimulatedRater, protocol: str, truth: dict[str
                seed: int, median_s: float, rng: random.Random) -> None:
     """Answer every task of one session file through the rater view's API."""
     from core.rating.pacing import penalty_for
-    from core.rating.session_file import RatingSession
+    from core.rating.rater_open import open_for_rating
 
-    session = RatingSession.open(path)
+    session = open_for_rating(path)
     try:
         # a real rater commits with synchronous=FULL; the demo is rebuilt, not recovered
         session.conn.execute("PRAGMA synchronous = NORMAL")

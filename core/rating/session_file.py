@@ -254,9 +254,10 @@ class RatingSession:
 
     @classmethod
     def open(cls, path: str | Path) -> RatingSession:
-        """Open a session file for rating; raises :class:`SessionFileError` if it is not one."""
+        """Open a session file for rating; raises :class:`SessionFileError` if it is not one.
+        A rater's file is opened through :func:`core.rating.rater_open.open_for_rating`,
+        which first refuses another copy's -wal or -journal beside it."""
         path = Path(path)
-        _refuse_foreign_logs(path)
         conn = connect(path)
         try:
             session = cls(path, conn)
@@ -450,30 +451,6 @@ class RatingSession:
         if j.uid not in self._superseded:
             self._effective[j.task_id] = j
             self._last = j
-
-
-def _refuse_foreign_logs(path: Path) -> None:
-    """Raise :class:`SessionFileError` when the ``-wal`` beside ``path`` is not this file's
-    (left by another copy of it), or a ``-journal`` lies beside a file in WAL mode (for
-    which Winnow never makes one): opening the file for writing would fold either in and
-    damage the file for good.  A -wal a crash left is read, read-only, and must only add
-    to the file."""
-    from core.rating.returned import read_returned
-    from core.readonly_db import pending_wal
-
-    if not path.is_file():
-        return
-    journal = Path(f"{path}-journal")
-    if journal.is_file() and journal.stat().st_size > 0:
-        with open(path, "rb") as fh:
-            header = fh.read(20)
-        if header[18:20] == b"\x02\x02":  # WAL mode: that journal is another copy's
-            raise SessionFileError(
-                f"{path.name}: the {journal.name} beside it is not this file's (another "
-                "program left it); opening the file would damage it. Move the -journal "
-                "elsewhere (keep it) and open the file again")
-    if pending_wal(path):
-        read_returned(path)
 
 
 def _judgment(row: tuple) -> Judgment:

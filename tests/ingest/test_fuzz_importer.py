@@ -1,7 +1,8 @@
 """Property-based fuzzing of the JSONL importer (issue 13): random JSON in every field,
 random bytes, huge numbers, surrogates, deep nesting.
 
-Invariants: no exception escapes; every non-blank line is either imported (counted)
+Invariants: no exception escapes (a file that is UTF-16 or UTF-32 text is refused whole,
+by name); every non-blank line is either imported (counted)
 or reported with its line number, never both and never neither; the project passes
 ``PRAGMA integrity_check`` and the full-text indexes pass theirs.
 """
@@ -12,10 +13,11 @@ import json
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from core.ingest.importer import import_jsonl
+from core.ingest.importer import ImportFileError, _wide_encoding, import_jsonl
 from core.store import Project
 
 FIELDS = ["id", "text", "timestamp", "keyword", "url", "author", "image_urls",
@@ -54,6 +56,7 @@ raw_lines = st.one_of(
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.lists(raw_lines, min_size=1, max_size=12), st.integers(min_value=1, max_value=5))
 @example([b"{}", b"\xef\xbb\xbf"], 1)  # a BOM alone on line 2 is a bad line (found by hypothesis)
+@example([b"\x00\x00\x00"], 1)  # 00 00 00 0A: a UTF-32 (big end first) line feed (hypothesis)
 def test_fuzzed_files_never_escape_and_account_for_every_line(lines: list[bytes],
                                                               batch: int) -> None:
     lines = [line.replace(b"\n", b" ").replace(b"\r", b" ") for line in lines]
@@ -61,6 +64,11 @@ def test_fuzzed_files_never_escape_and_account_for_every_line(lines: list[bytes]
         src = Path(tmp) / "f.jsonl"
         src.write_bytes(b"\n".join(lines) + b"\n")
         with Project.create(Path(tmp) / "p.winnow") as project:
+            if _wide_encoding(src.read_bytes()[:4]):  # UTF-16/32 text: refused whole
+                with pytest.raises(ImportFileError, match="UTF-(16|32) text"):
+                    import_jsonl(project, src, batch_size=batch)
+                assert project.conn.execute("SELECT COUNT(*) FROM posts").fetchone()[0] == 0
+                return
             report = import_jsonl(project, src, batch_size=batch)  # local images: bounded
             reported = [e["line"] for e in report.errors]
             assert len(reported) == len(set(reported))  # one error per line at most

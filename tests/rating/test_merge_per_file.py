@@ -18,6 +18,7 @@ from rating_helpers import make_session, simple_answer
 
 from app.cli import run_cli
 from core.rating.merge import merge_file, merge_files
+from core.rating.rater_open import open_for_rating
 from core.rating.results import rater_summaries, result_rows
 from core.rating.session_file import RatingSession
 
@@ -264,7 +265,7 @@ def test_a_file_checkpointed_while_it_is_merged_is_not_called_stale(rproject,  #
     from core.rating import returned
 
     path = make_session(rproject, tmp_path / "out", "likert", raters=1)[0]
-    s = RatingSession.open(path)
+    s = open_for_rating(path)
     s.set_rater("Ada")
     for t in s.tasks[:3]:
         s.submit(t.task_id, simple_answer(t), time_ms=5)

@@ -10,6 +10,7 @@ from rating_helpers import MODELS, make_session, simple_answer
 
 from core.rating.pacing import TaskClock, penalty_for
 from core.rating.protocols import AnswerError
+from core.rating.rater_open import open_for_rating
 from core.rating.session_file import RatingSession, SessionFileError
 
 
@@ -187,7 +188,7 @@ def test_a_stale_wal_beside_the_file_is_refused_and_both_are_kept(rproject,  # t
     import shutil
 
     path = make_session(rproject, tmp_path / "out", "side_by_side", raters=1)[0]
-    s = RatingSession.open(path)
+    s = open_for_rating(path)
     s.set_rater("Ada")
     for t in s.tasks[:4]:
         s.submit(t.task_id, simple_answer(t), time_ms=5)
@@ -203,10 +204,10 @@ def test_a_stale_wal_beside_the_file_is_refused_and_both_are_kept(rproject,  # t
 
     before = digests()
     with pytest.raises(SessionFileError, match=rf"{path.name}-wal beside it is not this file"):
-        RatingSession.open(path)
+        open_for_rating(path)
     assert digests() == before
     Path(f"{path}-wal").rename(tmp_path / "kept-wal")  # what the message says to do
-    again = RatingSession.open(path)
+    again = open_for_rating(path)
     assert again.progress() == (len(again.tasks), len(again.tasks))
     again.close()
 
@@ -247,10 +248,10 @@ def test_a_stray_rollback_journal_beside_the_file_is_refused(rproject,  # type: 
     before = [hashlib.sha256(p.read_bytes()).hexdigest()
               for p in (path, Path(f"{path}-journal"))]
     with pytest.raises(SessionFileError, match=rf"{path.name}-journal beside it"):
-        RatingSession.open(path)
+        open_for_rating(path)
     assert [hashlib.sha256(p.read_bytes()).hexdigest()
             for p in (path, Path(f"{path}-journal"))] == before
     Path(f"{path}-journal").rename(tmp_path / "kept-journal")
-    again = RatingSession.open(path)
+    again = open_for_rating(path)
     assert again.progress() == (len(again.tasks), len(again.tasks))
     again.close()

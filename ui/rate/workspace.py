@@ -35,13 +35,14 @@ from core.jobs import Job, JobState
 from core.rating.design import SessionDesign
 from core.rating.merge import merge_files
 from core.rating.protocols import PROTOCOL_TITLES
+from core.rating.rater_open import open_for_rating
 from core.rating.results import export_results, rater_summaries
 from core.rating.session_admin import (
     archived,
     choose_samples,
     model_output_counts,
 )
-from core.rating.session_file import SUFFIX, RatingSession
+from core.rating.session_file import SUFFIX
 from core.rating.sessions import create_and_write, list_sessions
 from ui.empty_state import EmptyState
 from ui.rate.design_dialog import DesignDialog
@@ -494,7 +495,7 @@ class RateWorkspace(SessionHousekeeping, QWidget):
     def open_session_file(self, path: str | Path) -> RaterWindow | None:
         """Open the rater view for a session file (File → Open dispatches here)."""
         try:
-            session = RatingSession.open(path)
+            session = open_for_rating(path)
         except (ValueError, OSError) as exc:
             name, text = Path(path).name, str(exc)
             self.context.message("Cannot open session file",
