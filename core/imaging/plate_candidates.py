@@ -391,7 +391,9 @@ def read_plates(
     quotas (ADR 169).  ``probability``: the text detector's map of ``work`` (map,
     scale x, scale y); the :data:`MAX_LIKELY` candidates it likes best, of those not
     chosen by their contrast, are read too (a blurred plate's strokes are weak, but
-    the detector still sees text there; ADR 172).  ``dim``: ``source`` is a dark
+    the detector still sees text there; ADR 172), and the :data:`MAX_SHARP` of highest
+    contrast with at most :data:`SHARP_STROKES` strokes (a heavily blurred plate; ADR
+    179).  ``dim``: ``source`` is a dark
     photo's own pixels, denoised: its dim bright rectangles are candidates too (ADR 175).
     """
     from core.imaging.ocr import READABLE_CONFIDENCE, recognise

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rating_helpers import build_project
+import tamper_helpers as th
+from rating_helpers import build_project, make_session
 
 
 @pytest.fixture
@@ -14,3 +15,12 @@ def rproject(tmp_path: Path):  # type: ignore[no-untyped-def]
     p = build_project(tmp_path / "r.winnow")
     yield p
     p.close()
+
+
+@pytest.fixture
+def rated(rproject, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A side-by-side session with two answered rater files (one answer changed each)."""
+    files = make_session(rproject, tmp_path / "out", "side_by_side")
+    th.rate_all(files[0], "Ada")
+    th.rate_all(files[1], "Bob")
+    return rproject, files

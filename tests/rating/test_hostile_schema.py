@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 import tamper_helpers as th
-from rating_helpers import make_session
 
 from core.rating.audit import audit_file
 from core.rating.merge import merge_file, merge_files
@@ -47,14 +46,6 @@ SCHEMAS = {
          "FROM j_old"],
         "'judgments' has a generated column"),
 }
-
-
-@pytest.fixture
-def rated(rproject, tmp_path: Path):  # type: ignore[no-untyped-def]
-    files = make_session(rproject, tmp_path / "out", "side_by_side")
-    th.rate_all(files[0], "Ada")
-    th.rate_all(files[1], "Bob")
-    return rproject, files
 
 
 @pytest.mark.parametrize("case", sorted(SCHEMAS))

@@ -35,14 +35,6 @@ def _counts(project) -> tuple[int, int, int]:  # type: ignore[no-untyped-def]
                  for t in ("rating_judgments", "rating_merges", "audit_log"))
 
 
-@pytest.fixture
-def rated(rproject, tmp_path: Path):  # type: ignore[no-untyped-def]
-    """A side-by-side session with two answered rater files (one answer changed each)."""
-    files = make_session(rproject, tmp_path / "out", "side_by_side")
-    th.rate_all(files[0], "Ada")
-    th.rate_all(files[1], "Bob")
-    return rproject, files
-
 
 @pytest.mark.parametrize("case", sorted(th.TAMPERING))
 def test_each_tampering_is_refused_with_its_reason_and_the_rest_merge(rated, case) -> None:  # type: ignore[no-untyped-def]
