@@ -35,6 +35,7 @@ VARIANTS = ("closeup", "rotate", "night", "blur")
 STRESS = (
     "closeup-fill", "rotate-steep", "night-deep", "blur-heavy", "far", "skew", "jpeg", "street",
     "night-mid", "blur-mid", "night-blur", "rotate-far", "blur-severe", "motion",
+    "rotate-blur",
 )
 
 
@@ -159,6 +160,8 @@ def stress_variant(
       (a tilted plate a little farther away; ADR 174);
     * ``blur-severe``: Gaussian blur, σ = 6 % of the plate's height;
     * ``motion``: blurred along the rows over 25 % of the plate's height (a car passing);
+    * ``rotate-blur``: the held-out rotation (``rotate``, same seed), then the held-out
+      blur (``blur``): two mild changes together, for plates only just found under each;
     * ``street``: the photo scaled so the plate is 100 px wide, reflected out to
       4032 × 3024 (a phone's street photo with a car across the street; ADR 171).
     """
@@ -173,6 +176,8 @@ def stress_variant(
         return _degraded(*_degraded(rgb, quad, "night", rng, _MILD), "blur", rng, _MILD)
     if kind == "blur-severe":
         return _degraded(rgb, quad, "blur", rng, _SEVERE)
+    if kind == "rotate-blur":
+        return _degraded(*variant(rgb, quad, "rotate", seed), "blur", rng, _MILD)
     if kind == "rotate-far":
         turned, corners = variant(rgb, quad, "rotate", seed)
         th, tw = turned.shape[:2]

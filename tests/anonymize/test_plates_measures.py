@@ -164,6 +164,17 @@ def test_tilted_far_severe_and_motion_stress_variants() -> None:
     assert across < 0.5 * down  # the rows are smeared, the columns much less
 
 
+def test_rotate_blur_is_the_held_out_rotation_then_the_held_out_blur() -> None:
+    """``rotate-blur`` (stop 29): the same seed's mild rotation, then the mild blur — the
+    plate's corners are the rotation's, and the pixels are softer than the rotation's."""
+    rgb, quad = _photo(), _quad(PLATE)
+    turned, corners = variant(rgb, quad, "rotate", 3)
+    both, moved = stress_variant(rgb, quad, "rotate-blur", 3)
+    assert np.allclose(moved, corners) and both.shape == turned.shape
+    assert np.array_equal(both, variant(turned, corners, "blur", 3)[0])
+    assert _sharpness(both) < 0.9 * _sharpness(turned)
+
+
 def test_missing_testdata_skips_and_fails_under_ci(monkeypatch, tmp_path) -> None:
     import plate_helpers
 
