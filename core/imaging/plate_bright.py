@@ -8,8 +8,9 @@ too weak to find — measured upright or, for a plate seen tilted, in its tilted
 rectangle (:func:`tilted_plate`, ADR 174); in a dark photo's own pixels, a dim plate
 brighter than :data:`DIM_BY` times its neighbourhood (ADR 175); and two ways to find
 the plate itself inside a crop around one: its brightest plate-shaped part
-(:func:`inner_plate`: a plate in a lit recess or a holder) and its steepest brightness
-edges (:func:`plate_edges`: a blurred plate's glow cut off, ADR 173).
+(:func:`inner_plate`: a plate in a lit recess or a holder), its steepest brightness
+edges (:func:`plate_edges`: a blurred plate's glow cut off, ADR 173) and the band of
+rows its strokes lie in (:func:`stroke_band`: a plate above its holder's lip, ADR 180).
 """
 
 from __future__ import annotations
@@ -26,6 +27,14 @@ MIN_RECT_FILL = 0.7  # share of its box a bright plate fills (characters are hol
 #: a bright plate may lean this much (°): it is then measured in its tilted rectangle
 #: (ADR 174), and fills at least this share of its upright box (aspect 1.5, 30°: 0.36)
 MAX_TILT = 30.0
+#: a whole plate's character line: the band of STROKE_BAND of its height holding the
+#: most vertical strokes (``|∂/∂x|`` of its inner columns, BAND_INNER left out each
+#: side: a frame's sides are strokes of every row), if their mean there is at least
+#: BAND_LIFT times the whole height's; grown by BAND_PAD of the band up and down (ADR 180)
+STROKE_BAND = 0.5
+BAND_INNER = 0.1
+BAND_LIFT = 1.2
+BAND_PAD = 0.2
 TILTED_BOX_FILL = 0.35
 #: in a dark photo's own pixels (denoised, not equalised), a dim plate is brighter than
 #: DIM_BY times its neighbourhood's mean, plus DIM_PLUS grey levels (ADR 175)
@@ -131,3 +140,26 @@ def plate_edges(crop: np.ndarray) -> tuple[int, int, int, int] | None:
     if y2 - y1 < 4 or not PLATE_ASPECT[0] <= (x2 - x1) / (y2 - y1) <= PLATE_ASPECT[1]:
         return None
     return x1, y1, x2, y2
+
+
+def stroke_band(crop: np.ndarray) -> tuple[int, int] | None:
+    """The rows of ``crop`` (RGB, a whole plate as found) where its characters lie: the
+    band of :data:`STROKE_BAND` of its height with the most vertical strokes, grown by
+    :data:`BAND_PAD` (ADR 180).  (y1, y2) in the crop, or None when the strokes are
+    spread over the whole height (no band stands out) or the crop is too small."""
+    import cv2
+
+    height, width = crop.shape[:2]
+    rows = max(2, round(STROKE_BAND * height))
+    if rows >= height - 1 or width < 8:
+        return None
+    grey = cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY).astype(np.float32)
+    gx = np.abs(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3))
+    side = max(1, int(BAND_INNER * width))
+    profile = gx[:, side : width - side].mean(axis=1)
+    sums = np.convolve(profile, np.ones(rows), "valid")
+    top = int(np.argmax(sums))
+    if sums[top] <= BAND_LIFT * rows * float(profile.mean()):  # none stands out, or flat
+        return None
+    grow = round(BAND_PAD * rows)
+    return max(0, top - grow), min(height, top + rows + grow)

@@ -23,7 +23,9 @@ Besides stroke blobs, the candidates are bright rectangles (:mod:`core.imaging.p
 found at two brightness levels (the glow of a blurred plate on a pale body joins the
 body at the lower one), measured in their tilted rectangle when seen tilted (ADR 174),
 in a dark photo also found dim on its own pixels (ADR 175), and read cut at their
-steepest edges too (:func:`~core.imaging.plate_bright.plate_edges`, ADR 173).
+steepest edges too (:func:`~core.imaging.plate_bright.plate_edges`, ADR 173).  A
+whole-plate candidate is read through its band of strokes too (a plate above its
+holder's lip), and one a region only touches is read like any other (ADR 180).
 
 The accepted candidates come back as :class:`~core.imaging.plate_frame.Line` objects, so
 the caller grows them to the plate's frame exactly as it does the detector's lines.
@@ -38,7 +40,7 @@ from typing import NamedTuple
 import numpy as np
 
 from core.imaging.boxes import Box, intersection, iou
-from core.imaging.plate_bright import bright_plates, inner_plate, plate_edges
+from core.imaging.plate_bright import bright_plates, inner_plate, plate_edges, stroke_band
 from core.imaging.plate_frame import Line
 
 #: the scales (of the working copy) the shapes are looked for at
@@ -77,6 +79,10 @@ LIKELY_MIN = 0.01  # … if their mean text probability is at least this
 #: missed beside a region found for other text (ADR 172)
 MAX_BESIDE = 4
 SKIP_INSIDE = 0.5
+#: a candidate at most this share inside a box to skip is read like any other: the edge
+#: of a region found for something else (a tail light, a shadow) across a plate beside
+#: it (ADR 180)
+SKIP_TOUCH = 0.2
 #: stroke blobs with at most SHARP_STROKES strokes counted across them read because
 #: their mean contrast (``|∂/∂x|``) is the highest of those not chosen otherwise: a
 #: heavily blurred plate's strokes run together, so few are counted across it and it
@@ -324,6 +330,10 @@ def _to_read(source: np.ndarray, box: Box, bright: bool = False) -> list[tuple[L
     a1, b1, a2, b2 = _unpadded(box, width, height)
     if b2 - b1 >= AS_FOUND_HEIGHT:  # as found: no glow, no noise stretched (ADR 173)
         out.append((_box_line(a1, b1, a2, b2), source[b1:b2, a1:a2]))
+    band = None if box[2] >= LINE_ASPECT * box[3] else stroke_band(source[b1:b2, a1:a2])
+    if band is not None:  # a whole plate's character line (ADR 180)
+        c1, c2 = b1 + band[0], b1 + band[1]
+        out.append((_box_line(a1, c1, a2, c2), stretched(source[c1:c2, a1:a2])))
     edges = plate_edges(source[y1:y2, x1:x2]) if bright else None
     if edges is not None:  # a blurred plate, cut at its edges (ADR 173)
         a1, b1, a2, b2 = edges
@@ -376,16 +386,17 @@ def read_plates(
     Crops are cut from ``source`` (the photo at ``work``'s size, not contrast-equalised;
     default ``work``) and stretched to full contrast each.  A candidate shaped like a
     character line (aspect ≥ :data:`LINE_ASPECT`) is read as it is; one shaped like a
-    whole plate is searched by the text detector, upscaled, and its lines are read; in
+    whole plate is searched by the text detector, upscaled, and its lines are read, and
+    its band of strokes (:func:`~core.imaging.plate_bright.stroke_band`, ADR 180); in
     both, the brightest plate-shaped part of the crop is read too (a plate in a lit
     recess), and the candidate as found, unpadded and not stretched, when it is
     :data:`AS_FOUND_HEIGHT` px tall or more; a bright rectangle is also read cut at its
     edges (:func:`~core.imaging.plate_bright.plate_edges`, ADR 173).  The
     :data:`MAX_BRIGHT` best bright rectangles are read and the
-    :data:`MAX_READ` best stroke blobs; none touching a box of ``skip`` (photo pixels:
-    plates already found, regions already hidden), none at the place of one already
-    read; then the :data:`MAX_BESIDE` best partly inside a box of ``skip``, at most
-    :data:`SKIP_INSIDE` of them.  ``oversized``:
+    :data:`MAX_READ` best stroke blobs; none more than :data:`SKIP_TOUCH` inside a box
+    of ``skip`` (photo pixels: plates already found, regions already hidden; ADR 180),
+    none at the place of one already read; then the :data:`MAX_BESIDE` best partly
+    inside a box of ``skip``, at most :data:`SKIP_INSIDE` of them.  ``oversized``:
     text regions (``work``'s pixels) the detector found too big for a plate's line —
     a close-up whose characters are too big for it — each read whole, besides the
     quotas (ADR 169).  ``probability``: the text detector's map of ``work`` (map,
@@ -405,10 +416,10 @@ def read_plates(
     ranked = candidates(work, source) if dim else candidates(work)
 
     def open_to_read(box: Box, beside: bool = False) -> bool:
-        """Not yet chosen, and touching no box to skip (``beside``: partly inside one,
-        at most :data:`SKIP_INSIDE` of it)."""
+        """Not yet chosen, and at most :data:`SKIP_TOUCH` inside a box to skip
+        (``beside``: more, but at most :data:`SKIP_INSIDE` of it)."""
         inside = _inside(box, to_photo, skip)
-        if not (0 < inside <= SKIP_INSIDE if beside else inside == 0):
+        if not (SKIP_TOUCH < inside <= SKIP_INSIDE if beside else inside <= SKIP_TOUCH):
             return False
         return not any(iou(box, c) >= SAME for c in chosen)
 

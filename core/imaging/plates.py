@@ -353,7 +353,7 @@ def read_pass(
     """The second source of plates (ADR 115): plate-shaped rectangles found by contrast
     on the detector's copy (and, in a dark photo, the denoised copy), read by the
     recogniser; those read as a plate, as lines in photo pixels with the number of
-    characters read surely.  Little touching a box of ``skip`` is read, nothing mostly
+    characters read surely.  Little inside a box of ``skip`` is read, nothing mostly
     inside one (ADR 172).  ``copies``: the photo's :class:`Copies`, when the caller has
     them already.  ``oversized``: the
     text detector's lines too big for a plate's line (:meth:`PlateShape.too_big`), read

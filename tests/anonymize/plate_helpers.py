@@ -112,22 +112,29 @@ def assert_hidden_at_release(
     assert text not in record and text[:4] not in record  # never the characters
 
 
-def release_as_is(rgb: np.ndarray) -> tuple[bytes, Any]:
+def release_as_is(rgb: np.ndarray, detected: bool = False) -> tuple[bytes, Any]:
     """``rgb`` released with no region given (HOG faces): what the release's own search
-    outside regions finds and hides (ADR 114); (encoded bytes, verification)."""
-    from core.imaging.detect import DetectSettings
+    outside regions finds and hides (ADR 114); (encoded bytes, verification).
+    ``detected``: released with the plate regions detection found instead, as the
+    evaluation (and a photographer who accepts them) does."""
+    from core.imaging.anonymize import HideSpec
+    from core.imaging.detect import DetectSettings, detect_plates
     from core.imaging.geometry import Geometry
     from core.imaging.release import RenderJob, render_verified
 
-    return render_verified(RenderJob(rgb, [], [], Geometry()), DetectSettings(face_detector="hog"))
+    settings = DetectSettings(face_detector="hog")
+    found = detect_plates(rgb, settings) if detected else []
+    specs = [HideSpec(d.x, d.y, d.w, d.h) for d in found]
+    labels = [f"#{i + 1} (plate)" for i in range(len(found))]
+    return render_verified(RenderJob(rgb, specs, labels, Geometry()), settings)
 
 
-def legible_after_release(rgb: np.ndarray, quad: np.ndarray, text: str) -> bool:
+def legible_after_release(rgb: np.ndarray, quad: np.ndarray, text: str, detected: bool = False) -> bool:
     """Whether the plate of ``quad`` can still be read in :func:`release_as_is`'s output."""
     from core.imaging.loading import decode_rgb
     from core.imaging.plate_eval import ocr_legible
 
-    return ocr_legible(decode_rgb(release_as_is(rgb)[0]), quad, text)[0]
+    return ocr_legible(decode_rgb(release_as_is(rgb, detected)[0]), quad, text)[0]
 
 
 def tune_variant(sub: str, name: str, kind: str) -> tuple[np.ndarray, np.ndarray, str]:
