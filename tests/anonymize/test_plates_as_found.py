@@ -50,13 +50,15 @@ def test_the_release_hides_a_plate_only_its_as_found_read_reads(
     name: str, kind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Without the as-found read the plate stays legible.  ``wts-lg-000072`` is now also
-    found as a tilted bright rectangle (ADR 174) and as a dim one (ADR 175), both
-    switched off here with it."""
+    found as a tilted bright rectangle (ADR 174) and as a dim one (ADR 175), and
+    ``car3`` and ``wts-lg-000097`` through a candidate's band of strokes (ADR 180):
+    all switched off here with it."""
     rgb, quad, text = tune_variant("us", name, kind)
     assert ocr_legible(rgb, quad, text)[0]  # a reader gets it from the photo as given
     assert_hidden_at_release(rgb, *release_as_is(rgb), quad, text)
     monkeypatch.setattr(plate_bright, "tilted_plate", lambda _mask, _pixels: False)
     monkeypatch.setattr(plate_bright, "DIM_BY", np.inf)
+    monkeypatch.setattr(plate_candidates, "stroke_band", lambda _crop: None)
     assert not legible_after_release(rgb, quad, text)  # as found, it is read
     monkeypatch.setattr(plate_candidates, "AS_FOUND_HEIGHT", np.inf)
     assert legible_after_release(rgb, quad, text)
