@@ -27,6 +27,11 @@ MIN_RECT_FILL = 0.7  # share of its box a bright plate fills (characters are hol
 #: a bright plate may lean this much (°): it is then measured in its tilted rectangle
 #: (ADR 174), and fills at least this share of its upright box (aspect 1.5, 30°: 0.36)
 MAX_TILT = 30.0
+TILTED_BOX_FILL = 0.35
+#: in a dark photo's own pixels (denoised, not equalised), a dim plate is brighter than
+#: DIM_BY times its neighbourhood's mean, plus DIM_PLUS grey levels (ADR 175)
+DIM_BY = 1.2
+DIM_PLUS = 3.0
 #: a whole plate's character line: the band of STROKE_BAND of its height holding the
 #: most vertical strokes (``|∂/∂x|`` of its inner columns, BAND_INNER left out each
 #: side: a frame's sides are strokes of every row), if their mean there is at least
@@ -35,11 +40,6 @@ STROKE_BAND = 0.5
 BAND_INNER = 0.1
 BAND_LIFT = 1.2
 BAND_PAD = 0.2
-TILTED_BOX_FILL = 0.35
-#: in a dark photo's own pixels (denoised, not equalised), a dim plate is brighter than
-#: DIM_BY times its neighbourhood's mean, plus DIM_PLUS grey levels (ADR 175)
-DIM_BY = 1.2
-DIM_PLUS = 3.0
 
 
 def bright_plates(

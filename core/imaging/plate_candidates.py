@@ -309,7 +309,8 @@ def _box_line(x1: float, y1: float, x2: float, y2: float) -> Line:
 
 def _to_read(source: np.ndarray, box: Box, bright: bool = False) -> list[tuple[Line, np.ndarray]]:
     """What is read of one candidate: (line in ``source``'s pixels, upright crop): padded
-    and stretched, as a line or through the text detector's lines in it; as found
+    and stretched, as a line or through the text detector's lines in it and its band of
+    strokes (ADR 180); as found
     (unpadded, not stretched); its brightest plate-shaped part.  ``bright``: a bright
     rectangle, whose plate's edges are read as one line too."""
     from core.imaging.ocr import line_crop
@@ -317,6 +318,7 @@ def _to_read(source: np.ndarray, box: Box, bright: bool = False) -> list[tuple[L
     height, width = source.shape[:2]
     x1, y1, x2, y2 = _padded(box, width, height)
     crop = stretched(source[y1:y2, x1:x2])
+    a1, b1, a2, b2 = _unpadded(box, width, height)
     if box[2] >= LINE_ASPECT * box[3]:  # a character line: read as it is
         out = [(_box_line(x1, y1, x2, y2), crop)]
         if _gain(source[y1:y2, x1:x2]) > NOISY_GAIN:  # and less stretched (ADR 172)
@@ -327,13 +329,12 @@ def _to_read(source: np.ndarray, box: Box, bright: bool = False) -> list[tuple[L
             if line.h >= 4 and line.w >= 1.5 * line.h:
                 moved = Line(line.cx + x1, line.cy + y1, line.w, line.h, line.angle, line.score)
                 out.append((moved, line_crop(source, moved.corners())))
-    a1, b1, a2, b2 = _unpadded(box, width, height)
+        band = stroke_band(source[b1:b2, a1:a2])
+        if band is not None:  # and its character line (ADR 180)
+            c1, c2 = b1 + band[0], b1 + band[1]
+            out.append((_box_line(a1, c1, a2, c2), stretched(source[c1:c2, a1:a2])))
     if b2 - b1 >= AS_FOUND_HEIGHT:  # as found: no glow, no noise stretched (ADR 173)
         out.append((_box_line(a1, b1, a2, b2), source[b1:b2, a1:a2]))
-    band = None if box[2] >= LINE_ASPECT * box[3] else stroke_band(source[b1:b2, a1:a2])
-    if band is not None:  # a whole plate's character line (ADR 180)
-        c1, c2 = b1 + band[0], b1 + band[1]
-        out.append((_box_line(a1, c1, a2, c2), stretched(source[c1:c2, a1:a2])))
     edges = plate_edges(source[y1:y2, x1:x2]) if bright else None
     if edges is not None:  # a blurred plate, cut at its edges (ADR 173)
         a1, b1, a2, b2 = edges
