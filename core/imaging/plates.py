@@ -37,6 +37,7 @@ __all__ = [
     "whole_reads",
     "text_model_path",
     "dark_copy",
+    "read_as_a_plate",
     "read_pass",
     "working_copy",
     "Copies",
@@ -387,6 +388,24 @@ def whole_reads(lines: Sequence[Line], shape: PlateShape, photo_height: int) -> 
     return sorted(whole, key=lambda ln: -ln.score)[:MAX_WHOLE]
 
 
+def read_as_a_plate(rgb: np.ndarray, lines: Sequence[Line]) -> bool:
+    """True when one of ``lines`` (photo pixels) reads as a plate
+    (:func:`~core.imaging.plate_candidates.plate_like`) with at least one digit read
+    surely: a plate found, so the second source may rest (ADR 181).  A sign's words
+    ("PRIVATE", "PROPERTY") read as letters only, and a plate the text detector missed
+    beside them is still searched for."""
+    if not lines:
+        return False
+    from core.imaging.ocr import READABLE_CONFIDENCE, line_crop, recognise
+    from core.imaging.plate_candidates import plate_like
+
+    for reading in recognise([line_crop(rgb, ln.corners()) for ln in lines]):
+        sure = reading.characters(READABLE_CONFIDENCE)
+        if plate_like(reading) and any(c.isdigit() for c in sure):
+            return True
+    return False
+
+
 def _box(line: Line) -> Box:
     (x1, y1), (x2, y2) = line.corners().min(axis=0), line.corners().max(axis=0)
     return (float(x1), float(y1), float(x2 - x1), float(y2 - y1))
@@ -401,9 +420,11 @@ def find_plates(
 ) -> list[Detection]:
     """Licence plates in photo pixels: each plate-shaped line's group grown to its frame.
 
-    When no pass finds a plate-shaped line, ``second_source`` looks for plates by their
-    shape and reads them (:func:`read_pass`, ADR 115).  Plates found through several of
-    their lines overlap; the caller merges them.
+    Unless a plate-shaped line reads as a plate with a digit (:func:`read_as_a_plate`),
+    ``second_source`` looks for plates by their shape outside those lines and reads them
+    (:func:`read_pass`, ADR 115 and 181): a sign's words found by the text detector no
+    longer stop the search for a blurred plate it missed.  Plates found through several
+    of their lines overlap; the caller merges them.
     """
     shape = shape or PlateShape()
     height, width = rgb.shape[:2]
@@ -411,10 +432,12 @@ def find_plates(
     lines = plate_lines(rgb, long_side, threshold, shape, copies=copies)
     mains = [ln for ln in lines if shape.fits(ln, height)]
     found_by_text = list(mains)
-    if not mains and second_source:
+    if second_source and not read_as_a_plate(rgb, mains):
         oversized = whole_reads(lines, shape, height)
-        mains = [ln for ln, _chars in read_pass(rgb, long_side, copies=copies, oversized=oversized)]
-        lines += mains
+        skip = [_box(ln) for ln in mains]
+        more = [ln for ln, _chars in read_pass(rgb, long_side, skip, copies, oversized)]
+        mains += more
+        lines += more
     if not mains:  # no plate: spare the full-size grey copy (12 MP: 144 MB, up to 0.1 s)
         return []
     gray = rgb.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)

@@ -170,3 +170,12 @@ def rect_line(x1: float, y1: float, x2: float, y2: float, score: float = 0.9) ->
     from core.imaging.plate_frame import Line
 
     return Line.from_quad(np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], float), score)
+
+
+class LineBox:
+    """A text line's bounding box as x, y, w, h (what :func:`touching` looks at), and
+    the line itself."""
+
+    def __init__(self, line: Any) -> None:
+        self.line = line
+        self.x, self.y, self.w, self.h = quad_box(line.corners())

@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 import pytest
 from plate_helpers import (
+    LineBox,
     covered,
     draw_plate,
     need_text_models,
@@ -128,7 +129,7 @@ def test_a_blurred_plate_boxed_whole_is_found(
     rgb, quad, text = squat_plate
     assert ocr_legible(rgb, quad, text)[0]  # a reader gets it from the photo as given
     shape = plates.PlateShape()
-    lines = [b.line for b in touching([_Box(ln) for ln in plates.plate_lines(rgb)], quad)]
+    lines = [b.line for b in touching([LineBox(ln) for ln in plates.plate_lines(rgb)], quad)]
     assert lines and all(shape.squat(ln, rgb.shape[0]) for ln in lines)  # the detector's box
     found = touching(plates.find_plates(rgb), quad)
     assert found and covered(found, quad_box(quad), rgb.shape) >= 0.95
@@ -157,23 +158,15 @@ def test_a_faint_blurred_plate_is_read_where_the_detector_sees_a_trace(
     copies = plates.Copies.of(rgb)
     plates.plate_lines(rgb, copies=copies)
     assert "work" in copies.seen
-    assert touching([_Box(ln) for ln, _n in plates.read_pass(rgb, copies=copies)], quad)
+    assert touching([LineBox(ln) for ln, _n in plates.read_pass(rgb, copies=copies)], quad)
     monkeypatch.setattr(plate_candidates, "MAX_LIKELY", 0)
     monkeypatch.setattr(plate_bright, "tilted_plate", lambda _mask, _pixels: False)
-    assert not touching([_Box(ln) for ln, _n in plates.read_pass(rgb, copies=copies)], quad)
+    assert not touching([LineBox(ln) for ln, _n in plates.read_pass(rgb, copies=copies)], quad)
     monkeypatch.undo()
     data, _result = render_verified(RenderJob(rgb, [], [], Geometry()), SETTINGS)
     released = decode_rgb(data)
     assert not ocr_legible(released, quad, text)[0]
     assert detail_hidden(rgb, released, quad) >= 0.9
-
-
-class _Box:
-    """A line's bounding box as x, y, w, h (for :func:`touching`)."""
-
-    def __init__(self, line: Line) -> None:
-        self.line = line
-        self.x, self.y, self.w, self.h = quad_box(line.corners())
 
 
 def test_a_candidate_only_overlapping_a_region_is_read() -> None:

@@ -116,8 +116,8 @@ def test_the_read_pass_finds_a_plate_the_text_detector_misses(
 
 
 def test_a_plate_found_by_text_is_not_read_again() -> None:
-    """The second source runs only where no plate-shaped line was found: a daylight
-    photo whose plate the detector finds pays nothing for it."""
+    """The second source rests where a plate-shaped line reads as a plate (ADR 181): a
+    daylight photo whose plate the detector finds pays one short reading for it."""
     need_text_models()
     rgb, _quad = _drawn()
     calls: list[int] = []
