@@ -24,10 +24,12 @@ from plate_helpers import (
     need_text_models,
     release_as_is,
     textured,
+    touching,
     tune_variant,
 )
 
-from core.imaging import plate_candidates
+from core.imaging import plate_candidates, plates
+from core.imaging.detect import DetectSettings, detect_plates
 from core.imaging.plate_bright import BAND_PAD, STROKE_BAND, stroke_band
 from core.imaging.plate_candidates import Candidate
 from core.imaging.plate_eval import ocr_legible
@@ -117,15 +119,33 @@ def car9() -> tuple[np.ndarray, np.ndarray, str]:
     return tune_variant(*CAR9)
 
 
+def _detection_before_adr_181(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any plate-shaped line rests detection's second source, as before ADR 181 (which
+    now finds car9 at detection: the three lines read as no plate); the release's own
+    search, the subject here, then meets the plate beside false regions."""
+    monkeypatch.setattr(plates, "read_as_a_plate", lambda _rgb, found: bool(found))
+
+
 def test_a_blurred_plate_on_its_holder_beside_a_false_region_is_hidden_at_release(
-    car9: tuple[np.ndarray, np.ndarray, str],
+    car9: tuple[np.ndarray, np.ndarray, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Detection finds three plate-shaped text lines elsewhere (so its second source does
+    """Detection finds three plate-shaped text lines elsewhere (so its second source did
     not run) and one region's edge lies across the plate's bright rectangle; the
     release reads the rectangle, in the quota, through its band."""
     rgb, quad, text = car9
     assert ocr_legible(rgb, quad, text)[0]  # a reader gets it from the photo as given
+    _detection_before_adr_181(monkeypatch)
+    found = detect_plates(rgb, DetectSettings(face_detector="hog"))
+    assert found and not touching(found, quad)
     assert_hidden_at_release(rgb, *release_as_is(rgb, detected=True), quad, text)
+
+
+def test_detection_now_finds_it(car9: tuple[np.ndarray, np.ndarray, str]) -> None:
+    """Since ADR 181 the three lines, read as no plate, do not rest the second source:
+    the plate is found at detection (redundancy with this ADR's release rules)."""
+    rgb, quad, text = car9
+    assert touching(detect_plates(rgb, DetectSettings(face_detector="hog")), quad)
+    assert not legible_after_release(rgb, quad, text, detected=True)
 
 
 @pytest.mark.parametrize("rule", ["band", "touch"])
@@ -133,6 +153,7 @@ def test_without_either_rule_it_stays_legible(
     car9: tuple[np.ndarray, np.ndarray, str], monkeypatch: pytest.MonkeyPatch, rule: str
 ) -> None:
     rgb, quad, text = car9
+    _detection_before_adr_181(monkeypatch)
     if rule == "band":
         monkeypatch.setattr(plate_candidates, "stroke_band", lambda _crop: None)
     else:
