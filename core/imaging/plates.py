@@ -59,6 +59,9 @@ FINE_TILE = 320  # px of the fine copy a tile covers …
 FINE_OVERLAP = 48  # … and the overlap with its neighbours (a line across a tile's edge)
 #: text regions read whole by the second source, at most (the surest first, ADR 172)
 MAX_WHOLE = 6
+#: plate-shaped lines read to see whether one is a plate, at most (the surest first,
+#: ADR 181)
+MAX_CONFIRM = 8
 DARK_RANGE = 128.0  # grey levels: a photo spanning fewer is dark (stretched, dark pass)
 #: search the dark copy at every scale (ADR 113) instead of only at the scales where the
 #: plain copy found no plate-shaped line (ADR 118); kept for the benchmark's comparison
@@ -393,13 +396,15 @@ def read_as_a_plate(rgb: np.ndarray, lines: Sequence[Line]) -> bool:
     (:func:`~core.imaging.plate_candidates.plate_like`) with at least one digit read
     surely: a plate found, so the second source may rest (ADR 181).  A sign's words
     ("PRIVATE", "PROPERTY") read as letters only, and a plate the text detector missed
-    beside them is still searched for."""
+    beside them is still searched for.  Only the :data:`MAX_CONFIRM` surest lines are
+    read (a page of text costs no more; none of them a plate: the search goes on)."""
     if not lines:
         return False
     from core.imaging.ocr import READABLE_CONFIDENCE, line_crop, recognise
     from core.imaging.plate_candidates import plate_like
 
-    for reading in recognise([line_crop(rgb, ln.corners()) for ln in lines]):
+    surest = sorted(lines, key=lambda ln: -ln.score)[:MAX_CONFIRM]
+    for reading in recognise([line_crop(rgb, ln.corners()) for ln in surest]):
         sure = reading.characters(READABLE_CONFIDENCE)
         if plate_like(reading) and any(c.isdigit() for c in sure):
             return True

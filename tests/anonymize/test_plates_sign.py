@@ -119,3 +119,22 @@ def test_a_blurred_plate_beside_a_sign_is_found_at_detection(
         assert not touching(plates.find_plates(rgb), quad)
         assert legible_after_release(rgb, quad, text, detected=True)
 
+
+
+def test_a_page_of_lines_is_read_only_to_a_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hundreds of plate-shaped lines (a page of text): at most MAX_CONFIRM are read
+    to see whether one is a plate, the surest first."""
+    rgb = textured(640, 420, base=120)
+    lines = [rect_line(10 + 30 * (i % 20), 10 + 20 * (i // 20), 38 + 30 * (i % 20),
+                       24 + 20 * (i // 20), score=i / 400) for i in range(400)]
+    read: list[int] = []
+
+    def fake_recognise(crops: list, min_width: int = 320) -> list:
+        from core.imaging.ocr import Reading
+
+        read.append(len(crops))
+        return [Reading("WORD", (0.9,) * 4) for _ in crops]
+
+    monkeypatch.setattr("core.imaging.ocr.recognise", fake_recognise)
+    assert not plates.read_as_a_plate(rgb, lines)
+    assert read == [plates.MAX_CONFIRM]
