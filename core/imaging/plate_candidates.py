@@ -379,6 +379,7 @@ def read_plates(
     oversized: Sequence[Box] = (),
     probability: tuple[np.ndarray, float, float] | None = None,
     dim: bool = False,
+    share: float = 1.0,
 ) -> list[tuple[Line, int]]:
     """Candidates of ``work`` (the detector's copy) read as plates: each as a line in
     photo pixels (``to_photo``: the factor (x, y) from ``work`` to the photo) and the
@@ -407,13 +408,17 @@ def read_plates(
     contrast with at most :data:`SHARP_STROKES` strokes (a heavily blurred plate; ADR
     179).  ``dim``: ``source`` is a dark
     photo's own pixels, denoised: its dim bright rectangles are candidates too (ADR 175).
+    ``share``: the share of every quota read (a lighter search, ADR 181).
     """
     from core.imaging.ocr import READABLE_CONFIDENCE, recognise
+
+    def limit(quota: int) -> int:
+        return round(quota * share)
 
     source = work if source is None else source
     chosen: list[Box] = []
     taken = {"strokes": 0, "bright": 0}
-    quota = {"strokes": MAX_READ, "bright": MAX_BRIGHT}
+    quota = {"strokes": limit(MAX_READ), "bright": limit(MAX_BRIGHT)}
     ranked = candidates(work, source) if dim else candidates(work)
 
     def open_to_read(box: Box, beside: bool = False) -> bool:
@@ -431,7 +436,7 @@ def read_plates(
             taken[kind] += 1
             chosen.append(box)
     if probability is not None:
-        _choose(_likely([c.box for c in ranked], probability), MAX_LIKELY, open_to_read, chosen)
+        _choose(_likely([c.box for c in ranked], probability), limit(MAX_LIKELY), open_to_read, chosen)
     # the sharpest blobs of few strokes: a heavily blurred plate (ADR 179)
     taken_boxes = set(chosen)
     sharp = sorted(
@@ -439,10 +444,10 @@ def read_plates(
          if c.kind == "strokes" and c.strokes <= SHARP_STROKES and c.box not in taken_boxes),
         key=lambda c: -c.contrast,
     )
-    _choose([c.box for c in sharp], MAX_SHARP, open_to_read, chosen)
+    _choose([c.box for c in sharp], limit(MAX_SHARP), open_to_read, chosen)
     # partly inside a box to skip: at release, a plate the detector missed beside a
     # region found for other text (ADR 172)
-    _choose([c.box for c in ranked], MAX_BESIDE, partial(open_to_read, beside=True), chosen)
+    _choose([c.box for c in ranked], limit(MAX_BESIDE), partial(open_to_read, beside=True), chosen)
     lines: list[Line] = []  # in work's pixels
     crops: list[np.ndarray] = []
     for box in oversized:

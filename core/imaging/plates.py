@@ -60,8 +60,11 @@ FINE_OVERLAP = 48  # … and the overlap with its neighbours (a line across a ti
 #: text regions read whole by the second source, at most (the surest first, ADR 172)
 MAX_WHOLE = 6
 #: plate-shaped lines read to see whether one is a plate, at most (the surest first,
-#: ADR 181)
+#: ADR 181) …
 MAX_CONFIRM = 8
+#: … and, when none is, the share of the second source's quotas read at detection (a
+#: lighter search than where no line was found: the release searches again in full)
+RESTLESS_SHARE = 0.25
 DARK_RANGE = 128.0  # grey levels: a photo spanning fewer is dark (stretched, dark pass)
 #: search the dark copy at every scale (ADR 113) instead of only at the scales where the
 #: plain copy found no plate-shaped line (ADR 118); kept for the benchmark's comparison
@@ -353,6 +356,7 @@ def read_pass(
     skip: Sequence[Box] = (),
     copies: Copies | None = None,
     oversized: Sequence[Line] = (),
+    share: float = 1.0,
 ) -> list[tuple[Line, int]]:
     """The second source of plates (ADR 115): plate-shaped rectangles found by contrast
     on the detector's copy (and, in a dark photo, the denoised copy), read by the
@@ -361,7 +365,7 @@ def read_pass(
     inside one (ADR 172).  ``copies``: the photo's :class:`Copies`, when the caller has
     them already.  ``oversized``: the
     text detector's lines too big for a plate's line (:meth:`PlateShape.too_big`), read
-    whole (ADR 169)."""
+    whole (ADR 169).  ``share``: the share of the candidates' quotas read (ADR 181)."""
     import cv2
 
     from core.imaging.plate_candidates import read_plates
@@ -379,7 +383,7 @@ def read_pass(
         boxes = [*skip, *(_box(ln) for ln, _ in found)]
         likely = made.seen.get("work") if copy is made.work else None
         found += read_plates(copy, made.to_photo, boxes, source, whole, likely,
-                             dim=copy is made.dark)
+                             dim=copy is made.dark, share=share)
         whole = []  # read once, on the first copy
     return found
 
@@ -427,8 +431,9 @@ def find_plates(
 
     Unless a plate-shaped line reads as a plate with a digit (:func:`read_as_a_plate`),
     ``second_source`` looks for plates by their shape outside those lines and reads them
-    (:func:`read_pass`, ADR 115 and 181): a sign's words found by the text detector no
-    longer stop the search for a blurred plate it missed.  Plates found through several
+    (:func:`read_pass`, ADR 115 and 181; where lines were found, :data:`RESTLESS_SHARE`
+    of its quotas): a sign's words found by the text detector no longer stop the search
+    for a blurred plate it missed.  Plates found through several
     of their lines overlap; the caller merges them.
     """
     shape = shape or PlateShape()
@@ -438,9 +443,10 @@ def find_plates(
     mains = [ln for ln in lines if shape.fits(ln, height)]
     found_by_text = list(mains)
     if second_source and not read_as_a_plate(rgb, mains):
-        oversized = whole_reads(lines, shape, height)
+        share = RESTLESS_SHARE if mains else 1.0
+        oversized = whole_reads(lines, shape, height)[: round(MAX_WHOLE * share)]
         skip = [_box(ln) for ln in mains]
-        more = [ln for ln, _chars in read_pass(rgb, long_side, skip, copies, oversized)]
+        more = [ln for ln, _chars in read_pass(rgb, long_side, skip, copies, oversized, share)]
         mains += more
         lines += more
     if not mains:  # no plate: spare the full-size grey copy (12 MP: 144 MB, up to 0.1 s)

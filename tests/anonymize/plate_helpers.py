@@ -179,3 +179,17 @@ class LineBox:
     def __init__(self, line: Any) -> None:
         self.line = line
         self.x, self.y, self.w, self.h = quad_box(line.corners())
+
+
+def facade_of_windows() -> np.ndarray:
+    """A 1280 × 720 photo of 192 plate-shaped bright windows, an "8" in each: hundreds
+    of candidates, to bound what the second source reads."""
+    import cv2
+
+    rgb = textured(1280, 720, seed=4)
+    for row in range(12):
+        for col in range(16):
+            x, y = 20 + col * 78, 20 + row * 58
+            cv2.rectangle(rgb, (x, y), (x + 60, y + 24), (235, 235, 235), -1)
+            cv2.putText(rgb, "8", (x + 22, y + 20), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (30, 30, 30), 2)
+    return rgb

@@ -20,6 +20,7 @@ from plate_helpers import (
     assert_hidden_at_release,
     covered,
     draw_plate,
+    facade_of_windows,
     need_text_models,
     quad_box,
     textured,
@@ -146,12 +147,7 @@ def test_a_facade_of_bright_rectangles_costs_a_bounded_number_of_reads(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Hundreds of plate-shaped bright windows: the pass reads at most its limits."""
-    rgb = textured(1280, 720, seed=4)
-    for row in range(12):
-        for col in range(16):
-            x, y = 20 + col * 78, 20 + row * 58
-            cv2.rectangle(rgb, (x, y), (x + 60, y + 24), (235, 235, 235), -1)
-            cv2.putText(rgb, "8", (x + 22, y + 20), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (30, 30, 30), 2)
+    rgb = facade_of_windows()
     kinds = [c.kind for c in plate_candidates.candidates(plates.for_text(rgb))]
     limit = plate_candidates.MAX_READ + plate_candidates.MAX_BRIGHT + plate_candidates.MAX_SHARP
     assert kinds.count("bright") > 3 * limit  # the attack is real

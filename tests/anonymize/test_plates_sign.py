@@ -21,6 +21,7 @@ from plate_helpers import (
     LineBox,
     covered,
     draw_plate,
+    facade_of_windows,
     legible_after_release,
     need_text_models,
     rect_line,
@@ -29,7 +30,7 @@ from plate_helpers import (
     tune_variant,
 )
 
-from core.imaging import plates
+from core.imaging import plate_candidates, plates
 
 SIGN = (60, 60, 240, 56)  # x, y, w, h of a drawn sign (letters only)
 PLATE = (380, 260, 140, 60)  # x, y, w, h of a drawn plate
@@ -138,3 +139,33 @@ def test_a_page_of_lines_is_read_only_to_a_bound(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr("core.imaging.ocr.recognise", fake_recognise)
     assert not plates.read_as_a_plate(rgb, lines)
     assert read == [plates.MAX_CONFIRM]
+
+
+def test_where_lines_were_found_the_search_is_lighter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sign found and read as no plate: the second source reads RESTLESS_SHARE of its
+    quotas (the release searches again in full); where no line was found, all of them."""
+    shares: list[float] = []
+    monkeypatch.setattr(plates, "read_as_a_plate", lambda _rgb, _found: False)
+    monkeypatch.setattr(
+        plates, "read_pass", lambda *_a, **k: shares.append(k.get("share", _a[5])) or []
+    )
+    rgb = _sign_and_plate()
+    monkeypatch.setattr(plates, "plate_lines", lambda *_a, **_k: [_line_over(SIGN)])
+    plates.find_plates(rgb)
+    monkeypatch.setattr(plates, "plate_lines", lambda *_a, **_k: [])
+    plates.find_plates(rgb)
+    assert shares == [plates.RESTLESS_SHARE, 1.0]
+
+
+def test_a_lighter_search_reads_a_share_of_each_quota(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hundreds of plate-shaped bright windows: a quarter of the quotas reads at most a
+    quarter of the candidates the full search reads."""
+    rgb = facade_of_windows()
+    read: list[object] = []
+    monkeypatch.setattr(plate_candidates, "_to_read", lambda _s, box, _b=False: read.append(box) or [])
+    work = plates.for_text(rgb)
+    plate_candidates.read_plates(work, np.ones(2))
+    full = len(read)
+    read.clear()
+    plate_candidates.read_plates(work, np.ones(2), share=0.25)
+    assert 0 < len(read) <= round(full * 0.25) + 1
