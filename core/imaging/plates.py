@@ -405,10 +405,11 @@ def read_as_a_plate(rgb: np.ndarray, lines: Sequence[Line]) -> bool:
     if not lines:
         return False
     from core.imaging.ocr import READABLE_CONFIDENCE, line_crop, recognise
-    from core.imaging.plate_candidates import plate_like
+    from core.imaging.plate_candidates import READ_WIDTH, plate_like
 
     surest = sorted(lines, key=lambda ln: -ln.score)[:MAX_CONFIRM]
-    for reading in recognise([line_crop(rgb, ln.corners()) for ln in surest]):
+    crops = [line_crop(rgb, ln.corners()) for ln in surest]
+    for reading in recognise(crops, min_width=READ_WIDTH):  # as candidates are read
         sure = reading.characters(READABLE_CONFIDENCE)
         if plate_like(reading) and any(c.isdigit() for c in sure):
             return True
