@@ -26,6 +26,23 @@ class Detection:
 
 Box = tuple[float, float, float, float]
 
+#: what a region's ``source`` (a detector's name, or several joined by "+") says to a
+#: person: the stored names stay as they are (exports, older projects)
+SOURCE_LABELS = {
+    "manual": "drawn by hand",
+    "centerface": "face detector",
+    "hog": "face detector (HOG)",
+    "pp-ocr-text": "text found",
+    "pp-ocr-read": "plate shape read",
+}
+
+
+def describe_source(source: str) -> str:
+    """A region's ``source`` in words: each detector's label (:data:`SOURCE_LABELS`;
+    an unknown name as it is), several joined by " + "."""
+    names = [name for name in source.split("+") if name] or [source]
+    return " + ".join(SOURCE_LABELS.get(name, name) for name in names)
+
 
 def area(box: Box) -> float:
     """Area of an (x, y, w, h) box."""

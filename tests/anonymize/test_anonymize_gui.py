@@ -188,3 +188,28 @@ def test_detection_settings_dialog_round_trip(window: MainWindow) -> None:
     assert loaded.min_face_px == 32 and loaded.face_detector == "centerface+hog"
     dialog._defaults()
     assert dialog.result_settings() == DetectSettings()
+
+
+def test_region_list_says_who_found_each_region(window: MainWindow, qtbot,
+                                                tmp_path: Path) -> None:
+    from core.imaging.boxes import Detection
+
+    src = tmp_path / "street.png"
+    Image.fromarray(quadrant_image(320, 200)).save(src)
+    photo_id = _open_with_photo(window, tmp_path, src)
+    repo.replace_detections(window.project, photo_id, [
+        Detection("plate", 10, 10, 60, 20, 0.97, "pp-ocr-read+pp-ocr-text"),
+        Detection("face", 150, 40, 50, 60, 0.81, "centerface")])
+    repo.add_region(window.project, photo_id, kind="face", x=200, y=100, w=40, h=40)
+    qtbot.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
+    page = window.pages["anonymize"]
+    page.reload()  # regions written outside the page (as a detection job's are)
+    items = page.panel.region_list
+    qtbot.waitUntil(lambda: items.count() == 3, timeout=5_000)
+    texts = [items.item(i).text() for i in range(items.count())]
+    assert any("plate · plate shape read + text found 0.97" in t for t in texts), texts
+    assert any("face · face detector 0.81" in t for t in texts), texts
+    assert any("face · drawn by hand" in t for t in texts), texts
+    assert not any("pp-ocr" in t or "centerface" in t for t in texts), texts
+    tips = [items.item(i).toolTip() for i in range(items.count())]
+    assert any("Detector: pp-ocr-read+pp-ocr-text" in t for t in tips), tips

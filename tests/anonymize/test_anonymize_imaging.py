@@ -7,7 +7,7 @@ import pytest
 from anon_helpers import quadrant_image
 
 from core.imaging.anonymize import HideSpec, hide_regions, region_mask, stronger
-from core.imaging.boxes import Detection, grow, iou, merge_overlapping
+from core.imaging.boxes import Detection, describe_source, grow, iou, merge_overlapping
 from core.imaging.geometry import (
     Geometry,
     apply_geometry,
@@ -123,3 +123,14 @@ def test_boxes_grow_and_merge() -> None:
     assert len(merged) == 3 and faces[0].box == (0, 0, 11, 11)
     assert faces[0].detector == "centerface+hog" and faces[0].score == 0.9
     assert iou((0, 0, 10, 10), (5, 0, 10, 10)) == pytest.approx(1 / 3)
+
+
+def test_a_regions_source_is_said_in_words() -> None:
+    merged = merge_overlapping([Detection("plate", 0, 0, 10, 10, 0.9, "pp-ocr-text"),
+                                Detection("plate", 1, 1, 10, 10, 0.8, "pp-ocr-read")])
+    assert merged[0].detector == "pp-ocr-read+pp-ocr-text"
+    assert describe_source(merged[0].detector) == "plate shape read + text found"
+    assert describe_source("manual") == "drawn by hand"
+    assert describe_source("centerface+hog") == "face detector + face detector (HOG)"
+    # a name this version does not know (a later version's detector) is shown as it is
+    assert describe_source("yunet") == "yunet" and describe_source("") == ""

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.imaging.boxes import describe_source
 from core.imaging.photos import CATEGORIES, DEFAULT_LICENCE, Photo, Region
 from ui.widgets.actions import make_action
 from ui.widgets.dates import format_when
@@ -144,6 +145,7 @@ class PhotoPanel(QScrollArea):
         self.region_list.setMaximumHeight(170)
         self.region_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.region_list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.region_list.setWordWrap(True)  # who found a region, whole: the panel is narrow
         self.region_list.currentRowChanged.connect(self._row_changed)
         # Delete (or Backspace) here, where a region is picked, as on the canvas
         delete = make_action(self.region_list, "Delete Region", lambda: self._delete_clicked(),
@@ -321,12 +323,13 @@ class PhotoPanel(QScrollArea):
             self.region_ids, self.regions = [], list(regions)
             for r in regions:
                 how = METHOD_LABELS[r.method] if r.method else "as photo"
-                source = "drawn by hand" if r.source == "manual" else \
-                    f"{r.source} {r.score:.2f}" if r.score is not None else r.source
+                source = describe_source(r.source)
+                if r.source != "manual" and r.score is not None:
+                    source += f" {r.score:.2f}"
                 item = QListWidgetItem(f"#{r.id}  {r.kind} · {source} · "
                                        f"{'ellipse' if r.shape == 'ellipse' else 'rect'} · "
                                        f"{how}")
-                item.setToolTip(plain_tooltip(item.text()))
+                item.setToolTip(plain_tooltip(f"{item.text()}\nDetector: {r.source}"))
                 self.region_list.addItem(item)
                 self.region_ids.append(r.id)
             self.select_region(selected)
