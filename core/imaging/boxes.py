@@ -37,11 +37,23 @@ SOURCE_LABELS = {
 }
 
 
+#: longest unknown detector name shown (a hand-edited project may hold anything)
+SHOWN_NAME = 40
+
+
 def describe_source(source: str) -> str:
     """A region's ``source`` in words: each detector's label (:data:`SOURCE_LABELS`;
-    an unknown name as it is), several joined by " + "."""
+    an unknown name as it is, printable characters only, cut at :data:`SHOWN_NAME`),
+    several joined by " + "."""
+
+    def shown(name: str) -> str:
+        if name in SOURCE_LABELS:
+            return SOURCE_LABELS[name]
+        name = "".join(c if c.isprintable() else " " for c in name)
+        return name if len(name) <= SHOWN_NAME else name[: SHOWN_NAME - 1] + "…"
+
     names = [name for name in source.split("+") if name] or [source]
-    return " + ".join(SOURCE_LABELS.get(name, name) for name in names)
+    return " + ".join(shown(name) for name in names)
 
 
 def area(box: Box) -> float:

@@ -134,3 +134,6 @@ def test_a_regions_source_is_said_in_words() -> None:
     assert describe_source("centerface+hog") == "face detector + face detector (HOG)"
     # a name this version does not know (a later version's detector) is shown as it is
     assert describe_source("yunet") == "yunet" and describe_source("") == ""
+    # a hand-edited project: no line breaks, no screenful of text in the region list
+    odd = describe_source("a\nb" + "x" * 5000 + "+pp-ocr-text")
+    assert "\n" not in odd and len(odd) < 70 and odd.endswith("… + text found")

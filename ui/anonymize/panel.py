@@ -329,7 +329,7 @@ class PhotoPanel(QScrollArea):
                 item = QListWidgetItem(f"#{r.id}  {r.kind} · {source} · "
                                        f"{'ellipse' if r.shape == 'ellipse' else 'rect'} · "
                                        f"{how}")
-                item.setToolTip(plain_tooltip(f"{item.text()}\nDetector: {r.source}"))
+                item.setToolTip(plain_tooltip(f"{item.text()}\nDetector: {r.source[:200]}"))
                 self.region_list.addItem(item)
                 self.region_ids.append(r.id)
             self.select_region(selected)
