@@ -1,4 +1,4 @@
-"""A second source of plates where the text detector finds none (ADR 115, 181): shapes, then reading.
+"""A second source of plates where the text detector finds none (ADR 115, 181): shapes, read.
 
 The PP-OCR detector misses some plates outright — small and blurred, or dark and noisy
 (ADR 113) — and what it misses the release's search outside regions (ADR 114) missed too.
