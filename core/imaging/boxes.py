@@ -43,13 +43,15 @@ SHOWN_NAME = 40
 
 def describe_source(source: str) -> str:
     """A region's ``source`` in words: each detector's label (:data:`SOURCE_LABELS`;
-    an unknown name as it is, printable characters only, cut at :data:`SHOWN_NAME`),
+    an unknown name as it is, on one line, its hidden and control characters spelt out
+    as all shown text is (:mod:`core.visible_text`), cut at :data:`SHOWN_NAME`),
     several joined by " + "."""
+    from core.visible_text import spell_controls, visible
 
     def shown(name: str) -> str:
         if name in SOURCE_LABELS:
             return SOURCE_LABELS[name]
-        name = "".join(c if c.isprintable() else " " for c in name)
+        name = spell_controls(visible(" ".join(name.split())))
         return name if len(name) <= SHOWN_NAME else name[: SHOWN_NAME - 1] + "…"
 
     names = [name for name in source.split("+") if name] or [source]

@@ -137,3 +137,5 @@ def test_a_regions_source_is_said_in_words() -> None:
     # a hand-edited project: no line breaks, no screenful of text in the region list
     odd = describe_source("a\nb" + "x" * 5000 + "+pp-ocr-text")
     assert "\n" not in odd and len(odd) < 70 and odd.endswith("… + text found")
+    # a name turned around or hiding an escape is spelt out, as all shown text is
+    assert describe_source("deface\u202e+\x1b[2J") == "deface⟨U+202E⟩ + ⟨U+001B⟩[2J"

@@ -121,7 +121,6 @@ def test_a_blurred_plate_beside_a_sign_is_found_at_detection(
         assert legible_after_release(rgb, quad, text, detected=True)
 
 
-
 def test_a_page_of_lines_is_read_only_to_a_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     """Hundreds of plate-shaped lines (a page of text): at most MAX_CONFIRM are read
     to see whether one is a plate, the surest first."""

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from core.imaging.boxes import describe_source
 from core.imaging.photos import CATEGORIES, DEFAULT_LICENCE, Photo, Region
+from core.visible_text import spell_controls, visible
 from ui.widgets.actions import make_action
 from ui.widgets.dates import format_when
 from ui.widgets.tooltips import plain_tooltip
@@ -329,7 +330,8 @@ class PhotoPanel(QScrollArea):
                 item = QListWidgetItem(f"#{r.id}  {r.kind} · {source} · "
                                        f"{'ellipse' if r.shape == 'ellipse' else 'rect'} · "
                                        f"{how}")
-                item.setToolTip(plain_tooltip(f"{item.text()}\nDetector: {r.source[:200]}"))
+                shown = spell_controls(visible(r.source[:200]))
+                item.setToolTip(plain_tooltip(f"{item.text()}\nDetector: {shown}"))
                 self.region_list.addItem(item)
                 self.region_ids.append(r.id)
             self.select_region(selected)
