@@ -56,16 +56,16 @@ EXPECTED: dict[str, tuple[int, str]] = {
     "samples": (115, "23b33b3d68d71369"),
     "prompts": (115, "721e897fbe09a030"),
     "sample_images": (191, "e15c286c16932627"),
-    "images": (448, "3f506b453c6fe245"),
+    "images": (438, "e814ebfc49b1ebcd"),
     "posts": (428, "8e848bf72dd97d8d"),
     "sample_tags": (109, "73c34f00b93ce0d1"),
     "feedback": (126, "281ca08a02727a10"),
     "model_outputs": (247, "c4c7b9dc0e8f4035"),
     "metric_results": (362, "ef3ddc352c31d358"),
     "rating_sessions": (3, "cf618ccc47ac5f54"),
-    "rating_tasks": (204, "b4a7f59eaadc1396"),
-    "rating_blinding": (384, "6962b9572d446d1d"),
-    "rating_judgments": (205, "046d2cbdefe6c110"),
+    "rating_tasks": (204, "6dd83018bfab2691"),
+    "rating_blinding": (384, "7b26fd9bdc4871bc"),
+    "rating_judgments": (205, "0b2025766a1350b9"),
 }
 EXPECTED_PHOTOS: dict[str, tuple[int, str]] = {
     "photos": (5, "73c513cc87c24b7b"),
@@ -74,7 +74,7 @@ EXPECTED_PHOTOS: dict[str, tuple[int, str]] = {
 #: rows per table (the audit log's too: who did what, not when); photo_regions is left
 #: out (detections depend on the detectors installed)
 EXPECTED_COUNTS: dict[str, int] = {
-    "audit_log": 159, "feedback": 126, "images": 448, "metric_results": 362,
+    "audit_log": 159, "feedback": 126, "images": 438, "metric_results": 362,
     "metric_runs": 1, "model_outputs": 247, "photos": 0, "post_images": 186, "posts": 428,
     "project_meta": 4, "rating_blinding": 384, "rating_files": 9, "rating_judgments": 205,
     "rating_keys": 3, "rating_merges": 9, "rating_sessions": 3, "rating_tasks": 204,

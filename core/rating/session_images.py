@@ -55,17 +55,21 @@ class SessionImages:
             self._cache[key] = _digest(images.encode(images.fit(rgb, canvas)))
         return self._cache[key]
 
-    def gold_copy(self, sample: str, token: str, sha: str, shown: Iterable[str]) -> Encoded:
-        """The degraded copy ``sha`` of option ``token``, its length like an output of the
-        sample that this task does not show (``shown`` = the task's other outputs)."""
-        rng = random.Random(derive(self.secret, f"gold/{token}"))
+    def gold_copy(self, sample: str, seed: str, sha: str, shown: Iterable[str]) -> Encoded:
+        """The degraded copy ``sha`` seeded by ``seed``, its length like an output of the
+        sample that this task does not show (``shown`` = the task's other outputs).
+
+        ``seed``: the gold unit (:data:`~core.rating.design.GOLD_UNIT`), so that every
+        file showing the unit holds the same bytes, as for a real output (ADR 184); in a
+        session made before, the option's token (its files are written as they were)."""
+        rng = random.Random(derive(self.secret, f"gold/{seed}"))
         outputs = self._outputs.get(sample, [])
         candidates = [o for o in outputs if o not in set(shown)] or outputs
         stand_in = self.output(sample, rng.choice(candidates))[1] if candidates else b""
         target = round(len(stand_in) * rng.uniform(0.93, 1.07))
         rgb = images.fit(images.decode(self._bytes(sha), f"{sha[:12]} (gold copy, sample "
                                                          f"{sample})"), self.canvas(sample))
-        return _digest(images.encode_like(rgb, target, derive(self.secret, f"grain/{token}")))
+        return _digest(images.encode_like(rgb, target, derive(self.secret, f"grain/{seed}")))
 
     def canvas(self, sample: str) -> tuple[int, int]:
         """The size every output of ``sample`` is shown at in this session."""

@@ -22,7 +22,15 @@ from core.files import atomic_writer, clean_stale_temps, new_temp_dir
 from core.jobs import JobState
 from core.rating import file_build, integrity
 from core.rating import session_file as sf
-from core.rating.design import Catalog, Plan, SampleInfo, SessionDesign, plan_session, slot_name
+from core.rating.design import (
+    GOLD_UNIT,
+    Catalog,
+    Plan,
+    SampleInfo,
+    SessionDesign,
+    plan_session,
+    slot_name,
+)
 from core.rating.images import decode, degrade
 from core.rating.session_images import SessionImages
 from core.store.project import Project, now_iso
@@ -250,9 +258,10 @@ def _write_one(project: Project, session: SessionRow, slot: str, target: Path,
 
 def _add_tasks(project: Project, session: SessionRow, slot: str, conn: sqlite3.Connection,
                images: SessionImages, state: JobState) -> None:
-    for task_id, position, sample, prompt, criterion, inputs in project.conn.execute(
-            "SELECT task_id, position, sample_id, prompt, criterion, inputs FROM rating_tasks "
-            "WHERE session_id = ? AND slot = ? ORDER BY position", (session.id, slot)):
+    for task_id, position, sample, prompt, criterion, inputs, unit in project.conn.execute(
+            "SELECT task_id, position, sample_id, prompt, criterion, inputs, unit "
+            "FROM rating_tasks WHERE session_id = ? AND slot = ? ORDER BY position",
+            (session.id, slot)):
         state.check()
         shown_inputs = []
         for sha, box in json.loads(inputs):
@@ -265,7 +274,9 @@ def _add_tasks(project: Project, session: SessionRow, slot: str, conn: sqlite3.C
         regular = [src for _tok, _sha, src, deg in rows if not deg]
         options = []
         for token, sha, _src, deg in rows:
-            digest, data = (images.gold_copy(sample, token, sha, regular) if deg
+            # a shared gold unit's copy is the same in every file (ADR 184)
+            seed = unit if str(unit).startswith(GOLD_UNIT) else token
+            digest, data = (images.gold_copy(sample, seed, sha, regular) if deg
                             else images.output(sample, sha))
             options.append([token, digest])
             file_build.add_image(conn, digest, "jpg", data)

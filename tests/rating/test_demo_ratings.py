@@ -185,7 +185,8 @@ def test_analyze_ranks_lumen_first_and_pixelforge_last_with_good_agreement(rated
         assert min(mean, key=mean.get) == "pixelforge", crit
     success = next(t for t in likert.sections["success"].tables if t.key == "success")
     overall = dict(zip(success.column("Model"), success.column("Overall"), strict=True))
-    assert overall["lumen-edit"] > 0.5 and overall["lumen-edit"] == max(overall.values())
+    # 8 samples: success moves in steps of 1/8 as the plan's draws change (ADR 184)
+    assert overall["lumen-edit"] >= 0.5 and overall["lumen-edit"] == max(overall.values())
     assert overall["pixelforge"] == min(overall.values())
     # side-by-side: α per criterion is defined and positive
     _, votes = found[SIDE_BY_SIDE]
