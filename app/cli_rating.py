@@ -43,8 +43,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     create.add_argument("--gold-file", type=Path,
                         help="JSON list of known answers, e.g. "
                              '[{"sample": "s1", "better": "m1", "worse": "m2"}]; each is '
-                             "given to a rater at most once and never beside their own "
-                             "task on it, so a file may get fewer gold tasks than the rate")
+                             "one gold task for --overlap raters, like any task, and is "
+                             "not also rated as a real task; with few answers a file may "
+                             "get fewer gold tasks than the rate")
     create.add_argument("--min-time", type=float, default=0.0, help="seconds per task")
     create.add_argument("--penalty", type=float, default=5.0, help="seconds of penalty delay")
     create.add_argument("--ties", action="store_true", help="rankings may tie")
