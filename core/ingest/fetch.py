@@ -12,7 +12,9 @@ through :mod:`core.files`, never held in memory: peak memory depends neither on 
 size of an image nor on how many there are.  Compressed bodies (gzip, deflate) are
 decoded in bounded steps, so a gzip bomb stops at the size cap like any other body.
 Every connection, redirects included, goes through :mod:`core.ingest.netguard`
-unless private networks are allowed.
+unless private networks are allowed.  Without that permission a cache entry serves only
+if its download went through the guard too (ADR 183): a body fetched with private
+networks allowed is fetched again, through the guard, which refuses a private host.
 
 Retries follow :class:`core.retry.RetryPolicy` (backoff with jitter, ``Retry-After`` as
 a capped lower bound) on connection errors, timeouts, HTTP 5xx, 408 and 429, never on
@@ -76,7 +78,7 @@ class FetchSettings:
     max_bytes: int = 50 * 2**20
     max_pixels: int = DEFAULT_MAX_PIXELS
     user_agent: str = "Winnow/0.1"
-    cache_dir: Path | None = None  # bodies are kept here by URL (and reused)
+    cache_dir: Path | None = None  # bodies are kept here by URL (reused, ADR 183)
     download_dir: Path | None = None  # where bodies go when there is no cache
     allow_private_network: bool = False  # loopback, LAN, link-local… (ADR 002)
     trusted: frozenset[tuple[str, int]] = field(default_factory=frozenset)  # tests only
@@ -361,6 +363,33 @@ def _body_path(s: FetchSettings, url: str) -> Path:
     return Path(folder) / key[:2] / key
 
 
+def _guard_mark(path: Path) -> Path:
+    """The empty file beside a cache entry saying its download went through the network
+    guard (every hop checked, private networks not allowed)."""
+    return path.with_name(path.name + ".guarded")
+
+
+def _cache_serves(path: Path, s: FetchSettings) -> bool:
+    """Whether the cache entry at ``path`` may answer for ``s``: always with private
+    networks allowed; without, only an entry the guard checked (ADR 183)."""
+    return s.allow_private_network or _guard_mark(path).is_file()
+
+
+def _mark_guarded(path: Path, s: FetchSettings) -> None:
+    """Record that the entry at ``path`` was just downloaded through the guard."""
+    if s.allow_private_network:
+        return
+    try:
+        _guard_mark(path).touch()
+    except OSError as exc:  # unmarked: fetched again next time, never served wrongly
+        log.info("cannot mark cached image %s: %s", path, exc)
+
+
+def _cache_hit(path: Path, s: FetchSettings) -> ImageInfo | None:
+    """The info of a cache entry ``s`` may be served, or None."""
+    return _cache_load(path, s) if _cache_serves(path, s) else None
+
+
 def _cache_load(path: Path, s: FetchSettings) -> ImageInfo | None:
     """The info of a valid cached body, or None; an invalid entry is deleted."""
     try:
@@ -385,11 +414,14 @@ async def _fetch_one(client: httpx.AsyncClient, url: str, s: FetchSettings,
     path = _body_path(s, target)
     if s.cache_dir is not None:
         async with decodes:
-            info = await asyncio.to_thread(_cache_load, path, s)
+            info = await asyncio.to_thread(_cache_hit, path, s)
         if info is not None:
             return FetchResult(url, path, info, from_cache=True)
+        _guard_mark(path).unlink(missing_ok=True)  # vouches for the body about to be replaced
     result = await _download(client, target, s, path, decodes)
     result.url = url
+    if s.cache_dir is not None and result.ok:
+        _mark_guarded(path, s)
     return result
 
 

@@ -4,7 +4,8 @@
 Intervals: votes resampled with replacement (a multinomial draw over the distinct
 (pair, outcome) cells, see :mod:`core.stats.votes`), Bradley-Terry refitted on every
 resample at once (batched Newman iteration), and the ``(1-c)/2`` and ``(1+c)/2``
-quantiles of each model's bootstrap Elo taken (ADR 011).
+quantiles of each model's bootstrap Elo taken (ADR 011), widened to contain the point
+estimate (ADR 183).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.stats.bradley_terry import DEFAULT_TOL, fit_strengths, named_groups
+from core.stats.intervals import containing
 from core.stats.votes import VoteCells, Votes, encode_votes, resample_cells, vote_cells
 
 ELO_BASE = 1000.0
@@ -145,7 +147,8 @@ def elo_ratings(
     else:
         boot, used = bootstrap_elo(cells, n_boot, seed=seed, tol=tol, start=np.log(pi),
                                    progress=progress)
-        lo, hi = np.quantile(boot, [(1.0 - ci) / 2.0, (1.0 + ci) / 2.0], axis=0)
+        bounds = np.quantile(boot, [(1.0 - ci) / 2.0, (1.0 + ci) / 2.0], axis=0)
+        lo, hi = containing(elo, bounds[0], bounds[1])
         n_map = int(used.sum())
     return EloResult(
         votes.models, elo, lo, hi, float(ci), int(n_boot), "map" if used_map else "ml", n_map,

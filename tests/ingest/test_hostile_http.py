@@ -177,3 +177,83 @@ def test_images_streamed_to_disk_peak_memory_does_not_grow_with_count(image_serv
             tracemalloc.stop()
         assert report.images_fetched == 40 and report.images_failed == 0
         assert peak < 15 * len(big), f"peak {peak / 2**20:.1f} MB for 40 × {len(big) / 2**20:.1f} MB"
+
+
+# -- the cache does not get around the refusal (ADR 183) ---------------------------------
+def test_a_cached_private_image_is_refused_without_the_flag(image_server, tmp_path) -> None:
+    url = image_server.url("/good.jpg")  # 127.0.0.1
+    cache = tmp_path / "cache"
+    mine = fetch_images_sync([url], settings(tmp_path, allow_private_network=True,
+                                             cache_dir=cache))[url]
+    assert mine.ok
+    theirs = fetch_images_sync([url], settings(tmp_path, cache_dir=cache))[url]
+    assert not theirs.from_cache and theirs.error is not None
+    assert theirs.error.startswith("refused: ") and "loopback" in theirs.error, theirs.error
+    assert image_server.hits["/good.jpg"] == 1  # refused by the guard, not fetched again
+    again = fetch_images_sync([url], settings(tmp_path, allow_private_network=True,
+                                              cache_dir=cache))[url]
+    assert again.ok and again.from_cache  # with the flag the entry still serves
+
+
+def test_a_cached_redirect_to_a_private_host_is_refused_without_the_flag(
+        image_server, other_server, tmp_path) -> None:
+    """The first hop is allowed (trusted); the cached body came from the loopback hop."""
+    hop = other_server.url("/good.jpg")
+    url = image_server.url(f"/redirect-to?u={hop}")
+    cache = tmp_path / "cache"
+    mine = fetch_images_sync([url], settings(tmp_path, allow_private_network=True,
+                                             cache_dir=cache))[url]
+    assert mine.ok and other_server.hits["/good.jpg"] == 1
+    theirs = fetch_images_sync([url], settings(tmp_path, trusted=image_server,
+                                               cache_dir=cache))[url]
+    assert not theirs.from_cache and (theirs.error or "").startswith("refused: "), theirs.error
+    assert other_server.hits["/good.jpg"] == 1
+
+
+def test_an_entry_fetched_through_the_guard_is_served_from_the_cache(image_server,
+                                                                     tmp_path) -> None:
+    url = image_server.url("/good.jpg")
+    guarded = settings(tmp_path, trusted=image_server, cache_dir=tmp_path / "cache")
+    assert fetch_images_sync([url], guarded)[url].ok
+    again = fetch_images_sync([url], guarded)[url]
+    assert again.ok and again.from_cache and again.attempts == 0
+    assert image_server.hits["/good.jpg"] == 1
+
+
+def test_a_refetch_with_the_flag_takes_back_the_guards_word(image_server, tmp_path) -> None:
+    """A guarded entry replaced by a download made with the flag no longer serves a
+    fetch without it."""
+    url = image_server.url("/good.jpg")
+    cache = tmp_path / "cache"
+    assert fetch_images_sync([url], settings(tmp_path, trusted=image_server,
+                                             cache_dir=cache))[url].ok
+    entry = next(p for p in cache.rglob("*") if p.is_file() and p.name.isalnum())
+    entry.write_bytes(b"damaged")  # so the next fetch downloads it again
+    assert fetch_images_sync([url], settings(tmp_path, allow_private_network=True,
+                                             cache_dir=cache))[url].ok
+    assert image_server.hits["/good.jpg"] == 2
+    theirs = fetch_images_sync([url], settings(tmp_path, cache_dir=cache))[url]
+    assert (theirs.error or "").startswith("refused: "), theirs.error
+
+
+def test_a_strangers_file_does_not_link_a_cached_private_image(image_server,
+                                                               tmp_path) -> None:
+    """The report's case: `import posts --allow-private-network`, then a stranger's file
+    naming the same URL, imported without the flag."""
+    url = image_server.url("/good.jpg")
+    cache = tmp_path / "cache"
+    mine = tmp_path / "mine.jsonl"
+    mine.write_text(f'{{"id":"mirror","text":"t","image_urls":["{url}"]}}\n')
+    theirs = tmp_path / "theirs.jsonl"
+    theirs.write_text(f'{{"id":"stranger","text":"t","image_urls":["{url}"]}}\n')
+    with Project.create(tmp_path / "p.winnow") as project:
+        first = import_jsonl(project, mine, fetch_settings=settings(
+            tmp_path, allow_private_network=True, cache_dir=cache))
+        assert first.images_fetched == 1
+        second = import_jsonl(project, theirs, fetch_settings=settings(tmp_path,
+                                                                       cache_dir=cache))
+        assert second.images_fetched == 0 and second.images_failed == 1
+        assert second.image_errors[0]["error"].startswith("refused: ")
+        linked = project.conn.execute(
+            "SELECT sha256 FROM post_images WHERE post_id = 'stranger'").fetchone()
+        assert linked == (None,)

@@ -106,3 +106,38 @@ def test_all_ties_give_equal_ratings() -> None:
     np.testing.assert_allclose(res.elo, 1000.0)
     np.testing.assert_allclose(res.lo, 1000.0)
     np.testing.assert_allclose(res.hi, 1000.0)
+
+
+# -- the interval holds its point estimate (ADR 183) -------------------------------------
+SMALL_VOTE_SETS = [
+    ("A,B,a",),  # the report's case: one vote, a zero-width interval
+    ("A,B,a", "A,B,a"),
+    ("A,B,a", "A,B,b"),
+    ("A,B,tie",),
+    ("A,B,a", "B,C,a"),
+    ("A,B,a", "B,C,a", "C,A,a"),
+    ("A,B,a", "B,C,b", "C,D,tie", "D,A,a", "A,C,a"),
+]
+
+
+def _named(rows: tuple[str, ...]) -> tuple[list[str], list[str], list[str]]:
+    cols = list(zip(*(r.split(",") for r in rows), strict=True))
+    return list(cols[0]), list(cols[1]), list(cols[2])
+
+
+@pytest.mark.parametrize("rows", SMALL_VOTE_SETS)
+@pytest.mark.parametrize(("n_boot", "ci", "seed"), [(20, 0.95, 0), (7, 0.5, 3), (200, 0.99, 11)])
+def test_interval_contains_the_point_estimate(rows, n_boot, ci, seed) -> None:
+    res = elo(*_named(rows), n_boot=n_boot, ci=ci, seed=seed)
+    assert np.all(res.lo <= res.elo) and np.all(res.elo <= res.hi), (res.lo, res.elo, res.hi)
+    for r in res.ratings_dict().values():
+        assert r["lo"] <= r["elo"] <= r["hi"]
+
+
+def test_containing_widens_only_where_needed() -> None:
+    from core.stats.intervals import containing
+
+    lo, hi = containing(np.array([1.0, 2.0, 3.0]), np.array([0.5, 2.5, 3.0 + 3e-10]),
+                        np.array([1.5, 3.0, 4.0]))
+    np.testing.assert_array_equal(lo, [0.5, 2.0, 3.0])
+    np.testing.assert_array_equal(hi, [1.5, 3.0, 4.0])
