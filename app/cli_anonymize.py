@@ -16,9 +16,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "anonymize", help="hide faces and licence plates in a folder of photos",
         description="Detect faces and licence plates in every photo under IN_DIR, hide "
         "them, and write metadata-free copies to OUT_DIR (originals are never changed). "
-        "Each output is checked by running the face detector again; an output that fails "
-        "the check (a face or a readable plate still found) is not written unless "
-        "--keep-failed. Every input gets its "
+        "Each output is checked by running a face detector again: CenterFace whenever it "
+        "is installed, whatever --face-detector says (HOG only without it), at 0.2 or a "
+        "lower --threshold. A face it finds outside every region, or plate text readable "
+        "outside every region (unless --no-plates), is "
+        "hidden by a region of its own (listed in the report); an output that still "
+        "fails the check (a face or a readable plate found after the strongest setting) "
+        "is not written unless --keep-failed. A JPEG output wider or taller than 65,500 "
+        "px is an error for that photo (save it as PNG). Every input gets its "
         "own output name (x.jpg and x.JPG become x-jpg.jpg and x-JPG.jpg); files that are "
         "not JPEG/PNG/HEIC photos are listed as skipped. Run it again after an "
         "interruption: finished outputs are kept. For release with human review use the "
@@ -30,10 +35,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="write every region (detector, score) and every failed "
                         "verification to this JSON file")
     parser.add_argument("--face-detector", choices=("centerface", "hog", "centerface+hog"),
-                        default=None, help="default: centerface when installed, else hog")
+                        default=None, help="the detector that finds the regions "
+                        "(default: centerface when installed, else hog); the check of "
+                        "each output uses CenterFace whenever it is installed")
     parser.add_argument("--threshold", type=_score, default=None,
-                        help="face score threshold (CenterFace, default 0.2; the check of "
-                        "each output still uses 0.2 when this is higher)")
+                        help="face score threshold of the detection (CenterFace, default "
+                        "0.2). The check of each output uses 0.2 when this is higher and "
+                        "hides every face it finds that no region covers: a higher value "
+                        "finds fewer faces to hide, the check hides the rest")
     parser.add_argument("--no-plates", action="store_true", help="do not look for plates")
     parser.add_argument("--overwrite", action="store_true",
                         help="replace Winnow's own earlier outputs in OUT_DIR (files it did "

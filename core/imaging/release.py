@@ -6,9 +6,11 @@ for any metadata, then decoded again and searched for faces and for plate text t
 can still be read.  A face found inside a hidden region, or readable text on or beside
 a plate region, makes the release stronger automatically (blur → stronger blur → fill,
 pixelation → coarser → fill, the region grown to cover what was found) or refuses it;
-a face outside every region refuses the release unless the user accepts it, and
-readable plate-shaped text outside every region is hidden by a region of its own and
-reported (ADR 043, 112, 114).  Files
+a face outside every region, found at the check's own threshold (CenterFace 0.2), is
+hidden by a region of its own (in the app only below ``verify_outside_threshold``; a
+stronger one refuses the release unless the user accepts it), and readable plate-shaped
+text outside every region is hidden by a region of its own and reported (ADR 043, 112,
+114, 185).  Files
 are written through :mod:`core.files` (atomic, never replacing a file Winnow did not
 write); originals are never touched.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import math
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -27,11 +30,18 @@ import numpy as np
 
 from core.files import digest, write_bytes
 from core.imaging.anonymize import HideSpec, hide_regions, stronger
-from core.imaging.boxes import Box, Detection, intersection, union_box
+from core.imaging.boxes import Box, Detection, grow, intersection, union_box
 from core.imaging.detect import DetectSettings
 from core.imaging.geometry import Geometry, apply_geometry, map_box, plan
 
 JPEG_QUALITY = 92
+#: the widest / tallest image libjpeg writes (ADR 185)
+JPEG_MAX_SIDE = 65_500
+
+
+class EncodeError(ValueError):
+    """The pixels cannot be stored in the chosen format (the message says why and what
+    to do); nothing was written."""
 
 
 class ReleaseRefused(Exception):  # noqa: N818 - a user-facing outcome, not a bug
@@ -48,7 +58,9 @@ class Verification:
 
     detector: str
     inside: list[dict[str, Any]] = field(default_factory=list)  # face in a hidden region
-    outside: list[dict[str, Any]] = field(default_factory=list)  # face outside every region
+    outside: list[dict[str, Any]] = field(default_factory=list)  # face outside, left as is
+    #: face found outside every region and hidden by a region added at release (ADR 185)
+    faces_hidden: list[dict[str, Any]] = field(default_factory=list)
     raised: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: readable text on or beside a plate region (refuses) / plate-shaped, outside every
     #: region (hidden by a region added at release, ADR 114, and reported)
@@ -75,7 +87,8 @@ class Verification:
     def to_json(self) -> dict[str, Any]:
         """Plain dict for reports and the database."""
         return {"detector": self.detector, "ok": self.ok, "inside": self.inside,
-                "outside": self.outside, "raised": self.raised,
+                "outside": self.outside, "faces_hidden": self.faces_hidden,
+                "raised": self.raised,
                 "text_checked": self.text_checked, "text_inside": self.text_inside,
                 "text_outside": self.text_outside}
 
@@ -134,9 +147,14 @@ def metadata_found(data: bytes) -> list[str]:
 
 
 def encode_clean(rgb: np.ndarray, fmt: str = "jpg") -> bytes:
-    """Encode bare pixels (no metadata of any kind) as JPEG or PNG."""
+    """Encode bare pixels (no metadata of any kind) as JPEG or PNG.
+
+    Raises :class:`EncodeError` for a JPEG wider or taller than :data:`JPEG_MAX_SIDE`.
+    """
     from PIL import Image
 
+    if fmt != "png":
+        _check_jpeg_size(rgb.shape[1], rgb.shape[0])
     image = Image.fromarray(np.ascontiguousarray(rgb, dtype=np.uint8), "RGB")
     buffer = io.BytesIO()
     if fmt == "png":
@@ -149,6 +167,16 @@ def encode_clean(rgb: np.ndarray, fmt: str = "jpg") -> bytes:
     if leftovers:  # pragma: no cover - a Pillow change would land here
         raise RuntimeError(f"encoder left metadata in the file: {', '.join(leftovers)}")
     return data
+
+
+def _check_jpeg_size(width: int, height: int) -> None:
+    """Raise :class:`EncodeError` when JPEG cannot hold a ``width`` × ``height`` image."""
+    if max(width, height) > JPEG_MAX_SIDE:
+        side = "wide" if width > JPEG_MAX_SIDE else "tall"
+        raise EncodeError(
+            f"JPEG cannot hold an image {max(width, height)} px {side} (at most "
+            f"{JPEG_MAX_SIDE:,} px a side); nothing was written: crop or scale the photo "
+            "below that, or save it as PNG (a .png photo is released as PNG)")
 
 
 def release_stem(photo: Any) -> str:
@@ -239,7 +267,8 @@ def render(rgb: np.ndarray, specs: Sequence[HideSpec], geometry: Geometry) -> np
 def face_finder(settings: DetectSettings) -> tuple[str, Callable[[np.ndarray], list[Detection]]]:
     """The verification detector: CenterFace when installed, else dlib HOG (ungrown boxes).
 
-    It looks at the usual thresholds (SPEC §4) or lower ones: a user's raised threshold
+    The strongest installed one, whatever detector found the regions (ADR 145, 185). It
+    looks at the usual thresholds (SPEC §4) or lower ones: a user's raised threshold
     finds fewer faces to hide, never lets a face it missed pass the check (ADR 176)."""
     from core.imaging import faces
     from core.imaging.detect import centerface_faces
@@ -249,12 +278,10 @@ def face_finder(settings: DetectSettings) -> tuple[str, Callable[[np.ndarray], l
     face = face if 0 < face < usual.face_threshold else usual.face_threshold
     hog = settings.hog_threshold
     hog = hog if hog < usual.hog_threshold else usual.hog_threshold
-    if faces.centerface_available() and "centerface" in settings.face_detector:
+    if faces.centerface_available():
         return "centerface", lambda rgb: centerface_faces(rgb, face, settings.min_face_px)
     if faces.hog_available():
         return "hog", lambda rgb: faces.hog_faces(rgb, hog)
-    if faces.centerface_available():
-        return "centerface", lambda rgb: centerface_faces(rgb, face, settings.min_face_px)
     raise RuntimeError("no face detector is installed to verify the release")
 
 
@@ -270,6 +297,8 @@ def verify(rgb_out: np.ndarray, hidden: Sequence[tuple[str, Box, bool]],
     ``hidden`` = (region label ``#<id> (<kind>)``, box in output pixels, solid fill?).
     A face detection lying entirely inside a solid fill carries no pixel of the person
     (the detector reacts to the blank shape in its surroundings) and is not counted.
+    Every other face the check finds (at its own threshold, :func:`face_finder`) is
+    listed: ``inside`` a region or ``outside`` every region (ADR 185).
     ``anywhere`` also reads plate-shaped text outside every region (when plate detection
     is on).
     """
@@ -291,7 +320,7 @@ def verify(rgb_out: np.ndarray, hidden: Sequence[tuple[str, Box, bool]],
         entry = {"box": [round(v, 1) for v in det.box], "score": round(det.score, 3)}
         if inside is not None:
             result.inside.append({**entry, "region": inside})
-        elif det.score >= settings.verify_outside_threshold:
+        else:
             result.outside.append(entry)
     _verify_text(rgb_out, hidden, settings, anywhere, result)
     return result
@@ -328,8 +357,8 @@ class RenderJob:
 
 
 def render_verified(job: RenderJob, settings: DetectSettings, fmt: str = "jpg",
-                    max_rounds: int = 4, hide_text_outside: bool = True
-                    ) -> tuple[bytes, Verification]:
+                    max_rounds: int = 4, hide_text_outside: bool = True,
+                    hide_faces_below: float = math.inf) -> tuple[bytes, Verification]:
     """Render, encode, decode and verify; strengthen and grow failing regions and retry.
 
     A region fails when a face is found inside it or plate text on or beside it is
@@ -337,9 +366,13 @@ def render_verified(job: RenderJob, settings: DetectSettings, fmt: str = "jpg",
     the first round only (later renders change nothing outside the regions); with
     ``hide_text_outside`` each such plate gets a region of its own, labelled
     ``found after release <n> (plate)`` and hidden as the photo's first region is (blur
-    by default), which later rounds verify like any plate region (ADR 114).  An added
-    region is grown to contain every region it overlaps (:func:`contain_overlapped`,
-    ADR 161), so its edge never ends inside a plate.
+    by default), which later rounds verify like any plate region (ADR 114).  A face
+    found outside every region scoring below ``hide_faces_below`` (every one, by
+    default) gets a region of its own the same way, the face grown by the face margins,
+    labelled ``found after release <n> (face)``, in any round but the last; the others
+    stay in ``outside`` and fail the check (ADR 185).  An added region is grown to
+    contain every region it overlaps (:func:`contain_overlapped`, ADR 161), so its edge
+    never ends inside a plate.
     """
     from core.extras import require
     from core.imaging.loading import decode_rgb
@@ -351,7 +384,9 @@ def render_verified(job: RenderJob, settings: DetectSettings, fmt: str = "jpg",
     matrix, _size = plan(job.geometry, width, height)
     raised: dict[str, dict[str, Any]] = {}
     text_outside: list[dict[str, Any]] = []
+    faces_hidden: list[dict[str, Any]] = []
     for round_no in range(max_rounds):
+        last = round_no == max_rounds - 1
         data = encode_clean(render(job.rgb, specs, job.geometry), fmt)
         hidden = [(label, map_box(matrix, (s.x, s.y, s.w, s.h), s.shape), s.method == "fill")
                   for label, s in zip(labels, specs, strict=True)]
@@ -360,30 +395,78 @@ def render_verified(job: RenderJob, settings: DetectSettings, fmt: str = "jpg",
         result.raised = raised
         added = (_hide_outside(matrix, job.specs, specs, labels, raised, text_outside,
                                width, height)
-                 if round_no == 0 < max_rounds - 1 and hide_text_outside else False)
+                 if round_no == 0 and not last and hide_text_outside else False)
+        if not last:
+            added = _hide_faces(job.specs, specs, labels, raised, result, hide_faces_below,
+                                (matrix, settings, width, height)) or added
+        faces_hidden += result.faces_hidden
+        result.faces_hidden = faces_hidden
         failing = result.inside + result.text_inside
-        if not (failing or added) or round_no == max_rounds - 1:
+        if not (failing or added) or last:
             return data, result
         _contain(specs, labels, raised)
-        progressed = added
-        for item in failing:
-            i = labels.index(item["region"])
-            spec = specs[i]
-            nxt = stronger(spec) or spec
-            # a face (or text) found around a hidden region is only partly covered: cover it
-            box = union_box((spec.x, spec.y, spec.w, spec.h), _unmap(matrix, item["box"]))
-            box = _clip(box, width, height)
-            nxt = replace(nxt, x=box[0], y=box[1], w=box[2], h=box[3])
-            if nxt != spec:
-                specs[i] = nxt
-                raised[item["region"]] = {**raised.get(item["region"], {}),  # keeps "added"
-                                          "method": nxt.method, "strength": nxt.strength,
-                                          "box": [round(v, 1) for v in box]}
-                progressed = True
-        progressed = _contain(specs, labels, raised) or progressed
+        progressed = _strengthen(failing, matrix, specs, labels, raised, width, height)
+        progressed = _contain(specs, labels, raised) or progressed or added
         if not progressed:
             break
     return data, result
+
+
+def _strengthen(failing: list[dict[str, Any]], matrix: np.ndarray, specs: list[HideSpec],
+                labels: list[str], raised: dict[str, dict[str, Any]], width: int,
+                height: int) -> bool:
+    """Make each failing region stronger and grow it over what was found (recorded in
+    ``raised``); True when any changed."""
+    progressed = False
+    for item in failing:
+        i = labels.index(item["region"])
+        spec = specs[i]
+        nxt = stronger(spec) or spec
+        # a face (or text) found around a hidden region is only partly covered: cover it
+        box = union_box((spec.x, spec.y, spec.w, spec.h), _unmap(matrix, item["box"]))
+        box = _clip(box, width, height)
+        nxt = replace(nxt, x=box[0], y=box[1], w=box[2], h=box[3])
+        if nxt != spec:
+            specs[i] = nxt
+            raised[item["region"]] = {**raised.get(item["region"], {}),  # keeps "added"
+                                      "method": nxt.method, "strength": nxt.strength,
+                                      "box": [round(v, 1) for v in box]}
+            progressed = True
+    return progressed
+
+
+def _hide_faces(given: Sequence[HideSpec], specs: list[HideSpec], labels: list[str],
+                raised: dict[str, dict[str, Any]], result: Verification, below: float,
+                frame: tuple[np.ndarray, DetectSettings, int, int]) -> bool:
+    """Add a face region (to ``specs``/``labels``, recorded in ``raised`` with ``"added":
+    True``) for every face in ``result.outside`` scoring below ``below``, the face grown
+    by the face margins and hidden as the photo's first region is; moves each such face
+    to ``result.faces_hidden``.  ``frame`` = (geometry matrix, settings, width, height)
+    of the original.  True when any was added."""
+    matrix, settings, width, height = frame
+    like = given[0] if given else HideSpec(0, 0, 1, 1)
+    done = sum(label.startswith("found after release") and label.endswith("(face)")
+               for label in labels)
+    left = []
+    for face in result.outside:
+        if not face["score"] < below:
+            left.append(face)
+            continue
+        done += 1
+        x, y, w, h = face["box"]
+        grown = grow((x, y, w, h), settings.face_margin, settings.face_margin_top,
+                     settings.face_margin_bottom)
+        box = _clip(_unmap(matrix, grown), width, height)
+        label = f"found after release {done} (face)"
+        specs.append(HideSpec(*box, method=like.method, strength=like.strength,
+                              feather=like.feather, fill=like.fill))
+        labels.append(label)
+        raised[label] = {"method": like.method, "strength": like.strength, "added": True,
+                         "box": [round(v, 1) for v in box]}
+        result.faces_hidden.append({**face, "region": label})
+    added = len(left) < len(result.outside)
+    result.outside = left
+    return added
 
 
 def contain_overlapped(specs: list[HideSpec], grown: Sequence[int]) -> dict[int, Box]:
@@ -462,7 +545,9 @@ def release_photo(project: Any, photo_id: int, out_dir: str | os.PathLike[str],
 
     Raises :class:`ReleaseRefused` (nothing written) when the photo is not reviewed, a
     hidden face is still detectable or a plate region still readable at the strongest
-    setting, or a face outside every region was found and ``accept_unhidden`` is False.
+    setting, or a face outside every region scoring ``verify_outside_threshold`` or
+    more was found and ``accept_unhidden`` is False (a weaker one is hidden by a region
+    of its own, ADR 185). Raises :class:`EncodeError` for a JPEG too big to write.
     """
     from core.imaging import photos as repo
     from core.store.errors import ReadOnlyProjectError
@@ -488,9 +573,12 @@ def release_photo(project: Any, photo_id: int, out_dir: str | os.PathLike[str],
     labels = [f"#{r.id} ({r.kind})" for r in regs]
     fmt = output_format(photo.file_name)
     # a photo contributed for its text keeps readable plate-shaped text no region covers:
-    # it is reported in the record, not hidden (ADR 114)
+    # it is reported in the record, not hidden (ADR 114); a face outside every region is
+    # hidden, one scoring verify_outside_threshold or more is the photographer's call
+    # (ADR 185)
     data, result = render_verified(RenderJob(rgb, specs, labels, photo.geometry), settings, fmt,
-                                   hide_text_outside=photo.category != "Text")
+                                   hide_text_outside=photo.category != "Text",
+                                   hide_faces_below=settings.verify_outside_threshold)
     if result.inside:
         names = ", ".join(sorted({i["region"] for i in result.inside}))
         raise ReleaseRefused(f"{photo.file_name}: a face is still detectable inside region "
