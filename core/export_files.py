@@ -105,10 +105,20 @@ def _json_line(raw: bytes) -> dict[str, Any]:
 
 
 def marker_line(record: dict[str, Any]) -> bytes:
-    """One line of the marker (JSON, sorted keys, newline-terminated)."""
+    """One line of the marker (JSON, sorted keys, newline-terminated, UTF-8).
+
+    A file name that is not valid UTF-8 (``caf\\xe9.jpg`` from an old camera or a zip)
+    reaches Python with surrogate escapes (``os.fsdecode``): such a line is written with
+    ASCII escapes (``"caf\\udce9.jpg"``), valid JSON that Python's ``json`` (every reader
+    of the marker, older versions included) reads back as the very same name."""
     import json
 
-    return json.dumps(record, ensure_ascii=False, sort_keys=True).encode("utf-8") + b"\n"
+    text = json.dumps(record, ensure_ascii=False, sort_keys=True)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        data = json.dumps(record, ensure_ascii=True, sort_keys=True).encode("ascii")
+    return data + b"\n"
 
 
 def file_record(rel: str, size: int, sha256: str, **extra: Any) -> dict[str, Any]:

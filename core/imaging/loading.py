@@ -99,7 +99,9 @@ def scan_photos(folder: Path, exclude: Path | None = None
     installation reads, and every other non-hidden file (relative, POSIX) with the reason
     it is left out (:func:`why_not_read`; pipes, devices and sockets are never opened,
     ADR 155; nor are links to files outside ``folder``, ADR 176). Hidden files and
-    folders, and the folder ``exclude``, are not searched (nor linked folders)."""
+    folders, linked folders and the folder ``exclude`` are not searched; a hidden folder
+    holding images and a link to a folder outside ``folder`` are listed as skipped too
+    (ADR 186), so no photo is left out without a word."""
     accepted = accepted_suffixes()
     photos: list[Path] = []
     skipped: list[tuple[str, str]] = []
@@ -107,8 +109,17 @@ def scan_photos(folder: Path, exclude: Path | None = None
     root = Path(os.path.realpath(folder))
     for top, dirs, names in os.walk(folder):
         base = Path(top)
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".")
-                         and (base / d).resolve() != excluded)
+        found, dirs[:] = sorted(dirs), []
+        for name in found:
+            path = base / name
+            if path.resolve() == excluded:
+                continue
+            if name.startswith(".") or path.is_symlink():
+                why = _why_folder_left_out(path, root)
+                if why:
+                    skipped.append((path.relative_to(folder).as_posix(), why))
+            else:
+                dirs.append(name)
         for name in sorted(names):
             if name.startswith("."):
                 continue
@@ -124,3 +135,26 @@ def scan_photos(folder: Path, exclude: Path | None = None
             else:
                 skipped.append((rel.as_posix(), why_not_read(rel.suffix.lower())))
     return photos, skipped
+
+
+def _why_folder_left_out(path: Path, root: Path) -> str | None:
+    """Why the linked or hidden sub-folder ``path`` (not searched) is worth naming, or
+    None: a link leading inside ``root`` is reached by its own path, and a hidden folder
+    without images (``.git``) is nobody's photos."""
+    if path.is_symlink():
+        real = Path(os.path.realpath(path))
+        if real == root or root in real.parents:
+            return None
+        return ("a link to a folder outside the folder (not followed: its photos are not "
+                "read; copy them in, or anonymize that folder itself)")
+    if not _holds_images(path):
+        return None
+    return ("a hidden folder holding images (hidden folders are not searched: rename it "
+            "without the leading dot to anonymize its photos)")
+
+
+def _holds_images(folder: Path) -> bool:
+    """Whether any file under ``folder`` (links not followed) has an image's suffix."""
+    suffixes = PHOTO_SUFFIXES + HEIF_SUFFIXES + OTHER_IMAGE_SUFFIXES
+    return any(Path(name).suffix.lower() in suffixes
+               for _top, _dirs, names in os.walk(folder) for name in names)

@@ -27,5 +27,10 @@ def test_links_leading_outside_the_photo_folder_are_skipped(tmp_path: Path) -> N
     os.symlink(tmp_path / "private", tmp_path / "in" / "album")  # never walked into
     photos, skipped = scan(tmp_path / "in", tmp_path / "out")
     assert photos == [Path("a.jpg"), Path("again.jpg")]
-    assert skipped == [{"file": "link.jpg", "reason": "a link to a file outside the folder "
-                        "(never read); nothing was written"}]
+    # ... but named (ADR 186)
+    assert skipped == [
+        {"file": "album", "reason": "a link to a folder outside the folder (not followed: "
+         "its photos are not read; copy them in, or anonymize that folder itself); "
+         "nothing was written"},
+        {"file": "link.jpg", "reason": "a link to a file outside the folder "
+         "(never read); nothing was written"}]
