@@ -41,7 +41,8 @@ class DetectSettings:
     face_margin_top: float = 0.3  # and of its height above / below
     face_margin_bottom: float = 0.2
     min_face_px: int = 20  # smallest face to find in a big photo (tiles)
-    #: release check: a face outside every region at this score or more refuses it
+    #: release from the app: a face outside every region at this score or more asks the
+    #: photographer (Release anyway); a weaker one is hidden by a region of its own (ADR 185)
     verify_outside_threshold: float = 0.5
     plates: bool = True
     plate_threshold: float = 0.5
