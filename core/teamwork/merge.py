@@ -116,8 +116,10 @@ def merge_package(project: Project, path: str | Path) -> PackageMergeResult:
         "SELECT curator, base_mac, merged_position, merged_mac, merged_at FROM team_packages "
         "WHERE package_uid = ? AND split_id = ?", (found.uid, split[0])).fetchone()
     if row is None:
-        raise TeamMergeError(f"{name} was not split from this project (it comes from "
-                             f"{found.meta.get('project', '?')[:80]!r}: a foreign package); "
+        origin = str(found.meta.get("project", "?"))[:80]
+        raise TeamMergeError(f"{name} was not split from this project: no split of this "
+                             f"project made it (it names a project called {origin!r}, "
+                             "perhaps another copy or another project of that name); "
                              "nothing merged")
     curator, base_mac, merged_position, merged_mac, merged_at = row
     problems, replayed = check(found, bytes(split[2]), base_mac)
