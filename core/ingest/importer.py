@@ -3,10 +3,10 @@
 The file is streamed through a bounded line reader (:mod:`core.ingest.lines`); each
 line is parsed strictly (:mod:`core.ingest.records`) and either staged or reported with
 its line number.  Staged lines are written in batches, one transaction each
-(:mod:`core.ingest.writer`): posts first, then the samples whose post now exists (a
-sample whose post comes later in the file waits for the end).  If the database refuses
-a batch, it is rolled back and retried line by line, so one odd value costs its own
-line and nothing else.  Finally every image the touched rows reference is fetched or
+(:mod:`core.ingest.writer`), in line order, each line checked whole before anything of
+it is staged (a sample whose post comes later in the file waits for the end; ADR 182).
+If the database refuses a batch, it is rolled back and retried line by line, so one odd
+value costs its own line and nothing else.  Finally every image the touched rows reference is fetched or
 read and stored (:mod:`core.ingest.attach`).
 
 Parsing runs in a read-ahead thread (:mod:`core.ingest.readahead`, ADR 029) while the
@@ -219,11 +219,9 @@ class _LineParser:
                     return
                 parsed = self._parse_line(lineno, raw)
                 if isinstance(parsed, SampleRecord):
-                    samples.append((lineno, parsed))
-                    if parsed.posts:
-                        posts.append((lineno, parsed.posts, False))
+                    samples.append((lineno, parsed))  # with its embedded posts (ADR 182)
                 elif parsed is not None:
-                    posts.append((lineno, parsed, True))
+                    posts.append((lineno, parsed))
                 if parsed is not None:
                     size += len(raw)  # type: ignore[arg-type]  # parsed: raw is bytes
                 seen += 1
@@ -260,7 +258,7 @@ class _LineParser:
                 raise RecordError(f"expected a JSON object, got {type_name(obj)}")
             parsed = parse_sample(obj) if is_sample(obj) else parse_post(obj)
         except json.JSONDecodeError as exc:
-            self.errors.append((lineno, f"invalid JSON: {exc.msg} (column {exc.colno})"))
+            self.errors.append((lineno, _json_error(text, exc)))
             return None
         except RecordError as exc:
             self.errors.append((lineno, str(exc)))
@@ -291,6 +289,23 @@ class _LineParser:
                                         f"form ({unicode_form(first_id)}): composed and decomposed "
                                         "accents look the same; this line was not imported"))
         return None
+
+
+def _json_error(text: str, exc: json.JSONDecodeError) -> str:
+    """The message for a line that is not JSON, naming the invisible causes: a
+    byte-order mark where only a file's start may have one, and CR-only line endings
+    (a raw CR cannot be inside a JSON string, but it is whitespace between values, so
+    it is not taken as a line break)."""
+    message = f"invalid JSON: {exc.msg} (column {exc.colno})"
+    if text[exc.pos:exc.pos + 1] == "\ufeff":
+        return (f"{message}: a byte-order mark (U+FEFF, invisible) stands there; only the "
+                "start of a file may have one (were two files joined?): remove it")
+    breaks = text.rstrip("\r").count("\r")
+    if breaks:
+        return (f"{message}: the line holds {breaks:,} carriage return(s) (CR) with no line "
+                "feed; the file seems to have old Mac line endings (CR only), which are "
+                "not line breaks in JSON Lines: save it with LF or CRLF line endings")
+    return message
 
 
 class _Importer:
@@ -352,10 +367,7 @@ class _Importer:
             if self._gate is not None:
                 self._gate.pause()
             with self.project.transaction() as conn, deferred_search_index(conn):
-                refused = self.writer.refused(conn, samples) if samples else {}
-                self.writer.posts(conn, [p for p in posts if p[2] or p[0] not in refused],
-                                  log)  # nothing of a refused line: not its embedded posts
-                waiting = self.writer.samples(conn, samples, log, final, refused)
+                waiting = self.writer.write(conn, posts, samples, log, final)
                 if self._gate is not None:
                     self._gate.resume()  # the bulk index inserts and the commit
         except sqlite3.OperationalError as exc:  # the disk or the file, not a row
@@ -376,14 +388,15 @@ class _Importer:
 
     def _one_by_one(self, posts: list[PostLine], samples: list[SampleLine],
                     final: bool) -> list[SampleLine]:
+        """Each line in its own transaction, in line order (a sample with its embedded
+        posts: refused together, ADR 166)."""
         waiting: list[SampleLine] = []
-        embedded = {line[0]: line for line in posts if not line[2]}  # a sample's own posts
-        for line in posts:
-            if line[2]:
-                self._flush([line], [], final)
-        for sample in samples:  # with its embedded posts: refused together (ADR 166)
-            own = [embedded[sample[0]]] if sample[0] in embedded else []
-            waiting += self._flush(own, [sample], final)
+        lines: list[PostLine | SampleLine] = sorted([*posts, *samples], key=lambda x: x[0])
+        for line in lines:
+            if isinstance(line[1], SampleRecord):
+                waiting += self._flush([], [(line[0], line[1])], final)
+            else:
+                self._flush([(line[0], line[1])], [], final)
         return waiting
 
     def _apply(self, log: BatchLog) -> None:
@@ -393,6 +406,7 @@ class _Importer:
             self.report.error(lineno, message)
         self.report.notes += [{"line": n, "note": note} for n, note in log.notes]
         self.created |= log.created
+        self.writer.given.update(log.given)
         for source, lineno in log.sources:
             lines = self.source_lines.setdefault(source, [])
             if not lines or lines[-1] != lineno:

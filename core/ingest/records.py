@@ -28,6 +28,10 @@ MAX_IMAGE_INDEX = 100_000  # an index into a post's image_urls
 #: paragraph separators U+2028/U+2029.
 _LINE_BREAKING = ("Cc", "Zl", "Zp")
 MAX_ID = 1_000  # characters of a post or sample id (ids name files, rows, cells: ADR 166)
+#: Keys of a post object that are not its fields: its id and the replies it carries as
+#: context (stored as posts of their own).  Copies of a post are compared on the rest
+#: (ADR 182).
+CONTEXT_KEYS = frozenset({"id", "replies_above", "replies_below"})
 
 
 class RecordError(ValueError):
@@ -99,6 +103,7 @@ class PostRecord:
     images: list[tuple[str, str]] = field(default_factory=list)  # (url or path, alt)
     raw_text: str = ""  # canonical JSON of the post object (stored; hashed)
     raw_hash: str = ""
+    fields: frozenset[str] = frozenset()  # the object's keys less CONTEXT_KEYS (ADR 182)
 
 
 @dataclass
@@ -342,6 +347,7 @@ def parse_post(obj: Any, path: str = "", parent_id: str | None = None) -> list[P
     )
     post.raw_text = canonical_json(obj)
     post.raw_hash = _sha1(post.raw_text)
+    post.fields = frozenset(obj.keys() - CONTEXT_KEYS)
     context: list[PostRecord] = []
     previous: str | None = None
     for k, item in enumerate(_list(obj, "replies_above", path)):

@@ -329,16 +329,16 @@ def test_a_database_that_cannot_be_written_stops_the_import_clearly(tmp_path: Pa
 
     from core.ingest.writer import Writer
 
-    real = Writer.posts
+    real = Writer.write
     batches = []
 
-    def full(self, conn, batch, log):  # type: ignore[no-untyped-def]
-        batches.append(batch)
+    def full(self, conn, posts, samples, log, final):  # type: ignore[no-untyped-def]
+        batches.append(posts)
         if len(batches) == 2:
             raise sqlite3.OperationalError("database or disk is full")
-        return real(self, conn, batch, log)
+        return real(self, conn, posts, samples, log, final)
 
-    monkeypatch.setattr(Writer, "posts", full)
+    monkeypatch.setattr(Writer, "write", full)
     src = write_lines(tmp_path / "s.jsonl", [{"id": f"p{k}", "text": "t"} for k in range(5000)])
     target = tmp_path / "p.winnow"
     assert run_cli(["import", "posts", str(src), "-p", str(target), "--json"]) == 2

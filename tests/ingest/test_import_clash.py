@@ -129,10 +129,10 @@ def test_one_line_the_database_refuses_is_reported_not_raised(tmp_path: Path,
 
     from core.ingest import writer
 
-    def refuse(self, conn, batch, log, final, refused=None):  # type: ignore[no-untyped-def]
+    def refuse(self, conn, posts, samples, log, final):  # type: ignore[no-untyped-def]
         raise sqlite3.IntegrityError("UNIQUE constraint failed: samples.id")
 
-    monkeypatch.setattr(writer.Writer, "samples", refuse)
+    monkeypatch.setattr(writer.Writer, "write", refuse)
     src = _write(tmp_path / "one.jsonl", [{"id": "s", "prompt": "x",
                                            "post": {"id": "e", "text": "embedded"}}])
     with Project.create(tmp_path / "p.winnow") as project:
@@ -149,14 +149,14 @@ def test_retried_line_by_line_a_refused_sample_keeps_its_embedded_post_out(
     from core.ingest import writer
 
     path, hand, _ = _project_with_native_samples(tmp_path / "p.winnow", tmp_path)
-    real = writer.Writer.posts
+    real = writer.Writer.write
 
-    def posts(self, conn, batch, log):  # type: ignore[no-untyped-def]
-        if len(batch) > 1:  # the whole batch is refused once: line by line from here
+    def write(self, conn, posts, samples, log, final):  # type: ignore[no-untyped-def]
+        if len(posts) + len(samples) > 1:  # the whole batch is refused: line by line
             raise ValueError("odd value")
-        return real(self, conn, batch, log)
+        return real(self, conn, posts, samples, log, final)
 
-    monkeypatch.setattr(writer.Writer, "posts", posts)
+    monkeypatch.setattr(writer.Writer, "write", write)
     src = _write(tmp_path / "retry.jsonl", [
         {"id": "p9", "text": "fine"},
         {"id": hand, "prompt": "x", "post": {"id": "emb", "text": "embedded"}},

@@ -191,16 +191,16 @@ def test_a_project_that_cannot_be_written_stops_the_parse_thread(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from core.ingest.writer import Writer
 
-    real = Writer.posts
+    real = Writer.write
     calls = []
 
-    def full(self: Writer, conn: Any, batch: Any, log: Any) -> None:
-        calls.append(len(batch))
+    def full(self: Writer, conn: Any, posts: Any, samples: Any, log: Any, final: bool) -> Any:
+        calls.append(len(posts))
         if len(calls) == 2:
             raise sqlite3.OperationalError("database or disk is full")
-        real(self, conn, batch, log)
+        return real(self, conn, posts, samples, log, final)
 
-    monkeypatch.setattr(Writer, "posts", full)
+    monkeypatch.setattr(Writer, "write", full)
     src = write_lines(tmp_path / "x.jsonl", [{"id": f"p{k}", "text": "t"} for k in range(3000)])
     with Project.create(tmp_path / "p.winnow") as project:
         with pytest.raises(ImportStoppedError, match="stopped at line 11"):
