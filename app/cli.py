@@ -95,13 +95,16 @@ def read_small_text(path: Path, what: str) -> str:
 
 def print_json(data: Any) -> None:
     """Write ``data`` as JSON on stdout (UTF-8, no ASCII escaping but for DEL and the C1
-    controls, which JSON leaves raw and a terminal acts on: ``\\u009b``)."""
+    controls, which JSON leaves raw and a terminal acts on: ``\\u009b``, and for lone
+    surrogates, which are not UTF-8: a name that is not, ADR 186)."""
     text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False)
     out = getattr(sys.stdout, "raw_text", sys.stdout)  # the exact text: it is data (ADR 160)
     out.write(_RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
 
 
-_RAW_IN_JSON = re.compile("[\x7f-\x9f]")
+#: DEL, the C1 controls, and lone surrogates (a file name that is not UTF-8, read by
+#: Python as surrogate escapes): JSON's \\u escape keeps the output valid UTF-8
+_RAW_IN_JSON = re.compile("[\x7f-\x9f\ud800-\udfff]")
 
 
 class _TerminalSafe:
@@ -149,6 +152,19 @@ def _quiet_stdout() -> None:
         pass
 
 
+#: documented user-facing errors that are not ValueError/OSError (module, class name)
+_USER_ERRORS = (("core.metrics.models", "ModelUnavailableError"),
+                ("core.imaging.ocr", "TextModelMissingError"),
+                ("core.imaging.faces", "ModelMissingError"))
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    """The classes of :data:`_USER_ERRORS` whose modules this run loaded (an error can
+    only come from a loaded module, so nothing is imported here)."""
+    found = (getattr(sys.modules.get(module), name, None) for module, name in _USER_ERRORS)
+    return tuple(cls for cls in found if isinstance(cls, type))
+
+
 def _run(args: argparse.Namespace, handler: Any) -> int:
     """Run ``handler``; a user's problem is one line on stderr and exit status 2."""
     from core.extras import ExtraMissingError
@@ -168,6 +184,9 @@ def _run(args: argparse.Namespace, handler: Any) -> int:
     except Exception as exc:  # a database error met mid-command: a damaged page, a full disk
         from core.store.errors import as_project_error
 
+        if isinstance(exc, _user_errors()):  # a model that is not installed, say
+            print(f"winnow {args.command}: error: {exc}", file=sys.stderr)
+            return 2
         project = getattr(args, "project", None)
         error = as_project_error(exc, str(project) if project else "the project")
         if error is None:

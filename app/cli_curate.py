@@ -66,16 +66,13 @@ def _export_benchmark(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from core.curate.export import export_benchmark
-    from core.store import SCHEMA_VERSION, Project
+    from core.interop.snapshot import open_read_only
 
     path = Path(args.project)
     if not path.exists():
         raise CliError(f"no project at {path}")
     qualities = tuple(args.quality or ("Benchmark",))
-    project = Project.open(path, readonly=True)
-    if project.schema_version < SCHEMA_VERSION:  # an older file: migrate it forward first
-        project.close()
-        project = Project.open(path)
+    project = open_read_only(path)  # as `info` reads it: an older file is not migrated
     try:
         if args.format == "hf":
             from app.cli_interop import export_benchmark_hf_cli

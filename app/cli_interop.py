@@ -52,16 +52,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _open(path: str | Path) -> Any:
-    from core.store import SCHEMA_VERSION, Project
+    """The project to export, read-only as `info` reads it (an older file is not
+    migrated: ADR 006, ADR 187)."""
+    from core.interop.snapshot import open_read_only
 
     path = Path(path)
     if not path.exists():
         raise CliError(f"no project at {path}")
-    project = Project.open(path, readonly=True)
-    if project.schema_version < SCHEMA_VERSION:  # an older file: migrate it forward first
-        project.close()
-        project = Project.open(path)
-    return project
+    return open_read_only(path)
 
 
 def export_benchmark_hf_cli(project: Any, args: argparse.Namespace,

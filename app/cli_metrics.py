@@ -147,9 +147,32 @@ def cmd_run(args: argparse.Namespace) -> int:
                                     "not_applicable": s.not_applicable, "errors": s.errors}
                           for s in model_stats(rows, m.name)} for m in metrics}
     print_json({**summary.to_json(), "samples": len(ids), "models": models, "stats": stats})
+    return _report_failures(summary, [r for r in rows if r.status == "error"], len(items))
+
+
+def _report_failures(summary: Any, errors: list[Any], items: int) -> int:
+    """Say on stderr which of the ``items`` (per metric) a run could not score and why;
+    the exit status: 0 when none failed, 1 when some did, 2 when all did (ADR 187)."""
+    lost = {name: items - sum(counts[k] for k in ("computed", "cached", "not_applicable"))
+            for name, counts in summary.per_metric.items()}
+    failed = sum(lost.values())
+    if not failed and not summary.failed_metrics:
+        return 0
+    which = ", ".join(f"{name}: {n}" for name, n in lost.items() if n)
+    print(f"winnow metrics run: {failed} of {items * len(lost)} item(s) failed ({which})",
+          file=sys.stderr)
     for name, message in summary.failed_metrics.items():
         print(f"winnow metrics run: {name} failed: {message}", file=sys.stderr)
-    return 1 if summary.failed_metrics else 0
+    for r in errors[:_SHOWN]:
+        print(f"  {r.metric}: {r.sample_id} × {r.model}: {r.error}", file=sys.stderr)
+    if len(errors) > _SHOWN:
+        print(f"  … and {len(errors) - _SHOWN} more (`winnow metrics export` lists them "
+              "with status error)", file=sys.stderr)
+    return 2 if summary.computed + summary.cached == 0 else 1
+
+
+#: failed items named on stderr (the rest are counted)
+_SHOWN = 10
 
 
 def _hash(metric: Any, settings: Any) -> str:
@@ -192,14 +215,15 @@ def cmd_pair(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from core.interop.parquet import export_metrics_parquet, format_for
+    from core.interop.snapshot import open_read_only, read_snapshot
     from core.metrics.registry import get
     from core.metrics.store import export_csv
-    from core.store import Project
 
     names = [get(n).name for n in _split(args.metric)]
-    from core.interop.parquet import export_metrics_parquet, format_for
 
-    with Project.open(args.project, readonly=True) as project:
+    # as `info` reads it: an older file is not migrated (ADR 187)
+    with open_read_only(args.project) as project, read_snapshot(project):
         if format_for(args.out, args.format) == "parquet":
             n = export_metrics_parquet(project, args.out, metrics=names)
         else:

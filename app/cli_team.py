@@ -108,13 +108,29 @@ def _names(args: argparse.Namespace) -> list[str]:
     return names or [f"Curator {k}" for k in range(1, args.curators + 1)]
 
 
+def _qualities(text: str) -> tuple[str | None, ...]:
+    """``--quality A,B``: labels (any case) or ``none``; CliError naming an unknown one."""
+    from core.curate.commands import QUALITIES
+
+    known = {q.lower(): q for q in QUALITIES}
+    out: list[str | None] = []
+    for word in (w.strip() for w in text.split(",")):
+        if word.lower() == "none":
+            out.append(None)
+        elif word.lower() in known:
+            out.append(known[word.lower()])
+        elif word:
+            raise CliError(f"--quality {word!r} is not a quality label: use "
+                           f"{', '.join(QUALITIES)} or none")
+    return tuple(out)
+
+
 def cmd_split(args: argparse.Namespace) -> int:
     from core.selection import SampleFilter
     from core.store import Project
     from core.teamwork.split import SplitError, split_project
 
-    qualities = tuple(None if q.strip().lower() == "none" else q.strip()
-                      for q in args.quality.split(",") if q.strip())
+    qualities = _qualities(args.quality)
     selection = SampleFilter(quality=qualities, split=args.task_split, tag=args.tag,
                              text=args.filter,
                              review_status="unreviewed" if args.unreviewed else None)

@@ -3,10 +3,11 @@
 One JSON object per line with ECHO's Table D.1 field names (raw post fields and
 post-processed sample fields), ``prompt`` being the curated prompt and
 ``original_prompt`` the extracted one.  Image paths are relative to ``DIR``; screenshot
-boxes are applied as crops.  The folder is built in a temporary sibling and renamed
-into place (:class:`core.export_files.ExportFolder`), so ``DIR`` is either the complete
-old export or the complete new one; ``overwrite`` replaces only a folder Winnow wrote
-(its marker lists everything in it).  A sample whose images cannot be read or decoded is
+boxes are applied as crops.  Everything is read in one read transaction, so the export
+shows one state of the project while others commit (ADR 187).  The folder is built in a
+temporary sibling and renamed into place (:class:`core.export_files.ExportFolder`), so
+``DIR`` is either the complete old export or the complete new one; ``overwrite``
+replaces only a folder Winnow wrote (its marker lists everything in it).  A sample whose images cannot be read or decoded is
 left out and named in the report; a file that cannot be *written* (a full disk) stops
 the export with :class:`core.files.WriteError` and nothing is published.
 """
@@ -23,6 +24,7 @@ from typing import Any
 
 from core.curate.detail import ImageUnavailable, check_exportable, image_bytes, load_sample
 from core.export_folder import ExportFolder
+from core.interop.snapshot import read_snapshot
 from core.jobs import JobState
 from core.selection import SampleFilter
 from core.store.project import Project
@@ -77,10 +79,16 @@ def export_benchmark(project: Project, out_dir: str | Path, *,
                      splits: tuple[str, ...] = (), selection: SampleFilter | None = None,
                      overwrite: bool = False, state: JobState | None = None) -> ExportReport:
     """Write the benchmark to ``out_dir`` atomically; see the module docstring."""
-    out = Path(out_dir)
     state = state or JobState(title="Export benchmark")
     splits = normalise_splits(splits)
-    ids = export_ids(project, qualities, splits, selection)
+    with read_snapshot(project):  # the ids and every sample from one state (ADR 187)
+        ids = export_ids(project, qualities, splits, selection)
+        return _write_benchmark(project, Path(out_dir), ids, overwrite, state)
+
+
+def _write_benchmark(project: Project, out: Path, ids: list[str], overwrite: bool,
+                     state: JobState) -> ExportReport:
+    """Write the samples ``ids`` into the export folder ``out``."""
     report = ExportReport(out=str(out))
     with ExportFolder(out, "benchmark export", overwrite=overwrite) as folder:
         folder.mkdir("images")

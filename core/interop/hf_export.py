@@ -22,6 +22,7 @@ from core.interop.dataset_card import Card, hub_licence, render
 from core.interop.deps import require_pyarrow
 from core.interop.features import arrow_schema, seq, struct
 from core.interop.shards import SHARD_ROWS, ShardWriter
+from core.interop.snapshot import read_snapshot
 from core.jobs import JobState
 from core.selection import SampleFilter
 from core.store.project import Project
@@ -29,6 +30,8 @@ from core.store.project import Project
 #: HF split names cannot hold hyphens; the ``split`` column keeps Winnow's names.
 SPLIT_NAMES = {"text-to-image": "text_to_image", "image-to-image": "image_to_image"}
 _BOX = seq("int32")
+#: one sample of an export: (id, HF split, row, image bytes) or (id, "", None, reason)
+_Row = tuple[str, str, dict[str, Any], int] | tuple[str, str, None, str]
 BENCHMARK_COLUMNS: list[tuple[str, Any, str]] = [
     ("id", "string", "sample id in the project"),
     ("prompt", "string", "the curated prompt"),
@@ -84,8 +87,19 @@ def export_benchmark_hf(project: Project, out_dir: str | Path, *,
     """
     require_pyarrow("The Hugging Face dataset export")
     state = state or JobState(title="Export Hugging Face dataset")
-    ids = export_ids(project, qualities, normalise_splits(splits), selection)
-    card = Card(title=f"{project.path.stem} benchmark",
+    splits = normalise_splits(splits)
+    with read_snapshot(project):  # the ids and every row from one state (ADR 187)
+        ids = export_ids(project, qualities, splits, selection)
+        return _write_dataset(out_dir, "hf-benchmark", BENCHMARK_COLUMNS,
+                              _benchmark_card(project, qualities, licence), len(ids),
+                              _benchmark_rows(project, ids), state, shard_rows,
+                              count_images=_count_images,
+                              empty="no sample matches the selection", overwrite=overwrite)
+
+
+def _benchmark_card(project: Project, qualities: tuple[str, ...], licence: str) -> Card:
+    """The dataset card of a benchmark export (its splits are filled in when written)."""
+    return Card(title=f"{project.path.stem} benchmark",
                 summary=f"Samples of the {project.path.stem} benchmark curated with Winnow "
                         f"(quality: {', '.join(qualities) or 'any'}).",
                 columns=BENCHMARK_COLUMNS, splits={}, licence=hub_licence(licence),
@@ -94,18 +108,16 @@ def export_benchmark_hf(project: Project, out_dir: str | Path, *,
                 licence_note="Posts and images come from their authors; check their terms "
                              "before publishing.")
 
-    def rows() -> Iterator[tuple[str, str, dict[str, Any], int] | tuple[str, str, None, str]]:
-        for sid in ids:
-            try:
-                split, row, nbytes = _benchmark_row(project, sid)
-            except ImageUnavailable as exc:
-                yield sid, "", None, str(exc)
-            else:
-                yield sid, split, row, nbytes
 
-    return _write_dataset(out_dir, "hf-benchmark", BENCHMARK_COLUMNS, card, len(ids), rows(),
-                          state, shard_rows, count_images=_count_images,
-                          empty="no sample matches the selection", overwrite=overwrite)
+def _benchmark_rows(project: Project, ids: list[str]) -> Iterator[_Row]:
+    """``(id, HF split, row, image bytes)`` per sample, or ``(id, "", None, reason)``."""
+    for sid in ids:
+        try:
+            split, row, nbytes = _benchmark_row(project, sid)
+        except ImageUnavailable as exc:
+            yield sid, "", None, str(exc)
+        else:
+            yield sid, split, row, nbytes
 
 
 def export_photos_hf(project: Project, out_dir: str | Path, *,
@@ -162,8 +174,8 @@ def _write_dataset(out_dir: str | Path, kind: str, columns: list[tuple[str, Any,
     report = ExportReport(out=str(out))
     with ExportFolder(out, kind, overwrite=overwrite) as folder:
         folder.mkdir("data")
-        shards = ShardWriter(
-            folder.tmp, arrow_schema([(n, k) for n, k, _ in columns]), shard_rows=shard_rows)
+        shards = ShardWriter(folder.tmp, arrow_schema([(n, k) for n, k, _ in columns]),
+                             shard_rows=shard_rows, target=out)
         writer: ShardWriter | None = shards  # None once finished: nothing left to abort
         try:
             state.set_total(max(1, total))

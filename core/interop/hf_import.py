@@ -117,9 +117,9 @@ def import_hf(project: Project, source: str | Path, *, columns: dict[str, str] |
     report = HfImportReport(source=str(source))
     plans = _plans(source, columns, report)
     state.set_total(max(1, sum(n for _, _, n in plans)))
-    name = re.sub(r"[^A-Za-z0-9._-]+", "_", source.stem if source.is_file() else source.name)
+    name = dataset_name(source)
     work = new_temp_dir(project.path.parent, f"{project.path.name}.hf-import")
-    chunk = _Chunk(project, work, name or "dataset", report, state)
+    chunk = _Chunk(project, work, name, report, state)
     try:
         row_base: dict[str, int] = {}
         seen: dict[str, dict[str, Any]] = {}  # sample id -> the row that holds it
@@ -153,6 +153,18 @@ def import_hf(project: Project, source: str | Path, *, columns: dict[str, str] |
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return report
+
+
+def dataset_name(source: Path) -> str:
+    """A safe one-component name for the dataset at ``source`` (the working folder of its
+    images and the prefix of ids it makes): from the resolved path, so ``..`` or ``.``
+    name the folder they mean (ADR 187), never a path step."""
+    try:
+        real = source.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: the name as given is still a name
+        real = source
+    raw = real.stem if real.is_file() else real.name
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", raw).strip(".") or "dataset"
 
 
 def _columns(data: hf_read.DataFile, overrides: dict[str, str]) -> _Columns:
@@ -320,6 +332,8 @@ def _sample(row: dict[str, Any], cols: _Columns, data: hf_read.DataFile, dataset
                 record["engagement"] = json.loads(engagement)
             except json.JSONDecodeError as exc:
                 raise RowError(f"'{n['engagement']}' is not a JSON object ({exc.msg})") from exc
+            except RecursionError as exc:
+                raise RowError(f"'{n['engagement']}' is nested too deeply") from exc
         obj["post"] = record
     return obj, refs
 
@@ -342,6 +356,10 @@ def _onto_screenshots(boxes: list[Any], picks: list[Any], shots: list[bytes],
         sources[k] = shots[pick]
         kept.append(b)
     return kept
+
+
+#: the JSON Lines importer's hint at ``--image-root``, which ``import hf`` does not have
+_NO_IMAGE_ROOT = re.compile(r";? *pass --image-root[^)]*")
 
 
 class _Chunk:
@@ -418,7 +436,7 @@ class _Chunk:
                             "note": note["note"]})
         prefix = str(self.folder)
         for err in result.image_errors:
-            message = err["error"]
+            message = _NO_IMAGE_ROOT.sub("", err["error"])  # an option `import hf` lacks
             if message.startswith(prefix):
                 message = message.split(": ", 1)[-1]
             for line, column in self.image_rows.get(err["url"], []):

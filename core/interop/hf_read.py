@@ -66,6 +66,8 @@ def _json(path: Path) -> dict[str, Any]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"{path}: cannot read it ({exc})") from exc
+    except RecursionError as exc:  # [[[[…]]]]: Python's parser recurses per level
+        raise ValueError(f"{path}: cannot read it (its JSON is nested too deeply)") from exc
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a JSON object")
     return data

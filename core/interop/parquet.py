@@ -2,17 +2,23 @@
 
 Same columns and rows as the CSV files, with real types: integers for ranks, Likert
 values and checklist answers, float64 for metric values, UTC timestamps for times;
-JSON text stays text.  Written through :func:`core.files.atomic_writer`, so a file
-appears whole or not at all and an existing file is replaced only when asked.
+JSON text stays text.  Written like the CSV exports (:func:`core.export_files.export_writer`):
+a file appears whole or not at all, is recorded in its folder's ownership marker, and
+an existing file is replaced only when that marker proves it is Winnow's earlier export
+(ADR 005, ADR 187), or when ``replace`` says the user chose to replace it (the app's save
+dialog asked).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
+from core.export_files import export_writer, owned
 from core.files import atomic_writer
 from core.interop.deps import require_pyarrow
 from core.store.project import Project
@@ -47,9 +53,8 @@ def write_table(out: str | Path, columns: Sequence[tuple[str, str]],
     schema = pa.schema([(name, types[kind]) for name, kind in columns])
     stamps = [k for k, (_, kind) in enumerate(columns) if kind == "timestamp"]
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     count = 0
-    with atomic_writer(out, "wb", replace=replace) as fh:
+    with _writer(out, replace) as fh:
         writer = pq.ParquetWriter(fh, schema, compression="zstd")
         try:
             group: list[Sequence[Any]] = []
@@ -65,6 +70,14 @@ def write_table(out: str | Path, columns: Sequence[tuple[str, str]],
         finally:
             writer.close()
     return count
+
+
+def _writer(out: Path, replace: bool) -> AbstractContextManager[IO[bytes]]:
+    """:func:`export_writer` for ``out``; a file Winnow cannot prove it wrote is replaced
+    only when ``replace`` (the user confirmed it), then not recorded as Winnow's."""
+    if replace and os.path.lexists(out) and not owned(out):
+        return atomic_writer(out, "wb", replace=True)
+    return export_writer(out, "wb")
 
 
 def _table(pa: Any, schema: Any, rows: list[Sequence[Any]]) -> Any:

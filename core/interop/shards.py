@@ -5,18 +5,22 @@ bytes of images, then written; a shard is closed after ``shard_rows`` rows.  Mem
 therefore bounded by one row group per open split, whatever the dataset's size.  Each
 shard goes through :func:`core.files.atomic_writer` (fsynced, normal permissions) under
 a provisional name; :meth:`ShardWriter.finish` gives the shards their Hub names
-``data/<split>-00000-of-00003.parquet`` once their number is known.
+``data/<split>-00000-of-00003.parquet`` once their number is known.  A shard that
+cannot be written (a full disk) raises :class:`core.files.WriteError` naming it under
+the export's destination, not the hidden folder it is built in, and saying that nothing
+was written there (ADR 187).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.files import atomic_writer, fsync_dir
+from core.files import WRITE_ERRNOS, WriteError, atomic_writer, fsync_dir
 from core.interop.deps import require_pyarrow
 
 SHARD_ROWS = 1000
@@ -48,9 +52,13 @@ class ShardWriter:
     """Write rows of one schema into ``root/data/<split>-*.parquet``."""
 
     def __init__(self, root: Path, schema: Any, *, shard_rows: int = SHARD_ROWS,
-                 group_rows: int = GROUP_ROWS, group_bytes: int = GROUP_BYTES) -> None:
+                 group_rows: int = GROUP_ROWS, group_bytes: int = GROUP_BYTES,
+                 target: Path | None = None) -> None:
+        """``root``: where the shards are built; ``target``: where the export is published
+        (named in errors; default ``root``)."""
         self.pa, self.pq = require_pyarrow()
         self.root = Path(root)
+        self.target = Path(target) if target is not None else self.root
         self.data = self.root / "data"
         self.data.mkdir(exist_ok=True)
         self.schema = schema
@@ -62,20 +70,24 @@ class ShardWriter:
     def add(self, split: str, row: dict[str, Any], nbytes: int = 0) -> None:
         """Queue one row of ``split``; ``nbytes`` is the size of its images."""
         info = self.splits.setdefault(split, SplitInfo(split))
-        current = self._open.get(split) or self._start(split)
+        with self._writing(split, self._shards.get(split, 0)):
+            current = self._open.get(split) or self._start(split)
         current.buffer.append(row)
         current.buffer_bytes += nbytes
         current.rows += 1
         info.num_examples += 1
-        if len(current.buffer) >= self.group_rows or current.buffer_bytes >= self.group_bytes:
-            self._flush(current)
-        if current.rows >= self.shard_rows:
-            self._close(split)
+        with self._writing(split, current.index):
+            if len(current.buffer) >= self.group_rows or \
+                    current.buffer_bytes >= self.group_bytes:
+                self._flush(current)
+            if current.rows >= self.shard_rows:
+                self._close(split)
 
     def finish(self) -> dict[str, SplitInfo]:
         """Close every shard and rename them ``<split>-<k>-of-<n>.parquet``."""
         for split in list(self._open):
-            self._close(split)
+            with self._writing(split, self._open[split].index):
+                self._close(split)
         for split, info in self.splits.items():
             n = self._shards[split]
             for k in range(n):
@@ -96,6 +108,18 @@ class ShardWriter:
         self._open.clear()
 
     # -- internals -------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _writing(self, split: str, index: int) -> Iterator[None]:
+        """A write error of shard ``index`` of ``split`` as a :class:`WriteError` naming
+        it under :attr:`target` (the user never sees the temporary folder)."""
+        try:
+            yield
+        except OSError as exc:
+            if not isinstance(exc, WriteError) and exc.errno not in WRITE_ERRNOS:
+                raise
+            shown = self.target / "data" / self._provisional(split, index)
+            raise WriteError(shown, exc, f"nothing was written to {self.target}") from exc
+
     @staticmethod
     def _provisional(split: str, index: int) -> str:
         return f"{split}-{index:05d}.parquet"

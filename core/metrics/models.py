@@ -26,6 +26,19 @@ def is_local(spec: str) -> bool:
     return Path(spec).expanduser().is_dir()
 
 
+def path_like(spec: str) -> bool:
+    """True when ``spec`` is written as a file-system path, not a hub id ``org/name``."""
+    return spec.startswith(("/", "~", ".")) or spec.count("/") > 1 or os.path.isabs(spec)
+
+
+def check_folder(spec: str, what: str = "") -> None:
+    """:class:`ModelUnavailableError` "no such folder" for a path that is not a folder
+    (else the hub library reports it as a malformed repo id)."""
+    if path_like(spec) and not is_local(spec):
+        raise ModelUnavailableError(f"no such folder: {spec} "
+                                    f"({f'the {what} model' if what else 'a model folder'})")
+
+
 def _missing(spec: str, what: str, exc: BaseException | None = None) -> ModelUnavailableError:
     hint = (f"{what} model {spec!r} is not a folder and not in the Hugging Face cache "
             f"({hf_cache_dir()}). Winnow never downloads weights: fetch it yourself (for "
@@ -48,8 +61,10 @@ def hf_cache_dir() -> str:
 def read_model_json(spec: str, filename: str) -> dict[str, Any] | None:
     """A JSON file of a model (config, preprocessor config) without loading torch.
 
-    None when the model has no such file; never downloads.
+    None when the model has no such file; never downloads. A path that is not a folder
+    raises :class:`ModelUnavailableError` (:func:`check_folder`).
     """
+    check_folder(spec)
     if is_local(spec):
         path = str(Path(spec).expanduser() / filename)
         if not os.path.isfile(path):
@@ -77,8 +92,7 @@ def model_status(spec: str) -> tuple[bool, str]:
     spec = spec.strip()
     if not spec:
         return False, "no model given"
-    path_like = spec.startswith(("/", "~", ".")) or spec.count("/") > 1  # not "org/name"
-    if path_like and not is_local(spec):
+    if path_like(spec) and not is_local(spec):
         return False, "no such folder"
     try:
         config = read_model_json(spec, "config.json")
@@ -96,6 +110,7 @@ def load_pretrained(cls_name: str, spec: str, what: str, **kwargs: Any) -> Any:
     """``transformers.<cls_name>.from_pretrained(spec, local_files_only=True)``, in eval mode."""
     import transformers
 
+    check_folder(spec, what)
     cls = getattr(transformers, cls_name)
     source = str(Path(spec).expanduser()) if is_local(spec) else spec
     try:

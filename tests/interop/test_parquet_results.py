@@ -114,7 +114,8 @@ def test_bad_values_and_empty_tables(tmp_path: Path) -> None:
         write_table(tmp_path / "i.parquet", [("n", "int64")], [("seven",)])
     assert write_table(tmp_path / "e.parquet", [("n", "int64")], []) == 0
     assert pd.read_parquet(tmp_path / "e.parquet").columns.tolist() == ["n"]
-    assert [p.name for p in tmp_path.iterdir()] == ["e.parquet"]
+    # no temporary file is left; the marker records the export (ADR 005, ADR 187)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".winnow-files.jsonl", "e.parquet"]
 
 
 def test_format_follows_the_file_name_unless_given() -> None:
@@ -136,6 +137,10 @@ def test_cli_metrics_export_parquet(project, tmp_path: Path) -> None:
     run = _cli("metrics", "export", str(project.path), "--out", "m.parquet", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert len(pd.read_parquet(tmp_path / "m.parquet")) == 3
+    run = _cli("metrics", "export", str(project.path), "--out", "m.parquet", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr  # its own earlier export is replaced (ADR 005)
+    with (tmp_path / "m.parquet").open("ab") as fh:  # a file changed since is not
+        fh.write(b"edited")
     run = _cli("metrics", "export", str(project.path), "--out", "m.parquet", cwd=tmp_path)
     assert run.returncode == 2 and "exists" in run.stderr and "Traceback" not in run.stderr
     run = _cli("metrics", "export", str(project.path), "--out", "m.data", "--format",
