@@ -7,7 +7,8 @@ be open, or it crashed) is read through SQLite's WAL, or, where the folder is
 read-only, from a private temporary copy of both files, deleted at once.
 
 :func:`schema_problem` says whether a table the caller will read was replaced by
-something that computes its rows (ADR 177): a view, a virtual table, a generated column.
+something that computes its rows (ADR 177): a view, a virtual table, a generated column;
+:func:`missing_schema` whether a table or column the caller reads is not there at all.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import re
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 _VIRTUAL = re.compile(r"\s*CREATE\s+VIRTUAL\s+TABLE\b", re.IGNORECASE)
@@ -104,4 +105,20 @@ def schema_problem(conn: sqlite3.Connection, tables: Iterable[str]) -> str | Non
         if any(row[6] in (2, 3) for row in conn.execute(
                 "SELECT * FROM pragma_table_xinfo(?)", (found,))):
             return f"its {name!r} has a generated column"
+    return None
+
+
+def missing_schema(conn: sqlite3.Connection,
+                   columns: Mapping[str, Iterable[str]]) -> str | None:
+    """The first table or column of ``columns`` (table → its columns) that ``conn``'s file
+    lacks, in words ("its table 'judgments' is missing"), or None.  Extra tables and
+    columns are fine; names ignore case, as SQLite's do.  Reads only the schema."""
+    for table, wanted in columns.items():
+        found = {str(row[1]).lower() for row in conn.execute(
+            "SELECT * FROM pragma_table_info(?)", (table,))}
+        if not found:
+            return f"its table {table!r} is missing"
+        for column in wanted:
+            if column.lower() not in found:
+                return f"its table {table!r} has no column {column!r}"
     return None

@@ -210,14 +210,19 @@ def move_image(sample_id: str, row_id: int, delta: int) -> ImagesEdit:
 
 def _check_rect(rect: tuple[int, int, int, int],
                 size: tuple[int, int] | None) -> tuple[int, int, int, int]:
+    """``rect`` cut to the image (``size``, the file's pixels like ``rect``): the part of it
+    on the image, so a box is cut the same way whichever way the image is shown."""
     x, y, w, h = (int(v) for v in rect)
     if w < 1 or h < 1:
         raise ValueError(f"a box needs a positive width and height, got {w}×{h}")
-    if size is not None:
-        width, height = size
-        x, y = max(0, min(x, width - 1)), max(0, min(y, height - 1))
-        w, h = min(w, width - x), min(h, height - y)
-    return x, y, w, h
+    if size is None:
+        return x, y, w, h
+    width, height = size
+    left, top = max(0, x), max(0, y)
+    right, bottom = min(width, x + w), min(height, y + h)
+    if right <= left or bottom <= top:
+        raise ValueError(f"the {w}×{h} box lies outside the image; nothing to keep")
+    return left, top, right - left, bottom - top
 
 
 def add_box(sample_id: str, sha256: str | None, ref: str | None, role: str,

@@ -32,7 +32,7 @@ from typing import Any
 
 from core.rating import integrity
 from core.rating.protocols import TaskView, validate_answer
-from core.readonly_db import schema_problem
+from core.readonly_db import missing_schema, schema_problem
 from core.store.commit import commit_or_roll_back
 
 FORMAT = "winnow-session"
@@ -51,6 +51,20 @@ _DIRECTION = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
                        "\u2066\u2067\u2068\u2069")
 #: the tables Winnow reads from a rater file: plain tables, never views (ADR 177)
 TABLES = ("meta", "tasks", "images", "rater", "judgments", "chain", "events")
+#: the columns the rater view reads and writes, per table (extra ones are left alone)
+COLUMNS: dict[str, tuple[str, ...]] = {
+    "meta": ("key", "value"),
+    "tasks": ("task_id", "position", "prompt", "criterion", "inputs", "options"),
+    "images": ("sha256", "ext", "data"),
+    "rater": ("id", "name", "copy_uid", "started_at"),
+    "judgments": tuple(c.strip() for c in JUDGMENT_COLUMNS.split(",")),
+    "events": ("seq", "at", "kind", "task_id", "detail"),
+}
+#: what a file with tamper evidence (format 2 on) has besides :data:`COLUMNS`
+CHAIN_COLUMNS: dict[str, tuple[str, ...]] = {
+    "chain": ("id", "position", "key", "last_mac"), "rater": ("mac",), "judgments": ("mac",)}
+#: how a refusal for a missing table or column begins, after the file's name
+CANNOT_OPEN = "is not a Winnow session file Winnow can open"
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -167,6 +181,9 @@ def check_header(conn: sqlite3.Connection, name: str) -> dict[str, str]:
         if problem:  # checked before a row is read: a view may never end (ADR 177)
             raise SessionFileError(f"{name}: {problem} (the file was edited outside "
                                    "Winnow); nothing read")
+        missing = missing_schema(conn, {"meta": COLUMNS["meta"]})
+        if missing:
+            raise SessionFileError(f"{name} {CANNOT_OPEN}: {missing}")
         meta = {str(k): v for k, v in conn.execute("SELECT key, value FROM meta")}
     except sqlite3.DatabaseError as exc:
         raise SessionFileError(f"{name} is not a Winnow session file ({exc})") from None
@@ -198,6 +215,20 @@ def check_meta(meta: dict[str, Any], name: str) -> None:
                                "or is damaged)")
 
 
+def check_tables(conn: sqlite3.Connection, name: str, meta: dict[str, Any]) -> None:
+    """Raise :class:`SessionFileError` naming the first table or column the rater view
+    needs that the file lacks (the chain's too from format 2 on, or where it has one)."""
+    wanted = {t: list(cols) for t, cols in COLUMNS.items()}
+    chained = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                           "name = 'chain'").fetchone() is not None
+    if chained or format_version(meta.get("format_version", "0"), name) > LEGACY_FORMAT_VERSION:
+        for table, cols in CHAIN_COLUMNS.items():
+            wanted.setdefault(table, []).extend(cols)
+    missing = missing_schema(conn, wanted)
+    if missing:
+        raise SessionFileError(f"{name} {CANNOT_OPEN}: {missing}")
+
+
 def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
     """Open a session file for rating (checking it is one), WAL and ``synchronous=FULL``;
     ``readonly`` leaves the journal settings alone (for looking, not rating)."""
@@ -211,7 +242,7 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
     except sqlite3.Error as exc:
         raise SessionFileError(f"cannot open {path.name} ({exc})") from None
     try:
-        check_header(conn, path.name)
+        check_tables(conn, path.name, check_header(conn, path.name))
         if not readonly:
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = FULL")
@@ -261,10 +292,17 @@ class RatingSession:
         conn = connect(path)
         try:
             session = cls(path, conn)
+            session.log_event("open")
+        except SessionFileError:
+            conn.close()
+            raise
+        except (sqlite3.DatabaseError, ValueError, TypeError) as exc:  # rows edited by hand
+            conn.close()
+            raise SessionFileError(f"{path.name}: its tables were changed or damaged "
+                                   f"({str(exc)[:200]}); it cannot be rated") from None
         except BaseException:
             conn.close()
             raise
-        session.log_event("open")
         return session
 
     # -- metadata ----------------------------------------------------------------

@@ -74,9 +74,22 @@ class Editor:
         try:
             return self.stack.push(command)
         except _REFUSALS as exc:
-            self.context.message("Edit not saved", f"{command.label}: {refusal_text(exc)}")
-            self._refused()
+            self._refuse(command.label, exc)
             return False
+
+    def run_built(self, label: str, build: Callable[[], Command]) -> bool:
+        """:meth:`run` the command ``build()`` makes from what the user asked; a refusal
+        while building it (a box of no size) is shown as ``label``'s, never raised."""
+        try:
+            command = build()
+        except _REFUSALS as exc:
+            self._refuse(label, exc)
+            return False
+        return self.run(command)
+
+    def _refuse(self, label: str, exc: BaseException) -> None:
+        self.context.message("Edit not saved", f"{label}: {refusal_text(exc)}")
+        self._refused()
 
     def step(self, undo: bool) -> Command | None:
         """Undo (or redo) the last step; returns the command when it was done here."""

@@ -73,23 +73,29 @@ class ImageController:
                                        ref=item.ref, index=plan.index))
 
     def box_drawn(self, item: Any, rect: Any, role: str) -> None:
-        """A box was drawn on the canvas: add it with ``role``."""
+        """A box was drawn on the canvas (``rect`` in the file's pixels): add it with
+        ``role``; one of no size or off the image is refused with a message."""
         sid = self.ws.current_id()
         if sid is not None:
-            rect_t = (rect.x(), rect.y(), rect.width(), rect.height())
-            self.ws.run(add_box(sid, item.sha256, item.ref, role, rect_t, self._size()))
+            self.ws.run_built(f"Add {role} box", lambda: add_box(
+                sid, item.sha256, item.ref, role, _xywh(rect), self._size()))
 
-    def box_changed(self, item: Any, row_id: int, rect: Any, nudge: bool) -> None:
+    def box_changed(self, _item: Any, row_id: int, rect: Any, nudge: bool) -> None:
         """A box was moved or resized (``nudge``: by the arrow keys, merged into one step)."""
         sid = self.ws.current_id()
         if sid is not None:
-            rect_t = (rect.x(), rect.y(), rect.width(), rect.height())
-            self.ws.run(set_box(sid, row_id, rect_t, self._size(), nudge=nudge))
+            self.ws.run_built("Nudge box" if nudge else "Move/resize box", lambda: set_box(
+                sid, row_id, _xywh(rect), self._size(), nudge=nudge))
 
     def box_deleted(self, _item: Any, row_id: int) -> None:
         """The selected box was deleted."""
         self.ws.run(delete_box(self.ws.current_id() or "", row_id))
 
     def _size(self) -> tuple[int, int] | None:
-        image = self.ws.view.images.canvas.image
-        return (image.width(), image.height()) if image is not None else None
+        """The image's size in the file's pixels, the space boxes are stored in (the
+        canvas shows it upright: turned by its EXIF orientation, ADR 157/165)."""
+        return self.ws.view.images.stored_size()
+
+
+def _xywh(rect: Any) -> tuple[int, int, int, int]:
+    return rect.x(), rect.y(), rect.width(), rect.height()

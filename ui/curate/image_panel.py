@@ -288,6 +288,15 @@ class ImagePanel(QWidget):
         item = self.current_item()
         return map_box(self.store.transform(item.sha256 if item else None), rect, True)
 
+    def stored_size(self) -> tuple[int, int] | None:
+        """The shown image's size in the stored file's pixels, the space boxes are stored
+        and clipped in (None when no image is shown)."""
+        image = self.canvas.image
+        if image is None:
+            return None
+        whole = self._stored(QRect(0, 0, image.width(), image.height()))
+        return whole.width(), whole.height()
+
     def _apply_boxes(self, item: ImageItem) -> None:
         shown = self.store.transform(item.sha256)
         boxes = [CanvasBox(b.row_id, b.role, map_box(shown, QRect(b.x, b.y, b.w, b.h)))

@@ -157,8 +157,9 @@ def upright_transform(orientation: int, width: int, height: int) -> QTransform:
 
 
 def map_box(transform: QTransform, rect: QRect, inverse: bool = False) -> QRect:
-    """``rect`` through ``transform`` (stored → shown), or back with ``inverse``."""
-    if transform.isIdentity():
+    """``rect`` through ``transform`` (stored → shown), or back with ``inverse``; an empty
+    one (no width or height) as it is, for core to refuse by its size."""
+    if transform.isIdentity() or rect.isEmpty():
         return QRect(rect)
     t = transform.inverted()[0] if inverse else transform
     return t.mapRect(QRectF(rect)).toRect()

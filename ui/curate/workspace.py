@@ -6,6 +6,7 @@ transaction with audit rows.  Keyboard first: see :mod:`ui.curate.actions`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import pairwise
 from typing import Any
 
@@ -319,6 +320,11 @@ class CurateWorkspace(QWidget):
         """Do ``command`` on the undo stack (big ones in the background); a refusal is
         shown, never raised."""
         return self.editor.run(command)
+
+    def run_built(self, label: str, build: Callable[[], Command]) -> bool:
+        """:meth:`run` the command ``build()`` makes; a refusal while building it is shown
+        (as ``label``'s), never raised."""
+        return self.editor.run_built(label, build)
 
     def undo(self) -> None:
         """Undo the last edit."""
