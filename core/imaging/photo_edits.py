@@ -160,6 +160,11 @@ class EditRegion(_FieldEdit):
         self.region_id = region_id
         self.what = f"region {region_id}"
 
+    def _do(self, project: Project) -> None:
+        if not self.old:  # what will be stored (clipped to the photo, ADR 188)
+            self.new = repo.fitted_changes(project, self.region_id, self.new)
+        super()._do(project)
+
     def _current(self, project: Project) -> dict[str, Any]:
         region = repo.get_region(project, self.region_id)
         return {k: getattr(region, k) for k in self.new}

@@ -5,6 +5,11 @@ known kind, shape and method, a strength in (0, 64], a feather in [0, 200] px â€
 script, a damaged undo or a project edited with sqlite3 meets the same rules, with a
 message naming the field, before anything is saved or rendered.  Geometry has its own
 check (:func:`core.imaging.geometry.check_geometry`).
+
+Given the photo's size, a region must overlap the photo and is clipped to the photo
+widened by its own size on each side (ADR 188): what a person draws at an edge stays as
+drawn, a region dragged off the photo is refused, and no region is bigger than three
+photos across.
 """
 
 from __future__ import annotations
@@ -18,11 +23,43 @@ KINDS = ("face", "plate", "other")
 #: the largest strength and feather the editor offers (the Anonymize panel's ranges)
 MAX_STRENGTH = 64.0
 MAX_FEATHER = 200.0
+#: how far past each edge a region may reach, in photo widths/heights (ADR 188)
+FRAME_MARGIN = 1.0
+
+#: (x, y, w, h)
+Box = tuple[float, float, float, float]
 
 
-def check_region(values: dict[str, Any]) -> None:
-    """Raise ValueError naming the field unless ``values`` make a region the editor can
-    make (kind, shape, finite coordinates, positive size, method, strength)."""
+def clip_box(box: Box, size: tuple[float, float]) -> Box:
+    """``box`` clipped to the photo of ``size`` widened by :data:`FRAME_MARGIN` photos on
+    each side (a box wholly outside that frame comes back with no width or height)."""
+    out = []
+    for start, length, side in ((box[0], box[2], size[0]), (box[1], box[3], size[1])):
+        low, high = -FRAME_MARGIN * side, (1 + FRAME_MARGIN) * side
+        a, b = max(low, start), min(high, start + length)
+        out.append((a, max(0.0, b - a)))
+    return (out[0][0], out[1][0], out[0][1], out[1][1])
+
+
+def _fit_to_photo(values: dict[str, Any], size: tuple[float, float]) -> dict[str, Any]:
+    """``values`` with the box clipped (:func:`clip_box`); ValueError naming x or y when
+    the region does not overlap the photo."""
+    box = tuple(float(values[k]) for k in ("x", "y", "w", "h"))
+    for key, start, length, side in (("x", box[0], box[2], size[0]),
+                                     ("y", box[1], box[3], size[1])):
+        if start >= side or start + length <= 0:
+            raise ValueError(f"region {key} {start:g} (size {length:g}) lies outside the "
+                             f"photo ({size[0]:g}Ã—{size[1]:g}); a region must overlap it")
+    clipped = clip_box(box, size)  # type: ignore[arg-type]
+    return {**values, **dict(zip(("x", "y", "w", "h"), clipped, strict=True))}
+
+
+def check_region(values: dict[str, Any], size: tuple[float, float] | None = None
+                 ) -> dict[str, Any]:
+    """The region values to store: ValueError naming the field unless ``values`` make a
+    region the editor can make (kind, shape, finite coordinates, positive size, method,
+    strength); given the photo's ``size``, it must overlap the photo and comes back
+    clipped (:func:`clip_box`)."""
     if values.get("kind", "face") not in KINDS:
         raise ValueError(f"unknown region kind {values.get('kind')!r}")
     if values.get("shape", "rect") not in SHAPES:
@@ -35,6 +72,9 @@ def check_region(values: dict[str, Any]) -> None:
     if values.get("method") not in (None, *METHODS):
         raise ValueError(f"unknown region method {values.get('method')!r}; one of {METHODS}")
     check_strength(values.get("strength"))
+    if size is None or not all(k in values for k in ("x", "y", "w", "h")):
+        return dict(values)
+    return _fit_to_photo(values, size)
 
 
 def check_strength(value: Any) -> None:

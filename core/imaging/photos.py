@@ -7,6 +7,7 @@ reviewed or released photo back to "new": a person has to look at it again.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -246,12 +247,23 @@ def load_original(project: Any, photo: Photo) -> np.ndarray:
     imported (a sync tool rotating it in place): regions drawn on it would no longer lie
     on what is detected or released (ADR 156).
     """
+    return decode_rgb(read_original(project, photo), photo.file_name)
+
+
+def read_original(project: Any, photo: Photo) -> bytes:
+    """The stored original's bytes; :class:`OriginalChangedError` unless they still hash
+    to the photo's SHA-256 (OSError when the file is missing or unreadable)."""
     data = original_path(project, photo).read_bytes()
+    check_original(photo, data)
+    return data
+
+
+def check_original(photo: Photo, data: bytes) -> None:
+    """Raise :class:`OriginalChangedError` unless ``data`` hash to the photo's SHA-256."""
     if hashlib.sha256(data).hexdigest() != photo.sha256:
         raise OriginalChangedError(
             f"{photo.file_name}: the original in the project's asset store was changed "
             "since it was imported (its SHA-256 no longer matches); import the photo again")
-    return decode_rgb(data, photo.file_name)
 
 
 # -- editing -----------------------------------------------------------------------------
@@ -266,7 +278,9 @@ def _invalidate_review(project: Any, photo_id: int) -> None:
 
 def check_values(photo: Photo, regions: Iterable[Region]) -> None:
     """Raise ValueError naming the field unless every value a release renders is one the
-    editor accepts (a project edited with sqlite3 may hold anything; ADR 158)."""
+    editor accepts (a project edited with sqlite3 may hold anything; ADR 158). A region
+    off the photo, stored by an earlier version, passes: it is clipped when rendered
+    (ADR 188)."""
     check_strength(photo.strength)
     check_feather(photo.feather)
     check_geometry(photo.geometry, photo.width, photo.height)
@@ -282,10 +296,10 @@ def add_region(project: Any, photo_id: int, *, kind: str = "face", shape: str = 
                score: float | None = None, method: str | None = None,
                strength: float | None = None) -> int:
     """Add a region (one transaction + audit); returns its id."""
-    values = {"kind": kind, "shape": shape, "x": float(x), "y": float(y), "w": float(w),
-              "h": float(h), "source": source, "score": score, "method": method,
-              "strength": strength}
-    check_region(values)
+    values = check_region({"kind": kind, "shape": shape, "x": float(x), "y": float(y),
+                           "w": float(w), "h": float(h), "source": source, "score": score,
+                           "method": method, "strength": strength},
+                          _photo_size(project, photo_id))
     now = _now()
     with project.transaction() as conn:
         cur = conn.execute(
@@ -302,6 +316,26 @@ def add_region(project: Any, photo_id: int, *, kind: str = "face", shape: str = 
 
 def update_region(project: Any, region_id: int, **changes: Any) -> None:
     """Change fields of a region (kind, shape, x, y, w, h, method, strength)."""
+    photo_id, old, new = _edited_region(project, region_id, changes)
+    changed = {k: new[k] for k in _REGION_FIELDS if old[k] != new[k]}
+    if not changed:
+        return
+    with project.transaction():
+        _update_audited(project, "photo_regions", "photo_region", region_id, old, changed)
+        _invalidate_review(project, photo_id)
+
+
+def fitted_changes(project: Any, region_id: int, changes: dict[str, Any]
+                   ) -> dict[str, Any]:
+    """``changes`` as :func:`update_region` stores them: clipped to the photo, plus any
+    box field the clip changed (ADR 188), so an undo knows every value it must restore."""
+    _photo_id, old, new = _edited_region(project, region_id, changes)
+    return {k: new[k] for k in _REGION_FIELDS if k in changes or new[k] != old[k]}
+
+
+def _edited_region(project: Any, region_id: int, changes: dict[str, Any]
+                   ) -> tuple[int, dict[str, Any], dict[str, Any]]:
+    """(photo id, stored values, checked new values) of an edit of a region."""
     unknown = set(changes) - set(_REGION_FIELDS)
     if unknown:
         raise ValueError(f"cannot edit region field(s) {sorted(unknown)}")
@@ -311,13 +345,7 @@ def update_region(project: Any, region_id: int, **changes: Any) -> None:
     if row is None:
         raise KeyError(f"no region {region_id}")
     photo_id, old = row[0], dict(zip(_REGION_FIELDS, row[1:], strict=True))
-    check_region({**old, **changes})
-    changed = {k: v for k, v in changes.items() if old[k] != v}
-    if not changed:
-        return
-    with project.transaction():
-        _update_audited(project, "photo_regions", "photo_region", region_id, old, changed)
-        _invalidate_review(project, photo_id)
+    return photo_id, old, check_region({**old, **changes}, _photo_size(project, photo_id))
 
 
 def _update_audited(project: Any, table: str, entity: str, row_id: int, old: dict[str, Any],
@@ -349,8 +377,7 @@ def delete_region(project: Any, region_id: int) -> Region:
 def restore_region(project: Any, region: Region) -> None:
     """Put a deleted region back with its own id (undo of a delete, redo of an add), so
     later edits that name it still apply; ValueError if that id is in use again."""
-    values = region.fields()
-    check_region(values)
+    values = check_region(region.fields(), _photo_size(project, region.photo_id))
     if project.conn.execute("SELECT 1 FROM photo_regions WHERE id = ?",
                             (region.id,)).fetchone():
         raise ValueError(f"region {region.id} exists already")
@@ -359,12 +386,35 @@ def restore_region(project: Any, region: Region) -> None:
         conn.execute(
             "INSERT INTO photo_regions(id, photo_id, kind, shape, x, y, w, h, source, score, "
             "method, strength, created_at, modified_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (region.id, region.photo_id, region.kind, region.shape, region.x, region.y,
-             region.w, region.h, region.source, region.score, region.method,
-             region.strength, now, now))
+            (region.id, region.photo_id, region.kind, region.shape, values["x"],
+             values["y"], values["w"], values["h"], region.source, region.score,
+             region.method, region.strength, now, now))
         project.audit("edit", "photo_region", str(region.id), None, None,
                       {"photo_id": region.photo_id, **values})
         _invalidate_review(project, region.photo_id)
+
+
+def _photo_size(project: Any, photo_id: int) -> tuple[float, float] | None:
+    """The photo's upright (width, height), the frame its regions are checked against
+    (None: no such photo, which the insert then refuses)."""
+    row = project.conn.execute("SELECT width, height FROM photos WHERE id = ?",
+                               (photo_id,)).fetchone()
+    return None if row is None else (float(row[0]), float(row[1]))
+
+
+def _fitted_detections(found: Iterable[Detection], size: tuple[float, float] | None
+                       ) -> list[Detection]:
+    """Detections clipped like an edit (ADR 188); one off the photo is dropped."""
+    out = []
+    for det in found:
+        try:
+            box = check_region({"kind": det.kind, "x": det.x, "y": det.y, "w": det.w,
+                                "h": det.h}, size)
+        except ValueError:
+            continue
+        out.append(dataclasses.replace(det, x=box["x"], y=box["y"], w=box["w"],
+                                       h=box["h"]))
+    return out
 
 
 def replace_detections(project: Any, photo_id: int, found: Iterable[Detection],
@@ -372,7 +422,7 @@ def replace_detections(project: Any, photo_id: int, found: Iterable[Detection],
     """Replace the detector-made regions of a photo (manual ones stay); one transaction."""
     now = _now()
     ids: list[int] = []
-    found = list(found)
+    found = _fitted_detections(found, _photo_size(project, photo_id))
     with project.transaction() as conn:
         old = conn.execute("SELECT count(*) FROM photo_regions WHERE photo_id = ? AND "
                            "source != 'manual'", (photo_id,)).fetchone()[0]

@@ -33,6 +33,7 @@ from core.imaging.anonymize import HideSpec, hide_regions, stronger
 from core.imaging.boxes import Box, Detection, grow, intersection, union_box
 from core.imaging.detect import DetectSettings
 from core.imaging.geometry import Geometry, apply_geometry, map_box, plan
+from core.imaging.photo_values import clip_box
 
 JPEG_QUALITY = 92
 #: the widest / tallest image libjpeg writes (ADR 185)
@@ -622,10 +623,12 @@ def release_photo(project: Any, photo_id: int, out_dir: str | os.PathLike[str],
 
 
 def spec_for(photo: Any, region: Any) -> HideSpec:
-    """The HideSpec of a stored region (its own method/strength, else the photo's)."""
+    """The HideSpec of a stored region (its own method/strength, else the photo's); its
+    box clipped like an edit's (a region an earlier version stored far off the photo
+    renders in bounded time, ADR 188)."""
     method = region.method or photo.method
     strength = region.strength if region.method else photo.strength
     if region.method and region.strength is None:
         strength = None
-    return HideSpec(region.x, region.y, region.w, region.h, region.shape, method,
-                    strength, photo.feather)
+    box = clip_box((region.x, region.y, region.w, region.h), (photo.width, photo.height))
+    return HideSpec(*box, region.shape, method, strength, photo.feather)

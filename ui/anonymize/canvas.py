@@ -33,14 +33,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.imaging.photo_values import clip_box
 from core.imaging.photos import Region
 from core.imaging.pyramid import Pyramid
 from ui.anonymize.image_item import PyramidItem
 from ui.anonymize.labels import place_labels
 from ui.anonymize.region_items import KIND_COLOURS, CornerHandle, RegionItem
 
-__all__ = ["KIND_COLOURS", "TOOLS", "PhotoCanvas", "RegionItem"]
+__all__ = ["KIND_COLOURS", "MAX_ZOOM", "TOOLS", "PhotoCanvas", "RegionItem"]
 
+#: the closest zoom: screen pixels per photo pixel (ADR 188); the farthest is half the
+#: fitted view (or half of 1:1 for a photo smaller than the view)
+MAX_ZOOM = 32.0
 TOOLS = ("select", "rect", "ellipse", "corners", "crop")
 
 
@@ -103,9 +107,10 @@ class PhotoCanvas(QGraphicsView):
         for item in list(self.region_items.values()):
             self._bury(item)
         self.region_items.clear()
-        for r in regions:
-            item = RegionItem(self, r.id, r.kind, r.shape, QRectF(r.x, r.y, r.w, r.h),
-                              f"#{r.id} {r.kind}")
+        scene = self.scene().sceneRect()
+        for r in regions:  # (a region an earlier version stored off the photo: clipped)
+            box = clip_box((r.x, r.y, r.w, r.h), (scene.width(), scene.height()))
+            item = RegionItem(self, r.id, r.kind, r.shape, QRectF(*box), f"#{r.id} {r.kind}")
             if not editable:
                 item.setFlags(QGraphicsItem.GraphicsItemFlag(0))
             item.setZValue(5)
@@ -200,10 +205,23 @@ class PhotoCanvas(QGraphicsView):
         self._scale_changed()
 
     def zoom(self, factor: float) -> None:
-        """Zoom by ``factor`` around the mouse."""
-        self.scale(factor, factor)
+        """Zoom by ``factor`` around the mouse, within :meth:`zoom_range`."""
+        low, high = self.zoom_range()
+        scale = self.view_scale()
+        target = min(high, max(low, scale * factor))
+        if abs(target - scale) <= 1e-9 * scale:
+            return
+        self.scale(target / scale, target / scale)
         self._fitted = False
         self._scale_changed()
+
+    def zoom_range(self) -> tuple[float, float]:
+        """(farthest, closest) scale: half the fitted one or of 1:1 … :data:`MAX_ZOOM`
+        (or the fitted scale, for a photo so small it fits closer than that)."""
+        scene, view = self.scene().sceneRect(), self.viewport().rect()
+        fitted = min(view.width() / max(1.0, scene.width()),
+                     view.height() / max(1.0, scene.height()))
+        return min(fitted, 1.0) / 2, max(MAX_ZOOM, fitted)
 
     def view_scale(self) -> float:
         """Screen pixels per scene (full-resolution) pixel."""

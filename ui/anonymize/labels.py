@@ -10,11 +10,15 @@ selected region is placed first, so its label is always shown.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from itertools import chain
 
 #: (x, y, width, height)
 Rect = tuple[float, float, float, float]
 CELL = 64.0  # px: the grid that finds neighbours without comparing every pair
+#: a rectangle covering more cells than this is kept in one list, checked against every
+#: query, so the grid's cost does not grow with the zoom (ADR 188)
+MAX_CELLS = 64
 
 
 def _overlaps(a: Rect, b: Rect) -> bool:
@@ -22,24 +26,41 @@ def _overlaps(a: Rect, b: Rect) -> bool:
         b[1] < a[1] + a[3]
 
 
+def _span(r: Rect) -> tuple[int, int, int, int]:
+    """The first and last cell columns and rows ``r`` touches."""
+    return (int(r[0] // CELL), int(r[1] // CELL), int((r[0] + r[2]) // CELL),
+            int((r[1] + r[3]) // CELL))
+
+
 class _Grid:
-    """Rectangles bucketed by the grid cells they touch."""
+    """Rectangles bucketed by the grid cells they touch; big ones in a list of their own."""
 
     def __init__(self) -> None:
         self.cells: defaultdict[tuple[int, int], list[Rect]] = defaultdict(list)
+        self.big: list[Rect] = []
 
-    def _keys(self, r: Rect) -> list[tuple[int, int]]:
-        x0, y0 = int(r[0] // CELL), int(r[1] // CELL)
-        x1, y1 = int((r[0] + r[2]) // CELL), int((r[1] + r[3]) // CELL)
+    def _keys(self, r: Rect) -> list[tuple[int, int]] | None:
+        """The cells of ``r`` (None: more than :data:`MAX_CELLS`)."""
+        x0, y0, x1, y1 = _span(r)
+        if (x1 - x0 + 1) * (y1 - y0 + 1) > MAX_CELLS:
+            return None
         return [(i, j) for i in range(x0, x1 + 1) for j in range(y0, y1 + 1)]
 
     def add(self, r: Rect) -> None:
-        for key in self._keys(r):
+        keys = self._keys(r)
+        if keys is None:
+            self.big.append(r)
+            return
+        for key in keys:
             self.cells[key].append(r)
 
     def hits(self, r: Rect, ignore: Rect | None = None) -> bool:
+        keys = self._keys(r)
+        near: Iterable[Rect] = chain.from_iterable(
+            self.cells.values() if keys is None  # a big query (a label never is): all
+            else (self.cells.get(key, ()) for key in keys))
         return any(other is not ignore and _overlaps(r, other)
-                   for key in self._keys(r) for other in self.cells.get(key, ()))
+                   for other in chain(near, self.big))
 
 
 def _spots(box: Rect, size: tuple[float, float]) -> list[Rect]:

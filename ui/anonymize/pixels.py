@@ -4,7 +4,9 @@ A photo up to ``INLINE_PIXELS`` is decoded and rendered at once, on the GUI thre
 inside the event loop's 100-ms budget); a bigger one in background jobs that hand over
 a preview first and the full resolution when it is ready, with progress. Only the
 photo and render last asked for are shown (an older job is cancelled, its late result
-dropped); decoded photos stay in a small cache, so going back is instant.
+dropped); decoded photos stay in a small cache, so going back is instant. A photo that
+cannot be shown (its original missing or changed since import) is reported once, not
+on every redraw, until another photo is asked for (ADR 188).
 """
 
 from __future__ import annotations
@@ -102,6 +104,8 @@ class PhotoPixels(QObject):
         self._ticker = QTimer(self)
         self._ticker.setInterval(150)
         self._ticker.timeout.connect(self.progress_changed.emit)
+        self._photo_key: tuple[int, str] | None = None  # the photo last asked for
+        self._warned = False  # … and whether its problem was reported already
 
     def _original(self, photo: repo.Photo) -> Path:
         project: Project | None = self.context.project
@@ -112,15 +116,16 @@ class PhotoPixels(QObject):
     def before(self, photo: repo.Photo) -> Pyramid | None:
         """What is decoded of ``photo`` now (None: nothing yet); starts what is missing,
         whose pixels then come through :attr:`arrived`."""
+        self._asked_for(photo)
         pyramid = self.cache.get(photo.sha256)
         if pyramid is not None and pyramid.full:
             return pyramid
         if photo.width * photo.height <= INLINE_PIXELS:
             try:
-                pyramid = open_photo(self._original(photo).read_bytes(), photo.file_name,
+                pyramid = open_photo(self._read(photo), photo.file_name,
                                      (photo.width, photo.height))
             except (OSError, ValueError) as exc:
-                self.context.message("Cannot show photo", _reason(photo, exc))
+                self._warn("Cannot show photo", _reason(photo, exc))
                 return None
             self.cache.put(photo.sha256, pyramid)
             return pyramid
@@ -130,16 +135,16 @@ class PhotoPixels(QObject):
             try:
                 path = self._original(photo)
             except OSError as exc:
-                self.context.message("Cannot show photo", _reason(photo, exc))
+                self._warn("Cannot show photo", _reason(photo, exc))
                 return pyramid
-            size = (photo.width, photo.height)
             self._start("before", photo.sha256, f"Open {photo.file_name}",
-                        lambda deliver: open_job(path, photo.file_name, size, deliver))
+                        lambda deliver: open_job(path, photo, deliver))
         return pyramid
 
     def after(self, photo: repo.Photo, specs: list[HideSpec], geometry: Geometry
               ) -> Pyramid | None:
         """The release of ``photo`` as far as it is rendered (None: nothing yet)."""
+        self._asked_for(photo)
         key: RenderKey = (photo.sha256, tuple(specs), json.dumps(geometry.to_json()))
         if self._after is not None and self._after[0] == key:
             running = self._running.get("after")
@@ -156,7 +161,7 @@ class PhotoPixels(QObject):
                 rendered = pyramid_of(render_after(before.levels[0], specs, geometry, size),
                                       out_size)
             except (ImportError, ValueError) as exc:  # e.g. OpenCV not installed
-                self.context.message("Cannot show the release", _reason(photo, exc))
+                self._warn("Cannot show the release", _reason(photo, exc))
                 return None
             self._after = (key, rendered)
             return rendered
@@ -181,6 +186,7 @@ class PhotoPixels(QObject):
         self.cancel()
         self.cache.clear()
         self._after = None
+        self._photo_key = None
 
     def busy_text(self) -> str:
         """"loading full resolution 40 %" while a job runs ("" otherwise)."""
@@ -190,6 +196,24 @@ class PhotoPixels(QObject):
                 "loading full resolution"
             return f"{what} {round(100 * done)} %"
         return ""
+
+    # -- reporting once per photo -------------------------------------------------------
+    def _read(self, photo: repo.Photo) -> bytes:
+        project: Project | None = self.context.project
+        assert project is not None
+        return repo.read_original(project, photo)
+
+    def _asked_for(self, photo: repo.Photo) -> None:
+        """Another photo (or the same one changed) may be reported on again."""
+        key = (photo.id, photo.sha256)
+        if key != self._photo_key:
+            self._photo_key, self._warned = key, False
+
+    def _warn(self, title: str, text: str) -> None:
+        """Show why the photo asked for cannot be shown, once for that photo."""
+        if not self._warned:
+            self._warned = True
+            self.context.message(title, text)
 
     # -- jobs ----------------------------------------------------------------------------
     def _start(self, kind: str, key: str | RenderKey, title: str,
@@ -229,7 +253,7 @@ class PhotoPixels(QObject):
             if not self._running:
                 self._ticker.stop()
             if job.outcome == "failed":
-                self.context.message("Cannot show photo", job.error)
+                self._warn("Cannot show photo", job.error)
         self.progress_changed.emit()
 
 

@@ -76,16 +76,18 @@ def detect_job(view: Project, photo_ids: list[int], settings: DetectSettings) ->
     return work
 
 
-def open_job(path: Path, name: str, size: tuple[int, int],
-             deliver: Callable[[Pyramid], None]) -> Work:
+def open_job(path: Path, photo: repo.Photo, deliver: Callable[[Pyramid], None]) -> Work:
     """Decode a photo for display: a preview, then the full pyramid, each handed to
     ``deliver`` (the job's own result is None: finished jobs stay listed, and must not
-    keep hundreds of MB alive)."""
+    keep hundreds of MB alive). A file changed since import fails the job, saying so."""
+    name, size = photo.file_name, (photo.width, photo.height)
+
     def work(state: JobState) -> None:
         state.set_total(STEPS)
         report = _stage(state, 0, name)
         report(0.0, "reading")
         data = path.read_bytes()
+        repo.check_original(photo, data)
         deliver(open_photo(data, name, size, deliver, state.check, report))
         report(1.0, "done")
     return work
