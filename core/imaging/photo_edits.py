@@ -20,8 +20,8 @@ from core.imaging.geometry import Geometry
 from core.store.errors import ProjectError
 from core.store.project import Project
 
-__all__ = ["AddRegion", "DeleteRegions", "EDIT_ERRORS", "EditConflict", "EditPhoto",
-           "EditRegion", "PhotoCommand", "SetStatus", "UndoStack"]
+__all__ = ["AddRegion", "DeleteRegions", "Detect", "EDIT_ERRORS", "EditConflict",
+           "EditPhoto", "EditRegion", "PhotoCommand", "SetStatus", "UndoStack"]
 
 
 class PhotoCommand(Command):
@@ -148,7 +148,11 @@ class _FieldEdit(PhotoCommand):
         if any(not _same(current[k], self.new[k]) for k in self.old):
             raise EditConflict(f"{self.what} was changed elsewhere since '{self.label}'; "
                                "undo refused to keep that change")
-        self._write(project, self.old)
+        self._write_back(project, self.old)
+
+    def _write_back(self, project: Project, values: dict[str, Any]) -> None:
+        """Write the old values back (undo)."""
+        self._write(project, values)
 
 
 class EditRegion(_FieldEdit):
@@ -159,6 +163,7 @@ class EditRegion(_FieldEdit):
         super().__init__(photo_id, new, label)
         self.region_id = region_id
         self.what = f"region {region_id}"
+        self.was_edited = False  # the region's own flag before (ADR 189)
 
     def _do(self, project: Project) -> None:
         if not self.old:  # what will be stored (clipped to the photo, ADR 188)
@@ -167,10 +172,15 @@ class EditRegion(_FieldEdit):
 
     def _current(self, project: Project) -> dict[str, Any]:
         region = repo.get_region(project, self.region_id)
+        if not self.old:
+            self.was_edited = region.edited
         return {k: getattr(region, k) for k in self.new}
 
     def _write(self, project: Project, values: dict[str, Any]) -> None:
         repo.update_region(project, self.region_id, **values)
+
+    def _write_back(self, project: Project, values: dict[str, Any]) -> None:
+        repo.update_region(project, self.region_id, edited=self.was_edited, **values)
 
 
 class EditPhoto(_FieldEdit):
@@ -195,6 +205,7 @@ class SetStatus(PhotoCommand):
         self.status = status
         self.label = f"Mark {status}"
         self.old: str | None = None
+        self.confirmed: list[int] = []  # detector regions that marking reviewed confirmed
 
     @property
     def changed(self) -> bool:
@@ -217,10 +228,53 @@ class SetStatus(PhotoCommand):
         reason = self.refusal(project, undo=False)
         if reason:
             raise EditConflict(f"{self.label}: {reason}; redo refused")
-        repo.set_status(project, self.photo_id, self.status)
+        self.confirmed = repo.set_status(project, self.photo_id, self.status)
 
     def _undo(self, project: Project) -> None:
         reason = self.refusal(project, undo=True)
         if reason:
             raise EditConflict(f"{reason}; undo of '{self.label}' refused")
         repo.set_status(project, self.photo_id, self.old or "new")
+        repo.mark_edited(project, self.confirmed, False)
+
+
+class Detect(PhotoCommand):
+    """A detection a job already wrote (:func:`photos.replace_detections`), as one undo
+    step (ADR 189): undo removes the regions it added and puts back those it replaced,
+    with their ids; redo does it again. Either refuses when a region it would take away
+    was changed since (the user's change is kept)."""
+
+    def __init__(self, change: repo.Redetection, name: str) -> None:
+        super().__init__(change.photo_id)
+        self.change = change
+        self.label = f"Detect in {name}"
+
+    @property
+    def changed(self) -> bool:
+        return self.change.changed
+
+    def _do(self, project: Project) -> None:
+        self._swap(project, self.change.removed, self.change.made, self.change.after)
+
+    def _undo(self, project: Project) -> None:
+        self._swap(project, self.change.made, self.change.removed, self.change.before)
+
+    def _swap(self, project: Project, gone: list[repo.Region], back: list[repo.Region],
+              stamp: tuple[str | None, str | None]) -> None:
+        """Take ``gone`` away (each as it was written) and put ``back`` back."""
+        for region in gone:
+            try:
+                current = repo.get_region(project, region.id)
+            except KeyError:
+                raise EditConflict(f"region {region.id} is gone already; "
+                                   f"'{self.label}' refused") from None
+            if current != region:
+                raise EditConflict(f"region {region.id} was changed since '{self.label}'; "
+                                   "refused to keep that change")
+            repo.delete_region(project, region.id)
+        for region in back:
+            try:
+                repo.restore_region(project, region)
+            except ValueError as exc:
+                raise EditConflict(f"{exc}; '{self.label}' refused") from exc
+        repo.set_detected(project, self.photo_id, *stamp)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from core.imaging.boxes import Detection
+from core.imaging.boxes import Detection, overlapping
 from core.imaging.geometry import Geometry, check_geometry
 from core.imaging.loading import PhotoDecodeError, decode_photo, decode_rgb, scan_photos
 from core.imaging.photo_values import check_feather, check_region, check_strength
@@ -54,10 +54,18 @@ class Region:
     score: float | None = None
     method: str | None = None  # None = the photo's method
     strength: float | None = None
+    #: a detector's region the user edited or confirmed: theirs now (ADR 189)
+    edited: bool = False
 
     def fields(self) -> dict[str, Any]:
         """The editable fields plus source/score (to re-create a deleted region)."""
         return {k: getattr(self, k) for k in (*_REGION_FIELDS, "source", "score")}
+
+    @property
+    def users(self) -> bool:
+        """Drawn by hand, or a detector's the user edited or confirmed: a detection
+        never replaces it."""
+        return self.source == "manual" or self.edited
 
 
 @dataclass
@@ -83,6 +91,29 @@ class Photo:
     released_path: str | None = None
     released_at: str | None = None
     verification: dict[str, Any] | None = None
+
+
+@dataclass
+class Redetection:
+    """What one detection changed in a photo: enough to undo and redo it (ADR 189)."""
+
+    photo_id: int
+    removed: list[Region]  # the untouched detector regions it replaced
+    made: list[Region]  # the regions it added
+    kept: int  # the user's regions, left as they were
+    skipped: int  # detections not added: a user's region lies on them already
+    before: tuple[str | None, str | None]  # detected_at, detect_settings
+    after: tuple[str | None, str | None]
+
+    @property
+    def added(self) -> list[int]:
+        """The ids of the regions it added."""
+        return [r.id for r in self.made]
+
+    @property
+    def changed(self) -> bool:
+        """Whether any region came or went."""
+        return bool(self.removed or self.made)
 
 
 @dataclass
@@ -203,23 +234,38 @@ def get_photo(project: Any, photo_id: int) -> Photo:
     return _photo(row)
 
 
-_REGION_SELECT = ("SELECT id, photo_id, kind, shape, x, y, w, h, source, score, method, "
-                  "strength FROM photo_regions")
+_REGION_COLUMNS = "id, photo_id, kind, shape, x, y, w, h, source, score, method, strength"
+
+
+def _region_select(conn: Any) -> str:
+    """The SELECT of a region; a file older than migration 14 opened read-only (never
+    migrated) has no ``edited`` column: none of its regions is marked."""
+    has_edited = conn.execute("SELECT 1 FROM pragma_table_info('photo_regions') "
+                              "WHERE name = 'edited'").fetchone()
+    return (f"SELECT {_REGION_COLUMNS}, {'edited' if has_edited else '0'} "
+            "FROM photo_regions")
+
+
+def _region(row: Any) -> Region:
+    region = Region(*row[:-1])
+    region.edited = bool(row[-1])
+    return region
 
 
 def regions(project: Any, photo_id: int) -> list[Region]:
     """The photo's regions, oldest first."""
-    rows = project.conn.execute(_REGION_SELECT + " WHERE photo_id = ? ORDER BY id",
-                                (photo_id,))
-    return [Region(*r) for r in rows]
+    rows = project.conn.execute(_region_select(project.conn)
+                                + " WHERE photo_id = ? ORDER BY id", (photo_id,))
+    return [_region(r) for r in rows]
 
 
 def get_region(project: Any, region_id: int) -> Region:
     """One region (KeyError if it does not exist)."""
-    row = project.conn.execute(_REGION_SELECT + " WHERE id = ?", (region_id,)).fetchone()
+    row = project.conn.execute(_region_select(project.conn) + " WHERE id = ?",
+                               (region_id,)).fetchone()
     if row is None:
         raise KeyError(f"no region {region_id}")
-    return Region(*row)
+    return _region(row)
 
 
 def region_counts(project: Any) -> dict[int, int]:
@@ -314,14 +360,21 @@ def add_region(project: Any, photo_id: int, *, kind: str = "face", shape: str = 
     return region_id
 
 
-def update_region(project: Any, region_id: int, **changes: Any) -> None:
-    """Change fields of a region (kind, shape, x, y, w, h, method, strength)."""
+def update_region(project: Any, region_id: int, *, edited: bool = True,
+                  **changes: Any) -> None:
+    """Change fields of a region (kind, shape, x, y, w, h, method, strength).
+
+    A region that changes is the user's from then on (``edited``; ADR 189): a detection
+    never replaces it. An undo passes the flag the region had before.
+    """
     photo_id, old, new = _edited_region(project, region_id, changes)
     changed = {k: new[k] for k in _REGION_FIELDS if old[k] != new[k]}
     if not changed:
         return
-    with project.transaction():
+    with project.transaction() as conn:
         _update_audited(project, "photo_regions", "photo_region", region_id, old, changed)
+        conn.execute("UPDATE photo_regions SET edited = ? WHERE id = ?",
+                     (int(edited), region_id))
         _invalidate_review(project, photo_id)
 
 
@@ -385,10 +438,11 @@ def restore_region(project: Any, region: Region) -> None:
     with project.transaction() as conn:
         conn.execute(
             "INSERT INTO photo_regions(id, photo_id, kind, shape, x, y, w, h, source, score, "
-            "method, strength, created_at, modified_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "method, strength, edited, created_at, modified_at) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (region.id, region.photo_id, region.kind, region.shape, values["x"],
              values["y"], values["w"], values["h"], region.source, region.score,
-             region.method, region.strength, now, now))
+             region.method, region.strength, int(region.edited), now, now))
         project.audit("edit", "photo_region", str(region.id), None, None,
                       {"photo_id": region.photo_id, **values})
         _invalidate_review(project, region.photo_id)
@@ -418,28 +472,49 @@ def _fitted_detections(found: Iterable[Detection], size: tuple[float, float] | N
 
 
 def replace_detections(project: Any, photo_id: int, found: Iterable[Detection],
-                       settings: dict[str, Any] | None = None) -> list[int]:
-    """Replace the detector-made regions of a photo (manual ones stay); one transaction."""
-    now = _now()
-    ids: list[int] = []
+                       settings: dict[str, Any] | None = None) -> Redetection:
+    """Replace the photo's untouched detector regions with ``found``; one transaction.
+
+    The user's regions (drawn by hand, or a detector's they edited or confirmed) stay as
+    they are, and a detection that overlaps one of them is not added again (ADR 189).
+    Detections are clipped like an edit; one off the photo is dropped (ADR 188).
+    """
     found = _fitted_detections(found, _photo_size(project, photo_id))
     with project.transaction() as conn:
-        old = conn.execute("SELECT count(*) FROM photo_regions WHERE photo_id = ? AND "
-                           "source != 'manual'", (photo_id,)).fetchone()[0]
-        conn.execute("DELETE FROM photo_regions WHERE photo_id = ? AND source != 'manual'",
-                     (photo_id,))
-        for det in found:
-            cur = conn.execute(
-                "INSERT INTO photo_regions(photo_id, kind, shape, x, y, w, h, source, score, "
-                "created_at, modified_at) VALUES (?, ?, 'rect', ?, ?, ?, ?, ?, ?, ?, ?)",
-                (photo_id, det.kind, det.x, det.y, det.w, det.h, det.detector,
-                 det.score, now, now))
-            ids.append(int(cur.lastrowid))
+        current = regions(project, photo_id)
+        mine = [r for r in current if r.users]
+        removed = [r for r in current if not r.users]
+        new = [d for d in found if not any(overlapping((r.x, r.y, r.w, r.h), d.box)
+                                           for r in mine)]
+        row = conn.execute("SELECT detected_at, detect_settings FROM photos WHERE id = ?",
+                           (photo_id,)).fetchone()
+        conn.executemany("DELETE FROM photo_regions WHERE id = ?", [(r.id,) for r in removed])
+        made = [get_region(project, _insert_detection(conn, photo_id, d)) for d in new]
+        after = (_now(), json.dumps(settings or {}))
+        set_detected(project, photo_id, *after)
+        project.audit("detect", "photo", str(photo_id), "regions", len(removed), len(made))
+        if removed or made:
+            _invalidate_review(project, photo_id)
+    return Redetection(photo_id, removed, made, len(mine), len(found) - len(new),
+                       tuple(row) if row else (None, None), after)
+
+
+def _insert_detection(conn: Any, photo_id: int, det: Detection) -> int:
+    now = _now()
+    cur = conn.execute(
+        "INSERT INTO photo_regions(photo_id, kind, shape, x, y, w, h, source, score, "
+        "created_at, modified_at) VALUES (?, ?, 'rect', ?, ?, ?, ?, ?, ?, ?, ?)",
+        (photo_id, det.kind, det.x, det.y, det.w, det.h, det.detector, det.score, now, now))
+    return int(cur.lastrowid)
+
+
+def set_detected(project: Any, photo_id: int, detected_at: str | None,
+                 settings: str | None) -> None:
+    """Stamp when and with which settings (JSON) the photo was last detected in (an undo
+    of a detection puts the earlier stamp back)."""
+    with project.transaction() as conn:
         conn.execute("UPDATE photos SET detected_at = ?, detect_settings = ?, modified_at = ? "
-                     "WHERE id = ?", (now, json.dumps(settings or {}), now, photo_id))
-        project.audit("detect", "photo", str(photo_id), "regions", old, len(found))
-        _invalidate_review(project, photo_id)
-    return ids
+                     "WHERE id = ?", (detected_at, settings, _now(), photo_id))
 
 
 def update_photo(project: Any, photo_id: int, **changes: Any) -> None:
@@ -478,17 +553,35 @@ def update_photo(project: Any, photo_id: int, **changes: Any) -> None:
             _invalidate_review(project, photo_id)
 
 
-def set_status(project: Any, photo_id: int, status: str) -> None:
-    """Mark a photo "new" or "reviewed" ("released" only happens through a release)."""
+def set_status(project: Any, photo_id: int, status: str) -> list[int]:
+    """Mark a photo "new" or "reviewed" ("released" only happens through a release).
+
+    Marking it reviewed confirms its detector regions: they are the user's from then on
+    (ADR 189). Returns the ids of those it confirmed (for undo).
+    """
     if status not in ("new", "reviewed"):
         raise ValueError("a photo becomes released only by releasing it")
     old = get_photo(project, photo_id).status
     if old == status:
-        return
+        return []
     with project.transaction() as conn:
         conn.execute("UPDATE photos SET status = ?, modified_at = ? WHERE id = ?",
                      (status, _now(), photo_id))
         project.audit("edit", "photo", str(photo_id), "status", old, status)
+        if status != "reviewed":
+            return []
+        ids = [int(r[0]) for r in conn.execute(
+            "SELECT id FROM photo_regions WHERE photo_id = ? AND source != 'manual' "
+            "AND edited = 0 ORDER BY id", (photo_id,))]
+        mark_edited(project, ids, True)
+    return ids
+
+
+def mark_edited(project: Any, region_ids: Iterable[int], edited: bool) -> None:
+    """Set regions' ``edited`` flag (the user's, or the detector's again on undo)."""
+    with project.transaction() as conn:
+        conn.executemany("UPDATE photo_regions SET edited = ? WHERE id = ?",
+                         [(int(edited), rid) for rid in region_ids])
 
 
 def _content(photo: Photo, regions: Iterable[Region]) -> tuple[Any, ...]:

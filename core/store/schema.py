@@ -22,6 +22,7 @@ from core.store.migrations import (
     m011_teamwork,
     m012_team_merge_digest,
     m013_sample_raw,
+    m014_region_edited,
 )
 
 _V1 = """
@@ -211,6 +212,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _script(m011_teamwork.SQL),
     _script(m012_team_merge_digest.SQL),
     _script(m013_sample_raw.SQL),
+    _script(m014_region_edited.SQL),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -14,3 +14,8 @@ def undo_m013(conn: sqlite3.Connection) -> None:
     conn.execute("UPDATE samples SET raw = r.raw, raw_hash = r.raw_hash FROM sample_raw r "
                  "WHERE r.sample_id = samples.id")
     conn.execute("DROP TABLE sample_raw")
+
+
+def undo_m014(conn: sqlite3.Connection) -> None:
+    """Drop ``photo_regions.edited``, as schema 13 had no such column (ADR 189)."""
+    conn.execute("ALTER TABLE photo_regions DROP COLUMN edited")

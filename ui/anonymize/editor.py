@@ -60,11 +60,13 @@ class PhotoEditor(QObject):
         self.stack = UndoStack(project) if project is not None else None
         self.history_changed.emit()
 
-    def forget_history(self) -> None:
-        """Clear the history (regions were replaced outside it, e.g. by a detection)."""
-        if self.stack is not None:
-            self.stack.clear()
+    def record(self, command: PhotoCommand) -> bool:
+        """Book an edit already written on another connection (a detection job's) as one
+        undo step; the rest of the history stays (ADR 189)."""
+        if self.stack is None or not self.stack.record(command, "do"):
+            return False
         self.history_changed.emit()
+        return True
 
     # -- running commands --------------------------------------------------------------
     def run(self, command: PhotoCommand) -> bool:

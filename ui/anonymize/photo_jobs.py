@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, QSettings, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from core.imaging import photos as repo
+from core.imaging.photo_edits import EDIT_ERRORS, Detect, UndoStack
 from core.jobs import Job, JobState
 from core.store.project import Project
 from ui.anonymize.detector import DetectorBanner
@@ -23,6 +24,12 @@ from ui.context import AppContext
 
 if TYPE_CHECKING:
     from core.imaging.release_all import BulkRelease
+
+
+class _DetectBridge(QObject):
+    """Carries what a detection changed from the worker thread to ours (queued)."""
+
+    detected = Signal(object, object)  # the undo stack it is for, a Redetection
 
 
 class PhotoJobs(QObject):
@@ -39,6 +46,8 @@ class PhotoJobs(QObject):
         self.last_refusal: dict[str, Any] | None = None
         self.last_bulk: BulkRelease | None = None
         self._box: QMessageBox | None = None
+        self._bridge = _DetectBridge(self)
+        self._bridge.detected.connect(self._detected)
 
     @property
     def project(self) -> Project | None:
@@ -66,19 +75,39 @@ class PhotoJobs(QObject):
         return self._detect(ids, f"Detect faces and plates in {len(ids)} photos")
 
     def _detect(self, ids: list[int], title: str) -> Job:
+        """Detect in ``ids`` as a job; each photo's detection becomes one undo step as
+        it is written, and the user's regions are never replaced (ADR 189)."""
         assert self.project is not None
+        stack, kept = self.editor.stack, [0]
+
+        def deliver(change: repo.Redetection) -> None:  # on the worker thread
+            kept[0] += change.kept
+            self._bridge.detected.emit(stack, change)
 
         def done(job: Job) -> None:
-            self.editor.forget_history()  # detection replaced regions outside the history
             self.reload_needed.emit()
             if job.outcome == "failed":
                 self.context.message("Detection failed", job.error)
             elif job.outcome == "done":
-                self.context.status(f"Detection finished: {job.future.result()} regions")
+                yours = f"; {kept[0]} of your regions kept as they were" if kept[0] else ""
+                self.context.status(f"Detection finished: {job.future.result()} regions"
+                                    + yours)
 
-        job: Job = self.context.start_job(
-            title, detect_job(self.project.worker_view(), ids, self.detector.settings), done)
+        job: Job = self.context.start_job(title, detect_job(
+            self.project.worker_view(), ids, self.detector.settings, deliver), done)
         return job
+
+    def _detected(self, stack: UndoStack | None, change: repo.Redetection) -> None:
+        """One photo's detection was written: book it for undo, redraw it if shown."""
+        if stack is None or stack is not self.editor.stack or self.project is None:
+            return  # the project was closed or switched meanwhile
+        try:
+            name = repo.get_photo(self.project, change.photo_id).file_name
+        except EDIT_ERRORS:
+            return
+        self.editor.record(Detect(change, name))
+        if self.viewer.photo is not None and self.viewer.photo.id == change.photo_id:
+            self.viewer.refresh()
 
     # -- intake ------------------------------------------------------------------------------
     def choose_folder(self) -> None:

@@ -46,8 +46,11 @@ def _stage(state: JobState, base: int, name: str) -> Callable[[float, str], None
     return report
 
 
-def detect_job(view: Project, photo_ids: list[int], settings: DetectSettings) -> Work:
-    """Detect faces/plates in each photo; replaces detector regions; returns the count.
+def detect_job(view: Project, photo_ids: list[int], settings: DetectSettings,
+               deliver: Callable[[repo.Redetection], None] | None = None) -> Work:
+    """Detect faces/plates in each photo; replaces its untouched detector regions (the
+    user's stay; ADR 189) and hands what changed to ``deliver`` as each photo is done;
+    returns the number of detections.
 
     Progress is per stage and per tile (decoding, the whole-photo pass, each tile of the
     small-face pass, plates), so a big photo moves the bar from the first seconds.
@@ -67,7 +70,9 @@ def detect_job(view: Project, photo_ids: list[int], settings: DetectSettings) ->
                     report(0.1 + 0.9 * f, stage)
 
                 found = detect_all(rgb, settings, state.check, detecting)
-                repo.replace_detections(view, photo_id, found, settings.to_json())
+                change = repo.replace_detections(view, photo_id, found, settings.to_json())
+                if deliver is not None:
+                    deliver(change)
                 total += len(found)
                 state.set_progress(STEPS * (index + 1))
             return total
