@@ -69,7 +69,7 @@ def test_detections_and_undo_go_through_the_same_check(project, photo: int) -> N
     from core.imaging.boxes import Detection
 
     far = Detection(kind="face", x=0, y=0, w=5e9, h=5e9, score=0.9, detector="hog")
-    (region_id,) = repo.replace_detections(project, photo, [far])
+    (region_id,) = repo.replace_detections(project, photo, [far]).added
     assert _box(project, region_id) == (0, 0, 1280, 854)
     region = repo.delete_region(project, region_id)
     repo.restore_region(project, region)
