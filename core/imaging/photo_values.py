@@ -18,6 +18,7 @@ import math
 from typing import Any
 
 from core.imaging.anonymize import METHODS, SHAPES
+from core.imaging.boxes import Box
 
 KINDS = ("face", "plate", "other")
 #: the largest strength and feather the editor offers (the Anonymize panel's ranges)
@@ -26,8 +27,6 @@ MAX_FEATHER = 200.0
 #: how far past each edge a region may reach, in photo widths/heights (ADR 188)
 FRAME_MARGIN = 1.0
 
-#: (x, y, w, h)
-Box = tuple[float, float, float, float]
 
 
 def clip_box(box: Box, size: tuple[float, float]) -> Box:
@@ -44,13 +43,14 @@ def clip_box(box: Box, size: tuple[float, float]) -> Box:
 def _fit_to_photo(values: dict[str, Any], size: tuple[float, float]) -> dict[str, Any]:
     """``values`` with the box clipped (:func:`clip_box`); ValueError naming x or y when
     the region does not overlap the photo."""
-    box = tuple(float(values[k]) for k in ("x", "y", "w", "h"))
+    box: Box = (float(values["x"]), float(values["y"]), float(values["w"]),
+                float(values["h"]))
     for key, start, length, side in (("x", box[0], box[2], size[0]),
                                      ("y", box[1], box[3], size[1])):
         if start >= side or start + length <= 0:
             raise ValueError(f"region {key} {start:g} (size {length:g}) lies outside the "
                              f"photo ({size[0]:g}×{size[1]:g}); a region must overlap it")
-    clipped = clip_box(box, size)  # type: ignore[arg-type]
+    clipped = clip_box(box, size)
     return {**values, **dict(zip(("x", "y", "w", "h"), clipped, strict=True))}
 
 
