@@ -12,7 +12,6 @@ import hashlib
 import json
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,115 +20,30 @@ import numpy as np
 from core.imaging.boxes import Detection, overlapping
 from core.imaging.geometry import Geometry, check_geometry
 from core.imaging.loading import PhotoDecodeError, decode_photo, decode_rgb, scan_photos
+from core.imaging.photo_records import (
+    DEFAULT_LICENCE,
+    REGION_FIELDS,
+    IntakeReport,
+    Photo,
+    Redetection,
+    Region,
+)
 from core.imaging.photo_values import check_feather, check_region, check_strength
+
+#: the records it hands out, and the licence a photo starts with
+__all__ = ["DEFAULT_LICENCE", "IntakeReport", "Photo", "Redetection", "Region"]
 
 CATEGORIES = ("Text", "Clock", "Vehicle", "Architecture", "Art", "Animal", "Nature")
 STATUSES = ("new", "reviewed", "released")
-DEFAULT_LICENCE = "CC-BY-4.0"
 _PHOTO_FIELDS = ("method", "strength", "feather", "geometry", "category", "credit",
                  "licence", "caption", "notes")
 _CONTENT_FIELDS = {"method", "strength", "feather", "geometry"}
-_REGION_FIELDS = ("kind", "shape", "x", "y", "w", "h", "method", "strength")
 
 
 def _now() -> str:
     from core.store.project import now_iso
 
     return now_iso()
-
-
-@dataclass
-class Region:
-    """A region to hide, in upright-original pixels."""
-
-    id: int
-    photo_id: int
-    kind: str
-    shape: str
-    x: float
-    y: float
-    w: float
-    h: float
-    source: str = "manual"
-    score: float | None = None
-    method: str | None = None  # None = the photo's method
-    strength: float | None = None
-    #: a detector's region the user edited or confirmed: theirs now (ADR 189)
-    edited: bool = False
-
-    def fields(self) -> dict[str, Any]:
-        """The editable fields plus source/score (to re-create a deleted region)."""
-        return {k: getattr(self, k) for k in (*_REGION_FIELDS, "source", "score")}
-
-    @property
-    def users(self) -> bool:
-        """Drawn by hand, or a detector's the user edited or confirmed: a detection
-        never replaces it."""
-        return self.source == "manual" or self.edited
-
-
-@dataclass
-class Photo:
-    """One contributed photo (the original stays read-only in the asset store)."""
-
-    id: int
-    sha256: str
-    file_name: str
-    width: int
-    height: int
-    method: str = "blur"
-    strength: float | None = None
-    feather: float = 0.0
-    geometry: Geometry = field(default_factory=Geometry)
-    category: str | None = None
-    credit: str = ""
-    licence: str = DEFAULT_LICENCE
-    caption: str = ""
-    notes: str = ""
-    status: str = "new"
-    detected_at: str | None = None
-    released_path: str | None = None
-    released_at: str | None = None
-    verification: dict[str, Any] | None = None
-
-
-@dataclass
-class Redetection:
-    """What one detection changed in a photo: enough to undo and redo it (ADR 189)."""
-
-    photo_id: int
-    removed: list[Region]  # the untouched detector regions it replaced
-    made: list[Region]  # the regions it added
-    kept: int  # the user's regions, left as they were
-    skipped: int  # detections not added: a user's region lies on them already
-    before: tuple[str | None, str | None]  # detected_at, detect_settings
-    after: tuple[str | None, str | None]
-
-    @property
-    def added(self) -> list[int]:
-        """The ids of the regions it added."""
-        return [r.id for r in self.made]
-
-    @property
-    def changed(self) -> bool:
-        """Whether any region came or went."""
-        return bool(self.removed or self.made)
-
-
-@dataclass
-class IntakeReport:
-    """What a folder intake did."""
-
-    imported: list[int] = field(default_factory=list)
-    duplicates: list[str] = field(default_factory=list)
-    errors: list[tuple[str, str]] = field(default_factory=list)
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, why): not photos
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain dict."""
-        return {"imported": len(self.imported), "duplicates": self.duplicates,
-                "errors": [{"file": f, "error": e} for f, e in self.errors],
-                "skipped": [{"file": f, "reason": r} for f, r in self.skipped]}
 
 
 # -- intake ------------------------------------------------------------------------------
@@ -368,7 +282,7 @@ def update_region(project: Any, region_id: int, *, edited: bool = True,
     never replaces it. An undo passes the flag the region had before.
     """
     photo_id, old, new = _edited_region(project, region_id, changes)
-    changed = {k: new[k] for k in _REGION_FIELDS if old[k] != new[k]}
+    changed = {k: new[k] for k in REGION_FIELDS if old[k] != new[k]}
     if not changed:
         return
     with project.transaction() as conn:
@@ -383,21 +297,21 @@ def fitted_changes(project: Any, region_id: int, changes: dict[str, Any]
     """``changes`` as :func:`update_region` stores them: clipped to the photo, plus any
     box field the clip changed (ADR 188), so an undo knows every value it must restore."""
     _photo_id, old, new = _edited_region(project, region_id, changes)
-    return {k: new[k] for k in _REGION_FIELDS if k in changes or new[k] != old[k]}
+    return {k: new[k] for k in REGION_FIELDS if k in changes or new[k] != old[k]}
 
 
 def _edited_region(project: Any, region_id: int, changes: dict[str, Any]
                    ) -> tuple[int, dict[str, Any], dict[str, Any]]:
     """(photo id, stored values, checked new values) of an edit of a region."""
-    unknown = set(changes) - set(_REGION_FIELDS)
+    unknown = set(changes) - set(REGION_FIELDS)
     if unknown:
         raise ValueError(f"cannot edit region field(s) {sorted(unknown)}")
     row = project.conn.execute(
-        f"SELECT photo_id, {', '.join(_REGION_FIELDS)} FROM photo_regions WHERE id = ?",
+        f"SELECT photo_id, {', '.join(REGION_FIELDS)} FROM photo_regions WHERE id = ?",
         (region_id,)).fetchone()
     if row is None:
         raise KeyError(f"no region {region_id}")
-    photo_id, old = row[0], dict(zip(_REGION_FIELDS, row[1:], strict=True))
+    photo_id, old = row[0], dict(zip(REGION_FIELDS, row[1:], strict=True))
     return photo_id, old, check_region({**old, **changes}, _photo_size(project, photo_id))
 
 

@@ -22,18 +22,19 @@ import io
 import math
 import os
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from core.files import digest, write_bytes
-from core.imaging.anonymize import HideSpec, hide_regions, stronger
-from core.imaging.boxes import Box, Detection, grow, intersection, union_box
+from core.imaging.anonymize import HideSpec, hide_regions
+from core.imaging.boxes import Box, Detection, intersection
 from core.imaging.detect import DetectSettings
 from core.imaging.geometry import Geometry, apply_geometry, map_box, plan
 from core.imaging.photo_values import clip_box
+from core.imaging.release_regions import ReleaseRegions
 
 JPEG_QUALITY = 92
 #: the widest / tallest image libjpeg writes (ADR 185)
@@ -372,7 +373,7 @@ def render_verified(job: RenderJob, settings: DetectSettings, fmt: str = "jpg",
     default) gets a region of its own the same way, the face grown by the face margins,
     labelled ``found after release <n> (face)``, in any round but the last; the others
     stay in ``outside`` and fail the check (ADR 185).  An added region is grown to
-    contain every region it overlaps (:func:`contain_overlapped`, ADR 161), so its edge
+    contain every region it overlaps (:func:`~core.imaging.release_regions.contain_overlapped`, ADR 161), so its edge
     never ends inside a plate.
     """
     from core.extras import require
@@ -380,10 +381,13 @@ def render_verified(job: RenderJob, settings: DetectSettings, fmt: str = "jpg",
 
     require("anonymize", "Releasing an anonymized photo")
 
-    specs, labels = list(job.specs), list(job.labels)
     height, width = job.rgb.shape[:2]
     matrix, _size = plan(job.geometry, width, height)
-    raised: dict[str, dict[str, Any]] = {}
+    regions = ReleaseRegions(list(job.specs), list(job.labels),
+                             job.specs[0] if job.specs else HideSpec(0, 0, 1, 1),
+                             matrix, width, height)
+    specs, labels, raised = regions.specs, regions.labels, regions.raised
+    margins = (settings.face_margin, settings.face_margin_top, settings.face_margin_bottom)
     text_outside: list[dict[str, Any]] = []
     faces_hidden: list[dict[str, Any]] = []
     for round_no in range(max_rounds):
@@ -394,144 +398,23 @@ def render_verified(job: RenderJob, settings: DetectSettings, fmt: str = "jpg",
         result = verify(decode_rgb(data), hidden, settings, anywhere=round_no == 0)
         text_outside = result.text_outside = text_outside or result.text_outside
         result.raised = raised
-        added = (_hide_outside(matrix, job.specs, specs, labels, raised, text_outside,
-                               width, height)
+        added = (regions.hide_plates(text_outside)
                  if round_no == 0 and not last and hide_text_outside else False)
         if not last:
-            added = _hide_faces(job.specs, specs, labels, raised, result, hide_faces_below,
-                                (matrix, settings, width, height)) or added
-        faces_hidden += result.faces_hidden
+            now_hidden, result.outside = regions.hide_faces(result.outside,
+                                                            hide_faces_below, margins)
+            faces_hidden += now_hidden
+            added = added or bool(now_hidden)
         result.faces_hidden = faces_hidden
         failing = result.inside + result.text_inside
         if not (failing or added) or last:
             return data, result
-        _contain(specs, labels, raised)
-        progressed = _strengthen(failing, matrix, specs, labels, raised, width, height)
-        progressed = _contain(specs, labels, raised) or progressed or added
+        regions.contain()
+        progressed = regions.strengthen(failing)
+        progressed = regions.contain() or progressed or added
         if not progressed:
             break
     return data, result
-
-
-def _strengthen(failing: list[dict[str, Any]], matrix: np.ndarray, specs: list[HideSpec],
-                labels: list[str], raised: dict[str, dict[str, Any]], width: int,
-                height: int) -> bool:
-    """Make each failing region stronger and grow it over what was found (recorded in
-    ``raised``); True when any changed."""
-    progressed = False
-    for item in failing:
-        i = labels.index(item["region"])
-        spec = specs[i]
-        nxt = stronger(spec) or spec
-        # a face (or text) found around a hidden region is only partly covered: cover it
-        box = union_box((spec.x, spec.y, spec.w, spec.h), _unmap(matrix, item["box"]))
-        box = _clip(box, width, height)
-        nxt = replace(nxt, x=box[0], y=box[1], w=box[2], h=box[3])
-        if nxt != spec:
-            specs[i] = nxt
-            raised[item["region"]] = {**raised.get(item["region"], {}),  # keeps "added"
-                                      "method": nxt.method, "strength": nxt.strength,
-                                      "box": [round(v, 1) for v in box]}
-            progressed = True
-    return progressed
-
-
-def _hide_faces(given: Sequence[HideSpec], specs: list[HideSpec], labels: list[str],
-                raised: dict[str, dict[str, Any]], result: Verification, below: float,
-                frame: tuple[np.ndarray, DetectSettings, int, int]) -> bool:
-    """Add a face region (to ``specs``/``labels``, recorded in ``raised`` with ``"added":
-    True``) for every face in ``result.outside`` scoring below ``below``, the face grown
-    by the face margins and hidden as the photo's first region is; moves each such face
-    to ``result.faces_hidden``.  ``frame`` = (geometry matrix, settings, width, height)
-    of the original.  True when any was added."""
-    matrix, settings, width, height = frame
-    like = given[0] if given else HideSpec(0, 0, 1, 1)
-    done = sum(label.startswith("found after release") and label.endswith("(face)")
-               for label in labels)
-    left = []
-    for face in result.outside:
-        if not face["score"] < below:
-            left.append(face)
-            continue
-        done += 1
-        x, y, w, h = face["box"]
-        grown = grow((x, y, w, h), settings.face_margin, settings.face_margin_top,
-                     settings.face_margin_bottom)
-        box = _clip(_unmap(matrix, grown), width, height)
-        label = f"found after release {done} (face)"
-        specs.append(HideSpec(*box, method=like.method, strength=like.strength,
-                              feather=like.feather, fill=like.fill))
-        labels.append(label)
-        raised[label] = {"method": like.method, "strength": like.strength, "added": True,
-                         "box": [round(v, 1) for v in box]}
-        result.faces_hidden.append({**face, "region": label})
-    added = len(left) < len(result.outside)
-    result.outside = left
-    return added
-
-
-def contain_overlapped(specs: list[HideSpec], grown: Sequence[int]) -> dict[int, Box]:
-    """Grow each region ``specs[i]`` (``i`` in ``grown``) until it contains every region
-    it overlaps, so its edge never crosses another region (a plate); in place.
-
-    Repeats until nothing changes (a grown region can reach another).  Returns the new
-    box of each region that grew.  The other regions are never changed.
-    """
-    changed: dict[int, Box] = {}
-    moving = True
-    while moving:
-        moving = False
-        for i in grown:
-            box: Box = (specs[i].x, specs[i].y, specs[i].w, specs[i].h)
-            for j, other in enumerate(specs):
-                theirs: Box = (other.x, other.y, other.w, other.h)
-                if j != i and intersection(box, theirs) > 0:
-                    box = union_box(box, theirs)
-            if box != (specs[i].x, specs[i].y, specs[i].w, specs[i].h):
-                specs[i] = replace(specs[i], x=box[0], y=box[1], w=box[2], h=box[3])
-                changed[i] = box
-                moving = True
-    return changed
-
-
-def _contain(specs: list[HideSpec], labels: list[str], raised: dict[str, dict[str, Any]]) -> bool:
-    """:func:`contain_overlapped` for the regions release added (ADR 161), recorded in
-    ``raised``; True when any grew."""
-    added = [i for i, label in enumerate(labels) if raised.get(label, {}).get("added")]
-    grown = contain_overlapped(specs, added)
-    for i, box in grown.items():
-        raised[labels[i]]["box"] = [round(v, 1) for v in box]
-    return bool(grown)
-
-
-def _hide_outside(matrix: np.ndarray, given: Sequence[HideSpec], specs: list[HideSpec],
-                  labels: list[str], raised: dict[str, dict[str, Any]],
-                  findings: list[dict[str, Any]], width: int, height: int) -> bool:
-    """Add a plate region (to ``specs``/``labels``, recorded in ``raised`` with
-    ``"added": True``) for every readable plate-shaped finding outside the regions;
-    marks each finding ``"hidden": True``.  True when any was added."""
-    like = given[0] if given else HideSpec(0, 0, 1, 1)
-    for n, finding in enumerate(findings, start=1):
-        box = _clip(_unmap(matrix, finding["box"]), width, height)
-        label = f"found after release {n} (plate)"
-        specs.append(HideSpec(*box, method=like.method, strength=like.strength,
-                              feather=like.feather, fill=like.fill))
-        labels.append(label)
-        raised[label] = {"method": like.method, "strength": like.strength, "added": True,
-                         "box": [round(v, 1) for v in box]}
-        finding["hidden"] = True
-    return bool(findings)
-
-
-def _unmap(matrix: np.ndarray, box: Sequence[float]) -> Box:
-    """Bounding box in the original of a box in the output."""
-    return map_box(np.linalg.inv(matrix), (box[0], box[1], box[2], box[3]))
-
-
-def _clip(box: Box, width: int, height: int) -> Box:
-    x1, y1 = max(0.0, box[0]), max(0.0, box[1])
-    x2, y2 = min(float(width), box[0] + box[2]), min(float(height), box[1] + box[3])
-    return (x1, y1, max(1.0, x2 - x1), max(1.0, y2 - y1))
 
 
 def output_format(file_name: str) -> str:

@@ -15,7 +15,8 @@ from core.imaging.detect import DetectSettings, detect_plates
 from core.imaging.geometry import Geometry
 from core.imaging.loading import decode_rgb
 from core.imaging.plate_eval import detail_hidden
-from core.imaging.release import RenderJob, contain_overlapped, render_verified
+from core.imaging.release import RenderJob, render_verified
+from core.imaging.release_regions import contain_overlapped
 
 SETTINGS = DetectSettings(face_detector="hog")
 PLATE = (160, 100, 320, 150)

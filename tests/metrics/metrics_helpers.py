@@ -94,6 +94,19 @@ def add_sample(project: Any, sid: str, prompt: str, inputs: list[Image.Image | b
                          "imported_at) VALUES (?, ?, ?, ?)", (sid, model, sha, now))
 
 
+def cli_project(tmp_path: Path) -> Path:
+    """A closed project of 3 samples with two outputs each ("tinted", "same")."""
+    from core.store import Project
+
+    path = tmp_path / "cli.winnow"
+    with Project.create(path) as p:
+        for k in range(3):
+            base = gradient_image(seed=k)
+            add_sample(p, f"s{k}", f"edit 'TEXT {k}'", [base],
+                       {"tinted": yellow_tint(base), "same": base.copy()})
+    return path
+
+
 def set_output(project: Any, sid: str, model: str, im: Image.Image) -> None:
     """Replace a model's output for a sample (as a re-import would)."""
     sha = add_image(project, im)

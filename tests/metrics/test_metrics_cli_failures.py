@@ -8,20 +8,11 @@ from pathlib import Path
 
 import pytest
 from judge_server import JudgeServer
-from metrics_helpers import add_sample, gradient_image, save, yellow_tint
+from metrics_helpers import cli_project, gradient_image, save
 
 from app.cli import run_cli
-from core.store import Project
 
-
-def _project(tmp_path: Path) -> Path:
-    path = tmp_path / "cli.winnow"
-    with Project.create(path) as p:
-        for k in range(3):
-            base = gradient_image(seed=k)
-            add_sample(p, f"s{k}", f"edit 'TEXT {k}'", [base],
-                       {"tinted": yellow_tint(base), "same": base.copy()})
-    return path
+_project = cli_project
 
 
 def _judged(path: Path, url: str, metric: str = "judge_overall") -> list[str]:
