@@ -21,7 +21,7 @@ import random
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from core.rating.protocols import CHECKLIST_QUESTIONS, CRITERIA, LIKERT_CRITERIA, PROTOCOLS
+from core.rating.protocols import CHECKLIST_QUESTIONS, CRITERIA, PROTOCOLS
 
 GOLD_MODES = ("none", "auto", "marked")
 #: Unit key prefix of a gold unit that ``overlap`` raters share (ADR 184); sessions made
@@ -219,6 +219,8 @@ def plan_session(design: SessionDesign, catalog: Catalog, key: bytes = b"") -> P
     ``key`` is the session's plan key (:func:`core.rating.integrity.plan_key`); the
     project passes it so that the seed alone does not reveal the plan.
     """
+    from core.rating.gold_plan import add_gold, marked_key
+
     design.validate()
     rng = random.Random(f"winnow-rating:{design.seed}" + (f":{key.hex()}" if key else ""))
     token = _Tokens(key)
@@ -229,7 +231,7 @@ def plan_session(design: SessionDesign, catalog: Catalog, key: bytes = b"") -> P
     if design.gold_mode == "marked" and design.gold_rate > 0:
         # a known answer is rated as a gold unit only: the same images shown as a real
         # unit too would appear in more files than any real unit does (ADR 184)
-        known = {_marked_key(design, item, j) for j, item in enumerate(design.gold_items)}
+        known = {marked_key(design, item, j) for j, item in enumerate(design.gold_items)}
         units = [u for u in units if u[0] not in known]
         if not units:
             raise ValueError("every task of the selection is a known answer: select more "
@@ -248,203 +250,11 @@ def plan_session(design: SessionDesign, catalog: Catalog, key: bytes = b"") -> P
             opts = [Option(token("o"), m, catalog.samples[sid].outputs[m]) for m in models]
             rng.shuffle(opts)
             per_slot[r].append(PlannedTask(token("t"), r, 0, sid, unit, crit, tuple(opts)))
-    _add_gold(design, catalog, rng, token, per_slot)
+    plan.units_used -= add_gold(design, catalog, rng, token, per_slot)
     for r in range(design.raters):
         rng.shuffle(per_slot[r])
         plan.tasks.extend(replace(t, position=i) for i, t in enumerate(per_slot[r]))
     return plan
-
-
-def _gold_count(n_real: int, design: SessionDesign) -> int:
-    if design.gold_mode == "none" or design.gold_rate <= 0 or n_real == 0:
-        return 0
-    return max(1, round(n_real * design.gold_rate / (1.0 - design.gold_rate)))
-
-
-def _add_gold(design: SessionDesign, catalog: Catalog, rng: random.Random, token: _Tokens,
-              per_slot: list[list[PlannedTask]]) -> None:
-    """Gold units mixed into ``per_slot``, each given to ``overlap`` raters like a real
-    unit (the same images in each of their files), so that comparing rater files tells
-    gold from real tasks no more than one file does (ADR 184).  Each rater gets about
-    ``gold_rate`` of their final list (:func:`_gold_count`); filling a unit's last places
-    may give a rater one more.  A rater without real tasks gets none."""
-    if design.gold_mode == "none" or design.gold_rate <= 0:
-        return
-    need = [_gold_count(len(tasks), design) for tasks in per_slot]
-    eligible = [r for r, tasks in enumerate(per_slot) if tasks]
-    seen = [{t.sample_id for t in tasks} for tasks in per_slot]
-    shown = [{_seen_as(design.protocol, t) for t in tasks} for tasks in per_slot]
-    used = {t.sample_id for tasks in per_slot for t in tasks}
-    k = 0
-    while any(need[r] > 0 for r in eligible):
-        order = sorted(eligible, key=lambda r: (-need[r], rng.random()))
-        made = (_marked_unit(design, catalog, rng, token, order[:design.overlap], k, shown)
-                if design.gold_mode == "marked" else
-                _auto_unit(design, catalog, rng, token, order, k, seen, used))
-        if made is None:
-            break  # every known answer is used: fewer gold, no repeat
-        k += 1
-        if not made:
-            continue
-        for task in made:
-            per_slot[task.slot].append(task)
-            need[task.slot] -= 1
-            seen[task.slot].add(task.sample_id)
-        used.add(made[0].sample_id)
-
-
-def _auto_unit(design: SessionDesign, catalog: Catalog, rng: random.Random, token: _Tokens,
-               order: list[int], k: int, seen: list[set[str]],
-               used: set[str]) -> list[PlannedTask]:
-    """Gold unit ``k`` of an output against its degraded copy: one task for each of the
-    first ``overlap`` raters of ``order`` (in a ranking, of those who do not rank its
-    sample otherwise)."""
-    proto = design.protocol
-    crit = design.criteria[k % len(design.criteria)] if proto == "side_by_side" else None
-    usable = [s for s in sorted(design.sample_ids) if s in catalog.samples and
-              len([m for m in design.models if m in catalog.samples[s].outputs])
-              >= (2 if proto == "ranking" else 1)]
-    if not usable:
-        raise ValueError("no sample has the outputs needed to make gold tasks")
-    raters = order[:design.overlap]
-    if proto == "ranking":
-        sample, raters = _ranking_gold_sample(usable, order, seen, used, design.overlap, rng)
-        info = catalog.samples[sample]
-    else:
-        info = catalog.samples[rng.choice(usable)]
-    models = [m for m in sorted(set(design.models)) if m in info.outputs]
-    source = rng.choice(models)
-    unit = f"{GOLD_UNIT}{k}"
-    return [_auto_copy(proto, info, models, source, crit, unit, rng, token, r) for r in raters]
-
-
-def _ranking_gold_sample(usable: list[str], order: list[int], seen: list[set[str]],
-                         used: set[str], overlap: int,
-                         rng: random.Random) -> tuple[str, list[int]]:
-    """A ranking gold unit's sample and raters: a ranking shows each sample once, so a
-    sample the first rater of ``order`` does not rank, that ``overlap`` raters do not
-    rank (taken in ``order``), best one no task of the session shows yet (``used``)."""
-    def free(sample: str) -> list[int]:
-        return [r for r in order if sample not in seen[r]]
-
-    lead = order[0]
-    fresh = [s for s in usable if s not in seen[lead]]
-    enough = [s for s in fresh if len(free(s)) >= overlap]
-    tiers = ([s for s in enough if s not in used], enough, fresh, usable)
-    sample = rng.choice(next(tier for tier in tiers if tier))
-    return sample, free(sample)[:overlap] or order[:overlap]
-
-
-def _auto_copy(proto: str, info: SampleInfo, models: list[str], source: str,
-               crit: str | None, unit: str, rng: random.Random, token: _Tokens,
-               slot: int) -> PlannedTask:
-    """One rater's task of an automatic gold unit (its own tokens and option order)."""
-    bad = Option(token("o"), source, info.outputs[source], degraded=True)
-    if proto == "side_by_side":
-        opts = [Option(token("o"), source, info.outputs[source]), bad]
-        rng.shuffle(opts)
-        gold: dict[str, Any] = {"winner": "left" if opts[0] is not bad else "right"}
-    elif proto == "ranking":  # every model once, one of them as its degraded copy
-        others = [Option(token("o"), m, info.outputs[m]) for m in models if m != source]
-        opts = [*others, bad]
-        rng.shuffle(opts)
-        gold = {"last": bad.token}
-    elif proto == "likert":
-        opts, gold = [bad], {"max": {"VQ": 2}}
-    else:
-        opts, gold = [bad], {"no": ["q6"]}
-    return PlannedTask(token("t"), slot, 0, info.id, unit, crit, tuple(opts), gold)
-
-
-def _seen_as(protocol: str, task: PlannedTask) -> tuple[Any, ...]:
-    """What a rater recognises a task by: a ranking by its sample (its prompt), any other
-    task by its criterion and images.  Two tasks of one file alike mark one as gold."""
-    if protocol == "ranking":
-        return (task.sample_id,)
-    return (task.criterion, frozenset((o.sha256, o.degraded) for o in task.options))
-
-
-def _marked_key(design: SessionDesign, item: dict[str, Any], j: int) -> str:
-    """The real unit that known answer ``j`` shows (as :func:`_units` names it)."""
-    sid = str(item.get("sample", ""))
-    if design.protocol == "ranking":
-        return sid
-    if design.protocol == "side_by_side":
-        pair = sorted((str(item.get("better")), str(item.get("worse"))))
-        return f"{sid}|{pair[0]}|{pair[1]}|{_marked_criterion(design, item, j)}"
-    return f"{sid}|{item.get('model')}"
-
-
-def _marked_criterion(design: SessionDesign, item: dict[str, Any], j: int) -> str | None:
-    """A side-by-side known answer's criterion: its own, else the design's in turn."""
-    if design.protocol != "side_by_side":
-        return None
-    return str(item.get("criterion") or design.criteria[j % len(design.criteria)])
-
-
-def _marked_unit(design: SessionDesign, catalog: Catalog, rng: random.Random,
-                 token: _Tokens, raters: list[int], k: int,
-                 shown: list[set[tuple[Any, ...]]]) -> list[PlannedTask] | None:
-    """Gold unit ``k``: known answer ``k`` (ADR 052), each used once, like a real unit,
-    one task for each of ``raters``; None when every known answer is used, [] when this
-    one repeats an earlier one.  Its real
-    unit is not planned (:func:`plan_session`), so it shows nothing a rater sees
-    elsewhere in their file (``shown``, updated)."""
-    if k >= len(design.gold_items):
-        return None
-    item = design.gold_items[k]
-    crit = _marked_criterion(design, item, k)
-    copies = [_marked_gold(design, catalog, rng, token, r, item, crit, f"{GOLD_UNIT}{k}")
-              for r in raters]
-    looks = _seen_as(design.protocol, copies[0])
-    if any(looks in shown[r] for r in raters):
-        return []  # the same known answer given twice: used once
-    for r in raters:
-        shown[r].add(looks)
-    return copies
-
-
-def _marked_gold(design: SessionDesign, catalog: Catalog, rng: random.Random, token: _Tokens,
-                 slot: int, item: dict[str, Any], crit: str | None, unit: str) -> PlannedTask:
-    sid = str(item.get("sample", ""))
-    info = catalog.samples.get(sid)
-    if info is None:
-        raise ValueError(f"gold item for sample {sid!r}: no such sample with outputs")
-
-    def opt(model: str) -> Option:
-        if model not in info.outputs:
-            raise ValueError(f"gold item for sample {sid!r}: no output of model {model!r}")
-        return Option(token("o"), model, info.outputs[model])
-
-    proto = design.protocol
-    if proto in ("side_by_side", "ranking"):
-        better, worse = opt(str(item.get("better"))), opt(str(item.get("worse")))
-        if proto == "side_by_side":
-            opts = [better, worse]
-            rng.shuffle(opts)
-            crit = item.get("criterion", crit)
-            return PlannedTask(token("t"), slot, 0, sid, unit, crit, tuple(opts),
-                               {"winner": "left" if opts[0] is better else "right"})
-        rest = [opt(m) for m in sorted(set(design.models))
-                if m in info.outputs and m not in (better.model, worse.model)]
-        opts = [better, worse, *rest]
-        rng.shuffle(opts)
-        return PlannedTask(token("t"), slot, 0, sid, unit, None, tuple(opts),
-                           {"better": better.token, "worse": worse.token})
-    single = opt(str(item.get("model")))
-    if proto == "likert":
-        criterion = item.get("criterion", "VQ")
-        if criterion not in LIKERT_CRITERIA:
-            raise ValueError(f"gold item for sample {sid!r}: unknown criterion {criterion!r}")
-        bound: dict[str, Any] = {k: {criterion: int(item[k])} for k in ("min", "max")
-                                 if k in item}
-        if not bound:
-            raise ValueError(f"gold item for sample {sid!r}: give 'min' or 'max'")
-        return PlannedTask(token("t"), slot, 0, sid, unit, None, (single,), bound)
-    question = f"q{int(item.get('question', 6))}"
-    value = int(item.get("value", 0))
-    return PlannedTask(token("t"), slot, 0, sid, unit, None, (single,),
-                       {"yes" if value else "no": [question]})
 
 
 def gold_correct(protocol: str, gold: dict[str, Any], answer: dict[str, Any],

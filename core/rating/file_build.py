@@ -27,7 +27,12 @@ def new_file(path: Path, meta: dict[str, str]) -> sqlite3.Connection:
         conn.execute(f"PRAGMA application_id = {sf.APPLICATION_ID}")
         conn.execute("PRAGMA journal_mode = OFF")
         conn.execute("PRAGMA synchronous = OFF")
+        conn.execute("ATTACH DATABASE ? AS staging", (str(_staging_path(path)),))
+        conn.execute("PRAGMA staging.journal_mode = OFF")
+        conn.execute("PRAGMA staging.synchronous = OFF")
         conn.execute("BEGIN")
+        conn.execute("CREATE TABLE staging.images "
+                     "(sha256 TEXT PRIMARY KEY, ext TEXT NOT NULL, data BLOB NOT NULL)")
         for statement in split_statements(sf.SCHEMA):
             conn.execute(statement)
         conn.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", meta.items())
@@ -46,13 +51,25 @@ def add_task(conn: sqlite3.Connection, task_id: str, position: int, prompt: str,
 
 
 def add_image(conn: sqlite3.Connection, digest: str, ext: str, data: bytes) -> None:
-    """Store an image once (a second call with the same digest does nothing)."""
-    conn.execute("INSERT OR IGNORE INTO images(sha256, ext, data) VALUES (?, ?, ?)",
+    """Stage an image once (a second call with the same digest does nothing).
+
+    Images are staged in a second database beside the file being built and stored by
+    :func:`seal` in digest order: the order in which tasks first use them (task and option
+    order) leaves no trace in the file's rowids.
+    """
+    conn.execute("INSERT OR IGNORE INTO staging.images(sha256, ext, data) VALUES (?, ?, ?)",
                  (digest, ext, data))
 
 
+def _staging_path(path: Path) -> Path:
+    return path.with_name(path.name + ".staging")
+
+
 def seal(conn: sqlite3.Connection, tasks_key: bytes, chain_key: bytes) -> str:
-    """Sign the stored task list, start the key chain, commit, switch to WAL; the MAC."""
+    """Store the staged images, sign the task list, start the key chain, commit, switch
+    to WAL; the MAC."""
+    conn.execute("INSERT INTO main.images(sha256, ext, data) "
+                 "SELECT sha256, ext, data FROM staging.images ORDER BY sha256")
     meta = {str(k): v for k, v in conn.execute("SELECT key, value FROM meta")}
     document = integrity.tasks_document(meta, task_rows(conn), image_digests(conn))
     tasks_mac = integrity.mac(tasks_key, document)
@@ -60,8 +77,11 @@ def seal(conn: sqlite3.Connection, tasks_key: bytes, chain_key: bytes) -> str:
     conn.execute("INSERT INTO chain(id, position, key, last_mac) VALUES (1, 0, ?, ?)",
                  (chain_key.hex(), tasks_mac))
     conn.execute("COMMIT")
+    staging = {name: file for _seq, name, file in conn.execute("PRAGMA database_list")}
+    conn.execute("DETACH DATABASE staging")
     conn.execute("PRAGMA journal_mode = WAL")
     conn.close()
+    Path(staging["staging"]).unlink(missing_ok=True)
     return tasks_mac
 
 

@@ -140,15 +140,28 @@ def test_results_export_restores_model_names(rated, tmp_path: Path) -> None:  # 
         rows = list(csv.DictReader(fh))
     assert set(rows[0]) == {"rater", "item", "model", "rank"}
     assert {r["model"] for r in rows} == DEMO_MODELS
-    # 12 items × 3 raters, less the one flagged "impossible to rank", × 4 models
-    assert len(rows) == (12 * 3 - 1) * 4
+    # 12 samples, less the 2 whose place gold took (every rater ranks every sample: a
+    # gold task on a 13th prompt, or a 12th shown twice, would give it away; ADR 191),
+    # × 3 raters, less the one flagged "impossible to rank", × 4 models
+    real = project.conn.execute(
+        "SELECT count(DISTINCT t.sample_id), count(*) FROM rating_tasks t JOIN "
+        "rating_sessions s ON s.id = t.session_id WHERE s.name = ? AND t.gold IS NULL",
+        (RANKING,)).fetchone()
+    assert tuple(real) == (10, 10 * 3)
+    assert len(rows) == (10 * 3 - 1) * 4
     assert {r["rater"] for r in rows} == {r.name for r in RATERS}
     assert tables.read_rankings(ranking_csv).raters  # what `winnow stats` reads
     with likert_csv.open(encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     assert {r["model"] for r in rows} == DEMO_MODELS
     assert {r["criterion"] for r in rows} == {"IF", "IC", "VQ"}
-    assert len(rows) == 8 * 4 * 3 * 3  # units × raters × criteria (gold left out)
+    # samples × models less the outputs whose place gold took (ADR 191), × raters × criteria
+    real = project.conn.execute(
+        "SELECT count(DISTINCT t.unit), count(*) FROM rating_tasks t JOIN "
+        "rating_sessions s ON s.id = t.session_id WHERE s.name = ? AND t.gold IS NULL",
+        (LIKERT,)).fetchone()
+    assert tuple(real) == (8 * 4 - 3, (8 * 4 - 3) * 3)
+    assert len(rows) == (8 * 4 - 3) * 3 * 3
     assert all(1 <= int(r["value"]) <= 5 for r in rows)
     header, votes = result_rows(project, SIDE_BY_SIDE)
     assert header[:3] == ["a", "b", "winner"] and {v[0] for v in votes} <= DEMO_MODELS

@@ -124,13 +124,16 @@ def test_a_known_answer_is_one_unit_and_not_also_a_real_task(rproject) -> None: 
 
 def test_a_ranking_never_shows_a_sample_twice_even_when_gold_has_no_free_sample(
         rproject) -> None:  # type: ignore[no-untyped-def]
-    """Every sample ranked by 2 of 3 raters leaves one rater free to be shown it as gold:
-    the unit goes to that one (two files could then tell it; ADR 184) rather than show
-    a rater one prompt twice, which the file alone tells."""
+    """Every sample ranked by 2 of 3 raters leaves no sample that 2 raters do not rank:
+    gold takes the place of a real unit, with its 2 raters (ADR 191), rather than show a
+    rater one prompt twice, which the file alone tells, or go to one rater, which two
+    files tell (ADR 184)."""
     design = SessionDesign(name="r", protocol="ranking", sample_ids=SAMPLES, models=MODELS,
                            raters=3, overlap=2, seed=7, gold_rate=0.2)
     plan = plan_session(design, load_catalog(rproject, SAMPLES, MODELS))
     assert any(t.gold is not None for t in plan.tasks)
+    raters_of = Counter(t.unit for t in plan.tasks)
+    assert all(n == 2 for n in raters_of.values())
     for slot in range(3):
         samples = Counter(t.sample_id for t in plan.for_slot(slot))
         assert max(samples.values()) == 1, slot

@@ -123,7 +123,8 @@ def test_cli_create_merge_results_round_trip(tmp_path: Path, capsys) -> None:  #
             "0.2", "--seed", "5", "--json"]
     assert run_cli(args) == 0
     created = json.loads(capsys.readouterr().out)
-    assert created["raters"]["R1"] == {"tasks": 8, "gold": 2}
+    # both raters rank all 6 samples: gold takes one sample's place (ADR 191)
+    assert created["raters"]["R1"] == {"tasks": 6, "gold": 1}
     files = [Path(f) for f in created["files"]]
     for k, f in enumerate(files):
         s = RatingSession.open(f)
@@ -133,20 +134,20 @@ def test_cli_create_merge_results_round_trip(tmp_path: Path, capsys) -> None:  #
             s.submit(t.task_id, {"ranks": ranks}, time_ms=100)
         s.close()
     assert run_cli(["session", "merge", str(project_path), *map(str, files)]) == 0
-    assert "8 new judgment(s)" in capsys.readouterr().out
+    assert "6 new judgment(s)" in capsys.readouterr().out
     assert run_cli(["session", "merge", str(project_path), str(files[0])]) == 0
-    assert "0 new judgment(s), 8 already merged" in capsys.readouterr().out
+    assert "0 new judgment(s), 6 already merged" in capsys.readouterr().out
     csv_path = tmp_path / "r.csv"
     assert run_cli(["session", "results", str(project_path), "--session", "cli-rank",
                     "--out", str(csv_path)]) == 0
     lines = csv_path.read_text().splitlines()
-    assert lines[0] == "rater,item,model,rank" and len(lines) == 1 + 2 * 6 * len(MODELS)
+    assert lines[0] == "rater,item,model,rank" and len(lines) == 1 + 2 * 5 * len(MODELS)
     capsys.readouterr()
     assert run_cli(["stats", "friedman", str(csv_path)]) == 0
     assert "statistic" in json.loads(capsys.readouterr().out)
     assert run_cli(["session", "summary", str(project_path), "--session", "cli-rank"]) == 0
     summary = json.loads(capsys.readouterr().out)
-    assert [s["completed"] for s in summary] == [8, 8]
+    assert [s["completed"] for s in summary] == [6, 6]
     # the same seed in another project plans differently: the session's secret is part
     # of its seed, so a rater who knows the seed cannot replay the plan (ADR 052/058);
     # the project's record (design, seed and secret) reproduces it (test_design.py)
