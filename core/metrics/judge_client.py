@@ -8,6 +8,11 @@ retries on timeouts, connection errors, HTTP 408/429/5xx and malformed bodies th
 or as an HTTP date is a capped lower bound); a concurrency limit per endpoint.  Other
 4xx refusals are not retried.  Every failure is a :class:`JudgeError` with a message that
 says what went wrong, so the caller stores it for that item instead of crashing.
+
+A judge that fails :data:`BREAK_AFTER` requests in a row (each after its retries, or
+refused as unauthorised or not found) is not asked again by this client: later calls fail
+at once with a message that says why (ADR 192), so a dead or misconfigured endpoint
+costs a run minutes, not a timeout per item.
 """
 
 from __future__ import annotations
@@ -34,6 +39,10 @@ if TYPE_CHECKING:  # httpx is imported on use: ~0.2 s that start-up need not pay
 MAX_BACKOFF = 30.0
 #: bytes of a response body read at most (the proposal client's default cap)
 MAX_RESPONSE_BYTES = 8 * 2**20
+#: failed requests in a row after which a client stops asking its judge (ADR 192)
+BREAK_AFTER = 3
+#: refusals that say the endpoint, not the item, is wrong (bad key, no such model or path)
+_ENDPOINT_REFUSALS = (401, 403, 404, 405)
 
 
 class JudgeError(Exception):
@@ -93,6 +102,8 @@ class JudgeClient:
         self.retry = RetryPolicy(retries=endpoint.max_retries, backoff=endpoint.backoff,
                                  max_backoff=MAX_BACKOFF, max_retry_after=MAX_BACKOFF)
         self.calls = 0
+        self.failures_in_a_row = 0
+        self.broken: str | None = None  # why this client no longer asks its judge
 
     async def __aenter__(self) -> JudgeClient:
         headers = {"Content-Type": "application/json"}
@@ -118,6 +129,8 @@ class JudgeClient:
         if pools is None:
             raise RuntimeError("use JudgeClient as an async context manager")
         ep = self.endpoint
+        if self.broken is not None:
+            raise JudgeError(self.broken)
         payload: dict[str, Any] = {"model": ep.model, "messages": messages,
                                    "max_tokens": ep.max_tokens}
         if ep.temperature is not None:
@@ -126,6 +139,8 @@ class JudgeClient:
         async def attempt(_n: int) -> str:
             with transport_failures(ep.base_url, ep.timeout):
                 async with pools.slot() as client:
+                    if self.broken is not None:  # broke while this request waited
+                        raise JudgeError(self.broken)
                     self.calls += 1
                     async with deadline(ep.timeout):
                         status, headers, body = await read_capped(
@@ -134,15 +149,42 @@ class JudgeClient:
             text = _snippet(body.decode("utf-8", errors="replace"))
             check_status(status, headers.get("retry-after"), text)
             if status >= 400:
-                raise JudgeError(f"refused: HTTP {status}: {text!r}")
+                raise _Refused(status, f"refused: HTTP {status}: {text!r}")
             try:
                 return parse_completion(body)
             except JudgeError as exc:
                 raise Transient(str(exc)) from None
 
         try:
-            return await retry_async(attempt, self.retry, sleep=self._sleep)
+            text = await retry_async(attempt, self.retry, sleep=self._sleep)
         except GaveUp as exc:
-            raise JudgeError(f"{ep.model}: {exc}") from None
+            raise self._failed(f"{ep.model}: {exc}") from None
+        except _Refused as exc:
+            if exc.status in _ENDPOINT_REFUSALS:
+                raise self._failed(str(exc)) from None
+            raise JudgeError(str(exc)) from None
         except ResponseTooLarge as exc:
             raise JudgeError(f"{ep.model} at {ep.base_url.rstrip('/')}: {exc}") from None
+        self.failures_in_a_row = 0
+        return text
+
+    def _failed(self, message: str) -> JudgeError:
+        """Count a failure of the endpoint; the error to raise (after :data:`BREAK_AFTER`
+        in a row, this client stops asking and says so)."""
+        self.failures_in_a_row += 1
+        if self.broken is None and self.failures_in_a_row >= BREAK_AFTER:
+            ep = self.endpoint
+            self.broken = (f"not sent: the judge {ep.model} at {ep.base_url.rstrip('/')} "
+                           f"failed {self.failures_in_a_row} requests in a row (last: "
+                           f"{message}), so Winnow stopped asking it in this run; check "
+                           "the endpoint (Metrics → Settings) and run again — items that "
+                           "failed are computed again")
+        return JudgeError(message)
+
+
+class _Refused(JudgeError):
+    """An HTTP refusal that is not worth retrying (``status``: 4xx)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status

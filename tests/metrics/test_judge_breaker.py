@@ -1,0 +1,110 @@
+"""A judge that keeps failing is no longer asked in that run (ADR 192).
+
+Before, a dead endpoint cost every item its timeout times its attempts: 1,000 items at
+2 minutes × 4 attempts over 4 connections is more than 33 hours of a run that could
+only fail.  Now a client that fails ``BREAK_AFTER`` requests in a row stops sending;
+the items still get an error each, one that says why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from judge_server import JudgeServer
+from metrics_helpers import gradient_image, pair, save
+
+from core.metrics.judge_client import BREAK_AFTER, JudgeClient, JudgeError
+from core.metrics.registry import get
+from core.metrics.runner import evaluate
+from core.metrics.settings import JudgeEndpoint, MetricSettings
+
+N_ITEMS = 24
+#: items a run works on at once: 2 × the judges' connections (judges.judge_items)
+WINDOW = 2 * (2 + 2)
+
+
+@pytest.fixture
+def server():
+    with JudgeServer() as srv:
+        yield srv
+
+
+def _judge(url: str, model: str, **kw) -> JudgeEndpoint:  # type: ignore[no-untyped-def]
+    kw.setdefault("timeout", 0.3)
+    kw.setdefault("backoff", 0.01)
+    kw.setdefault("max_retries", 1)
+    kw.setdefault("concurrency", 2)
+    return JudgeEndpoint(url, model, api_key="sk-test", **kw)
+
+
+@pytest.fixture
+def items(tmp_path: Path):  # type: ignore[no-untyped-def]
+    out = []
+    for k in range(N_ITEMS):
+        a = save(gradient_image(seed=2 * k + 1), tmp_path / f"in{k}.png")
+        b = save(gradient_image(seed=2 * k + 2), tmp_path / f"out{k}.png")
+        out.append(pair(a, b, prompt=f"make sky {k} pink"))
+    return out
+
+
+def _run(judges, items):  # type: ignore[no-untyped-def]
+    return evaluate(get("judge_overall"), items, MetricSettings(judges=tuple(judges)))
+
+
+@pytest.mark.parametrize(("model", "first_error"), [
+    ("slow", "timed out"), ("nosuchmodel", "HTTP 404"), ("garbage", "not JSON")])
+def test_a_judge_that_keeps_failing_is_not_asked_again(server, items, model,
+                                                       first_error) -> None:
+    results = _run([_judge(server.url, model)], items)
+    assert [r.status for r in results] == ["error"] * N_ITEMS
+    attempts = 1 if model == "nosuchmodel" else 2  # a 404 is not retried
+    # at most the failures that break it and those already waiting for a connection
+    assert server.calls[model] <= (BREAK_AFTER + 2) * attempts < N_ITEMS * attempts
+    stopped = [r for r in results if "stopped asking it" in r.error]
+    assert len(stopped) >= N_ITEMS - BREAK_AFTER - 2
+    assert all(first_error in r.error and "failed 3 requests in a row" in r.error
+               and server.url.rstrip("/") in r.error for r in stopped)
+    assert sum(first_error in r.error for r in results) == N_ITEMS
+
+
+def test_a_dead_judge_among_several_leaves_the_others_scoring(server, items) -> None:
+    results = _run([_judge(server.url, "good:8"), _judge(server.url, "slow")], items)
+    assert [r.status for r in results] == ["ok"] * N_ITEMS
+    assert all(r.value == 8.0 for r in results)
+    assert server.calls["good"] == N_ITEMS
+    # those that broke it, and those that started before it broke: at most every item
+    # of the run's window, each with its two attempts
+    assert server.calls["slow"] <= WINDOW * 2 < N_ITEMS * 2
+    assert "stopped asking it" in results[-1].details["errors"]["slow"]
+
+
+def test_refusals_of_one_item_do_not_stop_a_judge(server, items) -> None:
+    """HTTP 400 (this image refused by a content policy) and an answer without a score
+    say nothing of the endpoint: every item is still sent."""
+    for model in ("refuse", "noscore"):
+        results = _run([_judge(server.url, model)], items)
+        assert server.calls[model] == N_ITEMS
+        assert not any("stopped asking" in r.error for r in results)
+
+
+def test_a_success_between_failures_starts_the_count_again(server) -> None:
+    message = [{"role": "user", "content": "x"}]
+
+    async def go() -> list[str]:
+        good = _judge(server.url, "good:5")
+        out = []
+        async with JudgeClient(good) as client:
+            for k in range(3 * BREAK_AFTER):
+                if k % BREAK_AFTER == BREAK_AFTER - 1:
+                    out.append(await client.complete(message))
+                    continue
+                client.endpoint = _judge(server.url, "nosuchmodel")  # fails, not retried
+                with pytest.raises(JudgeError, match="HTTP 404"):
+                    await client.complete(message)
+                client.endpoint = good
+            assert client.broken is None
+        return out
+
+    assert len(asyncio.run(go())) == 3
