@@ -19,7 +19,10 @@ networks allowed is fetched again, through the guard, which refuses a private ho
 Retries follow :class:`core.retry.RetryPolicy` (backoff with jitter, ``Retry-After`` as
 a capped lower bound) on connection errors, timeouts, HTTP 5xx, 408 and 429, never on
 other 4xx or on content problems.  ``FetchSettings.total_timeout`` bounds the whole time
-spent on one URL, retries and waits included.
+spent on one URL, retries and waits included.  A host whose downloads fail
+:data:`HOST_BREAK_AFTER` times in a row for want of an answer (after their retries) is
+not asked again in that fetch: its other URLs fail at once with a message that says so
+(ADR 193), so a dead server costs an import a minute, not a minute per image.
 """
 
 from __future__ import annotations
@@ -61,6 +64,8 @@ _OCTET_TYPES = {"", "application/octet-stream", "binary/octet-stream", "applicat
 MAX_REDIRECTS = 10
 _DECODE_STEP = 1 << 20  # most bytes one decompression step may produce
 MAX_PARALLEL_DECODES = 2  # images decoded at once (each may need up to max_pixels × 4 B)
+#: downloads of one host that fail in a row, unanswered, before it is not asked again
+HOST_BREAK_AFTER = 5
 
 
 @dataclass
@@ -104,6 +109,7 @@ class FetchResult:
     error: str | None = None
     from_cache: bool = False
     attempts: int = 0  # HTTP attempts made (0 for a cache hit or a rejected URL)
+    unanswered: bool = False  # failed for want of an answer (connection, time, 5xx, 429)
 
     @property
     def ok(self) -> bool:
@@ -322,14 +328,18 @@ async def _attempt(client: httpx.AsyncClient, url: str, s: FetchSettings, target
 
 
 async def _download(client: httpx.AsyncClient, url: str, s: FetchSettings, target: Path,
-                    decodes: asyncio.Semaphore) -> FetchResult:
-    """Fetch one URL with retries, all within ``s.total_timeout``."""
+                    decodes: asyncio.Semaphore, hosts: _Hosts | None = None) -> FetchResult:
+    """Fetch one URL with retries, all within ``s.total_timeout`` (no attempt once its
+    host is given up on, :class:`_Hosts`)."""
     loop = asyncio.get_running_loop()
     start = loop.time()
     end = start + s.total_timeout
     policy = s.retry
     attempts = 0
     while True:
+        given_up = hosts.given_up(url) if hosts is not None else None
+        if given_up is not None:
+            return FetchResult(url, error=given_up, attempts=attempts)
         attempts += 1
         try:  # the limit spans every attempt: hitting it ends the URL, no retry
             async with deadline(s.total_timeout, start=start):
@@ -342,15 +352,55 @@ async def _download(client: httpx.AsyncClient, url: str, s: FetchSettings, targe
                 url,
                 error=f"timed out: no complete response within the {_secs(s.total_timeout)} "
                 f"total limit ({attempts} attempt{'s' if attempts != 1 else ''})",
-                attempts=attempts,
+                attempts=attempts, unanswered=True,
             )
         except _Transient as exc:
             if attempts >= policy.attempts:
-                return FetchResult(url, error=exc.final(attempts), attempts=attempts)
+                return FetchResult(url, error=exc.final(attempts), attempts=attempts,
+                                   unanswered=True)
             delay = policy.delay(attempts, exc.retry_after)
             if loop.time() + delay >= end:
-                return FetchResult(url, error=exc.final(attempts), attempts=attempts)
+                return FetchResult(url, error=exc.final(attempts), attempts=attempts,
+                                   unanswered=True)
             await asyncio.sleep(delay)
+
+
+class _Hosts:
+    """Per host, the downloads that failed unanswered in a row; a host at
+    :data:`HOST_BREAK_AFTER` is given up on for the rest of the fetch (ADR 193).  An
+    answer of any kind (an image, a 404, a web page) starts its count again."""
+
+    def __init__(self) -> None:
+        self.in_a_row: dict[str, int] = {}
+        self.broken: dict[str, str] = {}
+
+    @staticmethod
+    def host(url: str) -> str:
+        """The server of ``url``: its host name, and its port when it names one."""
+        try:
+            parts = urlsplit(url.strip())
+            name, port = (parts.hostname or "").lower(), parts.port
+        except ValueError:
+            return ""
+        return f"{name}:{port}" if name and port is not None else name
+
+    def given_up(self, url: str) -> str | None:
+        """Why ``url`` is not fetched (its host was given up on), or None."""
+        return self.broken.get(self.host(url))
+
+    def record(self, url: str, result: FetchResult) -> None:
+        host = self.host(url)
+        if not host or host in self.broken or result.from_cache or result.attempts == 0:
+            return
+        if not result.unanswered:
+            self.in_a_row[host] = 0
+            return
+        n = self.in_a_row[host] = self.in_a_row.get(host, 0) + 1
+        if n >= HOST_BREAK_AFTER:
+            self.broken[host] = (
+                f"not fetched: {host} failed {n} downloads in a row (last: {result.error}), "
+                "so its other images were not asked for in this import; import the file "
+                "again to try them again")
 
 
 # -- where bodies go ----------------------------------------------------------------
@@ -406,7 +456,7 @@ def _cache_load(path: Path, s: FetchSettings) -> ImageInfo | None:
 
 
 async def _fetch_one(client: httpx.AsyncClient, url: str, s: FetchSettings,
-                     decodes: asyncio.Semaphore) -> FetchResult:
+                     decodes: asyncio.Semaphore, hosts: _Hosts | None = None) -> FetchResult:
     problem = _url_problem(url)
     if problem:
         return FetchResult(url, error=problem)
@@ -418,18 +468,21 @@ async def _fetch_one(client: httpx.AsyncClient, url: str, s: FetchSettings,
         if info is not None:
             return FetchResult(url, path, info, from_cache=True)
         _guard_mark(path).unlink(missing_ok=True)  # vouches for the body about to be replaced
-    result = await _download(client, target, s, path, decodes)
+    result = await _download(client, target, s, path, decodes, hosts)
     result.url = url
+    if hosts is not None:
+        hosts.record(target, result)
     if s.cache_dir is not None and result.ok:
         _mark_guarded(path, s)
     return result
 
 
 async def _fetch_guarded(client: httpx.AsyncClient, url: str, s: FetchSettings,
-                         decodes: asyncio.Semaphore) -> FetchResult:
+                         decodes: asyncio.Semaphore, hosts: _Hosts | None = None
+                         ) -> FetchResult:
     """``_fetch_one`` that turns any unexpected exception into an error result."""
     try:
-        return await _fetch_one(client, url, s, decodes)
+        return await _fetch_one(client, url, s, decodes, hosts)
     except Exception as exc:  # a bug or an odd library error must not stop the import
         log.exception("unexpected error fetching %s", url)
         return FetchResult(url, error=f"unexpected error: {type(exc).__name__}: {exc}")
@@ -464,16 +517,17 @@ async def fetch_images(
     pools = make_clients(settings) if client is None else None
     width = max(1, settings.concurrency)
     decodes = asyncio.Semaphore(MAX_PARALLEL_DECODES)
+    hosts = _Hosts()
     failed = 0
 
     async def run(url: str) -> None:
         nonlocal failed
         if pools is None:
             assert client is not None
-            result = await _fetch_guarded(client, url, settings, decodes)
+            result = await _fetch_guarded(client, url, settings, decodes, hosts)
         else:  # never waits: at most ``width`` downloads run, one slot each
             async with pools.slot() as http:
-                result = await _fetch_guarded(http, url, settings, decodes)
+                result = await _fetch_guarded(http, url, settings, decodes, hosts)
         results[url] = result
         if state is not None:
             failed += not result.ok
