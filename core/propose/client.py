@@ -38,6 +38,8 @@ if TYPE_CHECKING:  # httpx is imported on use (start-up need not pay for it)
     import httpx
 
 STRUCTURED_MODES = ("auto", "json_schema", "json_object", "off")
+#: requests in a row that give up after their retries before a run stops (ADR 192)
+BREAK_AFTER = 3
 FATAL_STATUSES = (401, 403, 404)
 
 
@@ -187,6 +189,7 @@ class ProposeClient:
         self.max_in_flight = 0
         self.sent = 0
         self.rate_limited = 0
+        self.failures_in_a_row = 0  # requests that gave up after their retries (ADR 192)
 
     async def __aenter__(self) -> ProposeClient:
         import httpx
@@ -281,8 +284,16 @@ class ProposeClient:
                                attempts=tries, structured=mode)
 
         try:
-            return await retry_async(attempt, self.policy, sleep=self._sleep)
+            answer = await retry_async(attempt, self.policy, sleep=self._sleep)
         except GaveUp as exc:
+            self.failures_in_a_row += 1
+            if self.failures_in_a_row >= BREAK_AFTER:  # a dead endpoint: stop the run
+                raise EndpointError(
+                    f"the endpoint failed {self.failures_in_a_row} requests in a row (last: "
+                    f"{exc}); the run stopped rather than wait on each post (check the URL "
+                    "and that the server is up; proposals made so far are kept)") from None
             raise ProposeError(str(exc)) from None
         except ResponseTooLarge as exc:
             raise ProposeError(str(exc)) from None
+        self.failures_in_a_row = 0
+        return answer
