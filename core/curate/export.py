@@ -185,7 +185,8 @@ def _export_one(project: Project, sid: str, used: set[str]
             "SELECT url, alt FROM post_images WHERE post_id = ? ORDER BY position",
             (d.post_id,))] if post else [],
         "replies_above": [_brief(p) for p in d.ancestors],
-        "replies_below": [{**_brief(p), "depth": depth} for depth, p in d.replies],
+        "replies_below": [{**_brief(p), "depth": depth, "parent_id": p.parent_id}
+                          for depth, p in d.replies],
         "derived_from": d.derived_from,
     }
     return line, images

@@ -16,6 +16,7 @@ import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from core.files import new_temp_dir
 from core.ingest.fetch import FetchSettings, fetch_images_sync
@@ -138,6 +139,19 @@ def _store(project: Project, state: JobState, outcomes: dict[str, Outcome],
             conn.execute(
                 "UPDATE sample_images SET sha256 = ?, error = ? WHERE ref = ? AND sha256 IS NULL "
                 "AND sample_id IN (SELECT id FROM touched_samples)", (sha, error, source))
+            if sha is not None and not isinstance(outcome, str):
+                _crops_already(conn, source, sha, outcome[1])
+
+
+def _crops_already(conn: Any, source: str, sha: str, info: ImageInfo) -> None:
+    """Drop the boxes of ``source`` that are its own size but lie partly outside it: the
+    image is that crop already, the box says where it came from (Winnow's benchmark
+    export writes crops so, ADR 030/194); cropping it again would leave nothing."""
+    conn.execute(
+        "UPDATE sample_images SET bbox_x = NULL, bbox_y = NULL, bbox_w = NULL, bbox_h = NULL "
+        "WHERE ref = ? AND sha256 = ? AND sample_id IN (SELECT id FROM touched_samples) "
+        "AND bbox_w = ? AND bbox_h = ? AND (bbox_x > 0 OR bbox_y > 0)",
+        (source, sha, info.width, info.height))
 
 
 def _os_message(exc: BaseException) -> str:

@@ -90,11 +90,13 @@ def merged(base: dict[str, Any], copy: dict[str, Any]) -> dict[str, Any]:
     return {**base, **{k: v for k, v in copy.items() if k not in CONTEXT_KEYS}}
 
 
-def merged_record(pid: str, obj: dict[str, Any]) -> PostRecord:
+def merged_record(pid: str, obj: dict[str, Any], parent_id: str | None = None) -> PostRecord:
     """The post row for a merged object, under its stored id (an id derived from the
-    text must not move when the text is updated)."""
+    text must not move when the text is updated), under ``parent_id`` unless the object
+    names its parent (a reply's parent is where a line placed it, not a field)."""
     record = parse_post(obj)[0]
     record.id = pid
+    record.parent_id = record.parent_id or parent_id
     return record
 
 

@@ -135,6 +135,9 @@ class SampleRecord:
     raw_text: str  # canonical JSON of the line (stored; hashed)
     raw_hash: str
     posts: list[PostRecord] = field(default_factory=list)  # embedded post and its replies
+    #: the post as the line's own raw post fields give it (Winnow's export, ADR 194): used
+    #: only when the post is neither in the project nor in the file; or why it cannot be
+    flat_post: list[PostRecord] | str | None = None
 
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
@@ -291,9 +294,9 @@ def _timestamp(obj: dict[str, Any], path: str) -> str | None:
 
 
 # -- posts --------------------------------------------------------------------------------
-def _post_id(obj: dict[str, Any], path: str) -> str:
-    explicit = _ident(obj, "id", path)
-    if explicit:
+def _post_id(obj: dict[str, Any], path: str, reply: bool = False) -> str:
+    explicit = _ident(obj, "id", path) or (_ident(obj, "post_id", path) if reply else None)
+    if explicit:  # a reply may name itself by post_id, as Winnow's export writes it
         return explicit
     url = _str(obj, "url", path)
     if url:
@@ -319,10 +322,12 @@ def _images(obj: dict[str, Any], path: str) -> list[tuple[str, str]]:
     return images
 
 
-def parse_post(obj: Any, path: str = "", parent_id: str | None = None) -> list[PostRecord]:
+def parse_post(obj: Any, path: str = "", parent_id: str | None = None,
+               reply: bool = False) -> list[PostRecord]:
     """Parse a post object and its ``replies_above``/``replies_below`` into records.
 
-    The first record returned is the post itself; the others are its context.
+    The first record returned is the post itself; the others are its context.  A reply
+    without an ``id`` takes its ``post_id`` (Winnow's export, ADR 030), else its URL.
     """
     if isinstance(obj, str):  # a text-only reply
         obj = {"text": obj}
@@ -335,7 +340,7 @@ def parse_post(obj: Any, path: str = "", parent_id: str | None = None) -> list[P
         raise RecordError(f"field '{path}engagement' must be an object, "
                           f"got {type_name(engagement)}")
     post = PostRecord(
-        id=_post_id(obj, path),
+        id=_post_id(obj, path, reply),
         text=text,
         parent_id=_ident(obj, "parent_id", path) or parent_id,
         timestamp=_timestamp(obj, path),
@@ -351,13 +356,14 @@ def parse_post(obj: Any, path: str = "", parent_id: str | None = None) -> list[P
     context: list[PostRecord] = []
     previous: str | None = None
     for k, item in enumerate(_list(obj, "replies_above", path)):
-        above = parse_post(item, f"{path}replies_above[{k}].", parent_id=previous)
+        above = parse_post(item, f"{path}replies_above[{k}].", parent_id=previous, reply=True)
         context.extend(above)
         previous = above[0].id
     if previous is not None and not _ident(obj, "parent_id", path):
         post.parent_id = previous
     for k, item in enumerate(_list(obj, "replies_below", path)):
-        context.extend(parse_post(item, f"{path}replies_below[{k}].", parent_id=post.id))
+        context.extend(parse_post(item, f"{path}replies_below[{k}].", parent_id=post.id,
+                                  reply=True))
     return [post, *context]
 
 
@@ -396,6 +402,8 @@ def _boxes(obj: dict[str, Any], key: str, n_images: int) -> list[BoxRef]:
     boxes: list[BoxRef] = []
     for k, item in enumerate(_list(obj, key, "")):
         where = f"{key}[{k}]"
+        if item is None:  # image k has no box (what Winnow's own export writes)
+            continue
         if isinstance(item, dict):
             image = item.get("image", 0)
             if (isinstance(image, bool) or not isinstance(image, int)
@@ -455,6 +463,7 @@ def parse_sample(obj: dict[str, Any]) -> SampleRecord:
                               "characters)")
         tags.append(tag.strip())
     raw_text = canonical_json(obj)
+    flat_post = _flat_post(obj, post_id, (*inputs, *outputs)) if not posts else None
     return SampleRecord(
         id=sample_id,
         post_id=post_id,
@@ -473,4 +482,28 @@ def parse_sample(obj: dict[str, Any]) -> SampleRecord:
         raw_text=raw_text,
         raw_hash=_sha1(raw_text),
         posts=posts,
+        flat_post=flat_post,
     )
+
+
+#: the raw post fields a sample line may carry beside ``post_id`` (Table D.1, ADR 030)
+FLAT_POST_FIELDS = ("text", "timestamp", "keyword", "url", "author", "engagement",
+                    "image_urls", "replies_above", "replies_below")
+
+
+def _flat_post(obj: dict[str, Any], post_id: str | None,
+               refs: tuple[str | int, ...]) -> list[PostRecord] | str | None:
+    """The post a sample line describes with its own raw post fields (``text`` at least),
+    as records; why they do not make a post; or None when the line has none.  Its
+    ``image_urls`` are left out unless the sample picks images by index: the sample
+    names its own image files, and the post's (paths beside another file, URLs) would
+    be fetched for nothing."""
+    if not post_id or "text" not in obj:
+        return None
+    flat = {"id": post_id, **{k: obj[k] for k in FLAT_POST_FIELDS if k in obj}}
+    if not any(isinstance(r, int) for r in refs):
+        flat.pop("image_urls", None)
+    try:
+        return parse_post(flat, "")
+    except RecordError as exc:
+        return str(exc)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.ingest.copies import (
@@ -125,6 +125,13 @@ class _Stage:
         row = self.conn.execute("SELECT raw FROM posts WHERE id = ?", (pid,)).fetchone()
         return post_object(row[0] if row else None)
 
+    def parent(self, pid: str) -> str | None:
+        """A post's parent as it stands now (staged, else stored)."""
+        if pid in self.posts:
+            return self.posts[pid].parent_id
+        row = self.conn.execute("SELECT parent_id FROM posts WHERE id = ?", (pid,)).fetchone()
+        return row[0] if row else None
+
     def post_images(self, pid: str, line: dict[str, PostRecord]) -> dict[int, str]:
         """``{position: url}`` of a post, as the line would leave it."""
         post = line.get(pid) or self.posts.get(pid)
@@ -171,9 +178,14 @@ class Writer:
                 self._post_line(stage, lineno, item, log)
         waiting = [line for line in deferred if not self._sample(stage, *line, log)]
         if final:
-            log.errors += [(n, f"post '{shown_id(s.post_id or '')}' is not in the project "
-                               "(import the post first, or embed it as 'post')")
-                           for n, s in waiting]
+            for n, s in waiting:
+                if isinstance(s.flat_post, list):  # its own post fields make the post
+                    self._sample(stage, n, replace(s, posts=s.flat_post), log)
+                    continue
+                why = f" ({s.flat_post})" if isinstance(s.flat_post, str) else ""
+                log.errors.append((n, f"post '{shown_id(s.post_id or '')}' is not in the "
+                                      "project (import the post first, or embed it as "
+                                      f"'post'){why}"))
             waiting = []
         self._write_posts(conn, stage)
         self._write_sample_rows(conn, stage.rows)
@@ -298,7 +310,8 @@ class Writer:
         if not changed_fields(base, obj):
             return None, None
         try:
-            return merged_record(copy.id, obj), None
+            # its place in the reply tree is kept: the stored one, else the copy's
+            return merged_record(copy.id, obj, stage.parent(copy.id) or copy.parent_id), None
         except RecordError as exc:  # the stored line no longer passes today's checks
             return None, f"post '{shown_id(copy.id)}' embedded here cannot update the post " \
                          f"in the project: {exc}"
