@@ -56,16 +56,16 @@ EXPECTED: dict[str, tuple[int, str]] = {
     "samples": (115, "23b33b3d68d71369"),
     "prompts": (115, "721e897fbe09a030"),
     "sample_images": (191, "e15c286c16932627"),
-    "images": (438, "e814ebfc49b1ebcd"),
+    "images": (437, "06c1e8dc5252c06e"),
     "posts": (428, "8e848bf72dd97d8d"),
     "sample_tags": (109, "73c34f00b93ce0d1"),
     "feedback": (126, "281ca08a02727a10"),
     "model_outputs": (247, "c4c7b9dc0e8f4035"),
     "metric_results": (362, "ef3ddc352c31d358"),
     "rating_sessions": (3, "cf618ccc47ac5f54"),
-    "rating_tasks": (204, "6dd83018bfab2691"),
-    "rating_blinding": (384, "7b26fd9bdc4871bc"),
-    "rating_judgments": (205, "0b2025766a1350b9"),
+    "rating_tasks": (186, "66c5a1d2e7bb2daa"),
+    "rating_blinding": (348, "f790efd29006f6bd"),
+    "rating_judgments": (187, "10d808bee540520e"),
 }
 EXPECTED_PHOTOS: dict[str, tuple[int, str]] = {
     "photos": (5, "73c513cc87c24b7b"),
@@ -74,10 +74,10 @@ EXPECTED_PHOTOS: dict[str, tuple[int, str]] = {
 #: rows per table (the audit log's too: who did what, not when); photo_regions is left
 #: out (detections depend on the detectors installed)
 EXPECTED_COUNTS: dict[str, int] = {
-    "audit_log": 159, "feedback": 126, "images": 438, "metric_results": 362,
+    "audit_log": 159, "feedback": 126, "images": 437, "metric_results": 362,
     "metric_runs": 1, "model_outputs": 247, "photos": 0, "post_images": 186, "posts": 428,
-    "project_meta": 4, "rating_blinding": 384, "rating_files": 9, "rating_judgments": 205,
-    "rating_keys": 3, "rating_merges": 9, "rating_sessions": 3, "rating_tasks": 204,
+    "project_meta": 4, "rating_blinding": 348, "rating_files": 9, "rating_judgments": 187,
+    "rating_keys": 3, "rating_merges": 9, "rating_sessions": 3, "rating_tasks": 186,
     "sample_images": 191, "sample_links": 0, "sample_tags": 109, "samples": 115,
     "sample_raw": 115,
 }
