@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.file_kinds import binary_kind
 from core.ingest.attach import LocalRoot, attach_images
 from core.ingest.fetch import FetchSettings
 from core.ingest.lines import BoundedLines
@@ -138,10 +139,16 @@ def check_source(path: str | Path) -> Path:
         raise ImportFileError(f"{path} is not a regular file (a device, a pipe or a socket "
                               "cannot be imported)")
     with open(path, "rb") as fh:
-        wide = _wide_encoding(fh.read(4))
+        head = fh.read(4096)
+    wide = _wide_encoding(head[:4])
     if wide:
         raise ImportFileError(f"{path} is {wide} text; JSON Lines files are UTF-8: save it "
                               "again as UTF-8 (nothing was imported)")
+    what = binary_kind(head, nul_share=0.05)  # a line with a NUL is that line's error
+    if what is not None:
+        hint = " (import it with `winnow import hf`)" if what == "a Parquet file" else ""
+        what = what if "; " in what else f"{what}, not JSON Lines{hint}"
+        raise ImportFileError(f"{path} is {what}; nothing was imported")
     return path
 
 

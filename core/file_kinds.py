@@ -1,0 +1,39 @@
+"""What a file that is not text is, told from its first bytes, for clear refusals.
+
+An import or a statistics command handed the wrong file (a project, an image, an
+archive) says what the file is and what to do, once, instead of one "not valid UTF-8"
+per line (ADR 195).
+"""
+
+from __future__ import annotations
+
+#: (leading bytes, what a file starting so is); checked in order
+_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"SQLite format 3\x00", "an SQLite database (a Winnow project or rater file?)"),
+    (b"\x1f\x8b", "gzip-compressed; decompress it first"),
+    (b"PK\x03\x04", "a zip archive; extract the file first"),
+    (b"PAR1", "a Parquet file"),
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"%PDF-", "a PDF document"),
+)
+
+
+def binary_kind(head: bytes, *, allow_parquet: bool = False,
+                nul_share: float = 0.0) -> str | None:
+    """What the file starting with ``head`` is when it is not text — a known format by its
+    magic bytes ("a PNG image", "gzip-compressed; decompress it first"), else "binary data
+    (NUL bytes)" when more than ``nul_share`` of ``head`` is NUL bytes (any, by default; a
+    line-by-line import lets a bad line with a NUL in it be that line's error) — or None
+    for text (and for Parquet when ``allow_parquet``).  A kind the user can fix says how
+    after "; ".  UTF-16
+    and UTF-32 text hold NUL bytes too: callers that take or name them check first."""
+    if head.startswith(b"RIFF") and head[8:12] == b"WEBP":
+        return "a WebP image"
+    for magic, what in _MAGIC:
+        if head.startswith(magic):
+            return None if allow_parquet and magic == b"PAR1" else what
+    if head.count(0) > nul_share * len(head):
+        return "binary data (NUL bytes)"
+    return None
