@@ -12,7 +12,8 @@ says what went wrong, so the caller stores it for that item instead of crashing.
 A judge that fails :data:`BREAK_AFTER` requests in a row (each after its retries, or
 refused as unauthorised or not found) is not asked again by this client: later calls fail
 at once with a message that says why (ADR 192), so a dead or misconfigured endpoint
-costs a run minutes, not a timeout per item.
+costs a run minutes, not a timeout per item.  Calls with the same ``messages`` (one
+item's repeats) are one request there: an item the server cannot process fails alone.
 """
 
 from __future__ import annotations
@@ -103,6 +104,9 @@ class JudgeClient:
                                  max_backoff=MAX_BACKOFF, max_retry_after=MAX_BACKOFF)
         self.calls = 0
         self.failures_in_a_row = 0
+        #: the messages of the requests counted in ``failures_in_a_row`` (their repeats
+        #: are not counted again; held until a success, so their ids stay theirs)
+        self._failing: list[list[dict[str, Any]]] = []
         self.broken: str | None = None  # why this client no longer asks its judge
 
     async def __aenter__(self) -> JudgeClient:
@@ -124,7 +128,11 @@ class JudgeClient:
             await pools.aclose()
 
     async def complete(self, messages: list[dict[str, Any]]) -> str:
-        """Send one chat request; the assistant's text, or :class:`JudgeError`."""
+        """Send one chat request; the assistant's text, or :class:`JudgeError`.
+
+        Calls given the same ``messages`` object (an item's repeats) count as one
+        request towards :data:`BREAK_AFTER`: their failures say one thing, about that item.
+        """
         pools = self._pools
         if pools is None:
             raise RuntimeError("use JudgeClient as an async context manager")
@@ -158,21 +166,26 @@ class JudgeClient:
         try:
             text = await retry_async(attempt, self.retry, sleep=self._sleep)
         except GaveUp as exc:
-            raise self._failed(f"{ep.model}: {exc}") from None
+            raise self._failed(messages, f"{ep.model}: {exc}") from None
         except _Refused as exc:
             if exc.status in _ENDPOINT_REFUSALS:
-                raise self._failed(str(exc)) from None
+                raise self._failed(messages, str(exc)) from None
             raise JudgeError(str(exc)) from None
         except ResponseTooLarge as exc:
             raise JudgeError(f"{ep.model} at {ep.base_url.rstrip('/')}: {exc}") from None
         self.failures_in_a_row = 0
+        self._failing.clear()
         return text
 
-    def _failed(self, message: str) -> JudgeError:
-        """Count a failure of the endpoint; the error to raise (after :data:`BREAK_AFTER`
-        in a row, this client stops asking and says so)."""
+    def _failed(self, messages: list[dict[str, Any]], message: str) -> JudgeError:
+        """Count a failure of the endpoint (once per ``messages``); the error to raise
+        (after :data:`BREAK_AFTER` in a row, this client stops asking and says so)."""
+        if any(m is messages for m in self._failing):
+            return JudgeError(message)  # another repeat of a request already counted
+        self._failing.append(messages)
         self.failures_in_a_row += 1
         if self.broken is None and self.failures_in_a_row >= BREAK_AFTER:
+            self._failing.clear()  # no more requests: nothing to tell apart
             ep = self.endpoint
             self.broken = (f"not sent: the judge {ep.model} at {ep.base_url.rstrip('/')} "
                            f"failed {self.failures_in_a_row} requests in a row (last: "

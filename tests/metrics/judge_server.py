@@ -5,7 +5,8 @@ a rating), ``flaky`` (HTTP 500 the first time a conversation is seen), ``busy`` 
 with Retry-After, then fine), ``slow`` (sleeps past the client timeout), ``garbage``
 (HTML with status 200), ``refuse`` (HTTP 400), ``noscore`` (an answer without a
 rating), ``tecci``/``invalid`` (TECCI JSON: IF cycles 3,4,5,4,4 per item, IC is a
-function of the item, VQ = 2), ``count`` (tracks concurrency).
+function of the item, VQ = 2), ``picky`` (HTTP 500 for a conversation that mentions
+"poison", else as ``tecci``), ``count`` (tracks concurrency).
 Model names may carry a score: ``good:9`` answers ``[[9]]``.
 """
 
@@ -116,13 +117,15 @@ class JudgeServer:
             return h._send(400, {"error": {"message": "image rejected by content policy"}})
         if kind == "noscore":
             return h._send(200, self.answer("I am unable to rate this image."))
-        if kind in ("tecci", "invalid"):
+        if kind == "picky" and "poison" in json.dumps(body["messages"]):
+            return h._send(500, {"error": {"message": "cannot process this image"}})
+        if kind in ("tecci", "invalid", "picky"):
             # IF cycles over an item's repeated runs (mean 4); IC depends on the item only
             with self.lock:
                 k = self.calls[key] = self.calls.get(key, 0) + 1
             v = [3, 4, 5, 4, 4][(k - 1) % 5]
             ic = 1 + int(key, 16) % 5
-            data = {"instruction_valid": kind == "tecci", "IF": v, "IC": ic, "VQ": 2}
+            data = {"instruction_valid": kind != "invalid", "IF": v, "IC": ic, "VQ": 2}
             return h._send(200, self.answer(f"Step 1: looks fine.\n{json.dumps(data)}"))
         if kind == "count":
             with self.lock:

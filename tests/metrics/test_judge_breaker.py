@@ -108,3 +108,28 @@ def test_a_success_between_failures_starts_the_count_again(server) -> None:
         return out
 
     assert len(asyncio.run(go())) == 3
+
+
+@pytest.mark.parametrize("bad", [0, 5])
+def test_the_repeats_of_one_item_count_as_one_failure(server, items, bad) -> None:
+    """TECCI asks a judge the same question ``judge_repeats`` times: five failures of
+    one item the server cannot process are that item's, not five of the endpoint's,
+    so the items after it are still scored (before, the judge was dropped for the run)."""
+    items[bad] = pair(Path(items[bad].inputs[0].path), Path(items[bad].output.path),
+                      prompt="make sky poison pink")
+    judge = _judge(server.url, "picky", concurrency=1)
+    results = evaluate(get("judge_tecci"), items,
+                       MetricSettings(judges=(judge,), judge_repeats=5))
+    assert results[bad].status == "error" and "HTTP 500" in results[bad].error
+    assert not any("stopped asking" in (r.error or "") for r in results)
+    assert [r.status for k, r in enumerate(results) if k != bad] == ["ok"] * (N_ITEMS - 1)
+
+
+def test_a_dead_judge_with_repeats_is_still_given_up_on(server, items) -> None:
+    judge = _judge(server.url, "nosuchmodel")  # 404: not retried
+    results = evaluate(get("judge_tecci"), items,
+                       MetricSettings(judges=(judge,), judge_repeats=5))
+    assert [r.status for r in results] == ["error"] * N_ITEMS
+    # the items that broke it and those of the run's window (2 × 2 connections), 5 each
+    assert server.calls["nosuchmodel"] <= (BREAK_AFTER + 4) * 5 < N_ITEMS * 5
+    assert "failed 3 requests in a row" in results[-1].error
