@@ -19,10 +19,11 @@ networks allowed is fetched again, through the guard, which refuses a private ho
 Retries follow :class:`core.retry.RetryPolicy` (backoff with jitter, ``Retry-After`` as
 a capped lower bound) on connection errors, timeouts, HTTP 5xx, 408 and 429, never on
 other 4xx or on content problems.  ``FetchSettings.total_timeout`` bounds the whole time
-spent on one URL, retries and waits included.  A host whose downloads fail
+spent on one URL, retries and waits included.  A server whose downloads fail
 :data:`HOST_BREAK_AFTER` times in a row for want of an answer (after their retries) is
-not asked again in that fetch: its other URLs fail at once with a message that says so
-(ADR 193), so a dead server costs an import a minute, not a minute per image.
+not asked again in that fetch, directly or through a redirect: its other URLs fail at
+once with a message that says so (ADR 193, :mod:`core.ingest.fetch_hosts`), so a dead
+server costs an import a minute, not a minute per image.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ import httpx
 
 from core.files import atomic_writer
 from core.http_pools import ClientPools, DeadlineExceeded, deadline
+from core.ingest.fetch_hosts import HOST_BREAK_AFTER, Hosts
 from core.ingest.images import (
     DEFAULT_MAX_PIXELS,
     ImageError,
@@ -55,7 +57,8 @@ from core.jobs import JobState
 from core.retry import RetryPolicy, parse_retry_after, retryable_status
 from core.task_pool import run_bounded
 
-__all__ = ["FetchResult", "FetchSettings", "fetch_images", "fetch_images_sync", "make_clients"]
+__all__ = ["HOST_BREAK_AFTER", "FetchResult", "FetchSettings", "fetch_images",
+           "fetch_images_sync", "make_clients"]
 
 log = logging.getLogger(__name__)
 
@@ -64,8 +67,6 @@ _OCTET_TYPES = {"", "application/octet-stream", "binary/octet-stream", "applicat
 MAX_REDIRECTS = 10
 _DECODE_STEP = 1 << 20  # most bytes one decompression step may produce
 MAX_PARALLEL_DECODES = 2  # images decoded at once (each may need up to max_pixels × 4 B)
-#: downloads of one host that fail in a row, unanswered, before it is not asked again
-HOST_BREAK_AFTER = 5
 
 
 @dataclass
@@ -123,6 +124,10 @@ class FetchResult:
 
 class _Permanent(Exception):
     """A failure that retrying cannot fix (4xx, wrong type, too large, corrupt…)."""
+
+
+class _GivenUp(_Permanent):
+    """A redirect to a server this fetch has given up on (not followed)."""
 
 
 class _Transient(Exception):
@@ -263,32 +268,42 @@ async def _body(response: httpx.Response) -> AsyncIterator[bytes]:
             yield piece
 
 
-async def _send(client: httpx.AsyncClient, url: str, s: FetchSettings) -> httpx.Response:
-    """GET ``url``, following redirects one hop at a time (every hop checked afresh)."""
+async def _send(client: httpx.AsyncClient, url: str, s: FetchSettings, hosts: Hosts | None,
+                asked: list[httpx.URL]) -> httpx.Response:
+    """GET ``url``, following redirects one hop at a time (every hop checked afresh, none
+    to a server ``hosts`` gave up on); each request's URL is appended to ``asked``."""
     request = client.build_request("GET", url, headers=_headers(s), timeout=_timeout(s))
     for _ in range(MAX_REDIRECTS + 1):
+        asked.append(request.url)
         response = await client.send(request, stream=True, follow_redirects=False)
         if not response.has_redirect_location:
             return response
         await response.aclose()
+        if hosts is not None:
+            hosts.answered(request.url)
         location = response.next_request
         if location is None:
             raise _Permanent("redirect without a usable Location")
         problem = _url_problem(str(location.url))
         if problem:
             raise _Permanent(f"redirected to an unusable URL ({problem})")
+        given_up = hosts.given_up(location.url) if hosts is not None else None
+        if given_up is not None:
+            raise _GivenUp(given_up)
         request = location
     raise _Permanent("too many redirects")
 
 
 async def _attempt(client: httpx.AsyncClient, url: str, s: FetchSettings, target: Path,
-                   decodes: asyncio.Semaphore) -> ImageInfo:
-    """One GET: status, type and size checks, body streamed to ``target``, decode check."""
+                   decodes: asyncio.Semaphore, hosts: Hosts | None,
+                   asked: list[httpx.URL]) -> ImageInfo:
+    """One GET: status, type and size checks, body streamed to ``target``, decode check
+    (``hosts``, ``asked``: as :func:`_send` takes them)."""
     limit = format_size(s.max_bytes)
     received = 0
     ctype = ""
     try:
-        response = await _send(client, url, s)
+        response = await _send(client, url, s, hosts, asked)
         try:
             if response.status_code >= 300:
                 raise _http_error(response)
@@ -328,14 +343,15 @@ async def _attempt(client: httpx.AsyncClient, url: str, s: FetchSettings, target
 
 
 async def _download(client: httpx.AsyncClient, url: str, s: FetchSettings, target: Path,
-                    decodes: asyncio.Semaphore, hosts: _Hosts | None = None) -> FetchResult:
-    """Fetch one URL with retries, all within ``s.total_timeout`` (no attempt once its
-    host is given up on, :class:`_Hosts`)."""
+                    decodes: asyncio.Semaphore, hosts: Hosts | None = None) -> FetchResult:
+    """Fetch one URL with retries, all within ``s.total_timeout``; tell ``hosts`` whether
+    the server asked last answered (no attempt, nor redirect, to a server it gave up on)."""
     loop = asyncio.get_running_loop()
     start = loop.time()
     end = start + s.total_timeout
     policy = s.retry
     attempts = 0
+    asked: list[httpx.URL] = []  # every request's URL, redirects included
     while True:
         given_up = hosts.given_up(url) if hosts is not None else None
         if given_up is not None:
@@ -343,64 +359,33 @@ async def _download(client: httpx.AsyncClient, url: str, s: FetchSettings, targe
         attempts += 1
         try:  # the limit spans every attempt: hitting it ends the URL, no retry
             async with deadline(s.total_timeout, start=start):
-                info = await _attempt(client, url, s, target, decodes)
-            return FetchResult(url, target, info, attempts=attempts)
-        except _Permanent as exc:
+                info = await _attempt(client, url, s, target, decodes, hosts, asked)
+            result = FetchResult(url, target, info, attempts=attempts)
+        except _GivenUp as exc:  # its server's count is not this download's to change
             return FetchResult(url, error=str(exc), attempts=attempts)
+        except _Permanent as exc:
+            result = FetchResult(url, error=str(exc), attempts=attempts)
         except DeadlineExceeded:
-            return FetchResult(
+            result = FetchResult(
                 url,
                 error=f"timed out: no complete response within the {_secs(s.total_timeout)} "
                 f"total limit ({attempts} attempt{'s' if attempts != 1 else ''})",
                 attempts=attempts, unanswered=True,
             )
         except _Transient as exc:
-            if attempts >= policy.attempts:
-                return FetchResult(url, error=exc.final(attempts), attempts=attempts,
-                                   unanswered=True)
-            delay = policy.delay(attempts, exc.retry_after)
-            if loop.time() + delay >= end:
-                return FetchResult(url, error=exc.final(attempts), attempts=attempts,
-                                   unanswered=True)
-            await asyncio.sleep(delay)
-
-
-class _Hosts:
-    """Per host, the downloads that failed unanswered in a row; a host at
-    :data:`HOST_BREAK_AFTER` is given up on for the rest of the fetch (ADR 193).  An
-    answer of any kind (an image, a 404, a web page) starts its count again."""
-
-    def __init__(self) -> None:
-        self.in_a_row: dict[str, int] = {}
-        self.broken: dict[str, str] = {}
-
-    @staticmethod
-    def host(url: str) -> str:
-        """The server of ``url``: its host name, and its port when it names one."""
-        try:
-            parts = urlsplit(url.strip())
-            name, port = (parts.hostname or "").lower(), parts.port
-        except ValueError:
-            return ""
-        return f"{name}:{port}" if name and port is not None else name
-
-    def given_up(self, url: str) -> str | None:
-        """Why ``url`` is not fetched (its host was given up on), or None."""
-        return self.broken.get(self.host(url))
-
-    def record(self, url: str, result: FetchResult) -> None:
-        host = self.host(url)
-        if not host or host in self.broken or result.from_cache or result.attempts == 0:
-            return
-        if not result.unanswered:
-            self.in_a_row[host] = 0
-            return
-        n = self.in_a_row[host] = self.in_a_row.get(host, 0) + 1
-        if n >= HOST_BREAK_AFTER:
-            self.broken[host] = (
-                f"not fetched: {host} failed {n} downloads in a row (last: {result.error}), "
-                "so its other images were not asked for in this import; import the file "
-                "again to try them again")
+            if attempts < policy.attempts:
+                delay = policy.delay(attempts, exc.retry_after)
+                if loop.time() + delay < end:
+                    await asyncio.sleep(delay)
+                    continue
+            result = FetchResult(url, error=exc.final(attempts), attempts=attempts,
+                                 unanswered=True)
+        if hosts is not None and asked:
+            if result.unanswered:
+                hosts.unanswered(asked[-1], result.error)
+            else:
+                hosts.answered(asked[-1])
+        return result
 
 
 # -- where bodies go ----------------------------------------------------------------
@@ -456,7 +441,7 @@ def _cache_load(path: Path, s: FetchSettings) -> ImageInfo | None:
 
 
 async def _fetch_one(client: httpx.AsyncClient, url: str, s: FetchSettings,
-                     decodes: asyncio.Semaphore, hosts: _Hosts | None = None) -> FetchResult:
+                     decodes: asyncio.Semaphore, hosts: Hosts | None = None) -> FetchResult:
     problem = _url_problem(url)
     if problem:
         return FetchResult(url, error=problem)
@@ -470,15 +455,13 @@ async def _fetch_one(client: httpx.AsyncClient, url: str, s: FetchSettings,
         _guard_mark(path).unlink(missing_ok=True)  # vouches for the body about to be replaced
     result = await _download(client, target, s, path, decodes, hosts)
     result.url = url
-    if hosts is not None:
-        hosts.record(target, result)
     if s.cache_dir is not None and result.ok:
         _mark_guarded(path, s)
     return result
 
 
 async def _fetch_guarded(client: httpx.AsyncClient, url: str, s: FetchSettings,
-                         decodes: asyncio.Semaphore, hosts: _Hosts | None = None
+                         decodes: asyncio.Semaphore, hosts: Hosts | None = None
                          ) -> FetchResult:
     """``_fetch_one`` that turns any unexpected exception into an error result."""
     try:
@@ -517,7 +500,7 @@ async def fetch_images(
     pools = make_clients(settings) if client is None else None
     width = max(1, settings.concurrency)
     decodes = asyncio.Semaphore(MAX_PARALLEL_DECODES)
-    hosts = _Hosts()
+    hosts = Hosts()
     failed = 0
 
     async def run(url: str) -> None:

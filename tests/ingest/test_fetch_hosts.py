@@ -16,7 +16,8 @@ import pytest
 from test_fetch import _DOWNLOADS, fast
 from test_importer import write_jsonl
 
-from core.ingest.fetch import HOST_BREAK_AFTER, FetchResult, _Hosts, fetch_images_sync
+from core.ingest.fetch import HOST_BREAK_AFTER, fetch_images_sync
+from core.ingest.fetch_hosts import Hosts
 from core.ingest.importer import import_jsonl
 
 try:
@@ -84,18 +85,74 @@ def test_answers_that_refuse_one_image_do_not_stop_a_host(image_server) -> None:
 
 
 def test_an_answer_between_failures_starts_the_count_again() -> None:
-    hosts = _Hosts()
-    dead = FetchResult("http://h/a", error="timed out", attempts=2, unanswered=True)
-    answered = FetchResult("http://h/b", error="HTTP 404 Not Found", attempts=1)
+    hosts = Hosts()
     for _ in range(3):
         for _ in range(HOST_BREAK_AFTER - 1):
-            hosts.record("http://h/a", dead)
-        hosts.record("http://h/b", answered)
+            hosts.unanswered("http://h/a", "timed out")
+        hosts.answered("http://h/b")
     assert hosts.given_up("http://h/c") is None
     for _ in range(HOST_BREAK_AFTER):
-        hosts.record("http://H/a", dead)  # host names are compared without case
+        hosts.unanswered("http://H/a", "timed out")  # host names are compared without case
     assert hosts.given_up("http://h/c") is not None
     assert hosts.given_up("http://h:8080/c") is None  # another port, another server
+
+
+@pytest.mark.parametrize(("dead", "same", "other"), [
+    # the default port, written or not; a name with its root's trailing dot
+    ("http://h.example/a", ["http://h.example:80/b", "http://H.EXAMPLE./c"],
+     ["https://h.example/d", "http://h.example:8080/e"]),
+    # https: port 443 (whatever the scheme); http on the same name is port 80, another
+    ("https://h.example/a", ["https://h.example:443/b", "https://user@h.example/c",
+                             "http://h.example:443/e"], ["http://h.example/d"]),
+    # IPv6 literals, however their digits are written
+    ("http://[::1]:8080/a", ["http://[0:0::1]:8080/b"], ["http://[::1]/c"]),
+    ("http://[2001:DB8::1]/a", ["http://[2001:db8::1]:80/b"], ["http://[2001:db8::2]/c"]),
+])
+def test_a_server_is_its_host_and_port_however_the_url_writes_them(dead, same,
+                                                                   other) -> None:
+    hosts = Hosts()
+    for _ in range(HOST_BREAK_AFTER):
+        hosts.unanswered(dead, "connection failed")
+    assert all(hosts.given_up(u) is not None for u in same)
+    assert all(hosts.given_up(u) is None for u in other)
+
+
+def test_the_message_names_the_server_unambiguously_and_no_credentials() -> None:
+    hosts = Hosts()
+    for url in ("http://user:secret@[::1]:8080/a", "https://user:secret@Example.com/a"):
+        for _ in range(HOST_BREAK_AFTER):
+            hosts.unanswered(url, "connection failed")
+    assert hosts.given_up("http://[::1]:8080/b").startswith(
+        "not fetched: [::1]:8080 failed 5 downloads in a row (last: connection failed)")
+    assert hosts.given_up("https://example.com/b").startswith(
+        "not fetched: example.com:443 failed")
+    assert not any("secret" in m or "user" in m for m in hosts.broken.values())
+
+
+def test_a_live_host_that_redirects_to_a_dead_one_is_not_blamed(image_server) -> None:
+    """A redirector (a CDN, a shortener) whose targets are down answered every request:
+    the dead target is the server given up on, and the redirector's own images come."""
+    dead = _closed_port()
+    redirects = [image_server.url(f"/redirect-to?u=http://127.0.0.1:{dead}/x{k}.jpg")
+                 for k in range(HOST_BREAK_AFTER + 3)]
+    good = [image_server.url(f"/good.jpg?k={k}") for k in range(3)]
+    results = fetch_images_sync(redirects + good, fast(concurrency=1, retries=0))
+    assert all(results[u].ok for u in good)
+    errors = [results[u].error for u in redirects]
+    assert all("connection failed" in e for e in errors[:HOST_BREAK_AFTER])
+    # later redirects to the dead server are not followed: they fail at once, naming it
+    assert all(e.startswith(f"not fetched: 127.0.0.1:{dead} failed {HOST_BREAK_AFTER}")
+               for e in errors[HOST_BREAK_AFTER:])
+    assert image_server.hits["/good.jpg?k=0"] == 1
+
+
+def test_a_redirect_to_a_server_given_up_on_is_not_followed(image_server) -> None:
+    dead = _closed_port()
+    direct = [f"http://127.0.0.1:{dead}/x{k}.jpg" for k in range(HOST_BREAK_AFTER)]
+    redirect = image_server.url(f"/redirect-to?u=http://127.0.0.1:{dead}/y.jpg")
+    results = fetch_images_sync([*direct, redirect], fast(concurrency=1, retries=0))
+    assert results[redirect].error.startswith(f"not fetched: 127.0.0.1:{dead} failed")
+    assert results[redirect].attempts == 1  # the redirector was asked, the dead one not
 
 
 def test_images_given_up_on_are_fetched_when_the_file_is_imported_again(
