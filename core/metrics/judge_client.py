@@ -50,6 +50,11 @@ class JudgeError(Exception):
     """A judge call failed (after retries where retrying made sense)."""
 
 
+class JudgeUnavailable(JudgeError):
+    """The judge did not answer (after its retries), refused as unauthorised or not
+    found, or was no longer asked (ADR 192): no verdict on the item, worth asking again."""
+
+
 def data_url(data: bytes, mime: str = "image/png") -> str:
     """``data:<mime>;base64,...`` for an image."""
     return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
@@ -138,7 +143,7 @@ class JudgeClient:
             raise RuntimeError("use JudgeClient as an async context manager")
         ep = self.endpoint
         if self.broken is not None:
-            raise JudgeError(self.broken)
+            raise JudgeUnavailable(self.broken)
         payload: dict[str, Any] = {"model": ep.model, "messages": messages,
                                    "max_tokens": ep.max_tokens}
         if ep.temperature is not None:
@@ -148,7 +153,7 @@ class JudgeClient:
             with transport_failures(ep.base_url, ep.timeout):
                 async with pools.slot() as client:
                     if self.broken is not None:  # broke while this request waited
-                        raise JudgeError(self.broken)
+                        raise JudgeUnavailable(self.broken)
                     self.calls += 1
                     async with deadline(ep.timeout):
                         status, headers, body = await read_capped(
@@ -177,11 +182,11 @@ class JudgeClient:
         self._failing.clear()
         return text
 
-    def _failed(self, messages: list[dict[str, Any]], message: str) -> JudgeError:
+    def _failed(self, messages: list[dict[str, Any]], message: str) -> JudgeUnavailable:
         """Count a failure of the endpoint (once per ``messages``); the error to raise
         (after :data:`BREAK_AFTER` in a row, this client stops asking and says so)."""
         if any(m is messages for m in self._failing):
-            return JudgeError(message)  # another repeat of a request already counted
+            return JudgeUnavailable(message)  # a repeat of a request already counted
         self._failing.append(messages)
         self.failures_in_a_row += 1
         if self.broken is None and self.failures_in_a_row >= BREAK_AFTER:
@@ -192,7 +197,7 @@ class JudgeClient:
                            f"{message}), so Winnow stopped asking it in this run; check "
                            "the endpoint (Metrics → Settings) and run again — items that "
                            "failed are computed again")
-        return JudgeError(message)
+        return JudgeUnavailable(message)
 
 
 class _Refused(JudgeError):

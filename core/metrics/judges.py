@@ -16,7 +16,9 @@ judge (``repeats`` times each), parses the answers and combines them:
 
 A judge that fails for an item (HTTP error, timeout, garbage, refusal, an answer
 without a score) is recorded in ``details.errors``; when every judge fails the item
-is stored as an error, never raised.
+is stored as an error, never raised.  An item scored without a judge that did not answer
+(:class:`~core.metrics.judge_client.JudgeUnavailable`) names it in
+``details.unanswered``: the next run computes that item again (ADR 192).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from typing import Any
 from core.metrics import judge_prompts as jp
 from core.metrics.base import Metric, MetricResult, PairItem
 from core.metrics.imageio import encode_png, open_rgb
-from core.metrics.judge_client import JudgeClient, JudgeError, data_url
+from core.metrics.judge_client import JudgeClient, JudgeError, JudgeUnavailable, data_url
 from core.metrics.settings import MetricSettings
 from core.metrics.text_rendering import target_text
 
@@ -47,6 +49,7 @@ class Run:
     valid: bool = True
     reasoning: str = ""
     error: str | None = None
+    unanswered: bool = False  # the judge did not answer (worth asking on the next run)
 
 
 class JudgeMetric(Metric):
@@ -204,6 +207,8 @@ async def judge_items(metric: JudgeMetric, settings: MetricSettings, items: list
         try:
             text = await client.complete(messages)
             return metric.parse(name, text)
+        except JudgeUnavailable as exc:
+            return Run(name, error=str(exc), unanswered=True)
         except (JudgeError, jp.AnswerError) as exc:
             return Run(name, error=str(exc))
 
@@ -220,7 +225,11 @@ async def judge_items(metric: JudgeMetric, settings: MetricSettings, items: list
             runs = await asyncio.gather(*(one_run(c, messages) for c in clients
                                           for _ in range(repeats)))
             if not cancelled():
-                on_result(item, metric.combine(list(runs)))
+                result = metric.combine(list(runs))
+                missing = sorted({r.judge for r in runs if r.unanswered})
+                if missing and result.status != "error":  # errors are computed again anyway
+                    result.details["unanswered"] = missing
+                on_result(item, result)
 
     try:
         if own:

@@ -198,7 +198,7 @@ def run_metrics(state: JobState, project: Project, metrics: Sequence[Metric],
             h = inputs_hash(metric, item)
             row = have.get((item.sample_id, item.model))
             if row and row.version == metric.version and row.inputs_hash == h \
-                    and row.status != "error":
+                    and row.status != "error" and not row.incomplete:
                 summary.count(metric.name, "cached")
                 continue
             reason = metric.applicable(item)

@@ -6,7 +6,8 @@ with Retry-After, then fine), ``slow`` (sleeps past the client timeout), ``garba
 (HTML with status 200), ``refuse`` (HTTP 400), ``noscore`` (an answer without a
 rating), ``tecci``/``invalid`` (TECCI JSON: IF cycles 3,4,5,4,4 per item, IC is a
 function of the item, VQ = 2), ``picky`` (HTTP 500 for a conversation that mentions
-"poison", else as ``tecci``), ``count`` (tracks concurrency).
+"poison", else as ``tecci``), ``count`` (tracks concurrency).  A behaviour named in
+``down`` answers HTTP 503 until it is taken out (a server that is down, then back).
 Model names may carry a score: ``good:9`` answers ``[[9]]``.
 """
 
@@ -28,6 +29,7 @@ class JudgeServer:
         self.headers: list[dict[str, str]] = []
         self.seen: set[str] = set()
         self.calls: dict[str, int] = {}
+        self.down: set[str] = set()  # behaviours answering 503 for now
         self.in_flight = 0
         self.max_in_flight = 0
         self.lock = threading.Lock()
@@ -90,6 +92,8 @@ class JudgeServer:
             self.calls[kind] = self.calls.get(kind, 0) + 1
         blob = json.dumps([model, body["messages"]], sort_keys=True).encode()
         key = hashlib.sha256(blob).hexdigest()
+        if kind in self.down:
+            return h._send(503, {"error": {"message": "service unavailable"}})
         if kind in ("good", "low"):
             score = arg or ("8" if kind == "good" else "3")
             return h._send(200, self.answer(f"The output follows the prompt. Rating: [[{score}]]"))

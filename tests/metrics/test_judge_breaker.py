@@ -15,10 +15,15 @@ import pytest
 from judge_server import JudgeServer
 from metrics_helpers import gradient_image, pair, save
 
+from core.jobs import JobState
+from core.metrics import store
+from core.metrics.base import MetricResult
+from core.metrics.items import collect_items
 from core.metrics.judge_client import BREAK_AFTER, JudgeClient, JudgeError
 from core.metrics.registry import get
-from core.metrics.runner import evaluate
+from core.metrics.runner import evaluate, run_metrics
 from core.metrics.settings import JudgeEndpoint, MetricSettings
+from core.selection import SampleFilter
 
 N_ITEMS = 24
 #: items a run works on at once: 2 × the judges' connections (judges.judge_items)
@@ -133,3 +138,36 @@ def test_a_dead_judge_with_repeats_is_still_given_up_on(server, items) -> None:
     # the items that broke it and those of the run's window (2 × 2 connections), 5 each
     assert server.calls["nosuchmodel"] <= (BREAK_AFTER + 4) * 5 < N_ITEMS * 5
     assert "failed 3 requests in a row" in results[-1].error
+
+
+def test_items_a_judge_did_not_answer_are_computed_again(server, small_project) -> None:
+    """With several judges, an item the others scored is stored with their mean, but the
+    run after the dead judge is back asks again, as its message says: before, the
+    one-judge mean was cached as the two-judge value for good."""
+    project = small_project(6)
+    items = collect_items(project, SampleFilter().sample_ids(project), ["tinted", "same"])
+    settings = MetricSettings(judges=(_judge(server.url, "good:8"), _judge(server.url, "low:2")))
+    metric = [get("judge_overall")]
+    server.down.add("low")
+    first = run_metrics(JobState(), project, metric, items, settings)
+    assert first.computed == len(items) and first.errors == 0
+    rows = store.load_results(project, metrics=["judge_overall"])
+    assert all(r.value == 8.0 and "low:2" in r.details["errors"] for r in rows)
+    assert any("computed again" in r.details["errors"]["low:2"] for r in rows)
+    server.down.clear()
+    again = run_metrics(JobState(), project, metric, items, settings)
+    assert again.computed == len(items) and again.cached == 0
+    rows = store.load_results(project, metrics=["judge_overall"])
+    assert all(r.value == 5.0 and not r.details["errors"] for r in rows)
+    assert run_metrics(JobState(), project, metric, items, settings).cached == len(items)
+
+
+def test_the_cache_reads_details_sqlite_cannot_parse(small_project) -> None:
+    """Details may hold NaN (Python's JSON, not SQLite's): reading the cache must not
+    fail on them while it looks for judges that did not answer."""
+    project = small_project(1)
+    rows = [("s00", "tinted", "h1", MetricResult.ok(1.0, spread=float("nan")), None),
+            ("s00", "same", "h2", MetricResult.ok(2.0, unanswered=["j"]), None)]
+    store.save_results(project, "x", 1, {}, "p", rows)
+    have = store.cached(project, "x", "p")
+    assert not have[("s00", "tinted")].incomplete and have[("s00", "same")].incomplete
