@@ -21,7 +21,7 @@ import asyncio
 import json
 import math
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -190,6 +190,7 @@ class ProposeClient:
         self.sent = 0
         self.rate_limited = 0
         self.failures_in_a_row = 0  # requests that gave up after their retries (ADR 192)
+        self._failing: set[Hashable] = set()  # their groups (a post's kinds count once)
 
     async def __aenter__(self) -> ProposeClient:
         import httpx
@@ -232,8 +233,13 @@ class ProposeClient:
             await self._sleep(wait)
 
     async def complete(self, messages: list[dict[str, Any]], name: str,
-                       schema: dict[str, Any]) -> Answer:
-        """Send one request; the answer, or :class:`ProposeError` / :class:`EndpointError`."""
+                       schema: dict[str, Any], *, group: Hashable | None = None) -> Answer:
+        """Send one request; the answer, or :class:`ProposeError` / :class:`EndpointError`.
+
+        Requests of one ``group`` (the kinds asked about one post) that give up count as
+        one towards :data:`BREAK_AFTER`: failing on one post's images says nothing of
+        the endpoint.  Without a group each request counts on its own.
+        """
         pools = self._pools
         if pools is None:
             raise RuntimeError("use ProposeClient as an async context manager")
@@ -286,7 +292,8 @@ class ProposeClient:
         try:
             answer = await retry_async(attempt, self.policy, sleep=self._sleep)
         except GaveUp as exc:
-            self.failures_in_a_row += 1
+            self._failing.add(object() if group is None else group)
+            self.failures_in_a_row = len(self._failing)
             if self.failures_in_a_row >= BREAK_AFTER:  # a dead endpoint: stop the run
                 raise EndpointError(
                     f"the endpoint failed {self.failures_in_a_row} requests in a row (last: "
@@ -296,4 +303,5 @@ class ProposeClient:
         except ResponseTooLarge as exc:
             raise ProposeError(str(exc)) from None
         self.failures_in_a_row = 0
+        self._failing.clear()
         return answer

@@ -161,7 +161,7 @@ class _Run:
         answer: Answer | None = None
         try:
             answer = await self.client.complete(req.messages, "winnow_" + kind.replace("-", "_"),
-                                                SCHEMAS[kind])
+                                                SCHEMAS[kind], group=ctx.post_id)
             outcome.raw = answer.text
             outcome.value = validate(kind, answer.text, subject)
             outcome.status = "ok"

@@ -6,18 +6,36 @@ from __future__ import annotations
 
 import json
 import threading
+from pathlib import Path
 
 import pytest
 from propose_helpers import endpoint, run
 
 from core.curate.commands import SetField, SetTag, UndoStack
 from core.curate.image_edits import set_image_role
+from core.ingest.importer import import_jsonl
 from core.jobs import Cancelled, JobState
 from core.propose.client import EndpointError
 from core.propose.commands import AcceptProposals, SetFeedbackLabel
 from core.propose.job import run_proposals
 from core.propose.kinds import KINDS
 from core.propose.store import select_posts
+from core.store import Project
+
+#: text posts in :func:`many_posts` (a run asks 2 kinds of each: 48 requests)
+MANY = 24
+
+
+@pytest.fixture
+def many_posts(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A project of :data:`MANY` raw text posts (enough for a bound on requests sent)."""
+    src = tmp_path / "many.jsonl"
+    src.write_text("".join(json.dumps({"id": f"m{k}", "text": f"a red bicycle number {k}"})
+                           + "\n" for k in range(MANY)), encoding="utf-8")
+    project = Project.create(tmp_path / "many.winnow")
+    import_jsonl(project, src)
+    yield project
+    project.close()
 
 
 def _sample(project, sid):  # type: ignore[no-untyped-def]
@@ -124,19 +142,45 @@ def test_a_429_storm_is_ridden_out_honouring_retry_after(posts_project, server) 
 
 @pytest.mark.parametrize(("model", "reason"), [
     ("hang", "timed out"), ("garbage", "malformed response")])
-def test_a_server_that_keeps_failing_stops_the_run_saying_why(posts_project, server, model,
+def test_a_server_that_keeps_failing_stops_the_run_saying_why(many_posts, server, model,
                                                              reason) -> None:
-    """Every request timing out, or answered with a web page: after 3 in a row (each
-    after its retries) the run stops, rather than wait on every post (ADR 192)."""
+    """Every request timing out, or answered with a web page: after 3 posts in a row
+    (each request after its retries) the run stops, rather than wait on every post
+    (ADR 192)."""
     with pytest.raises(EndpointError, match=f"failed 3 requests in a row.*{reason}"):
-        run(posts_project, server.url, model, kinds=["quality", "prompt"], timeout=0.3,
+        run(many_posts, server.url, model, kinds=["quality", "prompt"], timeout=0.3,
             attempts=2, concurrency=1)
-    # 3 requests that gave up (2 attempts each) and those already under way, of the 10
-    # (5 posts × 2 kinds) that a run on a live server sends
-    assert 3 * 2 <= server.total <= 5 * 2 < 10 * 2
-    outcome = posts_project.conn.execute(
+    # 3 posts that gave up (2 kinds, 2 attempts each) and the run's window of posts
+    # already under way (2), of the 48 requests a run on a live server sends
+    assert 3 * 2 <= server.total <= (3 + 2) * 2 * 2 < MANY * 2 * 2
+    outcome = many_posts.conn.execute(
         "SELECT outcome FROM proposal_runs ORDER BY id DESC").fetchone()[0]
     assert outcome == "stopped"
+
+
+def test_a_server_that_goes_down_keeps_the_proposals_made(many_posts, server) -> None:
+    with pytest.raises(EndpointError, match="failed 3 requests in a row.*HTTP 503"):
+        run(many_posts, server.url, "dies:10", kinds=["quality", "prompt"], attempts=2,
+            concurrency=1)
+    kept = many_posts.conn.execute(
+        "SELECT count(*) FROM proposals WHERE status = 'ok'").fetchone()[0]
+    assert kept == 10 and server.total <= 10 + (3 + 2) * 2 * 2
+    written = many_posts.conn.execute(
+        "SELECT count(*) FROM proposals WHERE status = 'ok' AND applied IS NOT NULL")
+    assert written.fetchone()[0] == 10
+    assert many_posts.conn.execute(
+        "SELECT outcome FROM proposal_runs ORDER BY id DESC").fetchone()[0] == "stopped"
+
+
+def test_one_post_the_server_cannot_do_does_not_stop_the_run(posts_project, server) -> None:
+    """Every kind asked about one post fails after its retries (a server that cannot
+    process its images): that is one post's failure, not a dead endpoint, so the run
+    goes on with the others (before, its 3 failed kinds stopped the run)."""
+    report = run(posts_project, server.url, "picky:green please", concurrency=1)
+    assert report.outcome == "done"
+    failed = {f["post"] for f in report.failures}
+    assert failed == {"q1"} and report.failed >= 3 and report.ok > 0
+    assert all("HTTP 500" in f["reason"] for f in report.failures)
 
 
 def test_flaky_5xx_is_retried(posts_project, server) -> None:

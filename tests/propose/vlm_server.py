@@ -273,6 +273,16 @@ class VlmServer:
             if first:
                 return await self._send(writer, 500, {"error": {"message": "overloaded"}})
             name = "good"
+        if name == "dies":  # answers its first ``arg`` requests, then is down (503)
+            with self.lock:
+                down = self.total > int(arg)
+            if down:
+                return await self._send(writer, 503, {"error": {"message": "down"}})
+            name = "good"
+        if name == "picky":  # a server that fails on one post (its text holds ``arg``)
+            if arg in user_text(body):
+                return await self._send(writer, 500, {"error": {"message": "cannot do it"}})
+            name = "good"
         if name == "hang":
             assert self._stop is not None
             await self._stop.wait()
