@@ -32,7 +32,7 @@ def server(url: str | httpx.URL) -> str:
         return ""
     if not name:
         return ""
-    port = parsed.port or _DEFAULT_PORTS.get(parsed.scheme.lower(), 0)
+    port = parsed.port if parsed.port is not None else _DEFAULT_PORTS.get(parsed.scheme, 0)
     if ":" in name:  # an IPv6 literal
         try:
             name = ipaddress.IPv6Address(name).compressed

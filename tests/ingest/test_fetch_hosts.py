@@ -104,6 +104,8 @@ def test_an_answer_between_failures_starts_the_count_again() -> None:
     # https: port 443 (whatever the scheme); http on the same name is port 80, another
     ("https://h.example/a", ["https://h.example:443/b", "https://user@h.example/c",
                              "http://h.example:443/e"], ["http://h.example/d"]),
+    # port 0 (never connects) is not the default port
+    ("http://h.example:0/a", ["http://h.example:0/b"], ["http://h.example/c"]),
     # IPv6 literals, however their digits are written
     ("http://[::1]:8080/a", ["http://[0:0::1]:8080/b"], ["http://[::1]/c"]),
     ("http://[2001:DB8::1]/a", ["http://[2001:db8::1]:80/b"], ["http://[2001:db8::2]/c"]),
