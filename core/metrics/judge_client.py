@@ -185,11 +185,11 @@ class JudgeClient:
     def _failed(self, messages: list[dict[str, Any]], message: str) -> JudgeUnavailable:
         """Count a failure of the endpoint (once per ``messages``); the error to raise
         (after :data:`BREAK_AFTER` in a row, this client stops asking and says so)."""
-        if any(m is messages for m in self._failing):
-            return JudgeUnavailable(message)  # a repeat of a request already counted
+        if self.broken is not None or any(m is messages for m in self._failing):
+            return JudgeUnavailable(message)  # no longer counted, or a repeat already was
         self._failing.append(messages)
         self.failures_in_a_row += 1
-        if self.broken is None and self.failures_in_a_row >= BREAK_AFTER:
+        if self.failures_in_a_row >= BREAK_AFTER:
             self._failing.clear()  # no more requests: nothing to tell apart
             ep = self.endpoint
             self.broken = (f"not sent: the judge {ep.model} at {ep.base_url.rstrip('/')} "
