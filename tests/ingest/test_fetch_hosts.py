@@ -179,3 +179,20 @@ def test_images_given_up_on_are_fetched_when_the_file_is_imported_again(
     assert again.images_fetched == 12 and again.images_failed == 0
     missing = project.conn.execute("SELECT count(*) FROM post_images WHERE sha256 IS NULL")
     assert missing.fetchone()[0] == 0
+
+
+def test_cached_images_of_a_server_given_up_on_are_still_served(tmp_path: Path,
+                                                                 monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    server = ImageServer().start()
+    cached = [server.url(f"/good.jpg?k={k}") for k in range(3)]
+    settings = fast(concurrency=1, retries=0, download_dir=None, cache_dir=tmp_path / "c")
+    try:
+        assert all(r.ok for r in fetch_images_sync(cached, settings).values())
+    finally:
+        server.stop()  # the port now refuses: the server is down
+    missing = [server.url(f"/good.jpg?new={k}") for k in range(HOST_BREAK_AFTER + 2)]
+    results = fetch_images_sync([*missing, *cached], settings)
+    assert results[missing[-1]].error.startswith("not fetched:")
+    assert all(results[u].ok and results[u].from_cache for u in cached)
