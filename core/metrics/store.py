@@ -45,13 +45,13 @@ class ResultRow:
 def cached(project: Project, metric: str, params_hash: str) -> dict[tuple[str, str], CachedRow]:
     """``{(sample, model): (version, inputs_hash, status, incomplete)}`` stored for this
     configuration."""
-    return {(s, m): CachedRow(v, h, st, bool(gap)) for s, m, v, h, st, gap in
-            project.conn.execute(
+    rows = project.conn.execute(
         "SELECT sample_id, model, version, inputs_hash, status, "
         # json_extract raises on details SQLite cannot parse (NaN): guarded, never read
         "CASE WHEN instr(details, '\"unanswered\"') AND json_valid(details) "
         "THEN json_extract(details, '$.unanswered') IS NOT NULL ELSE 0 END "
-        "FROM metric_results WHERE metric = ? AND params_hash = ?", (metric, params_hash))}
+        "FROM metric_results WHERE metric = ? AND params_hash = ?", (metric, params_hash))
+    return {(s, m): CachedRow(v, h, st, bool(gap)) for s, m, v, h, st, gap in rows}
 
 
 def save_results(project: Project, metric: str, version: int, params: dict[str, Any],
