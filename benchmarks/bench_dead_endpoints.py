@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.ingest import fetch  # noqa: E402
+from core.ingest import fetch, fetch_hosts  # noqa: E402
 from core.metrics import judge_client  # noqa: E402
 
 
@@ -62,16 +62,14 @@ def judge_case(port: int, n: int) -> tuple[float, int]:
 
     endpoint = JudgeEndpoint(f"http://127.0.0.1:{port}/v1", "judge", timeout=0.3,
                              backoff=0.01, max_retries=1, concurrency=4)
-    message = [{"role": "user", "content": "rate this"}]
-
     async def run() -> int:
         async with judge_client.JudgeClient(endpoint) as client:
             window = asyncio.Semaphore(8)  # as judges.judge_items: 2 × connections
 
             async def one() -> None:
                 async with window:
-                    try:
-                        await client.complete(message)
+                    try:  # each item its own messages (an item's repeats share theirs)
+                        await client.complete([{"role": "user", "content": "rate this"}])
                     except judge_client.JudgeError:
                         pass
 
@@ -109,7 +107,7 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=60)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    measure("image fetch, one hung host", fetch_case, args.urls, args.runs, fetch,
+    measure("image fetch, one hung host", fetch_case, args.urls, args.runs, fetch_hosts,
             "HOST_BREAK_AFTER")
     measure("VLM judge, one hung endpoint", judge_case, args.items, args.runs, judge_client,
             "BREAK_AFTER")
