@@ -136,6 +136,12 @@ def cmd_create(args: argparse.Namespace) -> int:
             raise CliError(f"no outputs imported for model(s) {', '.join(unknown)}")
         if args.samples:
             sample_ids = _split(args.samples)
+            found = set(SampleFilter(ids=tuple(sample_ids)).sample_ids(project))
+            missing = [sid for sid in dict.fromkeys(sample_ids) if sid not in found]
+            if missing:
+                more = f" and {len(missing) - 5:,} more" if len(missing) > 5 else ""
+                raise CliError(f"no such sample(s) in the project: "
+                               f"{', '.join(map(repr, missing[:5]))}{more}")
         else:
             quality = tuple(_split(args.quality))
             sample_ids = SampleFilter(quality=quality, split=args.split, tag=args.tag,
@@ -157,6 +163,8 @@ def cmd_create(args: argparse.Namespace) -> int:
             allow_ties=args.ties, allow_tie=not args.no_tie,
             criteria=tuple(_split(args.criteria)), questions=questions,
             instructions=args.instructions, seed=args.seed)
+        if Path(args.out).exists() and not Path(args.out).is_dir():
+            raise CliError(f"--out {args.out} is a file; give a folder for the rater files")
         files = create_and_write(project, design, args.out)
         tasks = rater_task_counts(project, design.name)
     data = {"session": design.name, "protocol": design.protocol, "seed": design.seed,

@@ -1,0 +1,31 @@
+"""`winnow session create` names what is wrong with its arguments (stop 32)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rating_helpers import build_project
+
+from app.cli import run_cli
+
+
+def _create(project: Path, out: Path, *extra: str) -> list[str]:
+    return ["session", "create", str(project), "--name", "s", "--protocol", "ranking",
+            "--out", str(out), *extra]
+
+
+def test_unknown_sample_ids_are_named(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    project = tmp_path / "p.winnow"
+    build_project(project).close()
+    assert run_cli(_create(project, tmp_path / "o", "--samples", "s000,nope,s001,zip")) == 2
+    err = capsys.readouterr().err
+    assert "no such sample(s) in the project: 'nope', 'zip'" in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_an_out_path_that_is_a_file_is_refused_by_name(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    project = tmp_path / "p.winnow"
+    build_project(project).close()
+    assert run_cli(_create(project, project)) == 2
+    assert "--out" in (err := capsys.readouterr().err) and "is a file" in err
+    assert "Errno" not in err
