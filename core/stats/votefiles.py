@@ -43,8 +43,11 @@ _HEAD = 65536
 
 
 def _regular(path: Path) -> None:
-    """Refuse a folder, pipe or device at once (reading a named pipe would block)."""
-    if path.exists() and not path.is_file():
+    """Refuse a missing file, a folder, pipe or device at once (reading a named pipe
+    would block)."""
+    if not path.exists():
+        raise CsvFormatError(f"{path}: no such file")
+    if not path.is_file():
         raise CsvFormatError(f"{path.name}: not a regular file (a folder, pipe or device)")
 
 

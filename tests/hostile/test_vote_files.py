@@ -24,3 +24,12 @@ def test_binary_files_say_what_they_are(tmp_path: Path, name: str, data: bytes,
     with pytest.raises(CsvFormatError) as err:
         read_vote_file(path)
     assert str(err.value).startswith(f"{name}: ") and says in str(err.value)
+
+
+def test_a_missing_vote_file_is_named_without_an_errno(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from app.cli import run_cli
+
+    missing = tmp_path / "votes.csv"
+    assert run_cli(["stats", "elo", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert f"{missing}: no such file" in err and "Errno" not in err
