@@ -177,7 +177,7 @@ def _units(design: SessionDesign, catalog: Catalog) -> list[tuple[str, str, tupl
                                                                    str | None]]:
     """(unit key, sample, models, criterion) in a canonical order."""
     out: list[tuple[str, str, tuple[str, ...], str | None]] = []
-    for sid in sorted(design.sample_ids):
+    for sid in sorted(set(design.sample_ids)):  # a sample selected twice is one unit
         info = catalog.samples.get(sid)
         if info is None:
             continue

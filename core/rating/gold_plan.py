@@ -109,6 +109,15 @@ class _Board:
     def real_count(self, slot: int) -> int:
         return sum(1 for t in self.per_slot[slot] if t.gold is None)
 
+    def may_give_way(self, unit: str) -> bool:
+        """Whether gold may take real unit ``unit``'s place: each of its raters keeps a
+        real task and gets at most one gold task more than the rate asks."""
+        for r in self.raters_of(unit):
+            real = self.real_count(r)
+            if real < 2 or gold_count(real - 1, self.design) < len(self.per_slot[r]) - real:
+                return False
+        return True
+
     def need(self, slot: int) -> int:
         """How many more gold tasks rater ``slot`` should get (negative: more than asked)."""
         real = self.real_count(slot)
@@ -133,9 +142,8 @@ def _auto_unit(design: SessionDesign, catalog: Catalog, rng: random.Random, toke
     nothing can be shown to ``order[0]`` as gold without a tell."""
     proto = design.protocol
     crit = design.criteria[k % len(design.criteria)] if proto == "side_by_side" else None
-    usable = [s for s in sorted(design.sample_ids) if s in catalog.samples and
-              len([m for m in design.models if m in catalog.samples[s].outputs])
-              >= (2 if proto == "ranking" else 1)]
+    usable = [s for s in sorted(set(design.sample_ids)) if s in catalog.samples and
+              len(_models(design, catalog.samples[s])) >= (2 if proto == "ranking" else 1)]
     if not usable:
         raise ValueError("no sample has the outputs needed to make gold tasks")
     unit = f"{GOLD_UNIT}{k}"
@@ -179,23 +187,31 @@ def _free_choice(design: SessionDesign, catalog: Catalog, usable: list[str],
     def key(c: tuple[str, str | None]) -> Hashable:
         return c[0] if c[1] is None else c
 
+    open_to = [r for r in order if board.need(r) >= 0]  # none gets 2 more than asked
+
     def free(c: tuple[str, str | None]) -> list[int]:
-        return [r for r in order if key(c) not in board.seen[r]]
+        return [r for r in open_to if key(c) not in board.seen[r]]
 
     fresh = [c for c in candidates if key(c) not in board.seen[lead]]
     enough = [c for c in fresh if len(free(c)) >= overlap]
-    for tier in ([c for c in enough if key(c) not in board.used], enough):
+    # a ranking shows all of its sample's outputs but the copied one: on a sample others
+    # rank as well, two files (one of each) show one prompt with two image sets, which
+    # no real unit does; a real unit makes way first
+    shared = enough if design.protocol != "ranking" else []
+    for tier in ([c for c in enough if key(c) not in board.used], shared):
         if tier:
             c = rng.choice(tier)
             return c, free(c)[:overlap], None
-    swaps = [u for u in dict.fromkeys(board.real_units(lead))
-             if all(board.real_count(r) >= 2 for r in board.raters_of(u))]
+    swaps = [u for u in dict.fromkeys(board.real_units(lead)) if board.may_give_way(u)]
     wanted = [u for u in swaps if all(board.need(r) > 0 for r in board.raters_of(u))]
     if swaps:
         unit = rng.choice(wanted or swaps)
         task = next(t for t in board.per_slot[lead] if t.unit == unit)
         c = (task.sample_id, None if design.protocol == "ranking" else task.options[0].model)
         return c, board.raters_of(unit), unit
+    if enough:  # ranking: a sample others rank too (two files tell it)
+        c = rng.choice(enough)
+        return c, free(c)[:overlap], None
     if fresh:
         c = rng.choice(fresh)
         return c, free(c), None
