@@ -67,20 +67,23 @@ def _staging_path(path: Path) -> Path:
 
 def seal(conn: sqlite3.Connection, tasks_key: bytes, chain_key: bytes) -> str:
     """Store the staged images, sign the task list, start the key chain, commit, switch
-    to WAL; the MAC."""
-    conn.execute("INSERT INTO main.images(sha256, ext, data) "
-                 "SELECT sha256, ext, data FROM staging.images ORDER BY sha256")
-    meta = {str(k): v for k, v in conn.execute("SELECT key, value FROM meta")}
-    document = integrity.tasks_document(meta, task_rows(conn), image_digests(conn))
-    tasks_mac = integrity.mac(tasks_key, document)
-    conn.execute("INSERT INTO meta(key, value) VALUES ('tasks_mac', ?)", (tasks_mac,))
-    conn.execute("INSERT INTO chain(id, position, key, last_mac) VALUES (1, 0, ?, ?)",
-                 (chain_key.hex(), tasks_mac))
-    conn.execute("COMMIT")
-    staging = {name: file for _seq, name, file in conn.execute("PRAGMA database_list")}
-    conn.execute("DETACH DATABASE staging")
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.close()
+    to WAL; the MAC.  The connection is closed, whether sealing succeeds or not (so that
+    the caller can remove a file it failed on, and its staging database, on any system)."""
+    try:
+        conn.execute("INSERT INTO main.images(sha256, ext, data) "
+                     "SELECT sha256, ext, data FROM staging.images ORDER BY sha256")
+        meta = {str(k): v for k, v in conn.execute("SELECT key, value FROM meta")}
+        document = integrity.tasks_document(meta, task_rows(conn), image_digests(conn))
+        tasks_mac = integrity.mac(tasks_key, document)
+        conn.execute("INSERT INTO meta(key, value) VALUES ('tasks_mac', ?)", (tasks_mac,))
+        conn.execute("INSERT INTO chain(id, position, key, last_mac) VALUES (1, 0, ?, ?)",
+                     (chain_key.hex(), tasks_mac))
+        conn.execute("COMMIT")
+        staging = {name: file for _seq, name, file in conn.execute("PRAGMA database_list")}
+        conn.execute("DETACH DATABASE staging")
+        conn.execute("PRAGMA journal_mode = WAL")
+    finally:
+        conn.close()
     Path(staging["staging"]).unlink(missing_ok=True)
     return tasks_mac
 
