@@ -75,15 +75,24 @@ def add_gold(design: SessionDesign, catalog: Catalog, rng: random.Random, token:
 
 class _Board:
     """Who sees what: per rater, the samples (ranking) or outputs (Likert, checklist) their
-    tasks show, and the session's real units and their raters."""
+    tasks show, their real and gold task counts, and the raters of each real unit (kept
+    up to date, so that a plan of thousands of tasks is made in seconds)."""
 
     def __init__(self, design: SessionDesign, per_slot: list[list[PlannedTask]]) -> None:
         self.design, self.protocol, self.per_slot = design, design.protocol, per_slot
         self.seen: list[set[Hashable]] = [set() for _ in per_slot]
         self.used: set[Hashable] = set()
-        for tasks in per_slot:
+        self.real = [0] * len(per_slot)
+        self.gold = [0] * len(per_slot)
+        self._raters: dict[str, list[int]] = {}
+        for slot, tasks in enumerate(per_slot):
             for task in tasks:
                 self._note(task)
+                if task.gold is None:
+                    self.real[slot] += 1
+                    self._raters.setdefault(task.unit, []).append(slot)
+                else:
+                    self.gold[slot] += 1
 
     def shows(self, task: PlannedTask) -> set[Hashable]:
         """What of ``task`` a rater would recognise elsewhere in their file."""
@@ -103,25 +112,18 @@ class _Board:
         return [t.unit for t in self.per_slot[slot] if t.gold is None]
 
     def raters_of(self, unit: str) -> list[int]:
-        return [r for r, tasks in enumerate(self.per_slot)
-                if any(t.unit == unit for t in tasks)]
-
-    def real_count(self, slot: int) -> int:
-        return sum(1 for t in self.per_slot[slot] if t.gold is None)
+        """The raters of real unit ``unit``, in slot order."""
+        return self._raters.get(unit, [])
 
     def may_give_way(self, unit: str) -> bool:
         """Whether gold may take real unit ``unit``'s place: each of its raters keeps a
         real task and gets at most one gold task more than the rate asks."""
-        for r in self.raters_of(unit):
-            real = self.real_count(r)
-            if real < 2 or gold_count(real - 1, self.design) < len(self.per_slot[r]) - real:
-                return False
-        return True
+        return all(self.real[r] >= 2 and gold_count(self.real[r] - 1, self.design)
+                   >= self.gold[r] for r in self.raters_of(unit))
 
     def need(self, slot: int) -> int:
         """How many more gold tasks rater ``slot`` should get (negative: more than asked)."""
-        real = self.real_count(slot)
-        return gold_count(real, self.design) - (len(self.per_slot[slot]) - real)
+        return gold_count(self.real[slot], self.design) - self.gold[slot]
 
     def place(self, made: list[PlannedTask], instead: str | None) -> None:
         """Add gold tasks ``made``, each in place of its rater's task of real unit
@@ -129,9 +131,14 @@ class _Board:
         for task in made:
             tasks = self.per_slot[task.slot]
             if instead is not None:
-                tasks[:] = [t for t in tasks if t.unit != instead]
+                kept = [t for t in tasks if t.unit != instead]
+                self.real[task.slot] -= len(tasks) - len(kept)
+                tasks[:] = kept
             tasks.append(task)
+            self.gold[task.slot] += 1
             self._note(task)
+        if instead is not None:
+            del self._raters[instead]
 
 
 def _auto_unit(design: SessionDesign, catalog: Catalog, rng: random.Random, token: _Tokens,
@@ -192,23 +199,34 @@ def _free_choice(design: SessionDesign, catalog: Catalog, usable: list[str],
     def free(c: tuple[str, str | None]) -> list[int]:
         return [r for r in open_to if key(c) not in board.seen[r]]
 
+    def has_room(c: tuple[str, str | None]) -> bool:  # len(free(c)) >= overlap, sooner
+        look, room = key(c), 0
+        for r in open_to:
+            room += look not in board.seen[r]
+            if room >= overlap:
+                return True
+        return False
+
     fresh = [c for c in candidates if key(c) not in board.seen[lead]]
-    enough = [c for c in fresh if len(free(c)) >= overlap]
+    # one no rater sees is free for every rater open to more gold
+    unused = [c for c in fresh if key(c) not in board.used] if len(open_to) >= overlap else []
+    if unused:
+        c = rng.choice(unused)
+        return c, open_to[:overlap], None
+    enough = [c for c in fresh if has_room(c)]
     # a ranking shows all of its sample's outputs but the copied one: on a sample others
     # rank as well, two files (one of each) show one prompt with two image sets, which
     # no real unit does; a real unit makes way first
-    shared = enough if design.protocol != "ranking" else []
-    for tier in ([c for c in enough if key(c) not in board.used], shared):
-        if tier:
-            c = rng.choice(tier)
-            return c, free(c)[:overlap], None
+    if enough and design.protocol != "ranking":
+        c = rng.choice(enough)
+        return c, free(c)[:overlap], None
     swaps = [u for u in dict.fromkeys(board.real_units(lead)) if board.may_give_way(u)]
     wanted = [u for u in swaps if all(board.need(r) > 0 for r in board.raters_of(u))]
     if swaps:
         unit = rng.choice(wanted or swaps)
         task = next(t for t in board.per_slot[lead] if t.unit == unit)
         c = (task.sample_id, None if design.protocol == "ranking" else task.options[0].model)
-        return c, board.raters_of(unit), unit
+        return c, list(board.raters_of(unit)), unit
     if enough:  # ranking: a sample others rank too (two files tell it)
         c = rng.choice(enough)
         return c, free(c)[:overlap], None

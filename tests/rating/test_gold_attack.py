@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -124,3 +125,14 @@ def test_a_model_listed_twice_does_not_make_a_ranking_of_one_image() -> None:
         plan = plan_session(design, catalog, b"key")
         assert min(len(t.options) for t in plan.tasks) >= 2, seed
         assert "s001" not in {t.sample_id for t in plan.tasks}
+
+
+def test_a_session_where_every_rater_rates_every_output_is_planned_in_seconds() -> None:
+    """400 Likert outputs, 30 raters each rating all of them (12,000 tasks): each gold
+    unit looked up every unit's raters through every rater's list, for minutes (over 100
+    s; 0.5 s before ADR 191), with no progress shown."""
+    design = _design("likert", 100, raters=30, overlap=30, gold_rate=0.25)
+    started = time.perf_counter()
+    plan = plan_session(design, _catalog(100), b"key")
+    assert time.perf_counter() - started < 30
+    assert plan.units_used < plan.units_total == 400  # gold took real units' places
