@@ -21,12 +21,12 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
 
 
 def binary_kind(head: bytes, *, allow_parquet: bool = False,
-                nul_share: float = 0.0) -> str | None:
+                by_nul: bool = True) -> str | None:
     """What the file starting with ``head`` is when it is not text — a known format by its
     magic bytes ("a PNG image", "gzip-compressed; decompress it first"), else "binary data
-    (NUL bytes)" when more than ``nul_share`` of ``head`` is NUL bytes (any, by default; a
-    line-by-line import lets a bad line with a NUL in it be that line's error) — or None
-    for text (and for Parquet when ``allow_parquet``).  A kind the user can fix says how
+    (NUL bytes)" when ``head`` holds any (unless not ``by_nul``: a line-by-line import
+    lets a line of NULs be that line's error) — or None for text (and for Parquet when
+    ``allow_parquet``).  A kind the user can fix says how
     after "; ".  UTF-16
     and UTF-32 text hold NUL bytes too: callers that take or name them check first."""
     if head.startswith(b"RIFF") and head[8:12] == b"WEBP":
@@ -34,6 +34,6 @@ def binary_kind(head: bytes, *, allow_parquet: bool = False,
     for magic, what in _MAGIC:
         if head.startswith(magic):
             return None if allow_parquet and magic == b"PAR1" else what
-    if head.count(0) > nul_share * len(head):
+    if by_nul and b"\x00" in head:
         return "binary data (NUL bytes)"
     return None

@@ -144,7 +144,7 @@ def check_source(path: str | Path) -> Path:
     if wide:
         raise ImportFileError(f"{path} is {wide} text; JSON Lines files are UTF-8: save it "
                               "again as UTF-8 (nothing was imported)")
-    what = binary_kind(head, nul_share=0.05)  # a line with a NUL is that line's error
+    what = binary_kind(head, by_nul=False)  # a line with NULs is that line's error
     if what is not None:
         hint = " (import it with `winnow import hf`)" if what == "a Parquet file" else ""
         what = what if "; " in what else f"{what}, not JSON Lines{hint}"

@@ -1,6 +1,6 @@
 """Session design and the seeded, reproducible plan of who rates what (pure functions).
 
-:func:`plan_session` turns a :class:`SessionDesign` and a :class:`Catalog` of the
+:func:`core.rating.planning.plan_session` turns a :class:`SessionDesign` and a :class:`Catalog` of the
 samples' images into a :class:`Plan`: the tasks of every rater in order, each with
 its options in display order (left/right for side-by-side), blinded tokens and, for
 gold tasks, the known answer.  Every random choice comes from one
@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import itertools
-import random
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from core.rating.protocols import CHECKLIST_QUESTIONS, CRITERIA, PROTOCOLS
@@ -173,28 +171,6 @@ def slot_name(slot: int) -> str:
     return f"R{slot + 1}"
 
 
-def _units(design: SessionDesign, catalog: Catalog) -> list[tuple[str, str, tuple[str, ...],
-                                                                   str | None]]:
-    """(unit key, sample, models, criterion) in a canonical order."""
-    out: list[tuple[str, str, tuple[str, ...], str | None]] = []
-    for sid in sorted(set(design.sample_ids)):  # a sample selected twice is one unit
-        info = catalog.samples.get(sid)
-        if info is None:
-            continue
-        models = tuple(m for m in sorted(set(design.models)) if m in info.outputs)
-        if design.protocol == "ranking":
-            if len(models) >= 2:
-                out.append((sid, sid, models, None))
-        elif design.protocol == "side_by_side":
-            for a, b in itertools.combinations(models, 2):
-                for crit in design.criteria:
-                    out.append((f"{sid}|{a}|{b}|{crit}", sid, (a, b), crit))
-        else:
-            for m in models:
-                out.append((f"{sid}|{m}", sid, (m,), None))
-    return out
-
-
 class _Tokens:
     """Unique tokens ``<prefix><12 hex>``: HMAC-SHA256 of a counter under the plan key."""
 
@@ -210,51 +186,6 @@ class _Tokens:
             if tok not in self.used:
                 self.used.add(tok)
                 return tok
-
-
-def plan_session(design: SessionDesign, catalog: Catalog, key: bytes = b"") -> Plan:
-    """The seeded plan: units shared out to raters (``overlap`` each), gold mixed in,
-    each rater's order shuffled, each task's option order shuffled.
-
-    ``key`` is the session's plan key (:func:`core.rating.integrity.plan_key`); the
-    project passes it so that the seed alone does not reveal the plan.
-    """
-    from core.rating.gold_plan import add_gold, marked_key
-
-    design.validate()
-    rng = random.Random(f"winnow-rating:{design.seed}" + (f":{key.hex()}" if key else ""))
-    token = _Tokens(key)
-    units = _units(design, catalog)
-    if not units:
-        raise ValueError("no sample in the selection has outputs from enough of the chosen "
-                         "models (import model outputs first)")
-    if design.gold_mode == "marked" and design.gold_rate > 0:
-        # a known answer is rated as a gold unit only: the same images shown as a real
-        # unit too would appear in more files than any real unit does (ADR 184)
-        known = {marked_key(design, item, j) for j, item in enumerate(design.gold_items)}
-        units = [u for u in units if u[0] not in known]
-        if not units:
-            raise ValueError("every task of the selection is a known answer: select more "
-                             "samples or models to rate")
-    plan = Plan(raters=design.raters, units_total=len(units))
-    rng.shuffle(units)
-    if design.tasks_per_rater is not None:
-        units = units[:max(1, design.raters * design.tasks_per_rater // design.overlap)]
-    plan.units_used = len(units)
-    per_slot: list[list[PlannedTask]] = [[] for _ in range(design.raters)]
-    load = [0] * design.raters
-    for unit, sid, models, crit in units:
-        order = sorted(range(design.raters), key=lambda r: (load[r], rng.random()))
-        for r in order[:design.overlap]:
-            load[r] += 1
-            opts = [Option(token("o"), m, catalog.samples[sid].outputs[m]) for m in models]
-            rng.shuffle(opts)
-            per_slot[r].append(PlannedTask(token("t"), r, 0, sid, unit, crit, tuple(opts)))
-    plan.units_used -= add_gold(design, catalog, rng, token, per_slot)
-    for r in range(design.raters):
-        rng.shuffle(per_slot[r])
-        plan.tasks.extend(replace(t, position=i) for i, t in enumerate(per_slot[r]))
-    return plan
 
 
 def gold_correct(protocol: str, gold: dict[str, Any], answer: dict[str, Any],

@@ -163,11 +163,11 @@ def _auto_unit(design: SessionDesign, catalog: Catalog, rng: random.Random, toke
     choice = _free_choice(design, catalog, usable, order, board, rng)
     if choice is None:
         return None
-    (sample, source), raters, instead = choice
+    (sample, named), raters, instead = choice
     info = catalog.samples[sample]
     models = _models(design, info)
-    source = source if source is not None else rng.choice(models)
-    return [_auto_copy(proto, info, models, source, crit, unit, rng, token, r)
+    picked = named if named is not None else rng.choice(models)
+    return [_auto_copy(proto, info, models, picked, crit, unit, rng, token, r)
             for r in raters], instead
 
 
@@ -264,7 +264,7 @@ def seen_as(protocol: str, task: PlannedTask) -> tuple[Any, ...]:
 
 
 def marked_key(design: SessionDesign, item: dict[str, Any], j: int) -> str:
-    """The real unit that known answer ``j`` shows (as :func:`_units` names it)."""
+    """The real unit that known answer ``j`` shows (as :func:`core.rating.planning.units_of` names it)."""
     sid = str(item.get("sample", ""))
     if design.protocol == "ranking":
         return sid

@@ -42,7 +42,7 @@ def derive(secret: bytes, label: str) -> bytes:
 
 
 def plan_key(secret: bytes) -> bytes:
-    """The key :func:`core.rating.design.plan_session` mixes into its seed and tokens."""
+    """The key :func:`core.rating.planning.plan_session` mixes into its seed and tokens."""
     return derive(secret, "plan")
 
 

@@ -28,10 +28,10 @@ from core.rating.design import (
     Plan,
     SampleInfo,
     SessionDesign,
-    plan_session,
     slot_name,
 )
 from core.rating.images import decode, degrade
+from core.rating.planning import plan_session
 from core.rating.session_images import SessionImages
 from core.store.project import Project, now_iso
 

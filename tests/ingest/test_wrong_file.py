@@ -45,7 +45,6 @@ CASES = [
     ("data.parquet", lambda: b"PAR1" + b"\x00" * 64, "a Parquet file, not JSON Lines (import "
                                                      "it with `winnow import hf`)"),
     ("doc.pdf", lambda: b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n", "a PDF document, not JSON Lines"),
-    ("blob.bin", lambda: b'{"id": "p1"}\n\x00\x01\x02' * 10, "binary data (NUL bytes)"),
 ]
 
 

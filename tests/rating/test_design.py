@@ -9,8 +9,9 @@ from dataclasses import replace
 import pytest
 from rating_helpers import MODELS, SAMPLES
 
-from core.rating.design import SessionDesign, gold_correct, plan_session
+from core.rating.design import SessionDesign, gold_correct
 from core.rating.integrity import plan_key, stored_secret
+from core.rating.planning import plan_session
 from core.rating.sessions import create_session, get_session, load_catalog
 
 

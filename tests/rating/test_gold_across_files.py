@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 from rating_helpers import MODELS, SAMPLES, make_session
 
-from core.rating.design import GOLD_UNIT, SessionDesign, plan_session
+from core.rating.design import GOLD_UNIT, SessionDesign
+from core.rating.planning import plan_session
 from core.rating.sessions import load_catalog
 
 PROTOCOLS = ("side_by_side", "ranking", "likert", "checklist")

@@ -23,8 +23,9 @@ from pathlib import Path
 import pytest
 from rating_helpers import make_session
 
-from core.rating.design import Catalog, SampleInfo, SessionDesign, plan_session
+from core.rating.design import Catalog, SampleInfo, SessionDesign
 from core.rating.gold_plan import gold_count
+from core.rating.planning import plan_session
 
 
 def _catalog(n: int, models: tuple[str, ...] = ("a", "b", "c", "d")) -> Catalog:
