@@ -60,20 +60,37 @@ def test_last_workspace_comes_back(main_window: MainWindow, qtbot) -> None:
         second.runner.shutdown()
 
 
-def test_import_of_a_non_jsonl_file_says_nothing_was_imported(main_window: MainWindow, qtbot,
-                                                              tmp_path: Path) -> None:
+def test_import_of_a_picture_says_what_it_is_and_nothing_was_imported(
+        main_window: MainWindow, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "p.winnow"
     Project.create(path).close()
     assert main_window.open_project(path)
-    fake = tmp_path / "photo.jsonl"  # a PNG renamed .jsonl
+    shown: list[str] = []
+    main_window.error_shown.connect(shown.append)
+    fake = tmp_path / "photo.jsonl"  # a PNG renamed .jsonl: named once (ADR 195)
     fake.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4)
+    job = main_window.import_file(fake)
+    qtbot.waitUntil(lambda: job.outcome != "running", timeout=30_000)
+    qtbot.waitUntil(lambda: bool(shown), timeout=5_000)
+    assert "photo.jsonl" in shown[0] and "is a PNG image, not JSON Lines" in shown[0]
+    assert "nothing was imported" in shown[0]
+    assert not any(isinstance(w, ImportReportDialog) for w in main_window._dialogs)
+
+
+def test_import_of_a_file_of_bad_lines_says_nothing_was_imported(main_window: MainWindow,
+                                                                 qtbot, tmp_path: Path) -> None:
+    path = tmp_path / "p.winnow"
+    Project.create(path).close()
+    assert main_window.open_project(path)
+    fake = tmp_path / "notes.jsonl"  # text, but no line is a JSON object
+    fake.write_text("shopping list\nmilk, eggs\n{not json\n", encoding="utf-8")
     job = main_window.import_file(fake)
     qtbot.waitUntil(lambda: job.outcome != "running", timeout=30_000)
     qtbot.waitUntil(lambda: any(isinstance(w, ImportReportDialog)
                                 for w in main_window._dialogs), timeout=5_000)
     dialog = next(w for w in main_window._dialogs if isinstance(w, ImportReportDialog))
     text = dialog.summary.text()
-    assert "Nothing in photo.jsonl could be imported" in text
+    assert "Nothing in notes.jsonl could be imported" in text
     assert "Everything valid was imported" not in text
     assert dialog.line_table.rowCount() >= 1
 

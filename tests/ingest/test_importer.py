@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 from core.ingest.fetch import FetchSettings
-from core.ingest.importer import import_jsonl
+from core.ingest.importer import ImportFileError, import_jsonl
 from core.jobs import Cancelled, JobState
 from core.store import Project
 
@@ -101,8 +101,9 @@ def test_huge_line_and_wrong_file(project: Project, tmp_path: Path) -> None:
     assert "too long" in report.errors[0]["error"]
     binary = tmp_path / "photo.jsonl"
     binary.write_bytes(png())
-    report = import_jsonl(project, binary)
-    assert report.imported == 0 and report.errors
+    with pytest.raises(ImportFileError, match="is a PNG image, not JSON Lines; nothing"):
+        import_jsonl(project, binary)  # named once (ADR 195), not line by line
+    assert project.counts()["posts"] == 0
     with pytest.raises(FileNotFoundError):
         import_jsonl(project, tmp_path / "absent.jsonl")
     with pytest.raises(IsADirectoryError):
