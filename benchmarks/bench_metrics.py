@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import statistics
 import sys
 import tempfile
 import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -110,7 +112,17 @@ def photo(seed: int, size: tuple[int, int]) -> Image.Image:
     return im
 
 
-def make_pairs(root: Path, metric: str, n: int, per_input: int = 1) -> list[PairItem]:
+def photo_file(root: Path, seed: int, size: tuple[int, int]) -> Path:
+    """:func:`photo` saved as a JPEG under ``root/photos``, made once per seed and size."""
+    path = root / "photos" / f"{seed}_{size[0]}x{size[1]}.jpg"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        photo(seed, size).save(path, quality=92)
+    return path
+
+
+def make_pairs(root: Path, metric: str, n: int, per_input: int = 1,
+               faces_dir: Path = FACES) -> list[PairItem]:
     """n input/output pairs as JPEG files: photos, real faces, or rendered text.
 
     ``per_input`` outputs share each input image, as when one sample is scored for
@@ -118,28 +130,35 @@ def make_pairs(root: Path, metric: str, n: int, per_input: int = 1) -> list[Pair
     """
     folder = root / f"{metric}-{per_input}"
     folder.mkdir()
-    faces = sorted(FACES.glob("20*.jpg")) if FACES.is_dir() else []
+    faces = sorted(faces_dir.glob("20*.jpg")) if faces_dir.is_dir() else []
     try:
         font = ImageFont.truetype("DejaVuSans-Bold.ttf", 64)
     except OSError:
         font = ImageFont.load_default(size=64)
+    if metric != "face_identity" or not faces:  # make the photos on every core first
+        wanted = [(s, (1024, 768)) for s in range((n + per_input - 1) // per_input)]
+        if metric != "text_ocr_cer":
+            wanted += [(10_000 + k, (1024, 1024)) for k in range(n)]
+        # spawned, not forked: this process holds CUDA and the model thread
+        with ProcessPoolExecutor(mp_context=multiprocessing.get_context("spawn")) as pool:
+            list(pool.map(photo_file, [root] * len(wanted), *zip(*wanted, strict=True)))
     items = []
     for k in range(n):
         s = k // per_input  # sample index: its input is shared by per_input outputs
+        pa, pb = folder / f"{s}_in.jpg", folder / f"{k}_out.jpg"
         if metric == "face_identity" and faces:
-            a = Image.open(faces[s % len(faces)]).convert("RGB")
-            b = Image.open(faces[(k + 1) % len(faces)]).convert("RGB")
+            if k % per_input == 0:
+                Image.open(faces[s % len(faces)]).convert("RGB").save(pa, quality=92)
+            Image.open(faces[(k + 1) % len(faces)]).convert("RGB").save(pb, quality=92)
         elif metric == "text_ocr_cer":
-            a = photo(s, (1024, 768))
+            pa = photo_file(root, s, (1024, 768))
             b = Image.new("RGB", (1024, 512), (245, 240, 230))
             ImageDraw.Draw(b).text((60, 200), f"GRAND OPENING {k}", fill=(30, 30, 30),
                                    font=font)
-        else:
-            a, b = photo(s, (1024, 768)), photo(10_000 + k, (1024, 1024))
-        pa, pb = folder / f"{s}_in.jpg", folder / f"{k}_out.jpg"
-        if k % per_input == 0:
-            a.save(pa, quality=92)
-        b.save(pb, quality=92)
+            b.save(pb, quality=92)
+        else:  # the same photo files for every metric (keys differ: no cache is shared)
+            pa = photo_file(root, s, (1024, 768))
+            pb = photo_file(root, 10_000 + k, (1024, 1024))
         items.append(PairItem(f"s{s}", f"m{k % per_input}",
                               f'a banner that says "GRAND OPENING {k}"',
                               (ImageRef(f"{folder.name}-{s}a", pa),),
@@ -269,6 +288,34 @@ class GpuSampler:
         self._thread.join()
 
 
+def sweep(metric, items, settings, device, worker,  # type: ignore[no-untyped-def]
+          combos: str, repeats: int) -> list[dict[str, float]]:
+    """Runner only, at each ``decode:batch`` of ``combos`` (0 = the app's default):
+    median pairs/s and mean GPU utilisation, printed and returned."""
+    from dataclasses import replace
+
+    rows = []
+    for combo in combos.split(","):
+        decode, batch = (int(v) for v in combo.split(":"))
+        tuned = replace(settings, decode_threads=decode or None, batch_size=batch or None)
+        decode = tuned.decode_workers(device)
+        runner(metric, items[:64], tuned, device, worker, tuned.cpu_threads or 1)  # warm
+        times, util = [], []
+        for _ in range(repeats):
+            with GpuSampler() as sampler:
+                times.append(runner(metric, items, tuned, device, worker,
+                                    tuned.cpu_threads or 1))
+            util += sampler.samples
+        row = {"decode_threads": decode, "batch_size": batch or metric.batch_size,
+               "runner_pairs_s": len(items) / statistics.median(times),
+               "gpu_util_mean_pct": float(np.mean(util)) if util else float("nan")}
+        print(f"  sweep {metric.name:20s} decode {decode:2d} batch {row['batch_size']:3d}: "
+              f"{row['runner_pairs_s']:8.1f} pairs/s, GPU util "
+              f"{row['gpu_util_mean_pct']:.0f}%", flush=True)
+        rows.append(row)
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
@@ -282,7 +329,15 @@ def main() -> None:
                     help="torch CPU threads of the one-at-a-time loop (default: the same "
                     "as the runner, so the ratio isolates batching and overlap; torch's "
                     "own default would be all cores)")
-    ap.add_argument("--decode-threads", type=int, default=2)
+    ap.add_argument("--decode-threads", type=int, default=None,
+                    help="decode threads of the runner (default: the app's for the device)")
+    ap.add_argument("--batch-size", type=int, default=None,
+                    help="model batch size (default: each metric's own)")
+    ap.add_argument("--sweep", default="",
+                    help="runner only, at each decode:batch (e.g. 2:0,8:0,15:64; 0 = the "
+                    "metric's batch) instead of the comparison with the plain loop")
+    ap.add_argument("--faces", type=Path, default=FACES,
+                    help="folder of face photos for face identity (default: the testdata)")
     ap.add_argument("--per-input", type=int, default=1,
                     help="outputs sharing each input (4 = samples × 4 models)")
     ap.add_argument("--face-baseline", choices=("same", "dlib"), default="same",
@@ -301,7 +356,8 @@ def main() -> None:
     print(f"device {device} ({torch.cuda.get_device_name() if device != 'cpu' else 'CPU'}), "
           f"{os.cpu_count()} cores, torch threads: one-at-a-time {args.threads}, runner "
           f"{args.runner_threads}, decode threads "
-          f"{args.decode_threads}, model configs '{size}', {args.pairs} pairs "
+          f"{MetricSettings(decode_threads=args.decode_threads).decode_workers(device)}, "
+          f"model configs '{size}', {args.pairs} pairs "
           f"({args.per_input} per input image), "
           f"{args.repeats} repeats, torch {torch.__version__}")
     worker = ModelWorker("bench-models")
@@ -311,11 +367,16 @@ def main() -> None:
         clip, dino = build_models(root, size)
         settings = MetricSettings(clip_model=str(clip), dino_model=str(dino), device=device,
                                   cpu_threads=args.runner_threads,
-                                  decode_threads=args.decode_threads)
+                                  decode_threads=args.decode_threads,
+                                  batch_size=args.batch_size)
         for name in [m.strip() for m in args.metrics.split(",") if m.strip()]:
             metric = get(name)
-            items = make_pairs(root, name, args.pairs, args.per_input)
+            items = make_pairs(root, name, args.pairs, args.per_input, args.faces)
             list(iter_results(metric, items[:4], settings, device, worker))  # load + warm up
+            if args.sweep:
+                results[name] = sweep(metric, items, settings, device, worker, args.sweep,
+                                      args.repeats)
+                continue
             base_model = (dlib_embedder(settings, device) if name == "face_identity"
                           and args.face_baseline == "dlib" else None)
             one_at_a_time(metric, items[:2], settings, device, worker, args.threads,
@@ -345,7 +406,7 @@ def main() -> None:
                 "batch_size": batch,
                 "stage_ms_per_pair": {k: round(v * 1e3, 1) for k, v in stages.items()},
             }
-            best = max(stages["prepare_draft"] / max(1, args.decode_threads),
+            best = max(stages["prepare_draft"] / settings.decode_workers(device),
                        stages["model_bN"])
             # the bound compares like with like: meaningless against another embedder
             row["bound"] = (None if base_model is not None

@@ -18,7 +18,6 @@ import importlib.util
 import logging
 import os
 import queue
-import threading
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,7 +27,7 @@ import numpy as np
 
 from core.metrics.base import Metric, MetricResult
 from core.metrics.dlib_resnet import CHIP_PADDING, CHIP_SIZE
-from core.metrics.imageio import load_array
+from core.metrics.imageio import PreparedCache, load_array
 from core.metrics.settings import MetricSettings
 
 MAX_SIDE = 1280
@@ -121,28 +120,20 @@ class FaceSetup:
 
     def __init__(self, onnx: bool) -> None:
         self.size, self.padding = chip_geometry(onnx)
-        self._lock = threading.Lock()
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache = PreparedCache()
 
     def clear(self) -> None:
         """Forget the cached chips (benchmarks: a plain loop keeps nothing between pairs)."""
-        with self._lock:
-            self._cache.clear()
+        self._cache.clear()
 
     def faces(self, ref: Any) -> np.ndarray:
         """Aligned chips of every face in the image ``ref`` (cached by its key)."""
-        key = ref.key()
-        with self._lock:
-            if key in self._cache:
-                self._cache.move_to_end(key)
-                return self._cache[key]
-        pixels = load_array(ref, MAX_SIDE)
-        with borrowed_finder() as finder:
-            chips = finder.chips(pixels, self.size, self.padding)
-        with self._lock:
-            self._cache[key] = chips
-            while len(self._cache) > 64:
-                self._cache.popitem(last=False)
+        def detect() -> np.ndarray:
+            pixels = load_array(ref, MAX_SIDE)
+            with borrowed_finder() as finder:
+                return finder.chips(pixels, self.size, self.padding)
+
+        chips: np.ndarray = self._cache.get(ref.key(), detect)
         return chips
 
 

@@ -9,7 +9,11 @@ names the image.
 from __future__ import annotations
 
 import io
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -25,6 +29,38 @@ USE_DRAFT = True
 
 class MetricInputError(ValueError):
     """An image a metric needs cannot be read (the message names it)."""
+
+
+class PreparedCache:
+    """What the decode threads made of an image, kept by its key (LRU, thread-safe).
+
+    An input image shared by several models' outputs is then decoded and prepared
+    once per run, not once per pair.  Two threads asking for the same new key may
+    both make it (the same result); neither waits for the other.
+    """
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._items: OrderedDict[str, Any] = OrderedDict()
+
+    def get(self, key: str, make: Callable[[], Any]) -> Any:
+        """The cached value of ``key``, or ``make()`` stored under it."""
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        value = make()
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        """Forget everything (benchmarks: a plain loop keeps nothing between pairs)."""
+        with self._lock:
+            self._items.clear()
 
 
 def open_rgb(ref: ImageRef | str | Path, max_side: int | None = None,

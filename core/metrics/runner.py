@@ -89,7 +89,7 @@ def iter_results(metric: Metric, items: Sequence[PairItem], settings: MetricSett
     depth = size * (PREFETCH_BATCHES + 1)
     todo = iter(items)
     pending: deque[tuple[PairItem, Future[Any]]] = deque()
-    with ThreadPoolExecutor(max(1, settings.decode_threads), thread_name_prefix="winnow-decode"
+    with ThreadPoolExecutor(settings.decode_workers(device), thread_name_prefix="winnow-decode"
                             ) as pool:
         def fill() -> None:
             while len(pending) < depth:
@@ -162,7 +162,7 @@ def evaluate(metric: Metric, items: Sequence[PairItem], settings: MetricSettings
     if isinstance(metric, JudgeMetric):
         def keep(item: PairItem, result: MetricResult) -> None:
             results[index[id(item)]] = result
-        with ThreadPoolExecutor(max(1, settings.decode_threads)) as pool:
+        with ThreadPoolExecutor(settings.decode_workers(device)) as pool:
             _run_async(judge_items(metric, settings, runnable, keep,
                                    state.cancelled if state else (lambda: False),
                                    executor=pool))
@@ -262,7 +262,7 @@ def _run_one(state: JobState, project: Project, metric: Metric, params: dict[str
 
     items = [item for item, _ in todo]
     if isinstance(metric, JudgeMetric):
-        with ThreadPoolExecutor(max(1, settings.decode_threads)) as pool:
+        with ThreadPoolExecutor(settings.decode_workers(summary.device)) as pool:
             _run_async(judge_items(
                 metric, settings, items,
                 lambda item, result: save([(item, result, None)]),

@@ -14,14 +14,14 @@ interpolated (ADR 063).
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from core.metrics import models
-from core.metrics.base import Metric, MetricResult, PairItem
-from core.metrics.imageio import normalize_chw, open_rgb, resize_exact
+from core.metrics.base import ImageRef, Metric, MetricResult, PairItem
+from core.metrics.imageio import PreparedCache, normalize_chw, open_rgb, resize_exact
 from core.metrics.settings import MetricSettings
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
@@ -31,9 +31,17 @@ DEFINITION = " ".join(__doc__.split("\n\n", 1)[1].split())
 
 @dataclass(frozen=True)
 class DinoPrep:
+    """Per-run preprocessing: resolution, normalisation, and the images already prepared
+    (an input shared by several models' outputs is decoded once)."""
+
     resolution: int
     mean: tuple[float, ...]
     std: tuple[float, ...]
+    prepared: PreparedCache = field(default_factory=PreparedCache, compare=False, repr=False)
+
+    def clear(self) -> None:
+        """Forget the prepared images (benchmarks)."""
+        self.prepared.clear()
 
 
 def last_key_linear(model: Any) -> Any:
@@ -139,11 +147,14 @@ class StructureDistance(Metric):
     def prepare(self, item: PairItem, setup: DinoPrep) -> list[tuple[str, np.ndarray]]:
         assert item.output is not None
         r = setup.resolution
-        pair = []
-        for ref in (item.inputs[0], item.output):
+
+        def make(ref: ImageRef) -> np.ndarray:
             x = resize_exact(open_rgb(ref, draft=2 * r), (r, r))
-            pair.append((ref.key(), normalize_chw(x, setup.mean, setup.std)))
-        return pair
+            return normalize_chw(x, setup.mean, setup.std)
+
+        source = item.inputs[0]  # shared by the models' outputs of a sample: kept
+        return [(source.key(), setup.prepared.get(source.key(), lambda: make(source))),
+                (item.output.key(), make(item.output))]
 
     def load(self, settings: MetricSettings, device: str) -> DinoBundle:
         return DinoBundle(settings.dino_model, device, settings.dino_resolution)
