@@ -135,9 +135,9 @@ class SampleRecord:
     raw_text: str  # canonical JSON of the line (stored; hashed)
     raw_hash: str
     posts: list[PostRecord] = field(default_factory=list)  # embedded post and its replies
-    #: the post as the line's own raw post fields give it (Winnow's export, ADR 194): used
-    #: only when the post is neither in the project nor in the file; or why it cannot be
-    flat_post: list[PostRecord] | str | None = None
+    #: the line's own raw post fields (Winnow's export, ADR 194), parsed by
+    #: :func:`flat_post_records` only when the post is neither in the project nor the file
+    flat_post: dict[str, Any] | None = None
 
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
@@ -463,7 +463,7 @@ def parse_sample(obj: dict[str, Any]) -> SampleRecord:
                               "characters)")
         tags.append(tag.strip())
     raw_text = canonical_json(obj)
-    flat_post = _flat_post(obj, post_id, (*inputs, *outputs)) if not posts else None
+    flat_post = _flat_fields(obj, post_id, (*inputs, *outputs)) if not posts else None
     return SampleRecord(
         id=sample_id,
         post_id=post_id,
@@ -491,18 +491,23 @@ FLAT_POST_FIELDS = ("text", "timestamp", "keyword", "url", "author", "engagement
                     "image_urls", "replies_above", "replies_below")
 
 
-def _flat_post(obj: dict[str, Any], post_id: str | None,
-               refs: tuple[str | int, ...]) -> list[PostRecord] | str | None:
-    """The post a sample line describes with its own raw post fields (``text`` at least),
-    as records; why they do not make a post; or None when the line has none.  Its
-    ``image_urls`` are left out unless the sample picks images by index: the sample
-    names its own image files, and the post's (paths beside another file, URLs) would
-    be fetched for nothing."""
+def _flat_fields(obj: dict[str, Any], post_id: str | None,
+                 refs: tuple[str | int, ...]) -> dict[str, Any] | None:
+    """The raw post fields of a sample line (``text`` at least) as a post object, or None.
+    Its ``image_urls`` are left out unless the sample picks images by index: the sample
+    names its own image files, and the post's (paths beside another file, URLs) would be
+    fetched for nothing."""
     if not post_id or "text" not in obj:
         return None
     flat = {"id": post_id, **{k: obj[k] for k in FLAT_POST_FIELDS if k in obj}}
     if not any(isinstance(r, int) for r in refs):
         flat.pop("image_urls", None)
+    return flat
+
+
+def flat_post_records(flat: dict[str, Any]) -> list[PostRecord] | str:
+    """The post (and its replies) that a sample line's raw post fields describe, or why
+    they do not make one."""
     try:
         return parse_post(flat, "")
     except RecordError as exc:

@@ -29,6 +29,7 @@ from core.ingest.records import (
     PostRecord,
     RecordError,
     SampleRecord,
+    flat_post_records,
     shown_id,
     unicode_form,
 )
@@ -179,10 +180,11 @@ class Writer:
         waiting = [line for line in deferred if not self._sample(stage, *line, log)]
         if final:
             for n, s in waiting:
-                if isinstance(s.flat_post, list):  # its own post fields make the post
-                    self._sample(stage, n, replace(s, posts=s.flat_post), log)
+                flat = flat_post_records(s.flat_post) if s.flat_post is not None else None
+                if isinstance(flat, list):  # its own post fields make the post
+                    self._sample(stage, n, replace(s, posts=flat), log)
                     continue
-                why = f" ({s.flat_post})" if isinstance(s.flat_post, str) else ""
+                why = f" ({flat})" if isinstance(flat, str) else ""
                 log.errors.append((n, f"post '{shown_id(s.post_id or '')}' is not in the "
                                       "project (import the post first, or embed it as "
                                       f"'post'){why}"))
