@@ -328,7 +328,9 @@ class WindowProject(QObject):
             elif job.outcome == "cancelled":
                 self.window.statusBar().showMessage(
                     f"Import of {path.name} cancelled; what was committed is kept", 8000)
-            else:
-                self.window.message("Import failed", f"{path.name}: {job.error}")
+            else:  # named once: most errors already say which file
+                error = str(job.error)
+                self.window.message("Import failed", error if path.name in error
+                                    else f"{path.name}: {error}")
 
         return self.window.start_job(f"Import {path.name}", work, done)

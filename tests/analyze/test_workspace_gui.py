@@ -232,8 +232,13 @@ def test_a_hidden_analyze_page_waits_until_shown(qtbot, tmp_path, main_window) -
             j.state.title.startswith("Analyze") for j in win.runner.jobs
         )
         win.nav.setCurrentRow(4)
+        # the first paint says what is coming, before the debounce starts the job
+        lead = page.views["leaderboard"]
+        assert lead.message.isVisibleTo(page) and lead.message.text() == "Computing…"
+        assert page.busy.text() == "Computing…"
         qtbot.waitUntil(lambda: page.analysis is not None, timeout=30_000)
         assert page.analysis.kind == "scores"
+        assert page.busy.text() == "" and not lead.message.isVisibleTo(page)
     finally:
         win.runner.shutdown()
         win.close_project()

@@ -74,6 +74,7 @@ def test_import_of_a_picture_says_what_it_is_and_nothing_was_imported(
     qtbot.waitUntil(lambda: bool(shown), timeout=5_000)
     assert "photo.jsonl" in shown[0] and "is a PNG image, not JSON Lines" in shown[0]
     assert "nothing was imported" in shown[0]
+    assert shown[0].count("photo.jsonl") == 1  # the file is named once
     assert not any(isinstance(w, ImportReportDialog) for w in main_window._dialogs)
 
 

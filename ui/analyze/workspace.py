@@ -285,13 +285,25 @@ class AnalyzeWorkspace(QWidget):
         if not self.isVisible():
             self._pending = True
             return
+        self._show_waiting()
         self._timer.start()
 
     def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
         if getattr(self, "_pending", False):
             self._pending = False
+            self._show_waiting()
             self._timer.start()
+
+    def _show_waiting(self) -> None:
+        """Say at once that statistics are coming: the first paint after the page is shown
+        (before the debounce starts the job) was a blank pane."""
+        if self.current_dataset() is None:
+            return
+        self.busy.setText("Computing…")
+        if self.analysis is None:
+            for view in self.views.values():
+                view.show_section(None, "Computing…")
 
     def recompute(self) -> Any:
         """Analyse the current data set with the current options in the background."""
