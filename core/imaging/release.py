@@ -271,9 +271,10 @@ def face_finder(settings: DetectSettings) -> tuple[str, Callable[[np.ndarray], l
 
     The strongest installed one, whatever detector found the regions (ADR 145, 185). It
     looks at the usual thresholds (SPEC §4) or lower ones: a user's raised threshold
-    finds fewer faces to hide, never lets a face it missed pass the check (ADR 176)."""
+    finds fewer faces to hide, never lets a face it missed pass the check (ADR 176); it
+    also looks at the photo turned round (ADR 197)."""
     from core.imaging import faces
-    from core.imaging.detect import centerface_faces
+    from core.imaging.detect import faces_any_way_up
 
     usual = DetectSettings()
     face = settings.face_threshold  # NaN or out of range: the usual one
@@ -281,7 +282,7 @@ def face_finder(settings: DetectSettings) -> tuple[str, Callable[[np.ndarray], l
     hog = settings.hog_threshold
     hog = hog if hog < usual.hog_threshold else usual.hog_threshold
     if faces.centerface_available():
-        return "centerface", lambda rgb: centerface_faces(rgb, face, settings.min_face_px)
+        return "centerface", lambda rgb: faces_any_way_up(rgb, face, settings.min_face_px)
     if faces.hog_available():
         return "hog", lambda rgb: faces.hog_faces(rgb, hog)
     raise RuntimeError("no face detector is installed to verify the release")
