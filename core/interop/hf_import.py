@@ -313,7 +313,11 @@ def _sample(row: dict[str, Any], cols: _Columns, data: hf_read.DataFile, dataset
         boxes = _boxes(row, cols, role, len(own), winnow_layout)
         sources = list(own)
         if winnow_layout:
-            picks = row.get(n[f"{role}_bbox_screenshot"]) or []
+            picks = row.get(n[f"{role}_bbox_screenshot"])
+            picks = [] if picks is None else picks
+            if not isinstance(picks, list):
+                raise RowError(f"'{n[f'{role}_bbox_screenshot']}' must be a list of "
+                               "screenshot numbers")
             boxes = _onto_screenshots(boxes, picks, shots, sources, role)
         refs[f"{role}_images"] = sources
         if sources:

@@ -140,11 +140,22 @@ def iter_rows(data: DataFile) -> Iterator[dict[str, Any]]:
 
 
 def is_image_type(arrow_type: Any) -> bool:
-    """An ``Image`` feature's storage: ``struct<bytes: binary, path: string>``."""
+    """An ``Image`` feature's storage: ``struct<bytes: binary, path: string>`` (either
+    may be ``null``-typed, as pyarrow infers a field that is None in every row); a
+    struct of the same names but other types is not one, or its cells would reach the
+    importer as numbers or lists."""
     pa, _ = require_pyarrow()
-    return (pa.types.is_struct(arrow_type)
-            and {arrow_type.field(i).name for i in range(arrow_type.num_fields)}
-            == {"bytes", "path"})
+    if not pa.types.is_struct(arrow_type):
+        return False
+    fields = {arrow_type.field(i).name: arrow_type.field(i).type
+              for i in range(arrow_type.num_fields)}
+    if set(fields) != {"bytes", "path"}:
+        return False
+    t = pa.types
+    binary = (t.is_binary, t.is_large_binary, t.is_null)
+    text = (t.is_string, t.is_large_string, t.is_null)
+    return (any(bool(f(fields["bytes"])) for f in binary)
+            and any(bool(f(fields["path"])) for f in text))
 
 
 def image_kind(arrow_type: Any) -> str | None:
