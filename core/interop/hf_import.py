@@ -99,6 +99,7 @@ def _plans(source: Path, columns: dict[str, str] | None, report: HfImportReport
     plans = []
     for data in hf_read.discover(source):  # a file that cannot be read is reported
         try:
+            hf_read.check_inside(data, source)
             plans.append((data, _columns(data, columns or {}), hf_read.num_rows(data)))
         except ValueError as exc:
             report.row_error({"split": data.split, "row": None, "file": data.rel}, str(exc))

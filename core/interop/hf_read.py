@@ -46,6 +46,10 @@ def discover(source: str | Path) -> list[DataFile]:
         return [DataFile(source, source.name, _split_of(source), kind)]
     if (source / "dataset_dict.json").is_file():
         splits = _json(source / "dataset_dict.json").get("splits") or []
+        for s in splits:  # "..", "/etc" or a linked folder: refused before it is opened
+            if not _inside(source / str(s), source):
+                raise ValueError(f"{source / 'dataset_dict.json'}: split {str(s)!r} is not "
+                                 f"a folder inside {_real(source).name}")
         return [f for s in splits for f in _saved(source / str(s), source, str(s))]
     if (source / "state.json").is_file():
         return _saved(source, source, "train")
@@ -59,6 +63,30 @@ def discover(source: str | Path) -> list[DataFile]:
              for p in files]
     order = list(dict.fromkeys(f.split for f in found))
     return sorted(found, key=lambda f: (order.index(f.split), f.rel))
+
+
+def _real(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: the path as given
+        return path
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether ``path``, links resolved, lies inside ``folder`` (a NUL byte: no)."""
+    try:
+        return _real(folder) in _real(path).parents
+    except ValueError:
+        return False
+
+
+def check_inside(data: DataFile, source: Path) -> None:
+    """ValueError when a data file found in the folder ``source`` is a link leading
+    outside it: a downloaded dataset must not make the import read the user's own files
+    (a file given by name is the user's choice)."""
+    if source.is_dir() and not _inside(data.path, source):
+        raise ValueError(f"{data.rel}: a link leading outside {_real(source).name}; "
+                         "not read")
 
 
 def _json(path: Path) -> dict[str, Any]:
