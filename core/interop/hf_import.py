@@ -103,9 +103,11 @@ def _plans(source: Path, columns: dict[str, str] | None, report: HfImportReport
             plans.append((data, _columns(data, columns or {}), hf_read.num_rows(data)))
         except ValueError as exc:
             report.row_error({"split": data.split, "row": None, "file": data.rel}, str(exc))
-    if not plans:
-        raise ValueError(f"{source}: nothing can be imported: " + "; ".join(
-            f"{e['file']}: {e['error']}" for e in report.errors[:3]))
+    if not plans:  # each file named once (ADR 195)
+        raise ValueError(f"{source}: nothing can be imported: " + ("; ".join(
+            e["error"] if e["error"].startswith(f"{e['file']}:") else
+            f"{e['file']}: {e['error']}" for e in report.errors[:3])
+            or "it lists no data files"))
     return plans
 
 

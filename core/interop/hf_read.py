@@ -45,7 +45,12 @@ def discover(source: str | Path) -> list[DataFile]:
         kind = source.suffix[1:]
         return [DataFile(source, source.name, _split_of(source), kind)]
     if (source / "dataset_dict.json").is_file():
-        splits = _json(source / "dataset_dict.json").get("splits") or []
+        splits = _json(source / "dataset_dict.json").get("splits")
+        if not isinstance(splits, list):
+            raise ValueError(f"{source / 'dataset_dict.json'}: 'splits' must be a list of "
+                             "split names")
+        if not splits:
+            raise ValueError(f"{source / 'dataset_dict.json'} lists no splits")
         for s in splits:  # "..", "/etc" or a linked folder: refused before it is opened
             if not _inside(source / str(s), source):
                 raise ValueError(f"{source / 'dataset_dict.json'}: split {str(s)!r} is not "
@@ -104,7 +109,10 @@ def _json(path: Path) -> dict[str, Any]:
 def _saved(folder: Path, root: Path, split: str) -> list[DataFile]:
     state = _json(folder / "state.json")
     out = []
-    for entry in state.get("_data_files") or []:
+    entries = state.get("_data_files") or []
+    if not isinstance(entries, list):
+        raise ValueError(f"{folder / 'state.json'}: '_data_files' must be a list")
+    for entry in entries:
         name = entry.get("filename") if isinstance(entry, dict) else None
         path = (folder / str(name)).resolve() if name else None
         if path is None or folder.resolve() not in path.parents or not path.is_file():
