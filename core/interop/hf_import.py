@@ -369,6 +369,16 @@ def _onto_screenshots(boxes: list[Any], picks: list[Any], shots: list[bytes],
 _NO_IMAGE_ROOT = re.compile(r";? *pass --image-root[^)]*")
 
 
+def _chunk_name(dataset: str, split: str, row: int) -> str:
+    """``<dataset>-<split>-from-row-<n>.jsonl`` (the audit log names it) as one file-name
+    component: a split may be a nested folder (``sub/train``) and either name may be
+    near the 255-byte limit."""
+    def part(name: str) -> str:
+        return re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:80]
+
+    return f"{part(dataset)}-{part(split)}-from-row-{row}.jsonl"
+
+
 class _Chunk:
     """Rows waiting to be handed to the importer, with their images on disk."""
 
@@ -418,7 +428,7 @@ class _Chunk:
         from core.ingest.importer import import_jsonl
 
         first = self.where[0]
-        path = self.folder / f"{self.dataset}-{first['split']}-from-row-{first['row']}.jsonl"
+        path = self.folder / _chunk_name(self.dataset, first["split"], first["row"])
         write_text(path, "\n".join(self.lines) + "\n")
         self.state.set_status(f"Importing {first['split']} rows {first['row']}–"
                               f"{self.where[-1]['row']}")
