@@ -247,7 +247,8 @@ def _external(path: str | None, where: str, source: Path) -> bytes:
     try:
         target = (root / path).resolve()
         inside = root in target.parents and target.is_file()
-    except (OSError, ValueError):  # a NUL byte, a name too long: no file of ours either
+    except (OSError, ValueError, RuntimeError):  # a NUL byte, a name too long, a symlink
+        # loop (RuntimeError from Path.resolve): no file of ours either
         inside = False
     if not inside:
         shown = repr(path) if len(path) <= 120 else f"{path[:100]!r}… ({len(path):,} characters)"
