@@ -343,7 +343,26 @@ def _sample(row: dict[str, Any], cols: _Columns, data: hf_read.DataFile, dataset
             except RecursionError as exc:
                 raise RowError(f"'{n['engagement']}' is nested too deeply") from exc
         obj["post"] = record
+    for key in ("tags", "community_feedback", "is_screenshot", "input_bboxs", "output_bboxs"):
+        if key in obj:  # passed on as read: bytes or a date would end the import in dumps
+            _check_json(obj[key], n.get(key) or key)
     return obj, refs
+
+
+def _check_json(value: Any, column: str) -> None:
+    """RowError when ``value`` holds something JSON cannot (bytes, dates, decimals)."""
+    kinds: list[str] = []
+
+    def refuse(item: Any) -> Any:
+        kinds.append(type(item).__name__)
+        raise TypeError(kinds[-1])
+
+    try:
+        json.dumps(value, default=refuse)
+    except (TypeError, ValueError, RecursionError) as exc:
+        kind = kinds[0] if kinds else "unusual"
+        raise RowError(f"'{column}' holds {kind} values; only text, numbers, true/false, "
+                       "lists and objects can be imported") from exc
 
 
 def _onto_screenshots(boxes: list[Any], picks: list[Any], shots: list[bytes],
