@@ -238,7 +238,8 @@ class WindowProject(QObject):
         """Ask for a JSONL file and import it in the background; with no project open,
         first offer to create one (or open one)."""
         if self.project is None:
-            self._offer_project_for_import()
+            self._offer_project_for_import("Import posts", "Posts and samples are",
+                                           self.choose_import)
             return
         path, _ = QFileDialog.getOpenFileName(self.window, "Import posts or samples",
                                               self._folder(),
@@ -246,9 +247,12 @@ class WindowProject(QObject):
         if path:
             self.import_file(path)
 
-    def _offer_project_for_import(self) -> None:
-        box = QMessageBox(QMessageBox.Icon.Question, "Import posts",
-                          "Posts and samples are imported into a project, and none is open.",
+    def _offer_project_for_import(self, title: str, what: str,
+                                  then: Callable[[], None]) -> None:
+        """Offer a new or existing project, then go on with ``then`` (the import asked for:
+        the JSON Lines file picker or the dataset folder picker)."""
+        box = QMessageBox(QMessageBox.Icon.Question, title,
+                          f"{what} imported into a project, and none is open.",
                           QMessageBox.StandardButton.Cancel, self.window)
         box.setTextFormat(Qt.TextFormat.PlainText)
         box.setInformativeText("Create a new project for them, or open an existing one.")
@@ -258,11 +262,11 @@ class WindowProject(QObject):
 
         def answered(*_: Any) -> None:
             if box.clickedButton() is new and self.new_project():
-                self.choose_import()
+                then()
             elif box.clickedButton() is existing:
                 self.choose_project()
                 if self.project is not None:
-                    self.choose_import()
+                    then()
 
         box.finished.connect(answered)
         self.window.keep(box)
@@ -272,7 +276,8 @@ class WindowProject(QObject):
     def choose_import_hf(self) -> None:
         """Ask for a Hugging Face dataset folder and import it in the background."""
         if self.project is None:
-            self._offer_project_for_import()
+            self._offer_project_for_import("Import a Hugging Face dataset",
+                                           "A Hugging Face dataset is", self.choose_import_hf)
             return
         folder = QFileDialog.getExistingDirectory(self.window,
                                                   "Import a Hugging Face dataset folder",
