@@ -360,9 +360,8 @@ def _check_json(value: Any, column: str) -> None:
     try:
         json.dumps(value, default=refuse)
     except (TypeError, ValueError, RecursionError) as exc:
-        kind = kinds[0] if kinds else "unusual"
-        raise RowError(f"'{column}' holds {kind} values; only text, numbers, true/false, "
-                       "lists and objects can be imported") from exc
+        raise RowError(f"'{column}' holds {kinds[0] if kinds else 'unusual'} values; only "
+                       "text, numbers, true/false, lists and objects can be imported") from exc
 
 
 def _onto_screenshots(boxes: list[Any], picks: list[Any], shots: list[bytes],
@@ -385,6 +384,10 @@ def _onto_screenshots(boxes: list[Any], picks: list[Any], shots: list[bytes],
     return kept
 
 
+#: the JSON Lines importer naming another line of the chunk, and its endings
+_ON_LINE = re.compile(r"\bon line (\d+)\b")
+_LINE_WORDS = (("this line was not imported", "this row was not imported"),
+               ("line not imported", "row not imported"))
 #: the JSON Lines importer's hint at ``--image-root``, which ``import hf`` does not have
 _NO_IMAGE_ROOT = re.compile(r";? *pass --image-root[^)]*")
 
@@ -457,6 +460,19 @@ class _Chunk:
         shutil.rmtree(self.folder, ignore_errors=True)
         self._reset()
 
+    def _in_rows(self, message: str) -> str:
+        """The importer's words for another line of the chunk ("the id on line 3", "this
+        line was not imported") as the rows they are: the chunk is a hidden file."""
+        def row(match: re.Match[str]) -> str:
+            k = int(match[1])
+            w = self.where[k - 1] if 1 <= k <= len(self.where) else None
+            return match[0] if w is None else f"on {w['split']} row {w['row']}"
+
+        message = _ON_LINE.sub(row, message)
+        for line, row_words in _LINE_WORDS:
+            message = message.replace(line, row_words)
+        return message
+
     def _merge(self, result: Any) -> None:
         r = self.report
         r.imported += result.imported
@@ -466,7 +482,8 @@ class _Chunk:
         r.images_failed += result.images_failed
         for err in result.errors:
             where = self.where[err["line"] - 1]
-            r.row_error({k: where[k] for k in ("split", "row", "file")}, err["error"])
+            r.row_error({k: where[k] for k in ("split", "row", "file")},
+                        self._in_rows(err["error"]))
         for note in result.notes:
             where = self.where[note["line"] - 1]
             r.notes.append({"split": where["split"], "row": where["row"],
