@@ -13,7 +13,6 @@ scratch space stay bounded.  A bad row is reported with its split and row number
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import shutil
@@ -22,10 +21,9 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from core.files import new_temp_dir, write_bytes, write_text
-from core.ingest.importer import MAX_REPORTED_ERRORS, ImportReport
 from core.interop import hf_read
 from core.interop.deps import require_pyarrow
+from core.interop.hf_chunk import Chunk, HfImportReport, work_folder
 from core.jobs import JobState
 from core.store.project import Project
 
@@ -50,31 +48,6 @@ _SPLITS = {"text_to_image": "text-to-image", "image_to_image": "image-to-image",
 
 class RowError(ValueError):
     """A row cannot become a sample; the message names the column."""
-
-
-@dataclass
-class HfImportReport(ImportReport):
-    """The JSON Lines import's report, with rows (split, row, file) instead of lines."""
-
-    rows: int = 0
-
-    def row_error(self, where: dict[str, Any], message: str) -> None:
-        """Record a failing row (or file, when ``row`` is None)."""
-        if len(self.errors) < MAX_REPORTED_ERRORS:
-            self.errors.append({**where, "error": message})
-        else:
-            self.suppressed_errors += 1
-
-    def to_json(self) -> dict[str, Any]:
-        """Machine-readable report (the CLI prints it; the import dialog shows it)."""
-        return {"source": self.source, "rows": self.rows, **super().to_json()}
-
-    def summary(self) -> str:
-        """One human line."""
-        return (f"{self.rows} row(s) read: {self.imported} imported, {self.updated} updated, "
-                f"{self.unchanged} unchanged, {len(self.errors) + self.suppressed_errors} "
-                f"with errors; images: {self.images_fetched} stored, "
-                f"{self.images_failed} failed")
 
 
 @dataclass
@@ -121,8 +94,8 @@ def import_hf(project: Project, source: str | Path, *, columns: dict[str, str] |
     plans = _plans(source, columns, report)
     state.set_total(max(1, sum(n for _, _, n in plans)))
     name = dataset_name(source)
-    work = new_temp_dir(project.path.parent, f"{project.path.name}.hf-import")
-    chunk = _Chunk(project, work, name, report, state)
+    work = work_folder(project)
+    chunk = Chunk(project, work, name, report, state)
     try:
         row_base: dict[str, int] = {}
         seen: dict[str, dict[str, Any]] = {}  # sample id -> the row that holds it
@@ -382,118 +355,3 @@ def _onto_screenshots(boxes: list[Any], picks: list[Any], shots: list[bytes],
         sources[k] = shots[pick]
         kept.append(b)
     return kept
-
-
-#: the JSON Lines importer naming another line of the chunk, and its endings
-_ON_LINE = re.compile(r"\bon line (\d+)\b")
-_LINE_WORDS = (("this line was not imported", "this row was not imported"),
-               ("line not imported", "row not imported"))
-#: the JSON Lines importer's hint at ``--image-root``, which ``import hf`` does not have
-_NO_IMAGE_ROOT = re.compile(r";? *pass --image-root[^)]*")
-
-
-def _chunk_name(dataset: str, split: str, row: int) -> str:
-    """``<dataset>-<split>-from-row-<n>.jsonl`` (the audit log names it) as one file-name
-    component: a split may be a nested folder (``sub/train``) and either name may be
-    near the 255-byte limit."""
-    def part(name: str) -> str:
-        return re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:80]
-
-    return f"{part(dataset)}-{part(split)}-from-row-{row}.jsonl"
-
-
-class _Chunk:
-    """Rows waiting to be handed to the importer, with their images on disk."""
-
-    def __init__(self, project: Project, work: Path, dataset: str, report: HfImportReport,
-                 state: JobState) -> None:
-        self.project, self.work, self.dataset = project, work, dataset
-        self.report, self.state = report, state
-        self.inner = JobState(title=state.title)
-        state.subscribe(lambda s: self.inner.cancel()
-                        if s.cancelled() and not self.inner.cancelled() else None)
-        self.count = 0
-        self._reset()
-
-    def _reset(self) -> None:
-        self.count += 1
-        self.folder = self.work / f"chunk{self.count}"
-        self.folder.mkdir()
-        self.lines: list[str] = []
-        self.where: list[dict[str, Any]] = []
-        self.image_rows: dict[str, list[tuple[int, str]]] = {}
-        self.rows = self.bytes = 0
-
-    def add(self, where: dict[str, Any], obj: dict[str, Any],
-            images: dict[str, list[bytes]]) -> None:
-        line = len(self.lines) + 1
-        for role, blobs in images.items():
-            paths = []
-            for k, data in enumerate(blobs):
-                digest = hashlib.sha256(data).hexdigest()
-                ref = f"{self.dataset}/{digest[:32]}"
-                target = self.folder / ref
-                if not target.exists():
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    write_bytes(target, data)
-                    self.bytes += len(data)
-                paths.append(ref)
-                self.image_rows.setdefault(ref, []).append((line, f"{role}[{k}]"))
-            if paths:
-                obj[role] = paths
-        self.lines.append(json.dumps(obj, ensure_ascii=False))
-        self.where.append(where)
-        self.rows += 1
-
-    def flush(self) -> None:
-        if not self.lines:
-            return
-        from core.ingest.importer import import_jsonl
-
-        first = self.where[0]
-        path = self.folder / _chunk_name(self.dataset, first["split"], first["row"])
-        write_text(path, "\n".join(self.lines) + "\n")
-        self.state.set_status(f"Importing {first['split']} rows {first['row']}–"
-                              f"{self.where[-1]['row']}")
-        result = import_jsonl(self.project, path, state=self.inner)
-        self._merge(result)
-        shutil.rmtree(self.folder, ignore_errors=True)
-        self._reset()
-
-    def _in_rows(self, message: str) -> str:
-        """The importer's words for another line of the chunk ("the id on line 3", "this
-        line was not imported") as the rows they are: the chunk is a hidden file."""
-        def row(match: re.Match[str]) -> str:
-            k = int(match[1])
-            w = self.where[k - 1] if 1 <= k <= len(self.where) else None
-            return match[0] if w is None else f"on {w['split']} row {w['row']}"
-
-        message = _ON_LINE.sub(row, message)
-        for line, row_words in _LINE_WORDS:
-            message = message.replace(line, row_words)
-        return message
-
-    def _merge(self, result: Any) -> None:
-        r = self.report
-        r.imported += result.imported
-        r.updated += result.updated
-        r.unchanged += result.unchanged
-        r.images_fetched += result.images_fetched
-        r.images_failed += result.images_failed
-        for err in result.errors:
-            where = self.where[err["line"] - 1]
-            r.row_error({k: where[k] for k in ("split", "row", "file")},
-                        self._in_rows(err["error"]))
-        for note in result.notes:
-            where = self.where[note["line"] - 1]
-            r.notes.append({"split": where["split"], "row": where["row"],
-                            "note": note["note"]})
-        prefix = str(self.folder)
-        for err in result.image_errors:
-            message = _NO_IMAGE_ROOT.sub("", err["error"])  # an option `import hf` lacks
-            if message.startswith(prefix):
-                message = message.split(": ", 1)[-1]
-            for line, column in self.image_rows.get(err["url"], []):
-                where = self.where[line - 1]
-                r.image_errors.append({"split": where["split"], "row": where["row"],
-                                       "column": column, "error": message})
