@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from core.files import TEMP_MARK, new_temp_dir, stale_temps, write_bytes, write_text
-from core.ingest.importer import MAX_REPORTED_ERRORS, ImportReport
+from core.ingest.importer import MAX_REPORTED_ERRORS, ImportReport, ImportStoppedError
 from core.jobs import JobState
 from core.store.project import Project
 
@@ -55,7 +55,7 @@ def work_folder(project: Project) -> Path:
 
 
 #: the JSON Lines importer naming another line of the chunk, and its endings
-_ON_LINE = re.compile(r"\bon line (\d+)\b")
+_ON_LINE = re.compile(r"\b(on|at) line (\d+)\b")
 _LINE_WORDS = (("this line was not imported", "this row was not imported"),
                ("line not imported", "row not imported"))
 #: the JSON Lines importer's hint at ``--image-root``, which ``import hf`` does not have
@@ -125,7 +125,11 @@ class Chunk:
         write_text(path, "\n".join(self.lines) + "\n")
         self.state.set_status(f"Importing {first['split']} rows {first['row']}–"
                               f"{self.where[-1]['row']}")
-        result = import_jsonl(self.project, path, state=self.inner)
+        try:
+            result = import_jsonl(self.project, path, state=self.inner)
+        except ImportStoppedError as exc:  # "stopped at line 4 … import the file again"
+            raise ImportStoppedError(self._in_rows(str(exc)).replace(
+                "import the file again", "import the dataset again")) from exc
         self._merge(result)
         shutil.rmtree(self.folder, ignore_errors=True)
         self._reset()
@@ -134,9 +138,9 @@ class Chunk:
         """The importer's words for another line of the chunk ("the id on line 3", "this
         line was not imported") as the rows they are: the chunk is a hidden file."""
         def row(match: re.Match[str]) -> str:
-            k = int(match[1])
+            k = int(match[2])
             w = self.where[k - 1] if 1 <= k <= len(self.where) else None
-            return match[0] if w is None else f"on {w['split']} row {w['row']}"
+            return match[0] if w is None else f"{match[1]} {w['split']} row {w['row']}"
 
         message = _ON_LINE.sub(row, message)
         for line, row_words in _LINE_WORDS:

@@ -121,9 +121,9 @@ def import_hf(project: Project, source: str | Path, *, columns: dict[str, str] |
                     if chunk.rows >= chunk_rows or chunk.bytes >= chunk_bytes:
                         chunk.flush()
                     state.set_progress(report.rows)
-            except ValueError as exc:  # damaged part way: what was read stays imported
+            except hf_read.ReadError as exc:  # damaged part way: what was read stays in
                 report.row_error({"split": data.split, "row": start + count, "file": data.rel},
-                             str(exc))
+                                 str(exc))
             row_base[data.split] = start + max(count, n_rows)
         chunk.flush()
     finally:

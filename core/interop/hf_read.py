@@ -24,6 +24,10 @@ _SPLIT_WORDS = {"train", "test", "validation", "valid", "dev", "text_to_image",
                 "image_to_image"}
 
 
+class ReadError(ValueError):
+    """A data file turned out damaged part way through its rows."""
+
+
 @dataclass(frozen=True)
 class DataFile:
     """One data file and the split its rows belong to."""
@@ -172,7 +176,7 @@ def iter_rows(data: DataFile) -> Iterator[dict[str, Any]]:
                 for start in range(0, batch.num_rows, READ_BATCH):
                     yield from batch.slice(start, READ_BATCH).to_pylist()
     except (OSError, pa.ArrowException) as exc:
-        raise ValueError(f"{data.rel}: cannot read it ({exc})") from exc
+        raise ReadError(f"{data.rel}: cannot read it ({exc})") from exc
 
 
 def is_image_type(arrow_type: Any) -> bool:
