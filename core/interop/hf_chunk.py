@@ -165,7 +165,7 @@ class Chunk:
         prefix = str(self.folder)
         for err in result.image_errors:
             message = _NO_IMAGE_ROOT.sub("", err["error"])  # an option `import hf` lacks
-            if message.startswith(prefix):
+            if message.startswith((prefix, f"{err['url']}: ")):  # Winnow's names, not theirs
                 message = message.split(": ", 1)[-1]
             for line, column in self.image_rows.get(err["url"], []):
                 where = self.where[line - 1]
