@@ -109,6 +109,8 @@ def import_hf(project: Project, source: str | Path, *, columns: dict[str, str] |
                     count += 1
                     report.rows += 1
                     try:
+                        if isinstance(row, hf_read.BadRow):
+                            raise RowError(row.error)
                         obj, images = _sample(row, cols, data, name, row_no, source)
                         first = seen.setdefault(obj["id"], where)
                         if first is not where:  # a second row would silently replace it

@@ -160,7 +160,14 @@ def num_rows(data: DataFile) -> int:
         raise ValueError(f"{data.rel}: not a readable {data.kind} file ({exc})") from exc
 
 
-def iter_rows(data: DataFile) -> Iterator[dict[str, Any]]:
+@dataclass(frozen=True)
+class BadRow:
+    """A row holding a cell Python cannot (a timestamp past year 9999), and why."""
+
+    error: str
+
+
+def iter_rows(data: DataFile) -> Iterator[dict[str, Any] | BadRow]:
     """The rows of a data file as plain Python values, ``READ_BATCH`` at a time."""
     pa, pq = require_pyarrow("Reading a Hugging Face dataset")
     try:
@@ -169,14 +176,36 @@ def iter_rows(data: DataFile) -> Iterator[dict[str, Any]]:
             # the file is closed, so memory grew with the file (benchmarks/bench_interop.py)
             parquet = pq.ParquetFile(data.path, pre_buffer=False)
             for batch in parquet.iter_batches(batch_size=READ_BATCH):
-                yield from batch.to_pylist()
+                yield from _rows(batch)
             return
         with pa.memory_map(str(data.path)) as source:
             for batch in pa.ipc.open_stream(source):
                 for start in range(0, batch.num_rows, READ_BATCH):
-                    yield from batch.slice(start, READ_BATCH).to_pylist()
+                    yield from _rows(batch.slice(start, READ_BATCH))
     except (OSError, pa.ArrowException) as exc:
         raise ReadError(f"{data.rel}: cannot read it ({exc})") from exc
+
+
+def _rows(batch: Any) -> Iterator[dict[str, Any] | BadRow]:
+    """A batch's rows; when one cell cannot become a Python value (OverflowError,
+    ValueError), the batch is taken cell by cell so only that row is lost."""
+    try:
+        rows = batch.to_pylist()
+    except (ValueError, OverflowError):
+        rows = None
+    if rows is not None:
+        yield from rows
+        return
+    for i in range(batch.num_rows):
+        row: dict[str, Any] = {}
+        for name, column in zip(batch.schema.names, batch.columns, strict=True):
+            try:
+                row[name] = column[i].as_py()
+            except (ValueError, OverflowError) as exc:
+                yield BadRow(f"'{name}' holds a value that cannot be read ({exc})")
+                break
+        else:
+            yield row
 
 
 def is_image_type(arrow_type: Any) -> bool:
