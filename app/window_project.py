@@ -318,7 +318,8 @@ class WindowProject(QObject):
             state.item_done(report.imported + report.updated + report.unchanged)
             failed = len(report.errors) + report.suppressed_errors
             if failed:
-                state.item_failed(path.name, f"{failed:,} line(s) could not be imported",
+                unit = "line(s)" if importer is None else "row(s)"  # a dataset has rows
+                state.item_failed(path.name, f"{failed:,} {unit} could not be imported",
                                   count=failed)
             return report.to_json()
 
