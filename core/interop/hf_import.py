@@ -21,6 +21,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from core.ingest.records import shown_id
 from core.interop import hf_read
 from core.interop.deps import require_pyarrow
 from core.interop.hf_chunk import Chunk, HfImportReport, work_folder
@@ -114,7 +115,7 @@ def import_hf(project: Project, source: str | Path, *, columns: dict[str, str] |
                         obj, images = _sample(row, cols, data, name, row_no, source)
                         first = seen.setdefault(obj["id"], where)
                         if first is not where:  # a second row would silently replace it
-                            raise RowError(f"id {obj['id']!r} is already used by "
+                            raise RowError(f"id '{shown_id(obj['id'])}' is already used by "
                                            f"{first['split']} row {first['row']}")
                     except RowError as exc:
                         report.row_error(where, str(exc))
