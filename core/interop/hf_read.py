@@ -55,7 +55,7 @@ def discover(source: str | Path) -> list[DataFile]:
                              "split names")
         if not splits:
             raise ValueError(f"{source / 'dataset_dict.json'} lists no splits")
-        for s in splits:  # "..", "/etc" or a linked folder: refused before it is opened
+        for s in splits:  # "..", an absolute path or a linked folder: refused before opened
             if not _inside(source / str(s), source):
                 raise ValueError(f"{source / 'dataset_dict.json'}: split {str(s)!r} is not "
                                  f"a folder inside {_real(source).name}")
