@@ -15,6 +15,8 @@ Two limits every such request needs, here once: httpx's timeouts bound each *ste
 (connect, one read), so a server trickling a byte at a time holds a request forever;
 :func:`deadline` bounds the whole request (ADR 143).  :func:`read_capped` reads a body
 up to a size cap, so a hostile 2 GB answer costs nothing but the cap.
+:func:`shown_url` is an endpoint's URL as messages and records show it (no password,
+no key in the query; ADR 198).
 
 httpx is imported on use: start-up need not pay for it.
 """
@@ -23,10 +25,12 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import re
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
 
 from core.retry import Transient
 
@@ -94,6 +98,41 @@ class ClientPools:
             await client.aclose()
 
 
+#: query (or fragment) parameters whose value is a secret by its name (ADR 198)
+_SECRET_NAME = re.compile(r"key|token|secret|passw|pwd|sig|auth|credential|session",
+                          re.IGNORECASE)
+#: what a hidden secret is shown as
+HIDDEN = "***"
+
+
+def _hide_values(text: str) -> str:
+    """``a=1&api_key=s`` → ``a=1&api_key=***`` (each pair whose name suggests a secret)."""
+    pieces = []
+    for piece in text.split("&"):
+        name, eq, _value = piece.partition("=")
+        pieces.append(f"{name}={HIDDEN}" if eq and _SECRET_NAME.search(name) else piece)
+    return "&".join(pieces)
+
+
+def shown_url(url: str) -> str:
+    """``url`` as a message, a log or a record in the project may show it: a user name
+    and password (``https://user:pass@host``) become ``***@``, and the value of each
+    query or fragment parameter named like a secret (key, token, secret, password,
+    signature, auth…) becomes ``***`` (ADR 198).  The request itself still uses the URL
+    as given."""
+    text = url.strip()
+    try:
+        parts = urlsplit(text)
+    except ValueError:  # an unclosed IPv6 bracket: show no part that might be a secret
+        scheme, sep, _rest = text.partition("//")
+        return f"{scheme if sep else ''}{sep}{HIDDEN} (not a valid URL)"
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = f"{HIDDEN}@{netloc.rpartition('@')[2]}"
+    return urlunsplit((parts.scheme, netloc, parts.path, _hide_values(parts.query),
+                       _hide_values(parts.fragment)))
+
+
 @contextmanager
 def transport_failures(base_url: str, timeout: float) -> Iterator[None]:
     """Turn an httpx timeout or connection failure inside the block into a
@@ -105,7 +144,8 @@ def transport_failures(base_url: str, timeout: float) -> Iterator[None]:
     except httpx.TimeoutException:
         raise Transient(f"timed out after {timeout:g} s") from None
     except httpx.TransportError as exc:
-        raise Transient(f"cannot reach {base_url} ({type(exc).__name__}: {exc})") from None
+        raise Transient(f"cannot reach {shown_url(base_url)} ({type(exc).__name__}: "
+                        f"{exc})") from None
 
 
 class DeadlineExceeded(Transient):

@@ -177,7 +177,7 @@ class JudgeClient:
                 raise self._failed(messages, str(exc)) from None
             raise JudgeError(str(exc)) from None
         except ResponseTooLarge as exc:
-            raise JudgeError(f"{ep.model} at {ep.base_url.rstrip('/')}: {exc}") from None
+            raise JudgeError(f"{ep.model} at {ep.shown_url}: {exc}") from None
         self.failures_in_a_row = 0
         self._failing.clear()
         return text
@@ -192,7 +192,7 @@ class JudgeClient:
         if self.failures_in_a_row >= BREAK_AFTER:
             self._failing.clear()  # no more requests: nothing to tell apart
             ep = self.endpoint
-            self.broken = (f"not sent: the judge {ep.model} at {ep.base_url.rstrip('/')} "
+            self.broken = (f"not sent: the judge {ep.model} at {ep.shown_url} "
                            f"failed {self.failures_in_a_row} requests in a row (last: "
                            f"{message}), so Winnow stopped asking it in this run; check "
                            "the endpoint (Metrics → Settings) and run again — items that "

@@ -49,9 +49,17 @@ class JudgeEndpoint:
         """How results label this judge (the model name; no key, no URL secrets)."""
         return self.model
 
+    @property
+    def shown_url(self) -> str:
+        """The endpoint as messages and records show it (no password or key, ADR 198)."""
+        from core.http_pools import shown_url
+
+        return shown_url(self.base_url).rstrip("/")
+
     def identity(self) -> dict[str, object]:
-        """What identifies the judge in a metric's parameters (never the key)."""
-        return {"base_url": self.base_url.rstrip("/"), "model": self.model,
+        """What identifies the judge in a metric's parameters (never the key, nor a
+        password or key written into the URL)."""
+        return {"base_url": self.shown_url, "model": self.model,
                 "temperature": self.temperature, "max_tokens": self.max_tokens}
 
 

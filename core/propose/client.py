@@ -30,6 +30,7 @@ from core.http_pools import (
     ResponseTooLarge,
     deadline,
     read_capped,
+    shown_url,
     transport_failures,
 )
 from core.retry import GaveUp, RetryPolicy, Transient, check_status, parse_retry_after, retry_async
@@ -73,7 +74,7 @@ class ProposeEndpoint:
                              "http://localhost:8000/v1")
         if not self.base_url.strip().lower().startswith(("http://", "https://")):
             raise ValueError(f"the endpoint URL must start with http:// or https://, "
-                             f"not {self.base_url!r}")
+                             f"not {shown_url(self.base_url)!r}")
         if not self.model.strip():
             raise ValueError("no model name given")
         if not 1 <= self.concurrency <= 1024:
@@ -94,8 +95,9 @@ class ProposeEndpoint:
                                  f"not {price:g}")
 
     def public(self) -> dict[str, Any]:
-        """What a run records about the endpoint (never the key)."""
-        return {"base_url": self.base_url.rstrip("/"), "model": self.model,
+        """What a run records about the endpoint (never the key, nor a password or key
+        written into the URL, ADR 198)."""
+        return {"base_url": shown_url(self.base_url).rstrip("/"), "model": self.model,
                 "concurrency": self.concurrency, "structured": self.structured,
                 "temperature": self.temperature, "max_tokens": self.max_tokens}
 

@@ -25,9 +25,11 @@ class KeyStoreError(Exception):
 
 
 def account(base_url: str) -> str:
-    """The keyring account name for an endpoint: its scheme, host, port and path."""
+    """The keyring account name for an endpoint: its scheme, host, port and path (never
+    a user name or password written into the URL: keyrings show account names)."""
     parts = urlsplit(base_url.strip())
-    return f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}".lower()
+    host = parts.netloc.rpartition("@")[2]
+    return f"{parts.scheme}://{host}{parts.path.rstrip('/')}".lower()
 
 
 def _keyring() -> Any:
