@@ -31,6 +31,7 @@ import hashlib
 import json
 import logging
 import os
+import secrets
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -121,20 +122,43 @@ def _settings_key(method: str, settings: DetectSettings) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _sha256(path: Path) -> str | None:
+def _read(path: Path) -> bytes | None:
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return path.read_bytes()
     except OSError:
         return None
 
 
+def _source_proof(data: bytes) -> dict[str, str]:
+    """What the marker records of the input's bytes (ADR 199): a salted SHA-256, so the
+    released folder holds no hash of the original photo that could be looked up or
+    matched elsewhere; the same bytes are still recognised by salting them again."""
+    salt = secrets.token_hex(16)
+    return {"source_salt": salt,
+            "source_tag": hashlib.sha256(bytes.fromhex(salt) + data).hexdigest()}
+
+
+def _same_source(record: dict[str, Any], data: bytes | None) -> bool:
+    """Whether ``record`` was written for an input of exactly these bytes (records of
+    versions before ADR 199 hold the plain ``source_sha256``)."""
+    if data is None:
+        return False
+    salt, tag = record.get("source_salt"), record.get("source_tag")
+    if isinstance(salt, str) and isinstance(tag, str):
+        try:
+            return hashlib.sha256(bytes.fromhex(salt) + data).hexdigest() == tag
+        except ValueError:  # a salt that is not hex: not Winnow's record
+            return False
+    return record.get("source_sha256") == hashlib.sha256(data).hexdigest()
+
+
 def _same_output(marker: Marker, out: Path, rel: Path, key: str,
-                 source_sha256: str | None) -> bool:
+                 data: bytes | None) -> bool:
     """Whether the marker's last record of ``out`` is the input ``rel`` with these bytes
     and settings."""
     record = marker.records.get(out.as_posix(), [{}])[-1]
     return (record.get("source") == rel.as_posix() and record.get("settings") == key
-            and record.get("source_sha256") == source_sha256)
+            and _same_source(record, data))
 
 
 def _finished(marker: Marker, out: Path) -> bool:
@@ -154,7 +178,7 @@ def _recorded_for(out_dir: Path, out: Path, rel: Path) -> bool:
 
 
 def _remove_own(out_dir: Path, out: Path, rel: Path, report: dict[str, Any], why: str,
-                source_sha256: str | None = None, settings: str | None = None) -> None:
+                data: bytes | None = None, settings: str | None = None) -> None:
     """Remove ``out`` if the marker proves it is Winnow's unverified output of the input
     ``rel`` (of these source bytes and ``settings``, if given), unchanged and not on
     record as verified (ADR 005: nothing else is ever deleted); the report names it and
@@ -168,8 +192,7 @@ def _remove_own(out_dir: Path, out: Path, rel: Path, report: dict[str, Any], why
             return
         record = marker.records[out.as_posix()][-1]
         if record.get("source") != rel.as_posix() or record.get("verified") is True \
-                or (source_sha256 is not None
-                    and record.get("source_sha256") != source_sha256) \
+                or (data is not None and not _same_source(record, data)) \
                 or (settings is not None and record.get("settings") != settings):
             return
         target.unlink()
@@ -224,10 +247,9 @@ def _written_meanwhile(out_dir: Path, target: Path, rel: Path, key: str,
         size, sha = digest(target)
     except (NotOwnedError, OSError):
         return False
-    source = hashlib.sha256(data).hexdigest()
     # the record of the bytes now there (a run whose move failed also left a line)
     return any(r["size"] == size and r["sha256"] == sha and r.get("settings") == key
-               and r.get("source_sha256") == source and r.get("source") == rel.as_posix()
+               and _same_source(r, data) and r.get("source") == rel.as_posix()
                for r in marker.records.get(target.relative_to(out_dir).as_posix(), []))
 
 
@@ -249,7 +271,7 @@ def _check_outputs(in_dir: Path, out_dir: Path, names: dict[Path, Path], key: st
             continue
         if marker is None or not marker.lists(out.as_posix(), target):
             foreign.append(out.as_posix())
-        elif _same_output(marker, out, rel, key, _sha256(in_dir / rel)):
+        elif _same_output(marker, out, rel, key, _read(in_dir / rel)):
             (keep if _finished(marker, out) else replace).add(rel)
         else:
             earlier.append(out.as_posix())
@@ -387,7 +409,6 @@ def _one(in_dir: Path, rel: Path, target: Path, out_dir: Path, method: str,
     labels = [f"#{i + 1} ({d.kind})" for i, d in enumerate(found)]
     fmt = output_format(rel.name)
     out, result = render_verified(RenderJob(rgb, specs, labels, Geometry()), settings, fmt)
-    source = hashlib.sha256(data).hexdigest()
     natural = target.relative_to(out_dir)
     spare = unverified_name(natural)
     if not result.ok:
@@ -396,7 +417,7 @@ def _one(in_dir: Path, rel: Path, target: Path, out_dir: Path, method: str,
         if replace:
             _remove_own(out_dir, natural, rel, report, "an earlier run's output of "
                         f"{rel.as_posix()} that did not pass verification",
-                        source_sha256=source, settings=key)
+                        data=data, settings=key)
         if not keep_failed:
             _remove_spare(out_dir, natural, rel, report,
                           "removed as this run did not pass --keep-failed")
@@ -414,7 +435,7 @@ def _one(in_dir: Path, rel: Path, target: Path, out_dir: Path, method: str,
             raise FileExistsError(target)
         export_bytes(target, out, root=out_dir,
                      record={"source": rel.as_posix(), "settings": key,
-                             "source_sha256": source, "verified": result.ok})
+                             **_source_proof(data), "verified": result.ok})
     except FileExistsError:  # another run into the same folder, or the user, meanwhile
         if result.ok and _written_meanwhile(out_dir, target, rel, key, data):
             report["kept"].append({"file": rel.as_posix(), "output": str(target)})
