@@ -469,6 +469,10 @@ class RatingSession:
             self.conn.execute("ROLLBACK")
             raise
         commit_or_roll_back(self.conn)
+        if self.chained:
+            # the WAL keeps each page as it was, earlier chain keys with them: truncated
+            # now, not at the next pause, so no K_i outlives its entry (ADR 058)
+            self.checkpoint()
 
     def _chain(self, entry: bytes) -> str | None:
         """MAC ``entry`` and move the key chain on (inside the caller's transaction);

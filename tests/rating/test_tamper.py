@@ -303,3 +303,26 @@ def test_a_file_copied_mid_session_and_answered_again_is_refused(rproject, tmp_p
         rproject, get_session(rproject, "side_by_side"))}
     assert winners == {"left"} if first == "original" else winners == {"left", "right"}
     assert rproject.conn.execute("SELECT count(*) FROM rating_judgments").fetchone()[0] == 6
+
+
+def test_earlier_keys_are_gone_while_the_rater_view_is_still_open(rated, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The WAL held every earlier K_i until the next pause or close: a rater who opened
+    the ``-wal`` mid-session (sqlite3, a hex viewer) read an old key and could rewrite
+    every answer from that point on (ADR 058 amended: the WAL is truncated after each
+    chained write)."""
+    project, _ = rated
+    files = make_session(project, tmp_path / "open", "likert", raters=1)
+    s = RatingSession.open(files[0])
+    s.set_rater("Ada")
+    keys = [s.conn.execute("SELECT key FROM chain").fetchone()[0]]
+    for _ in range(3):
+        t = s.next_task()
+        assert t is not None
+        s.submit(t.task_id, simple_answer(t), time_ms=900)
+        keys.append(s.conn.execute("SELECT key FROM chain").fetchone()[0])
+    wal = Path(f"{files[0]}-wal")
+    raw = files[0].read_bytes() + (wal.read_bytes() if wal.exists() else b"")
+    assert keys[-1].encode() in raw  # the current key is where it must be
+    for old in keys[:-1]:
+        assert old.encode() not in raw and bytes.fromhex(old) not in raw
+    s.close()
