@@ -119,15 +119,22 @@ def test_files_that_are_not_session_files_say_what_they_are(rproject, tmp_path: 
 
 
 def test_a_file_still_open_in_the_rater_view_merges_its_saved_answers(rproject,  # type: ignore[no-untyped-def]
-                                                                      tmp_path: Path) -> None:
+                                                                      tmp_path: Path,
+                                                                      monkeypatch) -> None:
     path = make_session(rproject, tmp_path / "out", "checklist", raters=1)[0]
     s = RatingSession.open(path)
     s.set_rater("Ada")
-    for t in s.tasks[:3]:
+    s.submit(s.tasks[0].task_id, simple_answer(s.tasks[0]), time_ms=5)
+    assert merge_file(rproject, path).added == 1  # the WAL truncated after each write
+    # a write whose truncation did not happen (killed between the two): its answers
+    # are only in the -wal, and a merge still reads them
+    monkeypatch.setattr(RatingSession, "checkpoint", lambda self: None)
+    for t in s.tasks[1:3]:
         s.submit(t.task_id, simple_answer(t), time_ms=5)
     assert Path(f"{path}-wal").stat().st_size > 0  # answers not yet folded into the file
+    monkeypatch.undo()
     try:
-        assert merge_file(rproject, path).added == 3
+        assert merge_file(rproject, path).added == 2
     finally:
         s.close()
 
@@ -137,9 +144,13 @@ def _rated_file(project, tmp_path: Path, keep_wal: bool) -> Path:  # type: ignor
     path = make_session(project, tmp_path / "out", "side_by_side", raters=1)[0]
     s = RatingSession.open(path)
     s.set_rater("Ada")
-    for t in s.tasks[:4]:
-        s.submit(t.task_id, simple_answer(t), time_ms=5)
+    with pytest.MonkeyPatch.context() as mp:
+        if keep_wal:  # killed after the commits, before the WAL was truncated
+            mp.setattr(RatingSession, "checkpoint", lambda self: None)
+        for t in s.tasks[:4]:
+            s.submit(t.task_id, simple_answer(t), time_ms=5)
     if keep_wal:  # as a crash leaves it: the answers only in the -wal beside the file
+        assert Path(f"{path}-wal").stat().st_size > 0
         media = tmp_path / "media"
         media.mkdir()
         shutil.copy(path, media / path.name)
@@ -201,7 +212,8 @@ def test_merge_from_a_read_only_mount_through_the_cli(rproject, tmp_path: Path, 
 
 
 def test_a_stale_wal_beside_a_file_sent_again_is_refused_by_name(rproject,  # type: ignore[no-untyped-def]
-                                                                  tmp_path: Path) -> None:
+                                                                  tmp_path: Path,
+                                                                  monkeypatch) -> None:
     """The rater sends their file mid-session (with its -wal: the app had crashed), then
     the finished file, which replaces the first copy; the first copy's -wal stays beside
     it.  SQLite cannot tell that -wal is not this file's: reading through it found a
@@ -211,8 +223,11 @@ def test_a_stale_wal_beside_a_file_sent_again_is_refused_by_name(rproject,  # ty
     th.rate_all(second, "Bob")
     s = RatingSession.open(first)
     s.set_rater("Ada")
+    # the crash: answers committed, the WAL not yet truncated
+    monkeypatch.setattr(RatingSession, "checkpoint", lambda self: None)
     for t in s.tasks[:4]:
         s.submit(t.task_id, simple_answer(t), time_ms=5)
+    monkeypatch.undo()
     inbox = tmp_path / "inbox"
     inbox.mkdir()
     shutil.copy(first, inbox / first.name)

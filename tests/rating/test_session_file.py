@@ -178,7 +178,8 @@ def test_two_windows_on_one_file_cannot_answer_a_task_twice(rproject, tmp_path: 
 
 
 def test_a_stale_wal_beside_the_file_is_refused_and_both_are_kept(rproject,  # type: ignore[no-untyped-def]
-                                                                   tmp_path: Path) -> None:
+                                                                   tmp_path: Path,
+                                                                   monkeypatch) -> None:
     """The rater puts a newer copy of their file (a backup, the one they emailed) where
     the old one was, and the old one's -wal (its window had crashed) stays beside it.
     Opening the file for rating used to fold that -wal into it: SQLite cannot tell it
@@ -190,8 +191,11 @@ def test_a_stale_wal_beside_the_file_is_refused_and_both_are_kept(rproject,  # t
     path = make_session(rproject, tmp_path / "out", "side_by_side", raters=1)[0]
     s = open_for_rating(path)
     s.set_rater("Ada")
+    # answers committed, the window killed before the WAL was truncated (ADR 058)
+    monkeypatch.setattr(RatingSession, "checkpoint", lambda self: None)
     for t in s.tasks[:4]:
         s.submit(t.task_id, simple_answer(t), time_ms=5)
+    monkeypatch.undo()
     stale = tmp_path / "stale-wal"
     shutil.copy(f"{path}-wal", stale)  # what the crash left
     while (t := s.next_task()) is not None:
