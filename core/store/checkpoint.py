@@ -16,6 +16,11 @@ makes a checkpoint killed half-way harmless. A checkpoint that fails (a full dis
 cannot finish (a reader still on an older snapshot) leaves everything in the log; the
 next one, or closing the project, finishes it. ``PASSIVE`` never waits for a lock, so
 the thread never holds up a writer or a reader.
+
+A curator package (ADR 131) keeps a forward-secure key that every audited commit
+replaces; the log holds each page as it was, earlier keys with them. Its checkpointer
+is made with ``truncate_each``: every commit then truncates the log on the committing
+connection (:func:`truncate`), so no earlier key outlives its commit in the file.
 """
 
 from __future__ import annotations
@@ -38,6 +43,8 @@ WAL_BUSY = 64 * 1024 * 1024
 WAL_LIMIT = 256 * 1024 * 1024
 #: the pause in commits (seconds) the thread waits for before it checkpoints
 DELAY_S = 1.0
+#: how long a truncating checkpoint waits for readers on an older snapshot (ms)
+TRUNCATE_WAIT_MS = 500
 
 
 def wal_size(path: Path) -> int:
@@ -54,11 +61,29 @@ def checkpoint(conn: sqlite3.Connection) -> tuple[int, int, int]:
     return int(row[0]), int(row[1]), int(row[2])
 
 
+def truncate(conn: sqlite3.Connection) -> bool:
+    """Copy the whole log into the file and cut the log to nothing; waits at most
+    :data:`TRUNCATE_WAIT_MS` for readers (a busy log is truncated by a later commit or
+    at close). True when the log is empty; never raises."""
+    try:
+        (wait,) = conn.execute("PRAGMA busy_timeout").fetchone()
+        conn.execute(f"PRAGMA busy_timeout = {TRUNCATE_WAIT_MS}")
+        try:
+            row = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {int(wait)}")
+        return int(row[0]) == 0
+    except sqlite3.Error:
+        return False
+
+
 class Checkpointer:
     """The background checkpoint of one project file, shared by its connections."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, truncate_each: bool = False) -> None:
         self.path = path
+        #: truncate the log after every commit (a curator package's keys, ADR 131)
+        self.truncate_each = truncate_each
         self.runs = 0  #: checkpoints the thread has run (for tests and benchmarks)
         self.last_error: sqlite3.Error | None = None
         self._cv = threading.Condition()
@@ -74,6 +99,9 @@ class Checkpointer:
 
         Never raises: the commit has succeeded whatever happens here.
         """
+        if self.truncate_each:
+            truncate(conn)
+            return
         size = wal_size(self.path)
         if size <= WAL_THRESHOLD:
             return

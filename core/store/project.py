@@ -143,6 +143,7 @@ class Project:
                 _configure(conn, False)
                 version = _check_version(conn, given.name)
                 project = cls(real, conn, False, lock)
+                checkpointer.truncate_each = _is_package(conn)
                 project.checkpointer = checkpointer
                 if version < SCHEMA_VERSION:
                     project._migrate(version)
@@ -290,8 +291,14 @@ def _configure(conn: sqlite3.Connection, readonly: bool) -> None:
         # a curator package MACs every audit row in a trigger (ADR 131); the key it
         # replaces is overwritten, not left in a free page
         register_sql_functions(conn)
-        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'team_chain'").fetchone():
+        if _is_package(conn):
             conn.execute("PRAGMA secure_delete = ON")
+
+
+def _is_package(conn: sqlite3.Connection) -> bool:
+    """Whether the file is a curator package (its chain key must not outlive a commit)."""
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'team_chain'"
+                        ).fetchone() is not None
 
 
 def project_files(path: Path) -> list[Path]:

@@ -218,3 +218,24 @@ def test_cli_split_refuses_a_number_of_curators_at_once(tmp_path: Path, capsys,
                     "--out", str(tmp_path / "out")]) == 2
     assert f"a split needs 1 to 100 curators, not {int(curators):,}" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_earlier_chain_keys_are_gone_while_the_package_is_open(tmp_path: Path) -> None:
+    """The project's WAL kept every page as it was until a checkpoint and cut it back
+    only to 4 MB, so a package open in Curate held each earlier chain key in its
+    ``-wal``: a curator could read one with sqlite3 and re-sign the audit entries from
+    that point (ADR 131 amended: a package's WAL is truncated after each commit)."""
+    project = make_project(tmp_path)
+    alice = package_path(split(project, tmp_path / "out"), "Alice")
+    project.close()
+    with Curator(alice) as c:
+        keys = [c.project.conn.execute("SELECT key FROM team_chain").fetchone()[0]]
+        for quality in ("Benchmark", "Analysis", "Trash"):
+            assert c.label("s2", quality)
+            keys.append(c.project.conn.execute("SELECT key FROM team_chain").fetchone()[0])
+        assert len(set(keys)) == len(keys)
+        wal = Path(f"{alice}-wal")
+        data = alice.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
+        assert keys[-1].encode() in data
+        for old in keys[:-1]:
+            assert old.encode() not in data, "an earlier key is still in the package"
