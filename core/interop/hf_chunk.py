@@ -15,6 +15,7 @@ from typing import Any
 
 from core.files import TEMP_MARK, new_temp_dir, stale_temps, write_bytes, write_text
 from core.ingest.importer import MAX_REPORTED_ERRORS, ImportReport, ImportStoppedError
+from core.ingest.records import shown_id
 from core.jobs import JobState
 from core.store.project import Project
 
@@ -73,7 +74,12 @@ def _chunk_name(dataset: str, split: str, row: int) -> str:
 
 
 class Chunk:
-    """Rows waiting to be handed to the importer, with their images on disk."""
+    """Rows waiting to be handed to the importer, with their images on disk.
+
+    One id, one row: :meth:`offer` takes the first row with an id and refuses a later
+    one (the importer would let it silently replace the first) — unless the first is
+    still waiting here, whose fate the importer has not told yet: the later row is
+    held, and taken in place of the first if the importer refuses it (ADR 200)."""
 
     def __init__(self, project: Project, work: Path, dataset: str, report: HfImportReport,
                  state: JobState) -> None:
@@ -83,7 +89,35 @@ class Chunk:
         state.subscribe(lambda s: self.inner.cancel()
                         if s.cancelled() and not self.inner.cancelled() else None)
         self.count = 0
+        self.seen: dict[str, dict[str, Any]] = {}  # sample id -> the row that holds it
+        self.held: list[tuple[dict[str, Any], dict[str, Any], dict[str, list[bytes]]]] = []
+        self.held_bytes = 0
         self._reset()
+
+    def offer(self, where: dict[str, Any], obj: dict[str, Any],
+              images: dict[str, list[bytes]]) -> None:
+        """Add a row, hold it (its id's row waits in this chunk) or report it (its id's
+        row was imported)."""
+        sid = obj["id"]
+        first = self.seen.setdefault(sid, where)
+        if first is where:
+            self.add(where, obj, images)
+        elif sid in self.ids:
+            self.held.append((where, obj, images))
+            self.held_bytes += sum(len(b) for blobs in images.values() for b in blobs)
+        else:
+            self.report.row_error(where, f"id '{shown_id(sid)}' is already used by "
+                                         f"{first['split']} row {first['row']}")
+
+    def full(self, rows: int, size: int) -> bool:
+        """Whether the rows waiting (held ones too) reach ``rows`` or ``size`` bytes."""
+        return (self.rows + len(self.held) >= rows
+                or self.bytes + self.held_bytes >= size)
+
+    def finish(self) -> None:
+        """Import every row still waiting or held."""
+        while self.lines or self.held:
+            self.flush()
 
     def _reset(self) -> None:
         self.count += 1
@@ -91,6 +125,7 @@ class Chunk:
         self.folder.mkdir()
         self.lines: list[str] = []
         self.where: list[dict[str, Any]] = []
+        self.ids: dict[str, int] = {}  # sample id -> its line
         self.image_rows: dict[str, list[tuple[int, str]]] = {}
         self.rows = self.bytes = 0
 
@@ -112,12 +147,23 @@ class Chunk:
             if paths:
                 obj[role] = paths
         self.lines.append(json.dumps(obj, ensure_ascii=False))
+        self.ids[obj["id"]] = line
         self.where.append(where)
         self.rows += 1
 
     def flush(self) -> None:
-        if not self.lines:
-            return
+        """Import the waiting rows, then offer the held ones again: a row whose id's
+        first row the importer refused takes its place."""
+        if self.lines:
+            refused = self._import()
+            for sid in refused:
+                del self.seen[sid]
+        held, self.held, self.held_bytes = self.held, [], 0
+        for where, obj, images in held:
+            self.offer(where, obj, images)
+
+    def _import(self) -> set[str]:
+        """Hand the waiting rows to the importer; the ids of the rows it refused."""
         from core.ingest.importer import import_jsonl
 
         first = self.where[0]
@@ -131,8 +177,11 @@ class Chunk:
             raise ImportStoppedError(self._in_rows(str(exc)).replace(
                 "import the file again", "import the dataset again")) from exc
         self._merge(result)
+        by_line = {line: sid for sid, line in self.ids.items()}
+        refused = {by_line[err["line"]] for err in result.errors}
         shutil.rmtree(self.folder, ignore_errors=True)
         self._reset()
+        return refused
 
     def _in_rows(self, message: str) -> str:
         """The importer's words for another line of the chunk ("the id on line 3", "this

@@ -21,7 +21,6 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from core.ingest.records import shown_id
 from core.interop import hf_read
 from core.interop.deps import require_pyarrow
 from core.interop.hf_chunk import Chunk, HfImportReport, work_folder
@@ -99,7 +98,6 @@ def import_hf(project: Project, source: str | Path, *, columns: dict[str, str] |
     chunk = Chunk(project, work, name, report, state)
     try:
         row_base: dict[str, int] = {}
-        seen: dict[str, dict[str, Any]] = {}  # sample id -> the row that holds it
         for data, cols, n_rows in plans:
             start, count = row_base.get(data.split, 0), 0
             try:
@@ -113,22 +111,18 @@ def import_hf(project: Project, source: str | Path, *, columns: dict[str, str] |
                         if isinstance(row, hf_read.BadRow):
                             raise RowError(row.error)
                         obj, images = _sample(row, cols, data, name, row_no, source)
-                        first = seen.setdefault(obj["id"], where)
-                        if first is not where:  # a second row would silently replace it
-                            raise RowError(f"id '{shown_id(obj['id'])}' is already used by "
-                                           f"{first['split']} row {first['row']}")
                     except RowError as exc:
                         report.row_error(where, str(exc))
                     else:
-                        chunk.add(where, obj, images)
-                    if chunk.rows >= chunk_rows or chunk.bytes >= chunk_bytes:
+                        chunk.offer(where, obj, images)  # one id, one row
+                    if chunk.full(chunk_rows, chunk_bytes):
                         chunk.flush()
                     state.set_progress(report.rows)
             except hf_read.ReadError as exc:  # damaged part way: what was read stays in
                 report.row_error({"split": data.split, "row": start + count, "file": data.rel},
                                  str(exc))
             row_base[data.split] = start + max(count, n_rows)
-        chunk.flush()
+        chunk.finish()
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return report
