@@ -24,6 +24,7 @@ from typing import Any
 from core.interop import hf_read
 from core.interop.deps import require_pyarrow
 from core.interop.hf_chunk import Chunk, HfImportReport, work_folder
+from core.interop.hf_ids import GeneratedIds, identity
 from core.jobs import JobState
 from core.store.project import Project
 
@@ -94,6 +95,7 @@ def import_hf(project: Project, source: str | Path, *, columns: dict[str, str] |
     plans = _plans(source, columns, report)
     state.set_total(max(1, sum(n for _, _, n in plans)))
     name = dataset_name(source)
+    ids = GeneratedIds(project, name, identity(source, plans))
     work = work_folder(project)
     chunk = Chunk(project, work, name, report, state)
     try:
@@ -110,7 +112,7 @@ def import_hf(project: Project, source: str | Path, *, columns: dict[str, str] |
                     try:
                         if isinstance(row, hf_read.BadRow):
                             raise RowError(row.error)
-                        obj, images = _sample(row, cols, data, name, row_no, source)
+                        obj, images = _sample(row, cols, data, ids, row_no, source)
                     except RowError as exc:
                         report.row_error(where, str(exc))
                     else:
@@ -130,7 +132,7 @@ def import_hf(project: Project, source: str | Path, *, columns: dict[str, str] |
 
 def dataset_name(source: Path) -> str:
     """A safe one-component name for the dataset at ``source`` (the working folder of its
-    images and the prefix of ids it makes): from the resolved path, so ``..`` or ``.``
+    images and the first choice of prefix of ids it makes, ADR 200): from the resolved path, so ``..`` or ``.``
     name the folder they mean (ADR 187), never a path step."""
     try:
         real = source.resolve()
@@ -253,11 +255,11 @@ def _boxes(row: dict[str, Any], cols: _Columns, role: str, n: int, per_image: bo
     return value
 
 
-def _sample(row: dict[str, Any], cols: _Columns, data: hf_read.DataFile, dataset: str,
+def _sample(row: dict[str, Any], cols: _Columns, data: hf_read.DataFile, ids: GeneratedIds,
             index: int, source: Path) -> tuple[dict[str, Any], dict[str, list[bytes]]]:
     """The ADR 001 sample object of a row, and the image bytes its references name."""
     n = cols.names
-    sid = _text(row, n.get("id"), "id") or f"{dataset}/{data.split}/{index}"
+    sid = _text(row, n.get("id"), "id") or ids.make(data.split, index)
     prompt = _text(row, n["prompt"], "prompt")
     if prompt is None:
         raise RowError(f"'{n['prompt']}' (the prompt) is empty")
