@@ -14,6 +14,7 @@ scratch space stay bounded.  A bad row is reported with its split and row number
 from __future__ import annotations
 
 import json
+import math
 import re
 import shutil
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from core.ingest.records import RecordError, loads, type_name
 from core.interop import hf_read
 from core.interop.deps import require_pyarrow
 from core.interop.hf_chunk import Chunk, HfImportReport, work_folder
@@ -189,6 +191,8 @@ def _text(row: dict[str, Any], column: str | None, label: str) -> str | None:
         return value.isoformat()
     if isinstance(value, str):
         return value
+    if isinstance(value, float) and not math.isfinite(value):
+        raise RowError(f"'{column}' ({label}) is {value}, not a value that can be imported")
     if isinstance(value, int | float) and not isinstance(value, bool):
         return str(value)
     raise RowError(f"'{column}' ({label}) must be text, got {type(value).__name__}")
@@ -308,12 +312,7 @@ def _sample(row: dict[str, Any], cols: _Columns, data: hf_read.DataFile, ids: Ge
         record.update({("id" if k == "post_id" else k): v for k, v in post.items() if v})
         engagement = _text(row, n.get("engagement"), "engagement")
         if engagement:
-            try:
-                record["engagement"] = json.loads(engagement)
-            except json.JSONDecodeError as exc:
-                raise RowError(f"'{n['engagement']}' is not a JSON object ({exc.msg})") from exc
-            except RecursionError as exc:
-                raise RowError(f"'{n['engagement']}' is nested too deeply") from exc
+            record["engagement"] = _engagement(engagement, n["engagement"])
         obj["post"] = record
     for key in ("tags", "community_feedback", "is_screenshot", "input_bboxs", "output_bboxs"):
         if key in obj:  # passed on as read: bytes or a date would end the import in dumps
@@ -321,8 +320,26 @@ def _sample(row: dict[str, Any], cols: _Columns, data: hf_read.DataFile, ids: Ge
     return obj, refs
 
 
+def _engagement(text: str, column: str) -> dict[str, Any]:
+    """The post's engagement counts: a JSON object, read as strictly as a JSON Lines
+    line (NaN and Infinity are not JSON: the importer refused them without the column)."""
+    try:
+        value = loads(text)
+    except json.JSONDecodeError as exc:
+        raise RowError(f"'{column}' is not a JSON object ({exc.msg})") from exc
+    except RecordError as exc:
+        raise RowError(f"'{column}' (engagement): {exc}") from exc
+    except RecursionError as exc:
+        raise RowError(f"'{column}' is nested too deeply") from exc
+    if not isinstance(value, dict):
+        raise RowError(f"'{column}' must be a JSON object of counts such as "
+                       f'{{"likes": 12}}, got {type_name(value)}')
+    return value
+
+
 def _check_json(value: Any, column: str) -> None:
-    """RowError when ``value`` holds something JSON cannot (bytes, dates, decimals)."""
+    """RowError when ``value`` holds something JSON cannot (bytes, dates, decimals, NaN
+    or an infinity)."""
     kinds: list[str] = []
 
     def refuse(item: Any) -> Any:
@@ -330,8 +347,11 @@ def _check_json(value: Any, column: str) -> None:
         raise TypeError(kinds[-1])
 
     try:
-        json.dumps(value, default=refuse)
-    except (TypeError, ValueError, RecursionError) as exc:
+        json.dumps(value, default=refuse, allow_nan=False)
+    except ValueError as exc:  # allow_nan=False: NaN, Infinity
+        raise RowError(f"'{column}' holds a number that is NaN or infinite; only finite "
+                       "numbers can be imported") from exc
+    except (TypeError, RecursionError) as exc:
         raise RowError(f"'{column}' holds {kinds[0] if kinds else 'unusual'} values; only "
                        "text, numbers, true/false, lists and objects can be imported") from exc
 
