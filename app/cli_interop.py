@@ -46,7 +46,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     help="the .winnow project (created if it does not exist)")
     hf.add_argument("--column", action="append", default=[], metavar="FIELD=COLUMN",
                     help="read FIELD (prompt, input_images, output_images, id, quality, "
-                         "split, tags, ...) from COLUMN; repeatable")
+                         "split, tags, ...) from COLUMN; FIELD= with no COLUMN reads it "
+                         "from none (e.g. output_images= for a dataset whose 'image' "
+                         "column holds no images); repeatable")
     hf.add_argument("--json", action="store_true", help="print the report as JSON")
     hf.set_defaults(handler=cmd_import_hf)
 
@@ -97,8 +99,9 @@ def cmd_import_hf(args: argparse.Namespace) -> int:
     columns = {}
     for item in args.column:
         field, sep, column = item.partition("=")
-        if not sep or not field.strip() or not column.strip():
-            raise CliError(f"--column {item!r}: write FIELD=COLUMN, e.g. prompt=instruction")
+        if not sep or not field.strip():
+            raise CliError(f"--column {item!r}: write FIELD=COLUMN, e.g. prompt=instruction, "
+                           "or FIELD= to read FIELD from no column")
         columns[field.strip()] = column.strip()
     if not args.project.exists():
         check_hf_source(args.source, columns)  # a source that cannot be read makes no project

@@ -145,6 +145,8 @@ def dataset_name(source: Path) -> str:
 
 
 def _columns(data: hf_read.DataFile, overrides: dict[str, str]) -> _Columns:
+    """Which column feeds which field; ``overrides`` name them (``""``: the field is read
+    from no column, ADR 200)."""
     schema = hf_read.schema(data)
     present = {f.name: f.type for f in schema}
     names: dict[str, str] = {}
@@ -152,18 +154,21 @@ def _columns(data: hf_read.DataFile, overrides: dict[str, str]) -> _Columns:
         if key not in ALIASES and key not in PLAIN:
             raise ValueError(f"unknown field {key!r} in a column mapping (fields: "
                              f"{', '.join([*ALIASES, *PLAIN])})")
-        if column not in present:
+        if column and column not in present:
             raise ValueError(f"{data.rel}: no column {column!r} (columns: "
                              f"{', '.join(present)})")
         names[key] = column
     for key, candidates in ALIASES.items():
         used = set(names.values())
-        found = next((c for c in candidates if c in present and c not in used), None)
-        if key not in names and found is not None:
-            names[key] = found
+        found = [c for c in candidates if c in present and c not in used]
+        if key.endswith("_images"):  # an image column before a text one of a listed name
+            found.sort(key=lambda c: hf_read.image_kind(present[c]) is None)
+        if key not in names and found:
+            names[key] = found[0]
     for key in PLAIN:
         if key not in names and key in present and key not in names.values():
             names[key] = key
+    names = {key: column for key, column in names.items() if column}
     if "prompt" not in names:
         raise ValueError(f"{data.rel}: no prompt column (looked for "
                          f"{', '.join(ALIASES['prompt'])}; columns: {', '.join(present)}); "
@@ -175,8 +180,11 @@ def _columns(data: hf_read.DataFile, overrides: dict[str, str]) -> _Columns:
             continue
         kind = hf_read.image_kind(present[image_column])
         if kind is None:
-            raise ValueError(f"{data.rel}: column {image_column!r} is not an image column "
-                             f"(its type is {present[image_column]})")
+            raise ValueError(
+                f"{data.rel}: column {image_column!r} is read as {key} but holds no images "
+                f"(its type is {present[image_column]}; an image column holds Image "
+                f"cells, struct<bytes, path>): name the right one with --column "
+                f"{key}=COLUMN, or read {key} from no column with --column {key}=")
         images[image_column] = kind
     return _Columns(names, images)
 

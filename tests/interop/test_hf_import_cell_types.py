@@ -35,7 +35,8 @@ def test_an_image_struct_of_other_types_is_not_an_image_column(
     schema = pa.schema([("prompt", pa.string()), ("image", image_type)])
     pq.write_table(pa.Table.from_pylist([{"prompt": "p", "image": cell}], schema=schema),
                    folder / "train.parquet")
-    with pytest.raises(ValueError, match="'image' is not an image column"):
+    with pytest.raises(ValueError, match="'image' is read as output_images but holds no "
+                                         "images"):
         import_hf(project, folder)
 
 
