@@ -143,7 +143,7 @@ def schema(data: DataFile) -> Any:
         if data.kind == "parquet":
             return pq.read_schema(data.path)
         with pa.memory_map(str(data.path)) as source:
-            return pa.ipc.open_stream(source).schema
+            return _ipc(pa, source).schema
     except (OSError, pa.ArrowException) as exc:
         raise ValueError(f"{data.rel}: not a readable {data.kind} file ({exc})") from exc
 
@@ -155,9 +155,28 @@ def num_rows(data: DataFile) -> int:
         if data.kind == "parquet":
             return int(pq.ParquetFile(data.path).metadata.num_rows)
         with pa.memory_map(str(data.path)) as source:
-            return sum(b.num_rows for b in pa.ipc.open_stream(source))
+            return sum(b.num_rows for b in _batches(_ipc(pa, source)))
     except (OSError, pa.ArrowException) as exc:
         raise ValueError(f"{data.rel}: not a readable {data.kind} file ({exc})") from exc
+
+
+def _ipc(pa: Any, source: Any) -> Any:
+    """A reader of an Arrow IPC stream (what ``save_to_disk`` writes) or an Arrow IPC
+    file (``ARROW1`` first: pyarrow's ``new_file``, Feather 2), which ``open_stream``
+    refused with "Expected to read 1330795073 metadata bytes" (ADR 200)."""
+    if source.read(6) == b"ARROW1":
+        return pa.ipc.open_file(source)
+    source.seek(0)
+    return pa.ipc.open_stream(source)
+
+
+def _batches(reader: Any) -> Iterator[Any]:
+    """The record batches of an IPC reader of either kind."""
+    if hasattr(reader, "num_record_batches"):  # the file format
+        for k in range(reader.num_record_batches):
+            yield reader.get_batch(k)
+    else:
+        yield from reader
 
 
 @dataclass(frozen=True)
@@ -179,7 +198,7 @@ def iter_rows(data: DataFile) -> Iterator[dict[str, Any] | BadRow]:
                 yield from _rows(batch)
             return
         with pa.memory_map(str(data.path)) as source:
-            for batch in pa.ipc.open_stream(source):
+            for batch in _batches(_ipc(pa, source)):
                 for start in range(0, batch.num_rows, READ_BATCH):
                     yield from _rows(batch.slice(start, READ_BATCH))
     except (OSError, pa.ArrowException) as exc:
