@@ -68,18 +68,31 @@ def check_hf_source(source: str | Path, columns: dict[str, str] | None = None) -
 
 
 def _plans(source: Path, columns: dict[str, str] | None, report: HfImportReport
-           ) -> list[tuple[Any, Any, int]]:
+           ) -> list[tuple[Any, _Columns | None, int]]:
     """``(data file, columns, rows)`` for every readable file; the others go in ``report``;
-    ValueError when no file can be imported."""
+    ValueError when no file can be imported.  A file met again (listed twice, or a link
+    to a sibling) has no columns: its rows are read once but still numbered, as
+    ``datasets`` numbers them (ADR 200)."""
     require_pyarrow("Importing a Hugging Face dataset")
-    plans = []
+    plans: list[tuple[Any, _Columns | None, int]] = []
+    read: dict[Path, tuple[str, int]] = {}  # file -> how it was first named, its rows
     for data in hf_read.discover(source):  # a file that cannot be read is reported
+        real = hf_read.real(data.path)
+        if real in read:
+            first, rows = read[real]
+            again = "listed twice" if first == data.rel else f"the same file as {first}"
+            report.notes.append({"split": data.split, "row": None, "file": data.rel,
+                                 "note": f"{again}; its rows are read once"})
+            plans.append((data, None, rows))
+            continue
+        read[real] = (data.rel, 0)
         try:
             hf_read.check_inside(data, source)
             plans.append((data, _columns(data, columns or {}), hf_read.num_rows(data)))
+            read[real] = (data.rel, plans[-1][2])
         except ValueError as exc:
             report.row_error({"split": data.split, "row": None, "file": data.rel}, str(exc))
-    if not plans:  # each file named once (ADR 195)
+    if not any(cols for _, cols, _ in plans):  # each file named once (ADR 195)
         raise ValueError(f"{source}: nothing can be imported: " + ("; ".join(
             e["error"] if e["error"].startswith(f"{e['file']}:") else
             f"{e['file']}: {e['error']}" for e in report.errors[:3])
@@ -95,7 +108,7 @@ def import_hf(project: Project, source: str | Path, *, columns: dict[str, str] |
     state = state or JobState(title=f"Import {source.name}")
     report = HfImportReport(source=str(source))
     plans = _plans(source, columns, report)
-    state.set_total(max(1, sum(n for _, _, n in plans)))
+    state.set_total(max(1, sum(n for _, cols, n in plans if cols)))
     name = dataset_name(source)
     ids = GeneratedIds(project, name, identity(source, plans))
     work = work_folder(project)
@@ -104,6 +117,9 @@ def import_hf(project: Project, source: str | Path, *, columns: dict[str, str] |
         row_base: dict[str, int] = {}
         for data, cols, n_rows in plans:
             start, count = row_base.get(data.split, 0), 0
+            if cols is None:  # read already: its rows keep their numbers
+                row_base[data.split] = start + n_rows
+                continue
             try:
                 for row in hf_read.iter_rows(data):
                     state.check()

@@ -58,7 +58,7 @@ def discover(source: str | Path) -> list[DataFile]:
         for s in splits:  # "..", an absolute path or a linked folder: refused before opened
             if not _inside(source / str(s), source):
                 raise ValueError(f"{source / 'dataset_dict.json'}: split {str(s)!r} is not "
-                                 f"a folder inside {_real(source).name}")
+                                 f"a folder inside {real(source).name}")
         return [f for s in splits for f in _saved(source / str(s), source, str(s))]
     if (source / "state.json").is_file():
         return _saved(source, source, "train")
@@ -74,7 +74,8 @@ def discover(source: str | Path) -> list[DataFile]:
     return sorted(found, key=lambda f: (order.index(f.split), f.rel))
 
 
-def _real(path: Path) -> Path:
+def real(path: Path) -> Path:
+    """``path`` with its links resolved (a symlink loop: as given)."""
     try:
         return path.resolve()
     except (OSError, RuntimeError):  # a symlink loop: the path as given
@@ -84,7 +85,7 @@ def _real(path: Path) -> Path:
 def _inside(path: Path, folder: Path) -> bool:
     """Whether ``path``, links resolved, lies inside ``folder`` (a NUL byte: no)."""
     try:
-        return _real(folder) in _real(path).parents
+        return real(folder) in real(path).parents
     except ValueError:
         return False
 
@@ -94,7 +95,7 @@ def check_inside(data: DataFile, source: Path) -> None:
     outside it: a downloaded dataset must not make the import read the user's own files
     (a file given by name is the user's choice)."""
     if source.is_dir() and not _inside(data.path, source):
-        raise ValueError(f"{data.rel}: a link leading outside {_real(source).name}; "
+        raise ValueError(f"{data.rel}: a link leading outside {real(source).name}; "
                          "not read")
 
 
@@ -118,8 +119,11 @@ def _saved(folder: Path, root: Path, split: str) -> list[DataFile]:
         raise ValueError(f"{folder / 'state.json'}: '_data_files' must be a list")
     for entry in entries:
         name = entry.get("filename") if isinstance(entry, dict) else None
-        path = (folder / str(name)).resolve() if name else None
-        if path is None or folder.resolve() not in path.parents or not path.is_file():
+        path = real(folder / str(name)) if name else None
+        if path is not None and real(folder) not in path.parents:  # "..", a link out
+            raise ValueError(f"{folder / 'state.json'}: data file {name!r} leads outside "
+                             f"{real(folder).name}; not read")
+        if path is None or not path.is_file():
             raise ValueError(f"{folder / 'state.json'}: data file {name!r} is missing")
         out.append(DataFile(path, path.relative_to(root.resolve()).as_posix(), split, "arrow"))
     return out

@@ -42,7 +42,7 @@ def test_a_linked_parquet_file_leading_outside_is_named_and_not_read(
         folder / "data" / "train-00000-of-00002.parquet")  # a link inside is fine
     report = import_hf(project, folder)
     prompts = [p for (p,) in project.conn.execute("SELECT prompt FROM samples")]
-    assert "PRIVATE" not in prompts and prompts == ["mine", "mine"]
+    assert "PRIVATE" not in prompts and prompts == ["mine"]  # the inside link: read once
     assert [(e["file"], e["row"]) for e in report.errors] == [
         ("data/train-00001-of-00002.parquet", None)]
     assert "outside ds" in report.errors[0]["error"]
