@@ -119,9 +119,8 @@ def cmd_import_hf(args: argparse.Namespace) -> int:
         for err in report.image_errors[:50]:
             print(f"  {err['split']} row {err['row']} {err['column']}: {err['error']}")
         for note in report.notes[:50]:
-            where = note.get("file") if note["row"] is None else \
-                f"{note['split']} row {note['row']}"
-            print(f"  {where}: note: {note['note']}")
+            at = note.get("file") if note["row"] is None else f"{note['split']} row {note['row']}"
+            print(f"  {at}: note: {note['note']}")
     return 1 if report.errors or report.image_errors else 0
 
 

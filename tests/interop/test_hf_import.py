@@ -120,7 +120,7 @@ def test_column_mapping_and_clear_refusals(project, tmp_path: Path) -> None:
         import_hf(project, folder, columns={"prompt": "nope"})
     with pytest.raises(ValueError, match="unknown field 'colour'"):
         import_hf(project, folder, columns={"colour": "category"})
-    with pytest.raises(ValueError, match="not an image column"):
+    with pytest.raises(ValueError, match="holds no images"):
         import_hf(project, folder, columns={"input_images": "category"})
     bare = tmp_path / "bare"
     bare.mkdir()
@@ -277,7 +277,7 @@ def test_hostile_state_json_cannot_point_outside(project, tmp_path: Path) -> Non
     folder = tmp_path / "saved"
     folder.mkdir()
     (folder / "state.json").write_text('{"_data_files": [{"filename": "../../etc/passwd"}]}')
-    with pytest.raises(ValueError, match="missing"):
+    with pytest.raises(ValueError, match="leads outside"):
         import_hf(project, folder)
 
 
