@@ -170,3 +170,45 @@ def test_all_ties_give_score_zero_and_a_deterministic_order() -> None:
     res = kemeny(["r", "r", "r", "s", "s", "s"], ["i"] * 6, list("ABC") * 2, [1] * 6)
     assert res.score == 0 and res.exact
     assert res.consensus == kemeny(["r"] * 3, ["i"] * 3, list("ABC"), [2] * 3).consensus
+
+
+def test_heuristic_work_grows_with_sweeps_not_with_moves(monkeypatch) -> None:
+    """300 models, 3 random rankings: each sweep looks at every model once (two running
+    sums each), so a local optimum is a few sweeps away. The old search restarted from the
+    top after every move — ~100 times this work, minutes at 1,000 models (new-user sweep).
+    The budget is counted, not timed: the search stops with an error once it is spent."""
+    k = 300
+    rng = np.random.default_rng(0)
+    p = pairwise_preferences(np.array([rng.permutation(k) + 1 for _ in range(3)], dtype=float))
+    budget = [2 * k * 30]  # two running sums per model per sweep, 30 sweeps
+    real = np.cumsum
+
+    def counted(*args, **kwargs):
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise AssertionError("the local search looked at models more than 30 sweeps' worth")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(np, "cumsum", counted)
+    order, score, exact = kemeny_order(p)
+    monkeypatch.undo()
+    assert not exact and sorted(order) == list(range(k))
+    assert score == pytest.approx(order_score(p, order))
+    _assert_locally_optimal_fast(p, order)
+
+
+def _assert_locally_optimal_fast(p: np.ndarray, order: list[int]) -> None:
+    """No single move of one model to another place raises the agreement (every move's
+    gain from running sums of the margins, checked against order_score on a sample)."""
+    margin = p - p.T
+    o = np.asarray(order)
+    for pos, x in enumerate(o):
+        d = margin[x, o].astype(float)
+        up = np.cumsum(d[:pos][::-1])[::-1]  # x moved above o[q:pos]
+        down = -np.cumsum(d[pos + 1 :])  # x moved below o[pos+1:q+1]
+        assert (up <= 1e-9).all() and (down <= 1e-9).all(), f"model {x} at {pos} can move"
+    base = order_score(p, order)
+    for i, j in ((0, len(order) - 1), (len(order) // 2, 3), (5, len(order) // 3)):
+        moved = list(order)
+        moved.insert(j, moved.pop(i))
+        assert order_score(p, moved) <= base + 1e-9
