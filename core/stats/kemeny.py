@@ -24,7 +24,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.stats.rankings import RankingTable, pairwise_preferences, ranking_table
+from core.stats.rankings import (
+    RankingTable,
+    pairwise_preferences,
+    ranking_table,
+    rows_per_chunk,
+)
 
 #: Largest number of models solved exactly (SPEC asks for at least 9).
 EXACT_MAX_ITEMS = 16
@@ -171,6 +176,13 @@ def kemeny_table(table: RankingTable, exact_max_items: int = EXACT_MAX_ITEMS) ->
     return kemeny_from_rankings(table.rankings(), table.models, exact_max_items)
 
 
+def _item_preferences(sub: np.ndarray) -> np.ndarray:
+    """``P`` of each item of ``sub`` ``(G, R, k)``: ``(G, k, k)`` counts over its raters."""
+    with np.errstate(invalid="ignore"):
+        p: np.ndarray = np.sum(sub[:, :, :, None] < sub[:, :, None, :], axis=1).astype(float)
+    return p
+
+
 def kemeny_per_item(table: RankingTable) -> np.ndarray:
     """Per-item consensus positions ``(I, M)`` (1 = best; NaN where no rater ranked the model).
 
@@ -187,15 +199,16 @@ def kemeny_per_item(table: RankingTable) -> np.ndarray:
         cols = np.flatnonzero(present[members[0]])
         rows = np.asarray(members)
         sub = ranks[np.ix_(rows, np.arange(ranks.shape[1]), cols)]  # (G, R, k)
-        with np.errstate(invalid="ignore"):
-            p = np.sum(sub[:, :, :, None] < sub[:, :, None, :], axis=1).astype(float)
-        if cols.size <= EXACT_MAX_ITEMS:
-            step = max(1, 4_000_000 // ((1 << cols.size) * cols.size))  # bound DP memory
+        if cols.size <= EXACT_MAX_ITEMS:  # items batched, within the DP's and the
+            step = max(1, min(4_000_000 // ((1 << cols.size) * cols.size),  # comparisons'
+                              rows_per_chunk(cols.size) // sub.shape[1]))  # memory
             orders = np.concatenate(
-                [_exact_batch(p[i : i + step])[0] for i in range(0, len(members), step)]
+                [_exact_batch(_item_preferences(sub[i : i + step]))[0]
+                 for i in range(0, len(members), step)]
             )
         else:
-            orders = np.array([_heuristic(pi)[0] for pi in p], dtype=np.int64)
+            orders = np.array([_heuristic(pairwise_preferences(s))[0] for s in sub],
+                              dtype=np.int64)
         pos = np.empty_like(orders)
         np.put_along_axis(pos, orders, np.arange(1, cols.size + 1)[None, :], axis=1)
         out[np.ix_(rows, cols)] = pos

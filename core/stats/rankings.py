@@ -72,14 +72,25 @@ def ranking_table(
     return RankingTable(raters, items, models, ranks)
 
 
-def pairwise_preferences(rankings: np.ndarray, chunk: int = 65536) -> np.ndarray:
+#: Comparisons (booleans) one chunk of rankings may hold: 8 MB, whatever the file's size.
+CHUNK_CELLS = 8 * 2**20
+
+
+def rows_per_chunk(k: int) -> int:
+    """Rankings of ``k`` models compared at once within :data:`CHUNK_CELLS`."""
+    return max(1, CHUNK_CELLS // max(1, k * k))
+
+
+def pairwise_preferences(rankings: np.ndarray) -> np.ndarray:
     """``P[i, j]`` = number of rankings that put ``i`` strictly above ``j`` (lower rank).
 
-    ``rankings`` is ``(n, K)`` with NaN for unranked models (never counted).
+    ``rankings`` is ``(n, K)`` with NaN for unranked models (never counted).  Rankings
+    are compared a chunk at a time (:func:`rows_per_chunk`), so memory is O(K²).
     """
     r = np.asarray(rankings, dtype=float)
     k = r.shape[1]
     p = np.zeros((k, k), dtype=np.int64)
+    chunk = rows_per_chunk(k)
     for start in range(0, r.shape[0], chunk):
         part = r[start : start + chunk]
         with np.errstate(invalid="ignore"):

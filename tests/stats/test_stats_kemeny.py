@@ -212,3 +212,54 @@ def _assert_locally_optimal_fast(p: np.ndarray, order: list[int]) -> None:
         moved = list(order)
         moved.insert(j, moved.pop(i))
         assert order_score(p, moved) <= base + 1e-9
+
+
+def test_pairwise_preferences_memory_is_bounded_by_the_models_not_the_rankings() -> None:
+    """400 rankings of 400 models: comparing all rankings at once built a 64 MB boolean
+    cube (1,000 rankings of 2,000 models: 4 GB); chunks keep it to a few K × K arrays."""
+    import tracemalloc
+
+    rng = np.random.default_rng(5)
+    r = np.array([rng.permutation(400) + 1 for _ in range(400)], dtype=float)
+    r[rng.random(r.shape) < 0.1] = np.nan  # partial rankings
+    tracemalloc.start()
+    try:
+        p = pairwise_preferences(r)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 24 * 2**20, f"peak {peak / 2**20:.0f} MB"
+    loop = np.zeros((400, 400), dtype=np.int64)
+    for row in r[:40]:
+        with np.errstate(invalid="ignore"):
+            loop += row[:, None] < row[None, :]
+    np.testing.assert_array_equal(pairwise_preferences(r[:40]), loop)
+    assert p.sum() == sum(
+        int((~np.isnan(row)).sum() * ((~np.isnan(row)).sum() - 1) // 2) for row in r
+    )
+
+
+def test_per_item_consensus_memory_is_bounded() -> None:
+    """40 items ranked by 8 raters over 150 models: the per-item preferences were one
+    boolean cube of all items at once (14 MB here; 1,000 items of 300 models: 1.8 GB)."""
+    import tracemalloc
+
+    rng = np.random.default_rng(8)
+    k, items, raters = 150, 40, 8
+    ranks = np.array([[rng.permutation(k) + 1 for _ in range(items)] for _ in range(raters)],
+                     dtype=float)
+    from core.stats.rankings import RankingTable
+
+    table = RankingTable(tuple(f"r{i}" for i in range(raters)),
+                         tuple(f"i{i:03d}" for i in range(items)),
+                         tuple(f"m{i:03d}" for i in range(k)), ranks)
+    tracemalloc.start()
+    try:
+        got = kemeny_per_item(table)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 5 * 2**20, f"peak {peak / 2**20:.0f} MB"
+    for i in (0, 17, 39):
+        order, _, _ = kemeny_order(pairwise_preferences(ranks[:, i, :]))
+        np.testing.assert_array_equal(np.argsort(got[i]), order)
