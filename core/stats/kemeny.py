@@ -8,13 +8,14 @@ neither side).
 
 * Exact for up to :data:`EXACT_MAX_ITEMS` models: dynamic programming over subsets
   (Held-Karp style).  ``best[S]`` is the best agreement of an order of ``S`` placed
-  at the top; putting ``x`` just below ``S`` gains ``sum_{s in S} P[s, x]``.  The
+  at the bottom; putting ``x`` just above ``S`` gains ``sum_{s in S} P[x, s]``.  The
   subsets are processed by size, each layer vectorized with numpy.
 * Beyond that: a documented heuristic (ADR 012) -- Copeland order, then local
   search by single-item moves until no move improves; the result says ``exact=False``.
 
-Among several optimal orders the DP keeps the first found; ties are therefore
-broken deterministically by model order.
+Among several optimal orders the consensus is the first in model order (names sorted):
+the order is read from the top, each place taking the first model an optimal order can
+put there (ADR 202), as the heuristic's Copeland start breaks its ties.
 """
 
 from __future__ import annotations
@@ -63,14 +64,18 @@ def order_score(p: np.ndarray, order: Sequence[int]) -> float:
 
 
 def _exact_batch(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Exact orders for a batch of preference matrices ``(B, k, k)``: ``(orders (B, k), scores (B,))``."""
+    """Exact orders for a batch of preference matrices ``(B, k, k)``: ``(orders (B, k), scores (B,))``.
+
+    Among optimal orders, the first in model order: a set's ``choice`` is the first model
+    that can head it optimally (strict ``>`` keeps the first), and orders are read from
+    the top."""
     b, k, _ = p.shape
     n_masks = 1 << k
-    # gain[:, mask, x] = sum_{s in mask} p[:, s, x]
+    # gain[:, mask, x] = sum_{s in mask} p[:, x, s]: x placed just above the set mask
     gain = np.zeros((b, n_masks, k))
     for bit in range(k):
         lo = 1 << bit
-        gain[:, lo : 2 * lo] = gain[:, :lo] + p[:, bit][:, None, :]
+        gain[:, lo : 2 * lo] = gain[:, :lo] + p[:, :, bit][:, None, :]
     masks = np.arange(n_masks)
     popcount = np.zeros(n_masks, dtype=np.int64)
     for bit in range(k):
@@ -94,7 +99,7 @@ def _exact_batch(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     orders = np.empty((b, k), dtype=np.int64)
     mask = np.full(b, n_masks - 1)
     rows = np.arange(b)
-    for pos in range(k - 1, -1, -1):
+    for pos in range(k):
         x = choice[rows, mask]
         orders[:, pos] = x
         mask = mask ^ (1 << x)

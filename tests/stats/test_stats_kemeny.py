@@ -263,3 +263,29 @@ def test_per_item_consensus_memory_is_bounded() -> None:
     for i in (0, 17, 39):
         order, _, _ = kemeny_order(pairwise_preferences(ranks[:, i, :]))
         np.testing.assert_array_equal(np.argsort(got[i]), order)
+
+
+def test_all_ties_keep_the_models_sorted_order() -> None:
+    """Every order is optimal: the consensus is the names' order, not its reverse (a
+    reader takes an unexplained y above x as a finding); the heuristic's Copeland start
+    breaks ties the same way."""
+    res = kemeny(["r"] * 3 + ["s"] * 3, ["i"] * 6, list("ABC") * 2, [1] * 6)
+    assert res.consensus == ["A", "B", "C"] and res.score == 0
+    heur = kemeny_from_rankings(np.ones((2, 3)), ["A", "B", "C"], exact_max_items=0)
+    assert heur.consensus == ["A", "B", "C"]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_among_optimal_orders_the_first_in_name_order_is_chosen(seed: int) -> None:
+    """Of all optimal orders, the exact consensus is the lexicographically first (by
+    model index = sorted names): brute force over the permutations."""
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(2, 7))
+    r = np.ceil(np.array([rng.permutation(k) + 1 for _ in range(int(rng.integers(1, 5)))],
+                         dtype=float) / 2)  # many ties: many optimal orders
+    p = pairwise_preferences(r)
+    best = _brute(p)
+    first = next(list(o) for o in permutations(range(k))
+                 if order_score(p, o) == pytest.approx(best))
+    order, score, exact = kemeny_order(p)
+    assert exact and score == pytest.approx(best) and order == first
