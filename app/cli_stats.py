@@ -227,6 +227,13 @@ def cmd_winrate(args: argparse.Namespace) -> int:
     if fmt == "csv" and (args.format == "csv" or not csv_has_votes(args.file)):
         rec = tables.read_scores(args.file)  # the command's own CSV: per-output scores
         res = stats.win_rates(rec.sample, rec.model, rec.score, rec.judge)
+        if alone := sorted(set(rec.model) - set(res.models)):
+            named = ", ".join(map(repr, alone[:10])) + (
+                f" and {len(alone) - 10:,} more" if len(alone) > 10 else "")
+            many = len(alone) > 1
+            print(f"winnow stats: warning: {len(alone):,} model{'s' if many else ''} ({named}) "
+                  f"share{'' if many else 's'} no sample with another model: no win rate, "
+                  "left out", file=sys.stderr)
         return _print({"win_rate": res.win_rate_dict()})
     vf = _vote_file(args)
     return _print(_reading({"win_rate": vote_win_rates(vf.votes).win_rate_dict()}, vf))

@@ -179,3 +179,18 @@ def test_module_entry_point(data_dir: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["method"] == "ml"
+
+
+def test_winrate_says_which_models_had_no_comparison(capsys, write_csv) -> None:
+    """A model scored only on samples no other model was scored on has no win rate: it is
+    left out of the JSON (ADR 015) and the command says so on stderr, naming it — before,
+    it vanished from the output without a word."""
+    path = write_csv("scores.csv", ["sample", "model", "score"],
+                     [["s1", "x", 1], ["s1", "y", 2], ["s2", "z", 5], ["s3", "w", 1]])
+    assert run_cli(["stats", "winrate", str(path)]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out) == {"win_rate": {"y": 1.0, "x": 0.0}}
+    assert "2 models" in out.err and "'w', 'z'" in out.err and "left out" in out.err
+    write_csv("all.csv", ["sample", "model", "score"], [["s1", "x", 1], ["s1", "y", 2]])
+    assert run_cli(["stats", "winrate", str(path.parent / "all.csv")]) == 0
+    assert capsys.readouterr().err == ""
