@@ -71,6 +71,28 @@ def ml_exists(w: np.ndarray) -> np.ndarray:
     return exists
 
 
+_NO_ML = "maximum-likelihood Bradley-Terry scores do not exist for these votes"
+
+
+def why_no_ml(models: Sequence[str], w: np.ndarray) -> str:
+    """Why ``w`` has no ML estimate, naming a model (or a group) that makes the likelihood
+    grow without bound: one that never loses or never wins, else a group of models that
+    nobody outside it ever beats (a source of the strongly connected groups)."""
+    for counts, words in ((w.sum(axis=0), "never loses"), (w.sum(axis=1), "never wins")):
+        if (none := np.flatnonzero(counts <= 0)).size:
+            more = (f" (and {none.size - 1:,} other model{'s' if none.size > 2 else ''})"
+                    if none.size > 1 else "")
+            return f"{models[int(none[0])]!r} {words}{more}"
+    if len(groups := comparison_groups(w)) > 1:
+        return f"the votes split into {len(groups):,} groups of models never compared"
+    _, labels = connected_components(csr_matrix(w > 0), directed=True, connection="strong")
+    _, losers = np.nonzero((w > 0) & (labels[:, None] != labels[None, :]))
+    top = int(np.setdiff1d(labels, labels[losers])[0])  # a group nobody outside beats
+    group = [models[int(i)] for i in np.flatnonzero(labels == top)]
+    more = f", … {len(group) - 5:,} more" if len(group) > 5 else ""
+    return f"no model outside ({', '.join(map(repr, group[:5]))}{more}) ever beats one of them"
+
+
 def _iterate(w: np.ndarray, use_prior: np.ndarray, tol: float, max_iter: int,
              start: np.ndarray | None = None) -> np.ndarray:
     """Batched Newman iteration on ``w`` of shape ``(B, K, K)``.
@@ -149,9 +171,8 @@ def fit_strengths(
         ok = ml_exists(wb)
         if not np.all(ok):
             raise ValueError(
-                "maximum-likelihood Bradley-Terry scores do not exist for these votes "
-                "(a model without a win or a loss, or a comparison graph that is not "
-                "strongly connected); use method 'map'"
+                f"{_NO_ML} (a model without a win or a loss, or a comparison graph that is "
+                "not strongly connected); use method 'map'"
             )
         use_prior = np.zeros(wb.shape[0], dtype=bool)
     else:
@@ -190,6 +211,8 @@ def fit_votes(votes: Votes, method: str = "auto", tol: float = DEFAULT_TOL) -> B
     if len(votes) == 0:
         raise ValueError("no votes")
     w = win_matrix(votes.a, votes.b, votes.outcome, len(votes.models))
+    if method == "ml" and not ml_exists(w):
+        raise ValueError(f"{_NO_ML} ({why_no_ml(votes.models, w)}); use method 'map'")
     pi, used_map = fit_strengths(w, method=method, tol=tol)
     return BTResult(votes.models, pi, scores_from_strengths(pi), "map" if used_map else "ml",
                     named_groups(votes.models, w))

@@ -191,3 +191,23 @@ def test_errors() -> None:
         bradley_terry(["x"], ["y"], ["left"])
     with pytest.raises(ValueError, match="unknown method"):
         fit_strengths(AGRESTI_W, method="magic")
+
+
+@pytest.mark.parametrize(("a", "b", "winner", "says"), [
+    (["x", "y"], ["y", "z"], ["a", "a"], "'x' never loses"),
+    (["x", "y", "y"], ["y", "z", "x"], ["a", "a", "a"], "'z' never wins"),
+    # every model wins and loses, but nobody outside {p, q} ever beats p or q
+    (["p", "q", "r", "s", "p"], ["q", "p", "s", "r", "r"], ["a"] * 5,
+     "no model outside ('p', 'q') ever beats one of them"),
+])
+def test_forced_ml_names_why_it_does_not_exist(a, b, winner, says) -> None:
+    """--method ml on votes without an ML estimate names the model (or the group) that
+    makes the likelihood unbounded, as every other refusal names its item."""
+    with pytest.raises(ValueError, match="do not exist") as err:
+        bradley_terry(a, b, winner, method="ml")
+    assert says in str(err.value)
+
+
+def test_forced_ml_on_groups_never_compared_says_so() -> None:
+    with pytest.raises(ValueError, match="split into 2 groups of models never compared"):
+        bradley_terry(["p", "q", "r", "s"], ["q", "p", "s", "r"], ["a"] * 4, method="ml")
