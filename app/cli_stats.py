@@ -24,6 +24,8 @@ from core.stats.battles import (
     BattleOptions,
     VoteFile,
     describe_left_out,
+    describe_unvoted,
+    listed,
 )
 from core.stats.votefiles import (
     FORMAT_HELP,
@@ -161,6 +163,9 @@ def _vote_file(args: argparse.Namespace) -> VoteFile:
             f"{len(vf.votes):,} votes counted",
             file=sys.stderr,
         )
+    if vf.unvoted:
+        print(f"winnow stats: warning: {describe_unvoted(vf.unvoted)}: no score, left out",
+              file=sys.stderr)
     return vf
 
 
@@ -228,10 +233,9 @@ def cmd_winrate(args: argparse.Namespace) -> int:
         rec = tables.read_scores(args.file)  # the command's own CSV: per-output scores
         res = stats.win_rates(rec.sample, rec.model, rec.score, rec.judge)
         if alone := sorted(set(rec.model) - set(res.models)):
-            named = ", ".join(map(repr, alone[:10])) + (
-                f" and {len(alone) - 10:,} more" if len(alone) > 10 else "")
             many = len(alone) > 1
-            print(f"winnow stats: warning: {len(alone):,} model{'s' if many else ''} ({named}) "
+            print(f"winnow stats: warning: {len(alone):,} model{'s' if many else ''} "
+                  f"({listed(alone)}) "
                   f"share{'' if many else 's'} no sample with another model: no win rate, "
                   "left out", file=sys.stderr)
         return _print({"win_rate": res.win_rate_dict()})

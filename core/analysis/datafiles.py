@@ -15,7 +15,7 @@ from pathlib import Path
 
 from core.analysis.online import NO_ORDER
 from core.analysis.sources import KIND_TITLES, DataSet, Row, open_csv
-from core.stats.battles import BattleOptions, VoteFile, describe_left_out
+from core.stats.battles import BattleOptions, VoteFile, describe_left_out, describe_unvoted
 from core.stats.csvcolumns import CsvFormatError
 from core.stats.votefiles import detect_format, read_vote_file
 
@@ -56,6 +56,8 @@ def describe(vf: VoteFile, path: Path) -> str:
     )
     if vf.left_out:
         text += f"; left out {describe_left_out(vf.left_out)}"
+    if vf.unvoted:
+        text += f"; {describe_unvoted(vf.unvoted)}, so without a score"
     if vf.duplicates is not None:
         d = vf.duplicates
         text += (

@@ -22,7 +22,7 @@ import hashlib
 import json
 import math
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -122,6 +122,18 @@ LEFT_OUT_WORDS = {
 }
 
 
+def listed(names: Sequence[str], limit: int = 10) -> str:
+    """``"'x', 'y' and 3 more"``: the first ``limit`` names quoted, then how many more."""
+    more = f" and {len(names) - limit:,} more" if len(names) > limit else ""
+    return ", ".join(map(repr, names[:limit])) + more
+
+
+def describe_unvoted(unvoted: tuple[str, ...]) -> str:
+    """``"2 models without a vote ('x', 'y')"`` (ten named at most)."""
+    return (f"{len(unvoted):,} model{'s' if len(unvoted) > 1 else ''} without a vote "
+            f"({listed(unvoted)})")
+
+
 def describe_left_out(left_out: dict[str, int]) -> str:
     """``"3 repeated battles, 120 tie (bothbad)"``."""
     return ", ".join(f"{n:,} {LEFT_OUT_WORDS.get(k, k)}" for k, n in left_out.items())
@@ -140,6 +152,8 @@ class VoteFile:
     #: vote order for online Elo (by ``tstamp`` when every battle has one), None = no order
     order: np.ndarray | None = None
     ordered_by: str = "file"  # "tstamp" or "file"
+    #: models of the file left with no vote (zero counts, battles left out): no score
+    unvoted: tuple[str, ...] = ()
 
 
 # -- JSON and JSON Lines ------------------------------------------------------------------
@@ -433,6 +447,6 @@ def finalize(raw: RawBattles, options: BattleOptions | None = None) -> VoteFile:
             vote_order, by = np.argsort(stamps, kind="stable"), "tstamp"
         else:
             vote_order, by = np.arange(len(idx)), "file"
-    return VoteFile(
-        votes, raw.source, raw.records if raw.records >= 0 else n, left_out, dups, vote_order, by
-    )
+    unvoted = tuple(sorted(set(raw.models) - set(names)))
+    return VoteFile(votes, raw.source, raw.records if raw.records >= 0 else n, left_out, dups,
+                    vote_order, by, unvoted)

@@ -230,3 +230,25 @@ def test_missing_pyarrow_names_the_extra(capsys, tmp_path: Path, monkeypatch) ->
     code, _, err = cli(capsys, "elo", str(path))
     assert code == 2 and "Reading parquet vote tables needs the optional 'parquet' part" in err
     assert "[parquet]" in err and "Traceback" not in err
+
+
+def test_models_left_without_a_vote_are_named(capsys, write_csv) -> None:
+    """A table row of zero counts (or battles the options leave out) can leave a model
+    with no vote: it has no score, and the command and Analyze's description say so,
+    naming it — before, it vanished from the JSON without a word."""
+    from core.analysis.datafiles import describe
+
+    path = write_csv("t.csv", ["model_a", "model_b", "wins_a", "wins_b"],
+                     [["x", "y", 0, 0], ["y", "z", 3, 1]])
+    vf = read_vote_file(path)
+    assert vf.votes.models == ("y", "z") and vf.unvoted == ("x",)
+    assert "1 model without a vote ('x')" in describe(vf, path)
+    code, out, err = cli(capsys, "bt", str(path))
+    assert code == 0 and set(out["scores"]) == {"y", "z"}
+    assert "1 model without a vote ('x'): no score" in err
+    battles = write_csv("b.csv", ["model_a", "model_b", "winner"],
+                        [["x", "y", "tie (bothbad)"], ["y", "z", "model_a"]])
+    code, out, err = cli(capsys, "elo", str(battles), "--bothbad", "drop", "--bootstrap", "0")
+    assert code == 0 and set(out["ratings"]) == {"y", "z"} and "('x')" in err
+    code, out, err = cli(capsys, "bt", str(battles))
+    assert code == 0 and "without a vote" not in err
