@@ -14,6 +14,7 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from app.cli import seed_arg
 from core import stats
@@ -25,7 +26,6 @@ from core.stats.battles import (
     VoteFile,
     describe_left_out,
     describe_unvoted,
-    listed,
 )
 from core.stats.votefiles import (
     FORMAT_HELP,
@@ -35,6 +35,7 @@ from core.stats.votefiles import (
     resolve_format,
     vote_win_rates,
 )
+from core.visible_text import listed
 
 
 def _print(data: object) -> int:
@@ -282,7 +283,9 @@ def cmd_idea(args: argparse.Namespace) -> int:
 
 
 def _memory_guarded(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """A handler whose MemoryError becomes one clear line (exit 2), not a traceback."""
+    """A handler whose MemoryError becomes one clear line (exit 2), not a traceback, and
+    whose every refusal names the file (the statistic's own — "alpha is undefined: …" —
+    do not: the reading's do)."""
 
     def run(args: argparse.Namespace) -> int:
         try:
@@ -292,6 +295,11 @@ def _memory_guarded(fn: Callable[[argparse.Namespace], int]) -> Callable[[argpar
                 f"{args.file}: not enough memory for this statistic on this "
                 "file; use a smaller file or fewer bootstrap resamples"
             ) from None
+        except ValueError as exc:
+            name = Path(args.file).name
+            if str(exc).startswith((name, str(args.file))):
+                raise
+            raise ValueError(f"{name}: {exc}") from None
 
     return run
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 
 _KEPT = {"\u200c", "\u200d"}  # zero-width non-joiner / joiner: they shape text and emoji
 _FORMAT = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff"
@@ -43,3 +44,9 @@ def spell_controls(text: str) -> str:
     for the terminal, where an escape sequence from a stranger's file name would act
     (retitle the window, hide or recolour lines, write the clipboard) (ADR 176)."""
     return _CONTROL.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", text)
+
+
+def listed(names: Sequence[str], limit: int = 10) -> str:
+    """Names for a message: ``"'x', 'y' and 3 more"`` (the first ``limit``, quoted)."""
+    more = f" and {len(names) - limit:,} more" if len(names) > limit else ""
+    return ", ".join(map(repr, names[:limit])) + more

@@ -22,7 +22,7 @@ import hashlib
 import json
 import math
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,7 @@ from core.stats.csvcolumns import CsvFormatError
 from core.stats.csvdialect import TWO_SPELLINGS, nfc_twins
 from core.stats.jsonstream import DUPLICATE_KEYS, Progress, json_array, json_lines
 from core.stats.votes import A_WINS, B_WINS, MAX_MODELS, TIE, Votes
+from core.visible_text import listed
 
 #: ``tie (bothbad)``: a tie in which the voter disliked both outputs.
 BOTHBAD = 3
@@ -120,12 +121,6 @@ LEFT_OUT_WORDS = {
     "not_anonymous": "not anonymous",
     "bothbad": "tie (bothbad)",
 }
-
-
-def listed(names: Sequence[str], limit: int = 10) -> str:
-    """``"'x', 'y' and 3 more"``: the first ``limit`` names quoted, then how many more."""
-    more = f" and {len(names) - limit:,} more" if len(names) > limit else ""
-    return ", ".join(map(repr, names[:limit])) + more
 
 
 def describe_unvoted(unvoted: tuple[str, ...]) -> str:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from core.stats.rankings import RankingTable
+from core.visible_text import listed
 
 POSTHOC_METHODS = ("dunn", "siegel", "conover", "nemenyi")
 
@@ -190,7 +191,7 @@ def complete_blocks(table: RankingTable) -> tuple[np.ndarray, list[tuple[str, st
         missing = [table.models[m] for m in np.flatnonzero(np.isnan(rows[partial[0]]))]
         raise ValueError(
             f"rater {rater!r} on item {item!r} does not rank model(s) "
-            f"{', '.join(missing)}: the Friedman test needs complete blocks"
+            f"{listed(missing)}: the Friedman test needs complete blocks"
         )
     return rows, keys
 

@@ -194,3 +194,25 @@ def test_winrate_says_which_models_had_no_comparison(capsys, write_csv) -> None:
     write_csv("all.csv", ["sample", "model", "score"], [["s1", "x", 1], ["s1", "y", 2]])
     assert run_cli(["stats", "winrate", str(path.parent / "all.csv")]) == 0
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize(("method", "header", "rows", "says"), [
+    ("friedman", ["rater", "item", "model", "rank"],
+     [["r1", "i1", "x", 1], ["r1", "i1", "y", 2], ["r2", "i1", "x", 1]],
+     "rater 'r2' on item 'i1' does not rank model(s) 'y'"),
+    ("friedman", ["rater", "item", "model", "rank"], [["r1", "i1", "x", 1]], "at least 2 models"),
+    ("alpha", ["rater", "unit", "value"], [["a", "u", 3], ["a", "v", 4]], "alpha is undefined"),
+    ("winrate", ["sample", "model", "score"], [["s", "x", 1], ["t", "y", 2]], "no comparisons"),
+    ("bt", ["a", "b", "winner"], [["x", "y", "a"]], "'x' never loses"),
+])
+def test_a_statistic_the_data_cannot_give_names_the_file(
+        capsys, write_csv, method, header, rows, says) -> None:
+    """Refusals that come from the statistic, not the reading, named no file: with
+    several files in a script the user could not tell which one (every other error
+    names it)."""
+    path = write_csv("named.csv", header, rows)
+    extra = ["--method", "ml"] if method == "bt" else []
+    assert run_cli(["stats", method, str(path), *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("winnow stats: error: named.csv: ") and says in err, err
+    assert err.count("named.csv") == 1

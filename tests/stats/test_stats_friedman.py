@@ -87,7 +87,7 @@ def test_errors() -> None:
     t = ranking_table(
         ["r", "r", "r", "s", "s"], ["i"] * 5, ["A", "B", "C", "A", "B"], [1, 2, 3, 1, 2]
     )
-    with pytest.raises(ValueError, match=r"rater 's' on item 'i' does not rank model\(s\) C"):
+    with pytest.raises(ValueError, match=r"rater 's' on item 'i' does not rank model\(s\) 'C'"):
         friedman_table(t)
     with pytest.raises(ValueError, match="ties all models"):
         friedman(np.ones((4, 3)), ["A", "B", "C"])
