@@ -140,7 +140,8 @@ def _heuristic(p: np.ndarray) -> tuple[list[int], float]:
             if target != pos:
                 order = np.insert(np.delete(order, pos), target, x)
                 moved = True
-    return [int(i) for i in order], order_score(p, order)
+    found = [int(i) for i in order]
+    return found, order_score(p, found)
 
 
 def kemeny_order(
