@@ -7,7 +7,9 @@ refused edit nor loses its place on a refused undo. Undo refuses with
 :class:`EditConflict` when the data no longer holds what the command wrote.
 
 A deleted region comes back with its own id (:func:`photos.restore_region`), so edits
-made to it before the delete still undo and redo.
+made to it before the delete still undo and redo. Deleting a detector's region rejects
+that detection (:mod:`core.imaging.rejections`, ADR 201): undo of the delete, or
+:class:`RestoreRejected`, takes the rejection back with the region.
 """
 
 from __future__ import annotations
@@ -16,12 +18,14 @@ from typing import Any
 
 from core.curate.commands import Command, EditConflict, UndoStack
 from core.imaging import photos as repo
+from core.imaging import rejections
 from core.imaging.geometry import Geometry
 from core.store.errors import ProjectError
 from core.store.project import Project
 
 __all__ = ["AddRegion", "DeleteRegions", "Detect", "EDIT_ERRORS", "EditConflict",
-           "EditPhoto", "EditRegion", "PhotoCommand", "SetStatus", "UndoStack"]
+           "EditPhoto", "EditRegion", "PhotoCommand", "RestoreRejected", "SetStatus",
+           "UndoStack"]
 
 
 class PhotoCommand(Command):
@@ -89,7 +93,8 @@ class AddRegion(PhotoCommand):
 
 
 class DeleteRegions(PhotoCommand):
-    """Delete regions; undo puts them back with their ids."""
+    """Delete regions, rejecting those a detector found (ADR 201); undo puts them back
+    with their ids and takes the rejections back."""
 
     def __init__(self, photo_id: int, region_ids: list[int]) -> None:
         super().__init__(photo_id)
@@ -104,13 +109,58 @@ class DeleteRegions(PhotoCommand):
 
     def _do(self, project: Project) -> None:
         self._saved = [repo.delete_region(project, rid) for rid in self.region_ids]
+        rejections.reject(project, self._saved)
+
+    def _undo(self, project: Project) -> None:
+        _put_back(project, self._saved, "undo")
+
+
+def _put_back(project: Project, saved: list[repo.Region], what: str) -> None:
+    """Restore deleted regions with their ids and forget their rejections."""
+    for region in saved:
+        try:
+            repo.restore_region(project, region)
+        except ValueError as exc:
+            raise EditConflict(f"{exc}; {what} refused") from exc
+    rejections.unreject(project, [r.id for r in saved])
+
+
+class RestoreRejected(PhotoCommand):
+    """Bring back detections the user rejected (deleted), as they were, with their ids;
+    Detect may find them again afterwards. Undo rejects them again."""
+
+    def __init__(self, photo_id: int, region_ids: list[int]) -> None:
+        super().__init__(photo_id)
+        self.region_ids = list(dict.fromkeys(region_ids))
+        n = len(self.region_ids)
+        self.label = f"Restore {n} rejected detection{'s' if n != 1 else ''}"
+        self._saved: list[repo.Region] = []
+
+    @property
+    def changed(self) -> bool:
+        return bool(self._saved)
+
+    def _do(self, project: Project) -> None:
+        held = {r.id: r for r in rejections.rejected(project, self.photo_id)}
+        missing = [rid for rid in self.region_ids if rid not in held]
+        if missing:
+            raise EditConflict(f"region {missing[0]} is no longer a rejected detection of "
+                               f"this photo; '{self.label}' refused")
+        self._saved = [held[rid] for rid in self.region_ids]
+        _put_back(project, self._saved, f"'{self.label}'")
 
     def _undo(self, project: Project) -> None:
         for region in self._saved:
             try:
-                repo.restore_region(project, region)
-            except ValueError as exc:
-                raise EditConflict(f"{exc}; undo refused") from exc
+                current = repo.get_region(project, region.id)
+            except KeyError:
+                raise EditConflict(f"region {region.id} is gone already; undo of "
+                                   f"'{self.label}' refused") from None
+            if current != region:
+                raise EditConflict(f"region {region.id} was changed since '{self.label}'; "
+                                   "undo refused to keep that change")
+            repo.delete_region(project, region.id)
+        rejections.reject(project, self._saved)
 
 
 class _FieldEdit(PhotoCommand):

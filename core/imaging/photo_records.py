@@ -79,6 +79,7 @@ class Redetection:
     skipped: int  # detections not added: a user's region lies on them already
     before: tuple[str | None, str | None]  # detected_at, detect_settings
     after: tuple[str | None, str | None]
+    declined: int = 0  # detections not added: the user rejected them before (ADR 201)
 
     @property
     def added(self) -> list[int]:

@@ -29,6 +29,7 @@ from core.imaging.photo_records import (
     Region,
 )
 from core.imaging.photo_values import check_feather, check_region, check_strength
+from core.imaging.rejections import is_rejected, rejected
 
 #: the records it hands out, and the licence a photo starts with
 __all__ = ["DEFAULT_LICENCE", "IntakeReport", "Photo", "Redetection", "Region"]
@@ -390,16 +391,19 @@ def replace_detections(project: Any, photo_id: int, found: Iterable[Detection],
     """Replace the photo's untouched detector regions with ``found``; one transaction.
 
     The user's regions (drawn by hand, or a detector's they edited or confirmed) stay as
-    they are, and a detection that overlaps one of them is not added again (ADR 189).
-    Detections are clipped like an edit; one off the photo is dropped (ADR 188).
+    they are, and a detection that overlaps one of them is not added again (ADR 189),
+    nor one lying on a detection they rejected (ADR 201). Detections are clipped like an
+    edit; one off the photo is dropped (ADR 188).
     """
     found = _fitted_detections(found, _photo_size(project, photo_id))
     with project.transaction() as conn:
         current = regions(project, photo_id)
         mine = [r for r in current if r.users]
         removed = [r for r in current if not r.users]
-        new = [d for d in found if not any(overlapping((r.x, r.y, r.w, r.h), d.box)
-                                           for r in mine)]
+        fresh = [d for d in found if not any(overlapping((r.x, r.y, r.w, r.h), d.box)
+                                             for r in mine)]
+        refused = rejected(project, photo_id)
+        new = [d for d in fresh if not is_rejected(d.box, refused)]
         row = conn.execute("SELECT detected_at, detect_settings FROM photos WHERE id = ?",
                            (photo_id,)).fetchone()
         conn.executemany("DELETE FROM photo_regions WHERE id = ?", [(r.id,) for r in removed])
@@ -409,8 +413,8 @@ def replace_detections(project: Any, photo_id: int, found: Iterable[Detection],
         project.audit("detect", "photo", str(photo_id), "regions", len(removed), len(made))
         if removed or made:
             _invalidate_review(project, photo_id)
-    return Redetection(photo_id, removed, made, len(mine), len(found) - len(new),
-                       tuple(row) if row else (None, None), after)
+    return Redetection(photo_id, removed, made, len(mine), len(found) - len(fresh),
+                       tuple(row) if row else (None, None), after, len(fresh) - len(new))
 
 
 def _insert_detection(conn: Any, photo_id: int, det: Detection) -> int:

@@ -23,6 +23,7 @@ from core.store.migrations import (
     m012_team_merge_digest,
     m013_sample_raw,
     m014_region_edited,
+    m015_photo_rejections,
 )
 
 _V1 = """
@@ -213,6 +214,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _script(m012_team_merge_digest.SQL),
     _script(m013_sample_raw.SQL),
     _script(m014_region_edited.SQL),
+    _script(m015_photo_rejections.SQL),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -136,14 +136,16 @@ def test_an_older_project_is_migrated_and_proposed_on(tmp_path: Path, server) ->
     path = project.path
     # back to the schema before m010: drop its objects and those of every later migration
     # (m011, team curation; m012, a column of its team_packages; m014, a column of
-    # photo_regions), as an older Winnow left the file
+    # photo_regions; m015, photo_rejections), as an older Winnow left the file
     from core.store.schema import SCHEMA_VERSION
-    from tests.store.schema_helpers import undo_m013, undo_m014
+    from tests.store.schema_helpers import undo_m013, undo_m014, undo_m015
 
     # migrations after m010: their objects' names (m013: the samples' lines back in rows)
     later = {"m011_teamwork": "team_%", "m012_team_merge_digest": "team_%",
-             "m013_sample_raw": "sample_raw", "m014_region_edited": "photo_regions"}
+             "m013_sample_raw": "sample_raw", "m014_region_edited": "photo_regions",
+             "m015_photo_rejections": "photo_rejections"}
     with project.transaction() as conn:
+        undo_m015(conn)
         undo_m014(conn)
         undo_m013(conn)
         for kind, name in conn.execute(

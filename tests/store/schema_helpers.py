@@ -19,3 +19,8 @@ def undo_m013(conn: sqlite3.Connection) -> None:
 def undo_m014(conn: sqlite3.Connection) -> None:
     """Drop ``photo_regions.edited``, as schema 13 had no such column (ADR 189)."""
     conn.execute("ALTER TABLE photo_regions DROP COLUMN edited")
+
+
+def undo_m015(conn: sqlite3.Connection) -> None:
+    """Drop ``photo_rejections``, as schema 14 had no such table (ADR 201)."""
+    conn.execute("DROP TABLE photo_rejections")

@@ -216,7 +216,7 @@ def test_re_import_matches_lines_stored_before_and_after_the_migration(tmp_path:
 
     from core.curate import bulk
     from core.ingest.importer import import_jsonl
-    from tests.store.schema_helpers import undo_m013, undo_m014
+    from tests.store.schema_helpers import undo_m013, undo_m014, undo_m015
 
     lines = [{"id": f"s{k}", "prompt": f"a cat number {k}", "output_images": []}
              for k in range(4)]
@@ -228,6 +228,7 @@ def test_re_import_matches_lines_stored_before_and_after_the_migration(tmp_path:
         stored = p.conn.execute("SELECT * FROM sample_raw ORDER BY sample_id").fetchall()
         with p.transaction() as conn:
             bulk.write_field(p, "prompt", ["s1"], "a curated cat")
+            undo_m015(conn)
             undo_m014(conn)
             undo_m013(conn)
             conn.execute("PRAGMA user_version = 12")

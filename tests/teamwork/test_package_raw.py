@@ -17,7 +17,7 @@ from core.store import SCHEMA_VERSION, Project
 from core.store.schema import has_sample_raw
 from core.teamwork.merge import merge_package, merge_packages
 from core.teamwork.package import base_document
-from tests.store.schema_helpers import undo_m013, undo_m014
+from tests.store.schema_helpers import undo_m013, undo_m014, undo_m015
 from tests.teamwork.team_helpers import Curator, make_project, raw, state, worked_team
 
 
@@ -25,6 +25,7 @@ def _as_version_12(path: Path) -> None:
     """Rewrite a current file as Winnow before m013 left it."""
     conn = raw(path)
     conn.execute("BEGIN")
+    undo_m015(conn)
     undo_m014(conn)
     undo_m013(conn)
     conn.execute("PRAGMA user_version = 12")

@@ -11,7 +11,7 @@ import core.teamwork.merge as merge_mod
 from core.store import Project
 from core.teamwork.merge import merge_package, merge_packages
 from core.teamwork.package import package_digest
-from tests.store.schema_helpers import undo_m013, undo_m014
+from tests.store.schema_helpers import undo_m013, undo_m014, undo_m015
 from tests.teamwork.team_helpers import Curator, make_project, package_path, raw, split, state
 
 
@@ -152,6 +152,7 @@ def test_a_project_merged_by_the_previous_schema_migrates_and_re_merges(team) ->
     merge_package(project, alice)
     path = project.path
     with project.transaction() as conn:  # as Winnow before m012 left the file
+        undo_m015(conn)
         undo_m014(conn)
         undo_m013(conn)
         conn.execute("ALTER TABLE team_packages DROP COLUMN merged_digest")
