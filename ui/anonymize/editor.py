@@ -20,6 +20,7 @@ from core.imaging.photo_edits import (
     EditPhoto,
     EditRegion,
     PhotoCommand,
+    RestoreRejected,
     SetStatus,
     UndoStack,
 )
@@ -162,10 +163,25 @@ class PhotoEditor(QObject):
             self.run(EditRegion(photo_id, region_id, changes, label))
 
     def delete_regions(self, region_ids: list[int]) -> None:
-        """Delete regions."""
+        """Delete regions; a detector's is rejected, and the status line says so."""
         photo_id = self._photo_id()
-        if region_ids and photo_id is not None:
-            self.run(DeleteRegions(photo_id, region_ids))
+        found = {r.id for r in self.viewer.regions if r.source != "manual"}
+        if region_ids and photo_id is not None and \
+                self.run(DeleteRegions(photo_id, region_ids)):
+            n = len(found & set(region_ids))
+            if n:
+                self.context.status(
+                    f"Rejected {n} detection{'s' if n != 1 else ''}: Detect will not add "
+                    f"{'it' if n == 1 else 'them'} again (Undo, or Restore under Regions)",
+                    8000)
+
+    def restore_rejected(self, region_ids: list[int]) -> None:
+        """Bring back detections the photographer rejected (ADR 201)."""
+        photo_id = self._photo_id()
+        if region_ids and photo_id is not None and \
+                self.run(RestoreRejected(photo_id, region_ids)):
+            self.viewer.selected_region = region_ids[0]
+            self.viewer.refresh()
 
     def edit_photo(self, changes: dict[str, Any]) -> None:
         """Change photo fields (an edit that changes nothing is not recorded)."""

@@ -74,6 +74,7 @@ class PhotoPanel(QScrollArea):
     region_edit = Signal(int, dict)  # region id, field -> new value
     region_selected = Signal(object)  # region id or None
     delete_regions = Signal(list)
+    restore_rejected = Signal(list)  # region ids of rejected detections
     rotate = Signal(int)  # +1 clockwise, -1 counter-clockwise
     angle_edit = Signal(float)
     reset_geometry = Signal(str)  # "corners" | "crop" | "all"
@@ -179,6 +180,15 @@ class PhotoPanel(QScrollArea):
         self.delete_button.setToolTip("Remove a false alarm (Delete)")
         self.delete_button.clicked.connect(self._delete_clicked)
         rl.addWidget(self.delete_button)
+        # detections deleted before: Detect leaves them out; each can come back (ADR 201)
+        row = QHBoxLayout()
+        self.rejected_label = _label()
+        self.restore_button = QPushButton("Restore")
+        self.restore_button.setToolTip("Bring back a detection you deleted")
+        self.restore_button.setMenu(QMenu(self.restore_button))
+        row.addWidget(self.rejected_label, 1)
+        row.addWidget(self.restore_button)
+        rl.addLayout(row)
         layout.addWidget(region_box)
 
         geo_box = QGroupBox("Geometry (applied on release)")
@@ -281,13 +291,15 @@ class PhotoPanel(QScrollArea):
             widget.installEventFilter(self._wheel_guard)
 
     # -- showing -------------------------------------------------------------------------
-    def show_photo(self, photo: Photo | None, regions: list[Region], selected: int | None
-                   ) -> None:
-        """Fill every control from ``photo`` and its ``regions``."""
+    def show_photo(self, photo: Photo | None, regions: list[Region], selected: int | None,
+                   rejected: list[Region] | None = None) -> None:
+        """Fill every control from ``photo``, its ``regions`` and the detections the
+        photographer ``rejected``."""
         self._loading = True
         try:
             self.current = photo
             self.setEnabled(photo is not None)
+            self._show_rejected((rejected or []) if photo is not None else [])
             if photo is None:
                 self.region_list.clear()
                 self.region_ids, self.regions = [], []
@@ -324,10 +336,7 @@ class PhotoPanel(QScrollArea):
             self.region_ids, self.regions = [], list(regions)
             for r in regions:
                 how = METHOD_LABELS[r.method] if r.method else "as photo"
-                source = describe_source(r.source)
-                if r.source != "manual" and r.score is not None:
-                    source += f" {r.score:.2f}"
-                item = QListWidgetItem(f"#{r.id}  {r.kind} · {source} · "
+                item = QListWidgetItem(f"{_region_text(r)} · "
                                        f"{'ellipse' if r.shape == 'ellipse' else 'rect'} · "
                                        f"{how}")
                 shown = spell_controls(visible(r.source[:200]))
@@ -337,6 +346,27 @@ class PhotoPanel(QScrollArea):
             self.select_region(selected)
         finally:
             self._loading = False
+
+    def _show_rejected(self, rejected: list[Region]) -> None:
+        """"2 rejected detections" and a Restore menu with each of them and all."""
+        n = len(rejected)
+        self.rejected_label.setText(
+            f"{n} rejected detection{'s' if n != 1 else ''}: Detect leaves "
+            f"{'it' if n == 1 else 'them'} out")
+        for widget in (self.rejected_label, self.restore_button):
+            widget.setVisible(n > 0)
+        menu = self.restore_button.menu()
+        assert menu is not None
+        menu.clear()
+        for r in rejected:
+            menu.addAction(_region_text(r), lambda rid=r.id: self.restore_rejected.emit([rid]))
+        if n > 1:
+            menu.addSeparator()
+            ids = [r.id for r in rejected]
+            menu.addAction(f"All {n}", lambda: self.restore_rejected.emit(ids))
+        self.rejected_label.setToolTip(plain_tooltip("\n".join(
+            f"{_region_text(r)} at {r.x:.0f}, {r.y:.0f} ({r.w:.0f}×{r.h:.0f})"
+            for r in rejected)))
 
     def select_region(self, region_id: int | None) -> None:
         """Highlight ``region_id`` in the list and show its fields."""
@@ -386,6 +416,14 @@ class PhotoPanel(QScrollArea):
     def _review_toggled(self, checked: bool) -> None:
         if not self._loading:
             self.mark_reviewed.emit(checked)
+
+
+def _region_text(r: Region) -> str:
+    """"#12  face · CenterFace 0.83": the region, what found it and how surely."""
+    source = describe_source(r.source)
+    if r.source != "manual" and r.score is not None:
+        source += f" {r.score:.2f}"
+    return f"#{r.id}  {r.kind} · {source}"
 
 
 def _release_text(photo: Photo) -> str:

@@ -78,10 +78,11 @@ class PhotoJobs(QObject):
         """Detect in ``ids`` as a job; each photo's detection becomes one undo step as
         it is written, and the user's regions are never replaced (ADR 189)."""
         assert self.project is not None
-        stack, kept = self.editor.stack, [0]
+        stack, kept, declined = self.editor.stack, [0], [0]
 
         def deliver(change: repo.Redetection) -> None:  # on the worker thread
             kept[0] += change.kept
+            declined[0] += change.declined
             self._bridge.detected.emit(stack, change)
 
         def done(job: Job) -> None:
@@ -89,9 +90,13 @@ class PhotoJobs(QObject):
             if job.outcome == "failed":
                 self.context.message("Detection failed", job.error)
             elif job.outcome == "done":
-                yours = f"; {kept[0]} of your regions kept as they were" if kept[0] else ""
-                self.context.status(f"Detection finished: {job.future.result()} regions"
-                                    + yours)
+                found = int(job.future.result())
+                text = f"Detection finished: {found} found"
+                if declined[0]:
+                    text += f"; {declined[0]} you rejected left out"
+                if kept[0]:
+                    text += f"; {kept[0]} of your regions kept as they were"
+                self.context.status(text)
 
         job: Job = self.context.start_job(title, detect_job(
             self.project.worker_view(), ids, self.detector.settings, deliver), done)

@@ -11,6 +11,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QLabel
 
 from core.imaging import photos as repo
+from core.imaging import rejections
 from core.imaging.anonymize import HideSpec
 from core.imaging.geometry import Geometry
 from core.imaging.pyramid import Pyramid, after_size
@@ -40,6 +41,8 @@ class PhotoViewer(QObject):
         self.context, self.canvas, self.caption = context, canvas, caption
         self.photo: repo.Photo | None = None
         self.regions: list[repo.Region] = []
+        #: detections the photographer deleted: Detect leaves them out (ADR 201)
+        self.rejected: list[repo.Region] = []
         self.after = False
         self.tool = "select"
         self.selected_region: int | None = None
@@ -58,6 +61,7 @@ class PhotoViewer(QObject):
         """Show one photo (None = nothing selected); the same photo is only refreshed."""
         if photo_id is None or self.project is None:
             self.photo, self.regions, self.selected_region = None, [], None
+            self.rejected = []
             self.pixels.cancel()
             self.refreshed.emit()
             self.draw()
@@ -81,6 +85,7 @@ class PhotoViewer(QObject):
             return
         self.photo = repo.get_photo(self.project, self.photo.id)
         self.regions = repo.regions(self.project, self.photo.id)
+        self.rejected = rejections.rejected(self.project, self.photo.id)
         if self.selected_region not in {r.id for r in self.regions}:
             self.selected_region = None
         self.refreshed.emit()

@@ -123,6 +123,7 @@ class AnonymizeWorkspace(QWidget):
         panel.region_edit.connect(editor.edit_region)
         panel.region_selected.connect(self._panel_selection)
         panel.delete_regions.connect(editor.delete_regions)
+        panel.restore_rejected.connect(editor.restore_rejected)
         panel.rotate.connect(editor.rotate)
         panel.angle_edit.connect(lambda angle: editor.set_geometry(angle=angle))
         panel.reset_geometry.connect(editor.reset_geometry)
@@ -209,7 +210,8 @@ class AnonymizeWorkspace(QWidget):
 
     def _refreshed(self) -> None:
         viewer = self.viewer
-        self.panel.show_photo(viewer.photo, viewer.regions, viewer.selected_region)
+        self.panel.show_photo(viewer.photo, viewer.regions, viewer.selected_region,
+                              viewer.rejected)
         item = self.list.currentItem()
         if item is not None and viewer.photo is not None:
             item.setText(_item_text(viewer.photo, len(viewer.regions)))
