@@ -208,3 +208,12 @@ def map_box(matrix: np.ndarray, box: tuple[float, float, float, float], shape: s
     x1, y1 = mapped.min(axis=0)
     x2, y2 = mapped.max(axis=0)
     return float(x1), float(y1), float(x2 - x1), float(y2 - y1)
+
+
+def kept_by(geom: Geometry, width: int, height: int, box: tuple[float, float, float, float],
+            shape: str = "rect") -> bool:
+    """Whether any of the region ``box`` of a ``width`` × ``height`` photo is still in the
+    released image after ``geom`` (a region wholly cropped away hides nothing there)."""
+    matrix, (ow, oh) = plan(geom, width, height)
+    x, y, w, h = map_box(matrix, box, shape)
+    return x < ow and x + w > 0 and y < oh and y + h > 0

@@ -230,7 +230,8 @@ class EditRegion(_FieldEdit):
         repo.update_region(project, self.region_id, **values)
 
     def _write_back(self, project: Project, values: dict[str, Any]) -> None:
-        repo.update_region(project, self.region_id, edited=self.was_edited, **values)
+        repo.update_region(project, self.region_id, edited=self.was_edited, exact=True,
+                           **values)
 
 
 class EditPhoto(_FieldEdit):

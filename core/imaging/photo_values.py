@@ -40,6 +40,20 @@ def clip_box(box: Box, size: tuple[float, float]) -> Box:
     return (out[0][0], out[1][0], out[0][1], out[1][1])
 
 
+def on_photo(box: Box, size: tuple[float, float]) -> bool:
+    """Whether ``box`` overlaps the photo of ``size`` (a region off it hides nothing)."""
+    return box[0] < size[0] and box[0] + box[2] > 0 and box[1] < size[1] \
+        and box[1] + box[3] > 0
+
+
+def onto_photo(box: Box, size: tuple[float, float]) -> Box:
+    """``box`` moved the least way that puts it wholly on the photo of ``size``, made no
+    bigger than the photo (ADR 201: a region an earlier version left off the photo is
+    brought back where the photographer can see and fix it)."""
+    w, h = min(box[2], size[0]), min(box[3], size[1])
+    return (min(max(box[0], 0.0), size[0] - w), min(max(box[1], 0.0), size[1] - h), w, h)
+
+
 def _fit_to_photo(values: dict[str, Any], size: tuple[float, float]) -> dict[str, Any]:
     """``values`` with the box clipped (:func:`clip_box`); ValueError naming x or y when
     the region does not overlap the photo."""

@@ -275,14 +275,15 @@ def add_region(project: Any, photo_id: int, *, kind: str = "face", shape: str = 
     return region_id
 
 
-def update_region(project: Any, region_id: int, *, edited: bool = True,
+def update_region(project: Any, region_id: int, *, edited: bool = True, exact: bool = False,
                   **changes: Any) -> None:
     """Change fields of a region (kind, shape, x, y, w, h, method, strength).
 
     A region that changes is the user's from then on (``edited``; ADR 189): a detection
-    never replaces it. An undo passes the flag the region had before.
+    never replaces it. An undo passes the flag the region had before, and ``exact``: it
+    puts back what was stored, wherever that lay (ADR 201).
     """
-    photo_id, old, new = _edited_region(project, region_id, changes)
+    photo_id, old, new = _edited_region(project, region_id, changes, exact)
     changed = {k: new[k] for k in REGION_FIELDS if old[k] != new[k]}
     if not changed:
         return
@@ -301,9 +302,12 @@ def fitted_changes(project: Any, region_id: int, changes: dict[str, Any]
     return {k: new[k] for k in REGION_FIELDS if k in changes or new[k] != old[k]}
 
 
-def _edited_region(project: Any, region_id: int, changes: dict[str, Any]
-                   ) -> tuple[int, dict[str, Any], dict[str, Any]]:
-    """(photo id, stored values, checked new values) of an edit of a region."""
+def _edited_region(project: Any, region_id: int, changes: dict[str, Any],
+                   exact: bool = False) -> tuple[int, dict[str, Any], dict[str, Any]]:
+    """(photo id, stored values, checked new values) of an edit of a region: the box is
+    held to the photo (ADR 188) only when the edit moves or resizes it, so a region an
+    earlier version left off the photo can still change kind, shape or method (ADR 201),
+    and not when an undo puts back what was stored (``exact``)."""
     unknown = set(changes) - set(REGION_FIELDS)
     if unknown:
         raise ValueError(f"cannot edit region field(s) {sorted(unknown)}")
@@ -313,7 +317,9 @@ def _edited_region(project: Any, region_id: int, changes: dict[str, Any]
     if row is None:
         raise KeyError(f"no region {region_id}")
     photo_id, old = row[0], dict(zip(REGION_FIELDS, row[1:], strict=True))
-    return photo_id, old, check_region({**old, **changes}, _photo_size(project, photo_id))
+    moved = not exact and bool({"x", "y", "w", "h"} & set(changes))
+    return photo_id, old, check_region({**old, **changes},
+                                       _photo_size(project, photo_id) if moved else None)
 
 
 def _update_audited(project: Any, table: str, entity: str, row_id: int, old: dict[str, Any],
@@ -344,8 +350,12 @@ def delete_region(project: Any, region_id: int) -> Region:
 
 def restore_region(project: Any, region: Region) -> None:
     """Put a deleted region back with its own id (undo of a delete, redo of an add), so
-    later edits that name it still apply; ValueError if that id is in use again."""
-    values = check_region(region.fields(), _photo_size(project, region.photo_id))
+    later edits that name it still apply; ValueError if that id is in use again. It comes
+    back as it was stored, even off the photo (ADR 201): the photo's size never changes,
+    and the region passed the check when it was made."""
+    values = check_region(region.fields())
+    if _photo_size(project, region.photo_id) is None:
+        raise ValueError(f"region {region.id}: its photo {region.photo_id} is gone")
     if project.conn.execute("SELECT 1 FROM photo_regions WHERE id = ?",
                             (region.id,)).fetchone():
         raise ValueError(f"region {region.id} exists already")

@@ -24,6 +24,7 @@ from core.imaging.photo_edits import (
     SetStatus,
     UndoStack,
 )
+from core.imaging.photo_values import onto_photo
 from core.store.project import Project
 from ui.anonymize.viewer import PhotoViewer
 from ui.context import AppContext
@@ -161,6 +162,18 @@ class PhotoEditor(QObject):
         photo_id = self._photo_id()
         if photo_id is not None:
             self.run(EditRegion(photo_id, region_id, changes, label))
+
+    def move_onto_photo(self, region_id: int) -> None:
+        """Bring a region that lies off the photo back onto its nearest edge (ADR 201)."""
+        photo = self.viewer.photo
+        region = next((r for r in self.viewer.regions if r.id == region_id), None)
+        if photo is None or region is None:
+            return
+        box = onto_photo((region.x, region.y, region.w, region.h),
+                         (photo.width, photo.height))
+        self.viewer.selected_region = region_id
+        self.edit_region(region_id, dict(zip(("x", "y", "w", "h"), box, strict=True)),
+                         "Move region onto the photo")
 
     def delete_regions(self, region_ids: list[int]) -> None:
         """Delete regions; a detector's is rejected, and the status line says so."""

@@ -26,6 +26,8 @@ from PySide6.QtWidgets import (
 )
 
 from core.imaging.boxes import describe_source
+from core.imaging.geometry import kept_by
+from core.imaging.photo_values import on_photo
 from core.imaging.photos import CATEGORIES, DEFAULT_LICENCE, Photo, Region
 from core.visible_text import spell_controls, visible
 from ui.widgets.actions import make_action
@@ -34,6 +36,8 @@ from ui.widgets.tooltips import plain_tooltip
 
 METHOD_LABELS = {"blur": "Gaussian blur", "pixelate": "Pixelate", "fill": "Solid fill"}
 LICENCES = (DEFAULT_LICENCE, "CC-BY-SA-4.0", "CC0-1.0")
+#: what the Regions list says of a region that lies wholly off its photo
+OFF_PHOTO = "off the photo: hides nothing"
 STATUS_TEXT = {"new": "New — not reviewed yet", "reviewed": "Reviewed — ready to release",
                "released": "Released"}
 
@@ -75,6 +79,7 @@ class PhotoPanel(QScrollArea):
     region_selected = Signal(object)  # region id or None
     delete_regions = Signal(list)
     restore_rejected = Signal(list)  # region ids of rejected detections
+    onto_photo = Signal(int)  # a region off the photo: move it back onto it
     rotate = Signal(int)  # +1 clockwise, -1 counter-clockwise
     angle_edit = Signal(float)
     reset_geometry = Signal(str)  # "corners" | "crop" | "all"
@@ -179,7 +184,14 @@ class PhotoPanel(QScrollArea):
         self.delete_button = QPushButton("Delete region")
         self.delete_button.setToolTip("Remove a false alarm (Delete)")
         self.delete_button.clicked.connect(self._delete_clicked)
-        rl.addWidget(self.delete_button)
+        self.onto_button = QPushButton("Move onto photo")
+        self.onto_button.setToolTip("This region lies off the photo and hides nothing: "
+                                    "move it onto the photo's nearest edge, then fix it")
+        self.onto_button.clicked.connect(self._onto_clicked)
+        row = QHBoxLayout()
+        row.addWidget(self.delete_button)
+        row.addWidget(self.onto_button)
+        rl.addLayout(row)
         # detections deleted before: Detect leaves them out; each can come back (ADR 201)
         row = QHBoxLayout()
         self.rejected_label = _label()
@@ -336,9 +348,10 @@ class PhotoPanel(QScrollArea):
             self.region_ids, self.regions = [], list(regions)
             for r in regions:
                 how = METHOD_LABELS[r.method] if r.method else "as photo"
+                where = _placement(photo, r)
                 item = QListWidgetItem(f"{_region_text(r)} · "
                                        f"{'ellipse' if r.shape == 'ellipse' else 'rect'} · "
-                                       f"{how}")
+                                       f"{how}" + (f" · {where}" if where else ""))
                 shown = spell_controls(visible(r.source[:200]))
                 item.setToolTip(plain_tooltip(f"{item.text()}\nDetector: {shown}"))
                 self.region_list.addItem(item)
@@ -384,6 +397,8 @@ class PhotoPanel(QScrollArea):
         region = self.regions[row] if 0 <= row < len(self.regions) else None
         for widget in (self.kind, self.shape, self.region_method, self.delete_button):
             widget.setEnabled(region is not None)
+        self.onto_button.setVisible(region is not None and self.current is not None and
+                                    _placement(self.current, region) == OFF_PHOTO)
         if region is None:
             for combo in (self.kind, self.shape, self.region_method):
                 combo.setCurrentIndex(-1)
@@ -413,9 +428,26 @@ class PhotoPanel(QScrollArea):
         if row >= 0:
             self.delete_regions.emit([self.region_ids[row]])
 
+    def _onto_clicked(self) -> None:
+        row = self.region_list.currentRow()
+        if row >= 0:
+            self.onto_photo.emit(self.region_ids[row])
+
     def _review_toggled(self, checked: bool) -> None:
         if not self._loading:
             self.mark_reviewed.emit(checked)
+
+
+def _placement(photo: Photo, r: Region) -> str:
+    """"off the photo" or "cropped away" for a region that hides nothing in the release
+    (ADR 201), else ""."""
+    box = (r.x, r.y, r.w, r.h)
+    if not on_photo(box, (photo.width, photo.height)):
+        return OFF_PHOTO
+    if not photo.geometry.is_identity() and \
+            not kept_by(photo.geometry, photo.width, photo.height, box, r.shape):
+        return "cropped away"
+    return ""
 
 
 def _region_text(r: Region) -> str:

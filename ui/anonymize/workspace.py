@@ -124,6 +124,7 @@ class AnonymizeWorkspace(QWidget):
         panel.region_selected.connect(self._panel_selection)
         panel.delete_regions.connect(editor.delete_regions)
         panel.restore_rejected.connect(editor.restore_rejected)
+        panel.onto_photo.connect(editor.move_onto_photo)
         panel.rotate.connect(editor.rotate)
         panel.angle_edit.connect(lambda angle: editor.set_geometry(angle=angle))
         panel.reset_geometry.connect(editor.reset_geometry)
