@@ -111,9 +111,9 @@ def release_all(project: Any, out_dir: str | os.PathLike[str],
             report.cancelled = True
             raise
         except ReleaseRefused as exc:
-            report.failed.append((photo.file_name, _reason(str(exc), photo.file_name)))
+            report.failed.append((photo.file_name, reason_without_name(str(exc), photo.file_name)))
         except Exception as exc:  # noqa: BLE001 - one bad photo must not stop the rest
-            report.failed.append((photo.file_name, _reason(str(exc), photo.file_name)
+            report.failed.append((photo.file_name, reason_without_name(str(exc), photo.file_name)
                                   or type(exc).__name__))
         else:
             report.released.append((photo.file_name, str(path)))
@@ -124,7 +124,7 @@ def release_all(project: Any, out_dir: str | os.PathLike[str],
     return report
 
 
-def _reason(message: str, name: str) -> str:
+def reason_without_name(message: str, name: str) -> str:
     """The message without a leading "<photo name>: " (the report names the photo)."""
     prefix = f"{name}: "
     return message[len(prefix):] if message.startswith(prefix) else message

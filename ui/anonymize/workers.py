@@ -53,8 +53,12 @@ def detect_job(view: Project, photo_ids: list[int], settings: DetectSettings,
     returns the number of detections.
 
     Progress is per stage and per tile (decoding, the whole-photo pass, each tile of the
-    small-face pass, plates), so a big photo moves the bar from the first seconds.
+    small-face pass, plates), so a big photo moves the bar from the first seconds. An
+    original that is missing, changed or unreadable fails that photo only, named in the
+    job's failures; the other photos are still detected in (ADR 201).
     """
+    from core.imaging.release_all import reason_without_name
+
     def work(state: JobState) -> int:
         try:
             state.set_total(STEPS * len(photo_ids))
@@ -64,7 +68,13 @@ def detect_job(view: Project, photo_ids: list[int], settings: DetectSettings,
                 photo = repo.get_photo(view, photo_id)
                 report = _stage(state, STEPS * index, photo.file_name)
                 report(0.0, "decoding")
-                rgb = repo.load_original(view, photo)
+                try:
+                    rgb = repo.load_original(view, photo)
+                except (OSError, ValueError) as exc:  # that photo's, not the job's
+                    state.item_failed(photo.file_name,
+                                      reason_without_name(str(exc), photo.file_name))
+                    state.set_progress(STEPS * (index + 1))
+                    continue
                 def detecting(f: float, stage: str, report: Callable[[float, str], None] = report
                               ) -> None:
                     report(0.1 + 0.9 * f, stage)
@@ -74,6 +84,7 @@ def detect_job(view: Project, photo_ids: list[int], settings: DetectSettings,
                 if deliver is not None:
                     deliver(change)
                 total += len(found)
+                state.item_done()
                 state.set_progress(STEPS * (index + 1))
             return total
         finally:
