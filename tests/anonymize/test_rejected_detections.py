@@ -153,3 +153,50 @@ def test_a_rejected_face_is_still_found_by_the_release_check(project: Project,
     with pytest.raises(ReleaseRefused, match="still shows a face"):
         release_photo(project, photo, tmp_path / "out", settings)
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def _state(project: Project, photo: int) -> tuple[object, ...]:
+    p = repo.get_photo(project, photo)
+    return (p.status, p.geometry.to_json(), p.detected_at, repo.regions(project, photo),
+            rejected(project, photo))
+
+
+def test_undo_and_redo_walk_back_and_forth_across_every_kind_of_step(project: Project,
+                                                                      photo: int) -> None:
+    """Detect, edit, rotate, crop, reject, detect again, restore, reset the geometry, mark
+    reviewed: each undo gives back exactly the state before its step, each redo the state
+    after it. (Undo of an edit made after marking reviewed leaves the photo new: ADR 189.)"""
+    from core.imaging.geometry import Geometry
+    from core.imaging.photo_edits import Detect, EditPhoto, EditRegion, SetStatus
+
+    stack = UndoStack(project)
+    states = [_state(project, photo)]
+
+    def detect(found: list[Detection]) -> None:
+        assert stack.record(Detect(repo.replace_detections(project, photo, found), "a"),
+                            "do")
+
+    detect([FACE, PLATE])
+    states.append(_state(project, photo))
+    face_id, plate_id = (r.id for r in repo.regions(project, photo))
+    steps = [
+        lambda: stack.push(EditRegion(photo, plate_id, {"x": 90.0, "w": 130.0})),
+        lambda: stack.push(EditPhoto(photo, {"geometry": Geometry(rot90=1)})),
+        lambda: stack.push(EditPhoto(photo, {"geometry": Geometry(rot90=1,
+                                                                  crop=[0, 0, 300, 300])})),
+        lambda: stack.push(DeleteRegions(photo, [face_id])),
+        lambda: detect([FACE_AGAIN, PLATE, NEW]),
+        lambda: stack.push(RestoreRejected(photo, [face_id])),
+        lambda: stack.push(EditPhoto(photo, {"geometry": Geometry()})),
+        lambda: stack.push(SetStatus(photo, "reviewed")),
+    ]
+    for step in steps:
+        step()
+        states.append(_state(project, photo))
+    assert len({repr(s) for s in states}) == len(states)  # every step changed something
+    for before in reversed(states[:-1]):
+        stack.undo()
+        assert _state(project, photo) == before
+    for after in states[1:]:
+        stack.redo()
+        assert _state(project, photo) == after
