@@ -3,6 +3,7 @@ metadata, status and release.  It only emits intents; the workspace performs the
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
@@ -372,11 +373,11 @@ class PhotoPanel(QScrollArea):
         assert menu is not None
         menu.clear()
         for r in rejected:
-            menu.addAction(_region_text(r), lambda rid=r.id: self.restore_rejected.emit([rid]))
+            menu.addAction(_region_text(r), partial(self.restore_rejected.emit, [r.id]))
         if n > 1:
             menu.addSeparator()
-            ids = [r.id for r in rejected]
-            menu.addAction(f"All {n}", lambda: self.restore_rejected.emit(ids))
+            menu.addAction(f"All {n}", partial(self.restore_rejected.emit,
+                                               [r.id for r in rejected]))
         self.rejected_label.setToolTip(plain_tooltip("\n".join(
             f"{_region_text(r)} at {r.x:.0f}, {r.y:.0f} ({r.w:.0f}×{r.h:.0f})"
             for r in rejected)))
