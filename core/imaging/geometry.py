@@ -213,7 +213,13 @@ def map_box(matrix: np.ndarray, box: tuple[float, float, float, float], shape: s
 def kept_by(geom: Geometry, width: int, height: int, box: tuple[float, float, float, float],
             shape: str = "rect") -> bool:
     """Whether any of the region ``box`` of a ``width`` × ``height`` photo is still in the
-    released image after ``geom`` (a region wholly cropped away hides nothing there)."""
+    released image after ``geom`` (a region wholly cropped away hides nothing there).
+    True when unsure: a corner beyond the perspective's horizon has no place in it."""
     matrix, (ow, oh) = plan(geom, width, height)
+    bx, by, bw, bh = box
+    corners = np.array([[bx, by, 1], [bx + bw, by, 1], [bx + bw, by + bh, 1],
+                        [bx, by + bh, 1]], np.float64)
+    if np.any((corners @ matrix.T)[:, 2] <= 0):
+        return True
     x, y, w, h = map_box(matrix, box, shape)
     return x < ow and x + w > 0 and y < oh and y + h > 0

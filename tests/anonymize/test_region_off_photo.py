@@ -95,3 +95,12 @@ def test_on_photo_and_kept_by_the_crop() -> None:
     turned = Geometry(rot90=1, crop=[0, 0, 427, 320])  # the top half of the turned photo
     assert kept_by(turned, 640, 427, (10, 100, 50, 50))  # its left edge is the top now
     assert not kept_by(turned, 640, 427, (590, 100, 40, 50))
+
+
+def test_kept_by_never_says_cropped_away_beyond_a_perspective_horizon() -> None:
+    """A region past the horizon of the perspective corners has no place in the release:
+    the list must not call it cropped away (it may still hide something)."""
+    quad = [[200, 100], [440, 100], [630, 420], [10, 420]]  # a trapezoid: a horizon above
+    geom = Geometry(quad=quad)
+    assert kept_by(geom, 640, 427, (300, 200, 40, 40))
+    assert kept_by(geom, 640, 427, (-600, -2000, 40, 40))
