@@ -54,3 +54,31 @@ def test_a_region_off_the_photo_is_named_and_moved_back(main_window: MainWindow,
     assert page.editor.step_state(True) == ("Undo: Move region onto the photo", True)
     page.editor.undo()
     assert repo.get_region(project, off).x == 3200
+
+
+def test_an_ellipse_drawn_past_the_edge_is_kept_whole(main_window: MainWindow, qtbot: Any,
+                                                      tmp_path: Path) -> None:
+    """A face cut by the photo's edge: the ellipse keeps the box as drawn (clipping the box
+    would shrink the ellipse and leave the face's edge pixels in the clear; ADR 188). A
+    rectangle is clipped to the photo: nothing lies beyond it."""
+    from qt_helpers import drag
+
+    src = tmp_path / "a.png"
+    Image.fromarray(quadrant_image(640, 427)).save(src)
+    (photo_id,) = open_with_photos(main_window, tmp_path, src)
+    main_window.resize(1300, 850)
+    qtbot.keyClick(main_window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
+    page = main_window.pages["anonymize"]
+    project = main_window.project
+    canvas = page.canvas
+    canvas.setFocus()
+    canvas.zoom(0.6)  # room around the photo to draw past its edge
+    qtbot.keyClick(canvas, Qt.Key.Key_E)
+    drag(canvas, (560, 340), (700, 480))
+    qtbot.keyClick(canvas, Qt.Key.Key_R)
+    drag(canvas, (20, 340), (-60, 480))
+    ellipse, rect = repo.regions(project, photo_id)
+    assert ellipse.shape == "ellipse"
+    assert (ellipse.x, ellipse.y, ellipse.w, ellipse.h) == pytest.approx(
+        (560, 340, 140, 140), abs=2)
+    assert (rect.x, rect.y, rect.w, rect.h) == pytest.approx((0, 340, 20, 87), abs=2)

@@ -285,12 +285,18 @@ class PhotoCanvas(QGraphicsView):
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
         if self._rubber is not None:
-            rect = self._rubber.rect().intersected(self.scene().sceneRect())
+            drawn = self._rubber.rect()
+            scene = self.scene().sceneRect()
+            rect = drawn.intersected(scene)
             self.scene().removeItem(self._rubber)
             self._rubber = None
             if rect.width() >= 3 and rect.height() >= 3:
                 if self.tool == "crop":
                     self.later(self.crop_drawn.emit, rect)
+                elif self.tool == "ellipse":  # kept whole past the edge (ADR 188, 201)
+                    box = clip_box((drawn.x(), drawn.y(), drawn.width(), drawn.height()),
+                                   (scene.width(), scene.height()))
+                    self.later(self.region_drawn.emit, self.tool, QRectF(*box))
                 else:
                     self.later(self.region_drawn.emit, self.tool, rect)
             event.accept()
