@@ -373,7 +373,8 @@ class PhotoPanel(QScrollArea):
         assert menu is not None
         menu.clear()
         for r in rejected:
-            menu.addAction(_region_text(r), partial(self.restore_rejected.emit, [r.id]))
+            menu.addAction(_region_text(r).replace("&", "&&"),  # no mnemonic
+                           partial(self.restore_rejected.emit, [r.id]))
         if n > 1:
             menu.addSeparator()
             menu.addAction(f"All {n}", partial(self.restore_rejected.emit,
