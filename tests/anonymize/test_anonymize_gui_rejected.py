@@ -76,3 +76,21 @@ def test_a_deleted_detection_stays_rejected_and_can_be_restored(
     assert repo.get_region(project, face.id) == face
     assert rejected(project, photo_id) == []
     qtbot.waitUntil(lambda: panel.restore_button.isHidden(), timeout=5_000)
+
+
+def test_a_detector_name_with_an_ampersand_is_no_shortcut_mark(qtbot: Any) -> None:
+    import re
+
+    from core.imaging.photos import Photo, Region
+    from ui.anonymize.panel import PhotoPanel
+
+    panel = PhotoPanel()
+    qtbot.addWidget(panel)
+    photo = Photo(1, "0" * 64, "a.png", 640, 427)
+    gone = Region(7, 1, "plate", "rect", 10, 10, 50, 20, source="r&d-text", score=0.5)
+    panel.show_photo(photo, [], None, [gone])
+    menu = panel.restore_button.menu()
+    assert menu is not None
+    [entry] = menu.actions()
+    assert re.search(r"(?<!&)&(?!&)", entry.text()) is None  # a lone & would underline "d"
+    assert "r&&d-text" in entry.text()
