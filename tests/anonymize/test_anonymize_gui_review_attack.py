@@ -49,3 +49,17 @@ def test_detect_all_goes_on_past_a_missing_and_a_changed_original(
     assert lines[2].startswith("changed.png: the original in the project's asset store "
                                "was changed")
     assert "2 photos could not be read" in main_window.statusBar().currentMessage()
+
+
+def test_detect_on_a_photo_deleted_from_disk_names_it(
+        main_window: MainWindow, qtbot: Any, monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Path, detector: FakeDetector) -> None:
+    page, (gone,) = _page(main_window, qtbot, monkeypatch, tmp_path, "gone.png")
+    project = main_window.project
+    messages: list[tuple[str, str]] = []
+    monkeypatch.setattr(main_window.context, "message", lambda t, x: messages.append((t, x)))
+    repo.original_path(project, repo.get_photo(project, gone)).unlink()
+    _finish(qtbot, page.jobs.detect_current())
+    assert messages == [("Detection failed", "1 photo could not be read:\n"
+                         "gone.png: original missing from the asset store")]
+    assert repo.regions(project, gone) == []

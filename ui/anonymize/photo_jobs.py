@@ -96,15 +96,15 @@ class PhotoJobs(QObject):
                     text += f"; {declined[0]} you rejected left out"
                 if kept[0]:
                     text += f"; {kept[0]} of your regions kept as they were"
-                failures = job.state.failures
-                if job.state.items_failed:
-                    n = job.state.items_failed
-                    text += f"; {n} photo{'s' if n != 1 else ''} could not be read"
-                    self.context.message("Detection failed for some photos", _listed(
-                        f"{n} photo{'s' if n != 1 else ''} could not be detected in "
-                        "(the others were):" if job.state.items_ok else
-                        f"Nothing was detected: {n} photo{'s' if n != 1 else ''} could "
-                        "not be read:", failures))
+                n, some = job.state.items_failed, job.state.items_ok
+                if n:
+                    photos = f"{n} photo{'s' if n != 1 else ''}"
+                    text += f"; {photos} could not be read"
+                    self.context.message(
+                        "Detection failed for some photos" if some else "Detection failed",
+                        _listed(f"{photos} could not be detected in (the others were):"
+                                if some else f"{photos} could not be read:",
+                                job.state.failures))
                 self.context.status(text)
 
         job: Job = self.context.start_job(title, detect_job(
