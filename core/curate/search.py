@@ -6,6 +6,9 @@ somewhere in the document, each as a prefix (``cat`` finds "cats"; ``s00042`` fi
 that sample; ``@user42`` finds that author's posts).  FTS5's tokenizer drops emoji
 and other symbols, so a word's symbols (``🔥``, ``❤️``, ``👍🏽``) are matched as
 substrings of the stored document instead; ASCII punctuation is ignored as before.
+Scripts written without spaces between words (Chinese, Japanese, Thai, Lao, Khmer,
+Burmese) are one FTS5 token per run of text, so their runs are substrings too: ``猫``
+finds "把这只猫变成蓝色" (ADR 205).
 User text is always a bound parameter or a quoted FTS5 string: typed FTS syntax
 cannot break the query.
 """
@@ -25,7 +28,8 @@ _SKIN = range(0x1F3FB, 0x1F400)
 
 @dataclass(frozen=True)
 class TextQuery:
-    """A search split into FTS5 prefix phrases and symbol substrings."""
+    """A search split into FTS5 prefix phrases and substrings (symbols, and runs of a
+    script written without spaces)."""
 
     phrases: tuple[str, ...] = ()
     symbols: tuple[str, ...] = ()
@@ -55,10 +59,33 @@ class TextQuery:
             params.extend([symbol] * len(COLUMNS))
         return "SELECT rowid FROM sample_search WHERE " + " AND ".join(clauses), params
 
+    def post_sql(self) -> tuple[str, list[str]]:
+        """``SELECT rowid FROM posts WHERE …``: this query over the posts' own text (the
+        query must not be :attr:`empty`)."""
+        clauses: list[str] = []
+        params: list[str] = []
+        if self.phrases:
+            clauses.append("rowid IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?)")
+            params.append(self.match())
+        for symbol in self.symbols:
+            clauses.append("instr(text, ?) > 0")
+            params.append(symbol)
+        return "SELECT rowid FROM posts WHERE " + " AND ".join(clauses), params
+
+
+#: Unicode name prefixes of the scripts written without spaces between words
+_UNSPACED = ("CJK UNIFIED IDEOGRAPH", "CJK COMPATIBILITY IDEOGRAPH",
+             "IDEOGRAPHIC ITERATION MARK",
+             "HIRAGANA", "KATAKANA", "HALFWIDTH KATAKANA", "THAI ", "LAO ", "KHMER ",
+             "MYANMAR ")
+
 
 def _is_symbol(ch: str) -> bool:
+    """Whether ``ch`` is matched as part of a substring rather than by FTS5: an emoji or
+    other symbol, or a letter of a script written without spaces."""
     return ord(ch) >= 0x80 and (unicodedata.category(ch).startswith("S")
-                                or ch in _JOINERS or ord(ch) in _SKIN)
+                                or ch in _JOINERS or ord(ch) in _SKIN
+                                or unicodedata.name(ch, "").startswith(_UNSPACED))
 
 
 def _tokens(text: str) -> int:
@@ -68,7 +95,8 @@ def _tokens(text: str) -> int:
 
 def parse(text: str) -> TextQuery:
     """Split a typed search into prefix phrases (letters and digits, as FTS5 sees them)
-    and symbol runs (emoji with their joiners and skin tones, ©, ™ …)."""
+    and substring runs (emoji with their joiners and skin tones, ©, ™ …, and text in
+    scripts written without spaces)."""
     phrases: list[str] = []
     symbols: list[str] = []
     for word in text.split():

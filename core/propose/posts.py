@@ -42,11 +42,11 @@ def _post_ids(project: Project, which: str, text: str) -> list[str]:
             from core.curate.search import parse
 
             q = parse(text)
-            if not q.phrases:
+            if q.empty:
                 return []
+            sql, params = q.post_sql()
             return [r[0] for r in project.conn.execute(
-                "SELECT id FROM posts WHERE rowid IN (SELECT rowid FROM posts_fts WHERE "
-                "posts_fts MATCH ?) ORDER BY id", (q.match(),))]
+                f"SELECT id FROM posts WHERE rowid IN ({sql}) ORDER BY id", params)]
         return [r[0] for r in project.conn.execute("SELECT id FROM posts ORDER BY id")]
     ids = select_posts(project, which)
     if text.strip():

@@ -110,11 +110,11 @@ def select_posts(project: Project, query: str = "raw") -> list[str]:
                              + (f" (and {len(missing) - 5} more)" if len(missing) > 5 else ""))
         return wanted
     text = parse(q)
-    if not text.phrases:
+    if text.empty:
         raise ValueError(f"the post query {query!r} has no word to search for; {QUERY_HELP}")
+    sql, params = text.post_sql()
     return [r[0] for r in conn.execute(
-        f"SELECT p.id FROM posts p WHERE {top} AND p.rowid IN (SELECT rowid FROM posts_fts "
-        "WHERE posts_fts MATCH ?) ORDER BY p.id", (text.match(),))]
+        f"SELECT p.id FROM posts p WHERE {top} AND p.rowid IN ({sql}) ORDER BY p.id", params)]
 
 
 def failures(project: Project, limit: int = 200) -> list[dict[str, Any]]:

@@ -79,6 +79,51 @@ def test_search_finds(searchable: Project, text: str, expected: list[str]) -> No
     assert SampleFilter(text=text).sample_ids(searchable) == expected  # other workspaces
 
 
+UNSPACED = [  # id, post text, prompt: scripts written without spaces between words
+    ("zh", "帮我把这张图里的猫变成蓝色", "把这只猫变成蓝色的"),
+    ("ja", "猫がソファの上で寝ている写真", "ソファを赤くして"),
+    ("th", "ช่วยเปลี่ยนแมวให้เป็นสีฟ้า", "สร้างภาพแมวสีฟ้า"),
+    ("de", "Straßenbahn im Regen", "eine Straßenbahn im Schnee"),
+]
+
+
+@pytest.fixture
+def unspaced(project: Project) -> Project:
+    stamp = now_iso()
+    with project.transaction() as conn:
+        for sid, text, prompt in UNSPACED:
+            conn.execute("INSERT INTO posts(id, text, imported_at) VALUES (?, ?, ?)",
+                         ("p" + sid, text, stamp))
+            conn.execute("INSERT INTO samples(id, post_id, prompt, original_prompt, "
+                         "created_at, modified_at) VALUES (?, ?, ?, ?, ?, ?)",
+                         (sid, "p" + sid, prompt, prompt, stamp, stamp))
+    return project
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("猫", ["ja", "zh"]),                      # one character inside a run of Chinese
+    ("变成蓝色", ["zh"]), ("这只猫", ["zh"]),   # the middle of a sentence
+    ("ソファ", ["ja"]), ("寝ている", ["ja"]),    # katakana, kanji with hiragana
+    ("猫 ソファ", ["ja"]), ("猫 Regen", []),    # words are AND-ed, as elsewhere
+    ("猫、ソファ", ["ja"]),                     # ideographic punctuation separates words
+    ("แมว", ["th"]), ("สีฟ้า", ["th"]),          # Thai
+    ("Straßenbahn", ["de"]), ("regen", ["de"]),  # spaced scripts keep word prefixes
+    ("狗", []),
+])
+def test_search_finds_words_in_scripts_without_spaces(unspaced: Project, text: str,
+                                                      expected: list[str]) -> None:
+    assert found(unspaced, text) == expected
+
+
+def test_proposals_find_posts_in_scripts_without_spaces(unspaced: Project) -> None:
+    from core.propose.posts import post_ids
+    from core.propose.store import select_posts
+
+    assert select_posts(unspaced, "猫") == ["pja", "pzh"]
+    assert select_posts(unspaced, "แมว Regen") == []
+    assert post_ids(unspaced, "replies", "ソファ") == ["pja"]
+
+
 def test_single_letters_are_whole_words_not_every_prefix(searchable: Project) -> None:
     assert parse("a").match() == '"a"'
     assert parse("ab").match() == '"ab"*'
