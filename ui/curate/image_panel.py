@@ -41,15 +41,18 @@ class CropPreview(QWidget):
 
     def show_crops(self, image: QImage | None, boxes: list[CanvasBox],
                    live: QRect | None = None, live_role: str = "") -> None:
-        """Rebuild the previews from ``image`` cut by each box (and the live rectangle)."""
+        """Rebuild the previews from ``image`` cut by each box (and the live rectangle).
+
+        A box is cut as the export cuts it: only its part on the image; a box wholly off
+        the image (an imported one) has a null crop and says it is not exported."""
         self.crops = []
         if image is not None:
             counts: dict[str, int] = {}
             for b in boxes:
                 counts[b.role] = counts.get(b.role, 0) + 1
-                self.crops.append((f"{b.role} {counts[b.role]}", image.copy(b.rect)))
+                self.crops.append((f"{b.role} {counts[b.role]}", _cut(image, b.rect)))
             if live is not None and live.width() > 0 and live.height() > 0:
-                self.crops.append((f"drawing {live_role}", image.copy(live)))
+                self.crops.append((f"drawing {live_role}", _cut(image, live)))
         while len(self.labels) < len(self.crops):
             label = QLabel()
             label.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -59,14 +62,24 @@ class CropPreview(QWidget):
         for k, label in enumerate(self.labels):
             if k < len(self.crops):
                 title, crop = self.crops[k]
-                pix = QPixmap.fromImage(crop.scaled(PREVIEW, PREVIEW,
-                                                    Qt.AspectRatioMode.KeepAspectRatio,
-                                                    Qt.TransformationMode.SmoothTransformation))
-                label.setPixmap(pix)
-                label.setToolTip(f"{title}: {crop.width()}×{crop.height()} px")
+                if crop.isNull():
+                    label.setText(f"{title}:\noutside the image,\nnot exported")
+                    label.setToolTip(f"{title}: the box lies outside the image; the export "
+                                     "leaves this sample out until the box is redrawn")
+                else:
+                    label.setPixmap(QPixmap.fromImage(crop.scaled(
+                        PREVIEW, PREVIEW, Qt.AspectRatioMode.KeepAspectRatio,
+                        Qt.TransformationMode.SmoothTransformation)))
+                    label.setToolTip(f"{title}: {crop.width()}×{crop.height()} px")
                 label.show()
             else:
                 label.hide()
+
+
+def _cut(image: QImage, rect: QRect) -> QImage:
+    """The part of ``image`` inside ``rect`` (a null image when there is none)."""
+    part = rect.intersected(image.rect())
+    return image.copy(part) if part.width() > 0 and part.height() > 0 else QImage()
 
 
 class ImagePanel(QWidget):
