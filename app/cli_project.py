@@ -124,8 +124,12 @@ def cmd_import_posts(args: argparse.Namespace) -> int:
         for err in report.errors[:50]:
             print(f"  line {err['line']}: {_brief(err['error'])}")
         for err in report.image_errors[:50]:
-            print(f"  image {_brief(err['url'])} (lines {_brief(str(err['lines']))}): "
-                  f"{_brief(err['error'])}")
+            numbers = err["lines"]
+            where = (f" (line{'s' if len(numbers) > 1 else ''} "
+                     f"{_brief(', '.join(str(n) for n in numbers))})" if numbers else "")
+            print(f"  image {_brief(err['url'])}{where}: {_brief(err['error'])}")
+        for note in report.notes[:50]:
+            print(f"  note, line {note['line']}: {_brief(note['note'])}")
     return 1 if report.failed else 0
 
 

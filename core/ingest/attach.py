@@ -170,6 +170,20 @@ def _crops_already(conn: Any) -> None:
         "AND (sample_images.bbox_x > 0 OR sample_images.bbox_y > 0)")
 
 
+def boxes_off_images(conn: Any) -> list[tuple[str, str, str, list[int], int, int]]:
+    """The boxes of the touched samples that lie wholly outside their stored image, as
+    (sample, role, ref, [x, y, w, h], width, height): an export cuts nothing from them
+    and leaves the sample out (ADR 205)."""
+    rows = conn.execute(
+        "SELECT si.sample_id, si.role, si.ref, si.bbox_x, si.bbox_y, si.bbox_w, si.bbox_h, "
+        "i.width, i.height FROM sample_images si JOIN images i ON i.sha256 = si.sha256 "
+        "WHERE si.sample_id IN (SELECT id FROM touched_samples) AND si.bbox_w IS NOT NULL "
+        "AND i.width > 0 AND i.height > 0 AND (si.bbox_x >= i.width OR si.bbox_y >= i.height "
+        "OR si.bbox_x + si.bbox_w <= 0 OR si.bbox_y + si.bbox_h <= 0) "
+        "ORDER BY si.sample_id, si.role, si.position").fetchall()
+    return [(r[0], r[1], r[2] or "", [r[3], r[4], r[5], r[6]], r[7], r[8]) for r in rows]
+
+
 def _os_message(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from core.file_kinds import binary_kind
-from core.ingest.attach import LocalRoot, attach_images
+from core.ingest.attach import LocalRoot, attach_images, boxes_off_images
 from core.ingest.fetch import FetchSettings
 from core.ingest.lines import BoundedLines
 from core.ingest.readahead import ReadAhead
@@ -187,6 +187,7 @@ def import_jsonl(project: Project, path: str | Path, *, fetch_settings: Any = No
     if fetch_images:
         project.assets.clean_stale()
         attach_images(project, state, local, fetch_settings, importer.record_image)
+        importer.note_boxes_off_images()
     return importer.report
 
 
@@ -327,6 +328,7 @@ class _Importer:
         self.writer = Writer(project, path.name, self.created, track_sources=fetch_images)
         self.source_lines: dict[str, list[int]] = {}
         self._gate: ReadAhead[_Batch] | None = None
+        self.parser: _LineParser | None = None
         conn = project.conn
         conn.execute("CREATE TEMP TABLE IF NOT EXISTS touched_posts(id TEXT PRIMARY KEY)")
         conn.execute("CREATE TEMP TABLE IF NOT EXISTS touched_samples(id TEXT PRIMARY KEY)")
@@ -338,7 +340,7 @@ class _Importer:
         waiting: list[SampleLine] = []
         self.state.set_status(f"Reading {self.path.name}")
         self.state.set_total(max(1, self.path.stat().st_size))
-        parser = _LineParser(self.path, self.batch_size)
+        parser = self.parser = _LineParser(self.path, self.batch_size)
         if read_ahead:  # parse batch N+1 in a thread while batch N is written (ADR 029)
             with ReadAhead(parser.batches, name="winnow-import-parse") as batches:
                 self._gate = batches
@@ -420,6 +422,17 @@ class _Importer:
                 lines.append(lineno)
 
     # -- images ----------------------------------------------------------------------------
+    def note_boxes_off_images(self) -> None:
+        """A note on each imported sample's box that lies wholly outside its image."""
+        first = self.parser.first_line if self.parser is not None else {}
+        for sample, role, ref, box, width, height in boxes_off_images(self.project.conn):
+            key = sample if sample.isascii() else unicodedata.normalize("NFC", sample)
+            line = first.get(("sample", key), (0, ""))[0]
+            self.report.notes.append({"line": line, "note": (
+                f"sample '{shown_id(sample)}': its {role} box {box} lies outside "
+                f"{shown_id(ref)} ({width}×{height}); the export leaves the sample out "
+                "until the box is redrawn in Curate")})
+
     def record_image(self, source: str, error: str | None) -> None:
         """Count one image source's outcome in the report."""
         if error is None:
