@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFocusEvent, QKeyEvent, QKeySequence
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QFocusEvent, QKeyEvent, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
+    QFrame,
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
+    QScrollArea,
+    QSizePolicy,
     QTextBrowser,
     QToolButton,
     QVBoxLayout,
@@ -56,6 +59,29 @@ def diff_html(original: str, edited: str) -> str:
     return "<div style='white-space:pre-wrap'>" + "".join(parts) + "</div>"
 
 
+class _FitScroll(QScrollArea):
+    """A scroll area as tall as its text at its width, up to its maximum height."""
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        inner = self.widget()
+        hint = super().sizeHint()
+        if inner is None:
+            return hint
+        width = max(1, self.viewport().width())
+        height = (inner.heightForWidth(width) if inner.hasHeightForWidth()
+                  else inner.sizeHint().height())
+        return QSize(hint.width(), min(max(height, 0), self.maximumHeight()))
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        least = super().minimumSizeHint()  # room for scroll bars: taller than one line
+        return QSize(least.width(), min(least.height(), self.sizeHint().height()))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.updateGeometry()  # the text wraps anew: another height
+
+
 class PromptEditor(QWidget):
     """Edit the prompt; the original stays visible and a diff shows what changed."""
 
@@ -77,7 +103,17 @@ class PromptEditor(QWidget):
         self.original.setTextFormat(Qt.TextFormat.PlainText)
         self.original.setWordWrap(True)
         self.original.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.original.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         set_tone(self.original, "muted", text_only=True)
+        # a long original scrolls in a few lines, and a short one takes one line
+        self.original_scroll = _FitScroll()
+        self.original_scroll.setWidget(self.original)
+        self.original_scroll.setWidgetResizable(True)
+        self.original_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.original_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.original_scroll.setSizePolicy(QSizePolicy.Policy.Preferred,
+                                           QSizePolicy.Policy.Maximum)
+        self.original_scroll.setMaximumHeight(6 * self.original.fontMetrics().lineSpacing() + 6)
         self.diff = QTextBrowser()
         self.diff.setOpenLinks(False)
         self.diff.setMaximumHeight(60)
@@ -101,10 +137,11 @@ class PromptEditor(QWidget):
         self.original_caption = QLabel("Original extracted prompt:")
         self.original_caption.setWordWrap(True)
         layout.addWidget(self.original_caption)
-        layout.addWidget(self.original)
+        layout.addWidget(self.original_scroll)
         self.diff_caption = QLabel("Changes:")
         layout.addWidget(self.diff_caption)
         layout.addWidget(self.diff, 1)
+        layout.addStretch(1)  # room left in a tall window goes below, not between the lines
         self._committed = ""
         self._original = ""
         self.read_only = False
@@ -122,6 +159,7 @@ class PromptEditor(QWidget):
         self.edit.setPlainText(prompt)
         self.edit.blockSignals(False)
         self.original.setText(original or ("(empty)" if prompt else ""))
+        self.original_scroll.updateGeometry()
         self._update_diff()
 
     def text(self) -> str:
