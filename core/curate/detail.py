@@ -181,7 +181,9 @@ def _plain(value: Any) -> Any:
 
 def load_images(project: Project, sample_id: str, post_id: str | None) -> list[ImageItem]:
     """The strip: the sample's images (inputs, outputs, unused, screenshots with their
-    boxes), then the post's other images, each source image once."""
+    boxes), then the post's other images, each source image once, except that an image
+    the sample uses whole more than once (the same picture as input and output) is shown
+    once per use, so no role is hidden."""
     conn = project.conn
     items: dict[str, ImageItem] = {}
     order = {"input": 0, "output": 1, "unused": 2}
@@ -203,6 +205,10 @@ def load_images(project: Project, sample_id: str, post_id: str | None) -> list[I
         if bx is None:
             if item.row_id is None:
                 item.role, item.row_id, item.position = role, rid, pos
+            else:  # the same image used whole again (two copies in a post): shown again
+                items[f"{key}#{rid}"] = ImageItem(
+                    key=f"{key}#{rid}", sha256=sha, ref=ref, role=role, row_id=rid,
+                    position=pos, error=err, width=width, height=height)
         else:
             item.boxes.append(Box(rid, role, pos, int(bx), int(by), int(bw), int(bh)))
     if post_id:
