@@ -176,7 +176,9 @@ def _run(args: argparse.Namespace, handler: Any) -> int:
         _quiet_stdout()
         return 141  # as a shell reports a process ended by SIGPIPE
     except (CliError, ProjectError, ExtraMissingError, OSError, ValueError) as exc:
-        print(f"winnow {args.command}: error: {exc}", file=sys.stderr)
+        from app.jobs import describe_error  # "FILE: words", not "[Errno 17] …: 'FILE'"
+
+        print(f"winnow {args.command}: error: {describe_error(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("winnow: interrupted", file=sys.stderr)

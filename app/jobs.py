@@ -23,9 +23,11 @@ def describe_error(exc: BaseException) -> str:
     which helps a bug report.
     """
     own = type(exc).__module__.split(".")[0] in ("core", "ui", "app")
+    if own and str(exc):  # before OSError: WriteError's "cannot write FILE: …; note"
+        return str(exc)
     if isinstance(exc, OSError) and exc.strerror:  # "FILE: words", not "[Errno 17] …: 'FILE'"
         return f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
-    if (own or isinstance(exc, (OSError, ValueError))) and str(exc):
+    if isinstance(exc, (OSError, ValueError)) and str(exc):
         return str(exc)
     return f"{type(exc).__name__}: {exc}"
 

@@ -147,3 +147,19 @@ def test_session_create_reads_its_small_files_safely(tmp_path: Path, capsys,
         assert run_cli([*args[:-4], "--protocol", "checklist", "--questions",
                         str(gold)]) == 2
         assert "is not a regular file" in capsys.readouterr().err
+
+
+def test_an_export_into_a_folder_holding_files_says_so_without_errno(tmp_path: Path,
+                                                                     capsys) -> None:
+    src = tmp_path / "posts.jsonl"
+    src.write_text('{"id": "s", "prompt": "p", "text": "t", "quality": "Benchmark"}\n')
+    project = tmp_path / "p.winnow"
+    assert run_cli(["import", "posts", str(src), "--project", str(project)]) == 0
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "mine.txt").write_text("not Winnow's")
+    capsys.readouterr()
+    assert run_cli(["export", "benchmark", str(project), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{out}: already exists and is not empty" in err and "Errno" not in err
+    assert (out / "mine.txt").read_text() == "not Winnow's"

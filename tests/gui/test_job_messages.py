@@ -22,6 +22,20 @@ def test_an_os_error_names_its_file_in_words() -> None:
     assert describe_error(OSError("disk on fire")) == "disk on fire"
 
 
+def test_winnows_own_os_errors_keep_their_whole_message() -> None:
+    import errno
+
+    from core.export_files import NotOwnedError
+    from core.files import WriteError
+
+    full = WriteError("/data/bench/samples.jsonl", OSError(errno.ENOSPC, "No space left on "
+                                                           "device"), "nothing was exported")
+    assert describe_error(full) == ("cannot write /data/bench/samples.jsonl: No space left "
+                                    "on device; nothing was exported")
+    assert describe_error(NotOwnedError("/data/bench holds files Winnow did not write")) == \
+        "/data/bench holds files Winnow did not write"
+
+
 def test_exporting_twice_into_one_folder_says_so_once(main_window: MainWindow, qtbot,
                                                       demo_path: Path, tmp_path: Path) -> None:
     messages: list[str] = []
