@@ -31,6 +31,7 @@ from typing import Any
 from core.file_kinds import binary_kind
 from core.ingest.attach import LocalRoot, attach_images, boxes_off_images
 from core.ingest.fetch import FetchSettings
+from core.ingest.fields import Misspellings
 from core.ingest.lines import BoundedLines
 from core.ingest.readahead import ReadAhead
 from core.ingest.records import (
@@ -188,6 +189,9 @@ def import_jsonl(project: Project, path: str | Path, *, fetch_settings: Any = No
         project.assets.clean_stale()
         attach_images(project, state, local, fetch_settings, importer.record_image)
         importer.note_boxes_off_images()
+    if importer.parser is not None:
+        importer.report.notes += [{"line": n, "note": note}
+                                  for n, note in importer.parser.misspelt.notes()]
     return importer.report
 
 
@@ -209,6 +213,7 @@ class _LineParser:
         self.batch_size = batch_size
         self.first_line: dict[tuple[str, str], tuple[int, str]] = {}  # (kind, NFC id) -> line, id
         self.errors: list[tuple[int, str]] = []
+        self.misspelt = Misspellings()
 
     def batches(self, stopping: Callable[[], bool]) -> Iterator[_Batch]:
         """Batches of ``batch_size`` good lines (posts + samples, or fewer once they hold
@@ -265,6 +270,7 @@ class _LineParser:
             if not isinstance(obj, dict):
                 raise RecordError(f"expected a JSON object, got {type_name(obj)}")
             parsed = parse_sample(obj) if is_sample(obj) else parse_post(obj)
+            self.misspelt.check(lineno, obj.keys())
         except json.JSONDecodeError as exc:
             self.errors.append((lineno, _json_error(text, exc)))
             return None
