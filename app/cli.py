@@ -99,7 +99,14 @@ def print_json(data: Any) -> None:
     surrogates, which are not UTF-8: a name that is not, ADR 186)."""
     text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False)
     out = getattr(sys.stdout, "raw_text", sys.stdout)  # the exact text: it is data (ADR 160)
-    out.write(_RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
+    try:
+        out.write(_RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
+        out.flush()  # a full disk is met here, where it can be named, not at exit
+    except BrokenPipeError:
+        raise
+    except OSError as exc:  # stdout sent to a full disk or a file that cannot grow
+        raise CliError("cannot write the result to standard output ("
+                       f"{exc.strerror or exc})") from None
 
 
 #: DEL, the C1 controls, and lone surrogates (a file name that is not UTF-8, read by

@@ -249,6 +249,10 @@ def cmd_kemeny(args: argparse.Namespace) -> int:
     out: dict[str, object] = {"consensus": res.consensus, "score": res.score}
     if not res.exact:
         out["exact"] = False
+        print(f"winnow stats: {len(res.consensus):,} models: more than "
+              f"{stats.EXACT_MAX_ITEMS} for an exact consensus in reasonable time, so this "
+              "is a local search's best order (\"exact\": false); it may not be the "
+              "Kemeny-optimal one", file=sys.stderr)
     return _print(out)
 
 

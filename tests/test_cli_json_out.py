@@ -23,3 +23,23 @@ def test_a_name_that_is_not_utf8_is_printed_as_an_escape(monkeypatch: pytest.Mon
     text = raw.getvalue().decode("utf-8")  # strict: valid UTF-8
     assert json.loads(text) == {"written": [name], "note": "\x9b ok"}
     assert "\\udce9" in text and "\\u009b" in text
+
+
+class _FullDisk(io.StringIO):
+    def flush(self) -> None:
+        raise OSError(28, "No space left on device")
+
+
+def test_a_full_disk_under_stdout_is_named_as_standard_output(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``winnow stats bt votes.csv > /dev/full`` said only "[Errno 28] No space left on
+    device", as if the vote file were the problem."""
+    from app.cli import run_cli
+
+    votes = tmp_path / "votes.csv"
+    votes.write_text("model_a,model_b,winner\nx,y,model_a\ny,x,model_b\n", encoding="utf-8")
+    monkeypatch.setattr(sys, "stdout", _FullDisk())
+    assert run_cli(["stats", "bt", str(votes)]) == 2
+    err = capsys.readouterr().err
+    assert "cannot write the result to standard output (No space left on device)" in err

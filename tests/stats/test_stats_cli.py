@@ -83,8 +83,14 @@ def test_kemeny(capsys, write_csv) -> None:
 def test_kemeny_heuristic_marks_inexact(capsys, write_csv) -> None:
     models = [f"m{i:02d}" for i in range(stats.EXACT_MAX_ITEMS + 2)]
     path = _rankings(write_csv, raters=2, items=2, models=models)
-    out = _run(capsys, "kemeny", str(path))
+    assert run_cli(["stats", "kemeny", str(path)]) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
     assert out["exact"] is False and len(out["consensus"]) == len(models)
+    # a person reading the terminal is told too, not only a script reading the JSON
+    assert f"{len(models)} models" in captured.err and "local search" in captured.err
+    small = _run(capsys, "kemeny", str(_rankings(write_csv)))
+    assert "exact" not in small
 
 
 def test_kendall(capsys, write_csv) -> None:
