@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from datetime import datetime
 
 
 class TaskClock:
@@ -52,3 +53,19 @@ class TaskClock:
 def penalty_for(elapsed_s: float, min_time_s: float, penalty_s: float) -> float:
     """The delay (seconds) before the next task after an answer at ``elapsed_s``."""
     return penalty_s if min_time_s > 0 and elapsed_s < min_time_s else 0.0
+
+
+def hold_left_ms(penalty_ms: int, submitted_at: str, now: str) -> int:
+    """What is left of the hold after an answer saved at ``submitted_at`` (ISO times),
+    when the file is opened again at ``now``: the window that held it was closed.
+
+    A time that cannot be read, or a clock put back, holds the whole delay (never more).
+    """
+    if penalty_ms <= 0:
+        return 0
+    try:
+        passed = (datetime.fromisoformat(now) - datetime.fromisoformat(submitted_at))
+    except (TypeError, ValueError):
+        return penalty_ms
+    passed_ms = passed.total_seconds() * 1000
+    return penalty_ms if passed_ms < 0 else max(0, round(penalty_ms - passed_ms))

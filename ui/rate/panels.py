@@ -184,7 +184,6 @@ class RankingPanel(ProtocolPanel):
         self._thumbs = {sha: self._thumbs.get(sha) or thumbnail(pixmaps.get(sha, QPixmap()))
                         for _tok, sha in task.options}
         self.strip.set_items(LETTERS[:n], [self._thumbs[sha] for _tok, sha in task.options])
-        self.hold(False)
         self.ranks: dict[int, int] = {}
         if previous and "ranks" in previous:
             self.ranks = {k: previous["ranks"][tok] for k, (tok, _) in enumerate(task.options)

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.rating.pacing import TaskClock, penalty_for
+from core.rating.pacing import TaskClock, hold_left_ms, penalty_for
 from core.rating.protocols import PROTOCOL_TITLES, AnswerError, TaskView
 from core.rating.session_file import RatingSession, SessionFileError, now_iso
 from ui.rate.image_view import pixmap_from_bytes
@@ -62,6 +62,7 @@ class RaterWindow(QWidget):
             self.name_edit.setFocus()
         else:
             self.advance()
+            self._hold_again()
 
     # -- construction ------------------------------------------------------------
     def _build(self) -> None:
@@ -179,6 +180,7 @@ class RaterWindow(QWidget):
         self.question.setText(task.question + ("   (changing your last answer — Esc keeps "
                                                "the old one)" if self.superseding else ""))
         self.panel.load(task, self._images_for(task), previous)
+        self.panel.hold(False)  # a task on screen takes answers (the hold is over)
         done, total = self.session.progress()
         self.progress.setMaximum(total)
         self.progress.setValue(done)
@@ -239,6 +241,19 @@ class RaterWindow(QWidget):
             self._on_tick()
         else:
             self.advance()
+
+    def _hold_again(self) -> None:
+        """Opened again while the last answer's hold was running (the window was closed
+        or killed): show that answer, held for what is left of its penalty delay."""
+        last = self.session.last_judgment()
+        if last is None or self.current is None:
+            return
+        left = hold_left_ms(last.penalty_ms, last.submitted_at, now_iso())
+        if left > 0:
+            self.show_task(self.session.task(last.task_id), last.answer)
+            self.penalty_left_ms = left
+            self.panel.hold(True)
+            self._on_tick()
 
     def _on_tick(self) -> None:
         if self.current is not None and self.stack.currentWidget() is self.task_page:

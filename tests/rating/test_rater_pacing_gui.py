@@ -1,0 +1,115 @@
+"""The minimum-time penalty in the rater view: after the hold, across a reopen, with the
+mouse (pytest-qt, offscreen)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rating_helpers import MODELS, make_session
+
+pytest.importorskip("PySide6")
+pytestmark = pytest.mark.gui
+
+from PySide6.QtCore import Qt  # noqa: E402
+
+from core.rating.pacing import TaskClock, hold_left_ms  # noqa: E402
+from core.rating.session_file import RatingSession  # noqa: E402
+from ui.rate.rater import RaterWindow  # noqa: E402
+
+K = Qt.Key
+LEFT = Qt.MouseButton.LeftButton
+
+
+def _open(qtbot, path: Path, now: list[float]) -> RaterWindow:  # type: ignore[no-untyped-def]
+    window = RaterWindow(RatingSession.open(path), clock=TaskClock(lambda: now[0]))
+    qtbot.addWidget(window)
+    window.show()
+    return window
+
+
+def _paced(qtbot, rproject, tmp_path: Path, protocol: str, penalty_s: float,  # type: ignore[no-untyped-def]
+           samples: tuple[str, ...] = ("s000", "s001", "s002")):
+    """A paced (4 s minimum) rater view of ``protocol``, named, on a clock the test moves."""
+    path = make_session(rproject, tmp_path / protocol, protocol, raters=1, sample_ids=samples,
+                        models=MODELS[:2], min_time_s=4.0, penalty_s=penalty_s)[0]
+    now = [1000.0]
+    w = _open(qtbot, path, now)
+    qtbot.keyClicks(w.name_edit, "Ida")
+    qtbot.keyClick(w.name_edit, K.Key_Return)
+    return path, w, now
+
+
+def _too_quick(qtbot, w: RaterWindow, now: list[float], *keys: Qt.Key) -> None:  # type: ignore[no-untyped-def]
+    """Press ``keys`` on the task on screen after 1 s (quicker than the minimum)."""
+    now[0] += 1.0
+    for key in keys:
+        qtbot.keyClick(w, key)
+
+
+@pytest.mark.parametrize("protocol", ["side_by_side", "checklist", "likert"])
+def test_the_mouse_buttons_work_again_once_the_hold_is_over(qtbot, rproject, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                            protocol: str) -> None:
+    # the hold disabled the answer buttons and nothing enabled them again: after one
+    # early answer a side-by-side or checklist rater (or a Likert one after "invalid")
+    # could no longer answer with the mouse, for the rest of the window's life
+    _path, w, now = _paced(qtbot, rproject, tmp_path, protocol, penalty_s=0.2)
+    keys = {"side_by_side": (K.Key_Left, K.Key_Return),
+            "checklist": (K.Key_Y,) * 6 + (K.Key_Return,),
+            "likert": (K.Key_N,)}[protocol]
+    t1 = w.current
+    _too_quick(qtbot, w, now, *keys)
+    if protocol == "likert":  # invalid needs a reason: the hold starts when it is saved
+        qtbot.keyClicks(w.reason, "not feasible")
+        qtbot.keyClick(w.reason, K.Key_Return)
+    assert w.penalty_left_ms > 0
+    qtbot.waitUntil(lambda: w.current is not t1 and w.penalty_left_ms == 0, timeout=3000)
+    t2 = w.current
+    now[0] += 5.0
+    panel = w.panel
+    if protocol == "side_by_side":
+        buttons = panel.choice_buttons
+        clicks = [buttons["right"], buttons["submit"]]
+    elif protocol == "checklist":
+        clicks = [row[1] for row in panel.answer_buttons] + [panel.submit_button]
+    else:
+        clicks = [panel.answer_buttons[0][0]]
+    assert all(b.isEnabled() for b in clicks)
+    for button in clicks:
+        qtbot.mouseClick(button, LEFT)
+    if protocol == "likert":  # valid: now the three rows of 1–5
+        for row in range(3):
+            qtbot.mouseClick(panel.answer_buttons[row][2], LEFT)
+        qtbot.mouseClick(panel.submit_button, LEFT)
+    assert w.session.answer_for(t2.task_id) is not None
+    w.close()
+
+
+def test_closing_the_window_during_the_hold_does_not_skip_it(qtbot, rproject,  # type: ignore[no-untyped-def]
+                                                             tmp_path: Path) -> None:
+    # closing and opening the file again showed the next task at once: the penalty
+    # for answering too quickly was gone with the window
+    path, w, now = _paced(qtbot, rproject, tmp_path, "side_by_side", penalty_s=60.0)
+    t1 = w.current
+    _too_quick(qtbot, w, now, K.Key_Left, K.Key_Return)
+    assert w.penalty_left_ms > 0
+    w.close()
+    w2 = _open(qtbot, path, now)
+    assert w2.penalty_left_ms > 0 and "next task in" in w2.status.text()
+    assert w2.current is not None and w2.current.task_id == t1.task_id
+    now[0] += 5.0
+    for key in (K.Key_Right, K.Key_Return):  # held back: nothing else is saved
+        qtbot.keyClick(w2, key)
+    assert len(w2.session.judgments()) == 1
+    assert w2.session.answer_for(t1.task_id).answer == {"winner": "left"}
+    w2.close()
+
+
+def test_what_is_left_of_a_hold_after_a_reopen() -> None:
+    submitted = "2026-01-01T10:00:00.000+00:00"
+    assert hold_left_ms(5000, submitted, "2026-01-01T10:00:02.000+00:00") == 3000
+    assert hold_left_ms(5000, submitted, "2026-01-01T10:00:09.000+00:00") == 0
+    # a clock put back (or a time the file cannot give) holds the whole delay, never more
+    assert hold_left_ms(5000, submitted, "2026-01-01T09:00:00.000+00:00") == 5000
+    assert hold_left_ms(5000, "not a time", "2026-01-01T10:00:02.000+00:00") == 5000
+    assert hold_left_ms(0, submitted, "2026-01-01T10:00:00.500+00:00") == 0
