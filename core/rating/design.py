@@ -19,7 +19,7 @@ import hmac
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from core.rating.protocols import CHECKLIST_QUESTIONS, CRITERIA, PROTOCOLS
+from core.rating.protocols import CHECKLIST_QUESTIONS, CRITERIA, MAX_RANKED, PROTOCOLS
 
 GOLD_MODES = ("none", "auto", "marked")
 #: Unit key prefix of a gold unit that ``overlap`` raters share (ADR 184); sessions made
@@ -66,6 +66,10 @@ class SessionDesign:
         need = 2 if self.protocol in ("ranking", "side_by_side") else 1
         if len(set(self.models)) < need:
             raise ValueError(f"{self.protocol} needs at least {need} model(s)")
+        if self.protocol == "ranking" and len(set(self.models)) > MAX_RANKED:
+            raise ValueError(f"a ranking shows at most {MAX_RANKED} models (each is given its "
+                             f"rank with one key, 1–{MAX_RANKED}), not "
+                             f"{len(set(self.models))}; choose fewer models, or side-by-side")
         if self.raters > MAX_RATERS:
             raise ValueError(f"a session has at most {MAX_RATERS:,} raters, not "
                              f"{self.raters:,}")

@@ -61,6 +61,13 @@ CHECKLIST_QUESTIONS = (
 CHECKLIST_LEVELS = ("Task understanding", "Completion quality", "Detail and aesthetics")
 
 FLAGS = {"ranking": "impossible", "likert": "invalid"}
+#: most outputs a ranking session shows in a task: the rater gives each its rank with
+#: one key, 1–9 (ADR 204); Kemeny-Young is exact up to 9 as well
+MAX_RANKED = 9
+#: outputs per task the rater view can show (rankings made before ADR 204 had up to 10;
+#: the rater ranks the tenth by dragging its card)
+SHOWN_OPTIONS = {"ranking": (2, 10), "side_by_side": (2, 2), "likert": (1, 1),
+                 "checklist": (1, 1)}
 
 
 class AnswerError(ValueError):
@@ -94,6 +101,23 @@ class TaskView:
     def shows_prompt(self) -> bool:
         """Side-by-side hides the prompt except for alignment/overall (Rapidata §2.1.1)."""
         return self.protocol != "side_by_side" or (self.criterion in PROMPT_CRITERIA)
+
+
+def task_shape_problem(task: TaskView) -> str | None:
+    """Why the rater view cannot show ``task`` (too many or too few outputs, options or
+    inputs that are not image references), or None.  Only a file edited outside Winnow
+    has such a task: the rater view showed it with a traceback, or crashed."""
+    lo, hi = SHOWN_OPTIONS[task.protocol]
+    n = len(task.options)
+    if not lo <= n <= hi:
+        shown = f"{lo}" if lo == hi else f"{lo} to {hi}"
+        return f"task {task.position + 1} has {n} output(s), where a {task.protocol} task " \
+               f"shows {shown}"
+    refs = [*task.inputs, *(x for option in task.options for x in option)]
+    if any(len(option) != 2 for option in task.options) or \
+            not all(isinstance(x, str) for x in refs):
+        return f"task {task.position + 1} has options or inputs that are not image references"
+    return None
 
 
 def validate_answer(protocol: str, options: tuple[tuple[str, str], ...], answer: dict[str, Any],

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from core.rating import integrity
-from core.rating.protocols import TaskView, validate_answer
+from core.rating.protocols import TaskView, task_shape_problem, validate_answer
 from core.readonly_db import missing_schema, schema_problem
 from core.store.commit import commit_or_roll_back
 
@@ -273,6 +273,10 @@ class RatingSession:
             for tid, pos, prompt, crit, inputs, options in conn.execute(
                 "SELECT task_id, position, prompt, criterion, inputs, options FROM tasks "
                 "ORDER BY position")]
+        for task in self.tasks:
+            problem = task_shape_problem(task)
+            if problem:  # an edited file: the view would fail on it
+                raise ValueError(problem)
         self._by_id = {t.task_id: t for t in self.tasks}
         self.chained = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
                                     "name = 'chain'").fetchone() is not None

@@ -170,6 +170,10 @@ def test_gold_correct_rules() -> None:
     ({"name": " "}, "needs a name"),
     ({"protocol": "vote"}, "unknown protocol"),
     ({"models": ("aurora-xl",)}, "at least 2"),
+    # ranks are typed 1–9: a tenth output could only be dragged, an eleventh crashed
+    # the rater view (it has ten tile letters)
+    ({"protocol": "ranking", "models": tuple(f"m{k}" for k in range(10))},
+     "a ranking shows at most 9 models .* not 10"),
     ({"overlap": 4}, "raters per task"),
     ({"gold_rate": 0.7}, "gold rate"),
     ({"criteria": ("beauty",)}, "unknown criterion"),

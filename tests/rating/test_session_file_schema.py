@@ -5,6 +5,7 @@ error, and the Rate page shows it as "Cannot open session file"."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -108,4 +109,22 @@ def test_a_damaged_row_is_refused_by_name(session_path: Path, sql: str) -> None:
     th.edit(session_path, sql)
     with pytest.raises(SessionFileError, match=f"^{session_path.name}: its tables were "
                                                "changed or damaged"):
+        open_for_rating(session_path)
+
+
+@pytest.mark.parametrize(("sql", "message"), [
+    # a side-by-side panel has two tiles: a third option raised in the window's key
+    # handler (a segmentation fault under `winnow rate`), as eleven in a ranking did
+    ("UPDATE tasks SET options = json_insert(options, '$[#]', json(options) -> 0) "
+     "WHERE position = 0", "task 1 has 3 output(s), where a side_by_side task shows 2"),
+    ("UPDATE tasks SET options = '[[1, 2], [3, 4]]' WHERE position = 0",
+     "task 1 has options or inputs that are not image references"),
+    ("UPDATE tasks SET inputs = '[7]' WHERE position = 1",
+     "task 2 has options or inputs that are not image references"),
+])
+def test_a_task_the_view_cannot_show_is_refused_by_name(session_path: Path, sql: str,
+                                                         message: str) -> None:
+    th.edit(session_path, sql)
+    with pytest.raises(SessionFileError, match=re.escape(
+            f"{session_path.name}: its tables were changed or damaged ({message})")):
         open_for_rating(session_path)
