@@ -113,3 +113,38 @@ def test_what_is_left_of_a_hold_after_a_reopen() -> None:
     assert hold_left_ms(5000, submitted, "2026-01-01T09:00:00.000+00:00") == 5000
     assert hold_left_ms(5000, "not a time", "2026-01-01T10:00:02.000+00:00") == 5000
     assert hold_left_ms(0, submitted, "2026-01-01T10:00:00.500+00:00") == 0
+
+
+def test_changing_an_answer_counts_the_time_spent_on_it_before(qtbot, rproject,  # type: ignore[no-untyped-def]
+                                                              tmp_path: Path) -> None:
+    # a rater who looked 6 s and then fixed a slip in 1 s was held back as answering too
+    # quickly, and the summary counted the fix as an early answer with a 1 s time
+    _path, w, now = _paced(qtbot, rproject, tmp_path, "side_by_side", penalty_s=30.0)
+    t1 = w.current
+    now[0] += 6.0
+    for key in (K.Key_Left, K.Key_Return):
+        qtbot.keyClick(w, key)
+    assert w.penalty_left_ms == 0 and w.current is not t1
+    qtbot.keyClick(w, K.Key_Backspace)
+    assert w.current.task_id == t1.task_id and w.superseding is not None
+    now[0] += 1.0
+    for key in (K.Key_Right, K.Key_Return):
+        qtbot.keyClick(w, key)
+    changed = w.session.answer_for(t1.task_id)
+    assert changed.answer == {"winner": "right"} and changed.supersedes is not None
+    assert (changed.time_ms, changed.penalty_ms) == (7000, 0) and w.penalty_left_ms == 0
+    # a quick answer changed quickly is still quicker than the minimum, together
+    t2 = w.current
+    now[0] += 1.0
+    for key in (K.Key_Left, K.Key_Return):
+        qtbot.keyClick(w, key)
+    w.penalty_left_ms = 0  # as when the hold is over
+    w.advance()
+    qtbot.keyClick(w, K.Key_Backspace)
+    assert w.current.task_id == t2.task_id
+    now[0] += 1.0
+    for key in (K.Key_Right, K.Key_Return):
+        qtbot.keyClick(w, key)
+    again = w.session.answer_for(t2.task_id)
+    assert (again.time_ms, again.penalty_ms) == (2000, 30000) and w.penalty_left_ms > 0
+    w.close()

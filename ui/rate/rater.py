@@ -224,6 +224,9 @@ class RaterWindow(QWidget):
         if self.current is None or self.penalty_left_ms > 0 or self.paused:
             return
         elapsed = self.clock.elapsed()
+        changed = self.session.last_judgment()
+        if self.superseding and changed is not None and changed.uid == self.superseding:
+            elapsed += changed.time_ms / 1000  # the task was on screen for that one too
         penalty = penalty_for(elapsed, self.session.min_time_s, self.session.penalty_s)
         try:
             judgment = self.session.submit(
