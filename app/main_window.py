@@ -37,7 +37,7 @@ from core.jobs import Job
 from core.store import Project
 from ui.context import AppContext
 from ui.empty_state import EmptyState
-from ui.widgets.screen import fitted_size
+from ui.widgets.screen import fitted_size, message_parts
 from ui.workspaces import WORKSPACES, CurateStart, build_page
 
 
@@ -249,10 +249,14 @@ class MainWindow(QMainWindow):
                                 if widget in self._dialogs else None)
 
     def message(self, title: str, text: str) -> None:
-        """A non-modal warning (plain text)."""
-        box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok,
-                          self)
+        """A non-modal warning (plain text; a long one shows its start, the rest under
+        Show Details, so the box fits the screen)."""
+        shown, details = message_parts(text)
+        box = QMessageBox(QMessageBox.Icon.Warning, title, shown,
+                          QMessageBox.StandardButton.Ok, self)
         box.setTextFormat(Qt.TextFormat.PlainText)
+        if details:
+            box.setDetailedText(details)
         self.keep(box)
         box.open()
         self.error_shown.emit(text)

@@ -51,3 +51,29 @@ def test_exporting_twice_into_one_folder_says_so_once(main_window: MainWindow, q
     qtbot.waitUntil(lambda: bool(messages))
     assert messages[-1].startswith(f"{out}: already exists and is not empty")
     assert "Errno" not in messages[-1] and messages[-1].count(str(out)) == 1
+
+
+def test_a_long_message_fits_the_screen_and_keeps_every_line(main_window: MainWindow,
+                                                             qtbot) -> None:  # type: ignore[no-untyped-def]
+    # merging 14 refused rater files made a warning 870 px tall on an 800 px screen: its
+    # OK button was off the bottom edge (Curate's package merge says it the same way)
+    from PySide6.QtWidgets import QMessageBox
+
+    refusals = [f"bad{k}.winnow-session: edited outside the rater view, nothing merged: "
+                "judgment 1 was changed, added or moved outside the rater view (MAC 2 of "
+                "11 does not match)" for k in range(1, 15)]
+    text = "\n\n".join(refusals) + "\n\nMerged:\nNothing merged."
+    shown: list[str] = []
+    main_window.error_shown.connect(shown.append)
+    main_window.message("Some files were refused", text)
+    box = next(w for w in main_window.findChildren(QMessageBox) if w.isVisible())
+    assert shown == [text]  # every refusal, for the log and the tests
+    assert box.text().startswith(refusals[0]) and box.text().count("\n") <= 16
+    assert "more line(s): Show Details" in box.text()
+    assert box.detailedText() == text
+    assert box.sizeHint().height() < 700
+    box.close()
+    main_window.message("Short", "one line")
+    short = next(w for w in main_window.findChildren(QMessageBox)
+                 if w.isVisible() and w.windowTitle() == "Short")
+    assert short.text() == "one line" and short.detailedText() == ""
