@@ -196,8 +196,9 @@ def write_session_files(project: Project, name: str, out_dir: str | Path, *,
         "SELECT slot FROM rating_files WHERE session_id = ? ORDER BY rowid", (session.id,))]
     targets = {slot: out_dir / f"{_safe(name)}-{slot}{sf.SUFFIX}" for slot in slots}
     for target in targets.values():
-        if target.exists() or target.is_symlink():  # a dangling link too: never replaced
-            raise FileExistsError(f"{target} already exists; choose an empty folder")
+        busy = _occupied(target)
+        if busy:
+            raise FileExistsError(f"{busy[0]} already exists; choose an empty folder")
     total = project.conn.execute("SELECT count(*) FROM rating_tasks WHERE session_id = ?",
                                  (session.id,)).fetchone()[0]
     state.set_total(total)
@@ -375,7 +376,19 @@ def discard_unwritten(project: Project, name: str) -> bool:
 def session_files_in_the_way(name: str, raters: int, out_dir: str | Path) -> list[Path]:
     """Files already at the paths :func:`write_session_files` would write for a new
     session ``name`` with ``raters`` raters (it refuses to overwrite them)."""
-    return [p for p in _session_paths(name, raters, out_dir) if p.exists()]
+    return [p for target in _session_paths(name, raters, out_dir) for p in _occupied(target)]
+
+
+#: what SQLite keeps beside a database: another file's, beside a new rater file, would be
+#: read into it when the rater opens it, so neither is ever written there (ADR 204)
+_LOGS = ("-wal", "-journal")
+
+
+def _occupied(target: Path) -> list[Path]:
+    """``target`` and the SQLite logs under its name that are already there (a dangling
+    link too): a new rater file is never written where one of them is."""
+    return [p for p in (target, *(Path(f"{target}{log}") for log in _LOGS))
+            if p.exists() or p.is_symlink()]
 
 
 def _session_paths(name: str, raters: int, out_dir: str | Path) -> list[Path]:

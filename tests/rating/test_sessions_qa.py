@@ -42,6 +42,29 @@ def test_files_in_the_way_are_refused_before_anything_is_recorded(rproject,  # t
     assert sorted(p.name for p in out.iterdir()) == ["s-R2.winnow-session"]
 
 
+
+@pytest.mark.parametrize("log", ["-wal", "-journal"])
+def test_another_files_log_in_the_way_is_refused_and_kept(rproject, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                          log: str) -> None:
+    # a -wal left by another copy of a rater file (a deleted session's, say) under the new
+    # file's name: the session was created, and its file could then not be rated ("the
+    # -wal beside it is not this file's") nor merged
+    out = tmp_path / "files"
+    out.mkdir()
+    stale = out / f"s-R1.winnow-session{log}"
+    stale.write_bytes(b"another copy's pages")
+    assert session_files_in_the_way("s", 2, out) == [stale]
+    with pytest.raises(FileExistsError, match=f"already holds s-R1.winnow-session{log}"):
+        create_and_write(rproject, _design(), out)
+    assert _names(rproject) == []
+    assert sorted(p.name for p in out.iterdir()) == [stale.name]
+    assert stale.read_bytes() == b"another copy's pages"
+    create_session(rproject, _design())  # a session recorded before (e.g. by the dialog)
+    with pytest.raises(FileExistsError, match=f"s-R1.winnow-session{log} already exists"):
+        sessions.write_session_files(rproject, "s", out)
+    assert sorted(p.name for p in out.iterdir()) == [stale.name]
+
+
 def test_failed_write_leaves_no_session_and_no_files(rproject, tmp_path: Path,  # type: ignore[no-untyped-def]
                                                      monkeypatch) -> None:
     real = sessions._write_one
