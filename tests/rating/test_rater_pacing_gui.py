@@ -1,5 +1,5 @@
 """The minimum-time penalty in the rater view: after the hold, across a reopen, with the
-mouse (pytest-qt, offscreen)."""
+mouse, when an answer is changed; and one rater window per file (pytest-qt, offscreen)."""
 
 from __future__ import annotations
 
@@ -148,3 +148,27 @@ def test_changing_an_answer_counts_the_time_spent_on_it_before(qtbot, rproject, 
     again = w.session.answer_for(t2.task_id)
     assert (again.time_ms, again.penalty_ms) == (2000, 30000) and w.penalty_left_ms > 0
     w.close()
+
+
+def test_opening_a_file_that_is_open_already_shows_its_window(qtbot, rproject,  # type: ignore[no-untyped-def]
+                                                              tmp_path: Path) -> None:
+    # File → Open on the file a rater window already had open made a second window on it:
+    # an answer in one made the other refuse ("answered in another window") and the
+    # second window's penalty hold and clock knew nothing of the first's
+    from ui.context import AppContext
+    from ui.rate.workspace import RateWorkspace
+
+    path = make_session(rproject, tmp_path / "o", "side_by_side", raters=1,
+                        sample_ids=("s000",), models=MODELS[:2])[0]
+    page = RateWorkspace(AppContext())
+    qtbot.addWidget(page)
+    first = page.open_session_file(path)
+    assert first is not None
+    qtbot.addWidget(first)
+    again = page.open_session_file(tmp_path / "o" / ".." / "o" / path.name)
+    assert again is first and page.raters == [first]
+    first.close()
+    other = page.open_session_file(path)  # once closed, the file opens anew
+    assert other is not None and other is not first
+    qtbot.addWidget(other)
+    other.close()

@@ -5,6 +5,8 @@ results export, delete / archive a session and open its folder, and the rater vi
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -493,7 +495,17 @@ class RateWorkspace(SessionHousekeeping, QWidget):
             self.open_session_file(path)
 
     def open_session_file(self, path: str | Path) -> RaterWindow | None:
-        """Open the rater view for a session file (File → Open dispatches here)."""
+        """Open the rater view for a session file (File → Open dispatches here); a file a
+        rater window has open already brings that window forward (a second window on it
+        would refuse the answers the first gives)."""
+        for open_window in self.raters:
+            with contextlib.suppress(OSError):
+                if not open_window.session.closed and \
+                        os.path.samefile(open_window.session.path, path):
+                    open_window.showNormal()
+                    open_window.raise_()
+                    open_window.activateWindow()
+                    return open_window
         try:
             session = open_for_rating(path)
         except (ValueError, OSError) as exc:
