@@ -172,3 +172,26 @@ def test_opening_a_file_that_is_open_already_shows_its_window(qtbot, rproject,  
     assert other is not None and other is not first
     qtbot.addWidget(other)
     other.close()
+
+
+@pytest.mark.parametrize(("protocol", "kw", "listed", "not_listed"), [
+    # a side-by-side session without a tie listed "↓ or T tie", keys that do nothing
+    ("side_by_side", {"allow_tie": False}, "← or 1 left", "tie"),
+    ("side_by_side", {}, "↓ or T tie", None),
+    # ranks are typed up to the number of outputs a task shows, not always 1–9
+    ("ranking", {}, "1–4 give its rank", "1–9"),
+    ("ranking", {"allow_ties": True}, "the same rank twice ties them", None),
+    # in a checklist 0 answers no: "0 fit" was listed beside "N/0 no"
+    ("checklist", {}, "N/0 no", "0 fit"),
+    ("likert", {}, "+/− zoom · 0 fit", None),
+])
+def test_the_key_help_lists_only_keys_that_work(qtbot, rproject, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                protocol: str, kw: dict, listed: str,
+                                                not_listed: str | None) -> None:
+    path = make_session(rproject, tmp_path / "o", protocol, raters=1, sample_ids=("s000",),
+                        **kw)[0]
+    w = _open(qtbot, path, [0.0])
+    assert listed in w.hints.text()
+    if not_listed:
+        assert not_listed not in w.hints.text()
+    w.close()

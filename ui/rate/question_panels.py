@@ -228,10 +228,23 @@ class ChecklistPanel(_RowsPanel):
 PANELS = {"ranking": RankingPanel, "side_by_side": SideBySidePanel, "likert": LikertPanel,
           "checklist": ChecklistPanel}
 HINTS = {
-    "ranking": "←/→ choose output · 1–9 give its rank (or drag the cards) · Delete clears · "
-               "Enter submit · I impossible to rank fairly",
-    "side_by_side": "← or 1 left · → or 2 right · ↓ or T tie · Enter submit",
     "likert": "Y valid / N invalid · ↑/↓ row · 1–5 rate · Enter submit",
     "checklist": "↑/↓ question · Y/1 yes · N/0 no · Enter submit",
 }
-COMMON_HINT = ("Space pause · Backspace change my last answer · +/− zoom · 0 fit")
+COMMON_HINT = "Space pause · Backspace change my last answer · +/− zoom"
+
+
+def key_hints(protocol: str, settings: dict[str, Any], most_options: int) -> str:
+    """The keys of a session's rater view, as its settings have them: every key listed
+    works (no tie key without ties; ranks up to the most outputs a task shows)."""
+    if protocol == "ranking":
+        ties = " (the same rank twice ties them)" if settings.get("allow_ties") else ""
+        keys = (f"←/→ choose output · 1–{min(most_options, 9)} give its rank{ties} (or drag "
+                "the cards) · Delete clears · Enter submit · I impossible to rank fairly")
+    elif protocol == "side_by_side":
+        tie = " · ↓ or T tie" if settings.get("allow_tie", True) else ""
+        keys = f"← or 1 left · → or 2 right{tie} · Enter submit"
+    else:
+        keys = HINTS[protocol]
+    fit = "" if protocol == "checklist" else " · 0 fit"  # there 0 answers no
+    return f"{keys}  ·  {COMMON_HINT}{fit}"

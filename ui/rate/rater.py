@@ -25,7 +25,7 @@ from core.rating.protocols import PROTOCOL_TITLES, AnswerError, TaskView
 from core.rating.session_file import RatingSession, SessionFileError, now_iso
 from ui.rate.image_view import pixmap_from_bytes
 from ui.rate.panels import ProtocolPanel, _label
-from ui.rate.question_panels import COMMON_HINT, HINTS, PANELS
+from ui.rate.question_panels import PANELS, key_hints
 from ui.widgets.theme import set_tone
 
 K = Qt.Key
@@ -133,7 +133,8 @@ class RaterWindow(QWidget):
         self.status = _label("", 1.1, True)
         set_tone(self.status, "warning", text_only=True)
         tl.addWidget(self.status)
-        self.hints = _label(f"{HINTS[s.protocol]}  ·  {COMMON_HINT}", 0.95)
+        self.hints = _label(key_hints(s.protocol, s.settings,
+                                      max((len(t.options) for t in s.tasks), default=0)), 0.95)
         set_tone(self.hints, "muted", text_only=True)
         tl.addWidget(self.hints)
         # done page
