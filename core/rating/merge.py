@@ -108,7 +108,7 @@ def merge_file(project: Project, path: str | Path) -> MergeResult:
     if reasons:
         raise MergeError(f"{name}: edited outside the rater view, nothing merged: "
                          + "; ".join(reasons))
-    return _merge(project, path, found, sid, session_name, slot, frow, tuple(warnings))
+    return _merge(project, path, found, sid, session_name, slot, tuple(warnings))
 
 
 def _integrity(project: Project, sid: int, found: ReturnedFile, tasks_mac: str | None,
@@ -131,30 +131,52 @@ def _integrity(project: Project, sid: int, found: ReturnedFile, tasks_mac: str |
 
 
 def _merge(project: Project, path: Path, found: ReturnedFile, sid: int, session_name: str,
-           slot: str, frow: tuple[Any, ...], warnings: tuple[str, ...]) -> MergeResult:
-    name = path.name
+           slot: str, warnings: tuple[str, ...]) -> MergeResult:
     # the name as the rater view keeps it now: a file from an earlier view (or a rater
     # with Winnow's code) may hold control or direction characters, never shown or stored
     rater, copy_uid = ((sf.clean_name(str(found.rater[0])), found.rater[1]) if found.rater
                        else (None, None))
-    if frow[1] is not None and copy_uid is not None and frow[1] != copy_uid:
+    new, already = _new_judgments(project.conn, path.name, found, sid, session_name, slot,
+                                  rater, copy_uid)
+    if new:
+        with project.transaction() as pconn:
+            # checked again inside the write: a merge in another job may have committed
+            # since (another copy of this slot, or this very file)
+            new, already = _new_judgments(pconn, path.name, found, sid, session_name, slot,
+                                          rater, copy_uid)
+            if new:
+                _insert(project, pconn, path, found, sid, session_name, slot, rater,
+                        copy_uid, new, already, warnings)
+    return MergeResult(str(path), session_name, slot, rater, len(new), already, warnings)
+
+
+def _new_judgments(conn: Any, name: str, found: ReturnedFile, sid: int, session_name: str,
+                   slot: str, rater: str | None,
+                   copy_uid: str | None) -> tuple[list[tuple[Any, str]], int]:
+    """(judgments not in the project yet with their answers as JSON, how many are);
+    MergeError when the file conflicts with what was merged before."""
+    merged_copy, merged_rater = conn.execute(
+        "SELECT copy_uid, rater FROM rating_files WHERE session_id = ? AND slot = ?",
+        (sid, slot)).fetchone()
+    if merged_copy is not None and copy_uid is not None and merged_copy != copy_uid:
         raise MergeError(f"{name}: {session_name!r} {slot} was already merged from another "
-                         f"copy of this file, rated by {frow[2]!r}; this copy is rated by "
+                         f"copy of this file, rated by {merged_rater!r}; this copy is rated by "
                          f"{rater!r}. Two people rated the same file: nothing merged")
-    if frow[1] is not None and frow[1] == copy_uid and sf.clean_name(str(frow[2])) != rater:
-        raise MergeError(f"{name}: its rater was {frow[2]!r} when it was merged before and "
-                         f"is now {str(rater)[:80]!r} (renamed outside the rater view); "
+    if merged_copy is not None and merged_copy == copy_uid and \
+            sf.clean_name(str(merged_rater)) != rater:
+        raise MergeError(f"{name}: its rater was {merged_rater!r} when it was merged before "
+                         f"and is now {str(rater)[:80]!r} (renamed outside the rater view); "
                          "nothing merged")
-    before = dict(project.conn.execute("SELECT seq, uid FROM rating_judgments WHERE "
-                                       "session_id = ? AND file_uid = ?",
-                                       (sid, found.meta.get("file_uid"))))
+    before = dict(conn.execute("SELECT seq, uid FROM rating_judgments WHERE "
+                               "session_id = ? AND file_uid = ?",
+                               (sid, found.meta.get("file_uid"))))
     forked = [j.seq for j in found.judgments if before.get(j.seq, j.uid) != j.uid]
     if forked:  # each copy verifies on its own; one file has one history
         raise MergeError(f"{name}: judgment {forked[0]} is not the one merged before from "
                          f"this file ({len(forked)} differ): a copy of the file was answered "
                          "again from an earlier point, and two histories of one file cannot "
                          "both count; nothing merged")
-    existing = {r[0]: r[1:] for r in project.conn.execute(
+    existing = {r[0]: r[1:] for r in conn.execute(
         "SELECT uid, task_id, answer, flag, supersedes, time_ms FROM rating_judgments "
         "WHERE session_id = ?", (sid,))}
     new = []
@@ -166,29 +188,33 @@ def _merge(project: Project, path: Path, found: ReturnedFile, sid: int, session_
                                  "in the project (conflicting file); nothing merged")
             continue
         new.append((j, answer))
-    already = len(found.judgments) - len(new)
-    if new:
-        with project.transaction() as pconn:
-            if frow[1] is None and copy_uid is not None:
-                pconn.execute("UPDATE rating_files SET copy_uid = ?, rater = ? WHERE "
-                              "session_id = ? AND slot = ?", (copy_uid, rater, sid, slot))
-            at = now_iso()
-            file_uid = found.meta["file_uid"]
-            pconn.executemany(
-                "INSERT INTO rating_judgments(session_id, uid, seq, file_uid, task_id, rater, "
-                "answer, flag, reason, supersedes, time_ms, penalty_ms, shown_at, "
-                "submitted_at, merged_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                [(sid, j.uid, j.seq, file_uid, j.task_id, rater or "", answer, j.flag,
-                  j.reason or None, j.supersedes, j.time_ms, j.penalty_ms, j.shown_at,
-                  j.submitted_at, at) for j, answer in new])
-            pconn.execute("INSERT INTO rating_merges(session_id, file_uid, path, rater, added, "
-                          "already, merged_at, actor) VALUES (?,?,?,?,?,?,?,?)",
-                          (sid, file_uid, str(path), rater, len(new), already, at,
-                           project.actor))
-            project.audit("merge", "rating_session", session_name, slot, None,
-                          {"file": str(path), "rater": rater, "added": len(new),
-                           "warnings": list(warnings)})
-    return MergeResult(str(path), session_name, slot, rater, len(new), already, warnings)
+    return new, len(found.judgments) - len(new)
+
+
+def _insert(project: Project, pconn: Any, path: Path, found: ReturnedFile, sid: int,
+            session_name: str, slot: str, rater: str | None, copy_uid: str | None,
+            new: list[tuple[Any, str]], already: int, warnings: tuple[str, ...]) -> None:
+    """Write the new judgments and the merge's record (inside the caller's transaction)."""
+    merged_copy = pconn.execute("SELECT copy_uid FROM rating_files WHERE session_id = ? AND "
+                                "slot = ?", (sid, slot)).fetchone()[0]
+    if merged_copy is None and copy_uid is not None:
+        pconn.execute("UPDATE rating_files SET copy_uid = ?, rater = ? WHERE "
+                      "session_id = ? AND slot = ?", (copy_uid, rater, sid, slot))
+    at = now_iso()
+    file_uid = found.meta["file_uid"]
+    pconn.executemany(
+        "INSERT INTO rating_judgments(session_id, uid, seq, file_uid, task_id, rater, "
+        "answer, flag, reason, supersedes, time_ms, penalty_ms, shown_at, "
+        "submitted_at, merged_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        [(sid, j.uid, j.seq, file_uid, j.task_id, rater or "", answer, j.flag,
+          j.reason or None, j.supersedes, j.time_ms, j.penalty_ms, j.shown_at,
+          j.submitted_at, at) for j, answer in new])
+    pconn.execute("INSERT INTO rating_merges(session_id, file_uid, path, rater, added, "
+                  "already, merged_at, actor) VALUES (?,?,?,?,?,?,?,?)",
+                  (sid, file_uid, str(path), rater, len(new), already, at, project.actor))
+    project.audit("merge", "rating_session", session_name, slot, None,
+                  {"file": str(path), "rater": rater, "added": len(new),
+                   "warnings": list(warnings)})
 
 
 def _expected_tasks(project: Project, sid: int, slot: str) -> dict[str, list[str]]:

@@ -77,6 +77,42 @@ def test_foreign_files_are_refused_and_nothing_is_written(rproject, tmp_path: Pa
     assert _counts(rproject) == before
 
 
+
+@pytest.mark.parametrize("same_file", [False, True])
+def test_a_merge_in_another_job_meanwhile_is_seen_before_writing(rproject, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                                 monkeypatch,
+                                                                 same_file: bool) -> None:
+    # the checks read the project before the write began: while one job merged Bob's copy
+    # of a rater file, another merged Ada's, both were "first", and two people's answers
+    # to one slot counted (the same file twice: a raw "UNIQUE constraint failed")
+    files = make_session(rproject, tmp_path / "out", "side_by_side")
+    copy = tmp_path / "copy.winnow-session"
+    shutil.copy(files[0], copy)
+    _rate(files[0], "Ada", limit=3)
+    _rate(copy, "Bob", limit=3)
+    mine, other = rproject.worker_view(), rproject.worker_view()
+    write = mine.transaction
+
+    def after_the_other_job(*args, **kw):  # type: ignore[no-untyped-def]
+        merge_file(other, files[0] if same_file else copy)  # commits first
+        return write(*args, **kw)
+
+    monkeypatch.setattr(mine, "transaction", after_the_other_job)
+    try:
+        if same_file:
+            result = merge_file(mine, files[0])
+            assert (result.added, result.already) == (0, 3)
+        else:
+            with pytest.raises(MergeError, match="another copy.*'Bob'.*'Ada'"):
+                merge_file(mine, files[0])
+    finally:
+        mine.close()
+        other.close()
+    judgments = rproject.conn.execute("SELECT DISTINCT rater FROM rating_judgments").fetchall()
+    assert judgments == [("Ada" if same_file else "Bob",)]
+    assert _counts(rproject)[0] == 3
+
+
 def test_tampered_and_conflicting_copies_are_refused(rproject, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     files = make_session(rproject, tmp_path / "out", "side_by_side")
     copy = tmp_path / "copy.winnow-session"
