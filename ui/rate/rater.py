@@ -252,7 +252,8 @@ class RaterWindow(QWidget):
         last = self.session.last_judgment()
         if last is None or self.current is None:
             return
-        left = hold_left_ms(last.penalty_ms, last.submitted_at, now_iso())
+        left = min(hold_left_ms(last.penalty_ms, last.submitted_at, now_iso()),
+                   round(self.session.penalty_s * 1000))  # never longer than the session's
         if left > 0:
             self.show_task(self.session.task(last.task_id), last.answer)
             self.penalty_left_ms = left
