@@ -83,11 +83,12 @@ def read_model_json(spec: str, filename: str) -> dict[str, Any] | None:
     return config
 
 
-def model_status(spec: str) -> tuple[bool, str]:
+def model_status(spec: str, expected: str | None = None) -> tuple[bool, str]:
     """Whether ``spec`` can be loaded offline, and a one-line reason (no torch import).
 
     A model is found when its ``config.json`` is in the folder or in the Hugging Face
-    cache; the weights themselves are checked when a run loads them.
+    cache and, when ``expected`` is given, names that ``model_type``; the weights
+    themselves are checked when a run loads them.
     """
     spec = spec.strip()
     if not spec:
@@ -100,27 +101,59 @@ def model_status(spec: str) -> tuple[bool, str]:
         return False, f"config.json cannot be read: {exc}"
     if config is not None:
         where = "local folder" if is_local(spec) else "Hugging Face cache"
-        return True, f"found ({where}, {config.get('model_type', 'unknown type')})"
+        found = config.get("model_type") if isinstance(config, dict) else None
+        if expected and found != expected:
+            return False, (f"a {found or 'unknown'!r} model, not a {expected!r} model "
+                           f"({where})")
+        return True, f"found ({where}, {found or 'unknown type'})"
     if is_local(spec):
         return False, "this folder has no config.json (not a saved transformers model)"
     return False, f"not in the Hugging Face cache ({hf_cache_dir()}); never downloaded"
 
 
 def load_pretrained(cls_name: str, spec: str, what: str, **kwargs: Any) -> Any:
-    """``transformers.<cls_name>.from_pretrained(spec, local_files_only=True)``, in eval mode."""
+    """``transformers.<cls_name>.from_pretrained(spec, local_files_only=True)``, in eval mode.
+
+    A model of another type (a DINO folder given as CLIP), or a checkpoint that leaves
+    weights missing, is refused: transformers would fill them with random numbers, warn
+    on the log and return a model whose scores mean nothing. Any failure to load (a
+    damaged weights file too) is a :class:`ModelUnavailableError` naming the folder.
+    """
     import transformers
 
     check_folder(spec, what)
     cls = getattr(transformers, cls_name)
     source = str(Path(spec).expanduser()) if is_local(spec) else spec
+    expected = getattr(getattr(cls, "config_class", None), "model_type", None)
+    if expected:
+        kwargs["output_loading_info"] = True
     try:
         obj = cls.from_pretrained(source, local_files_only=True, cache_dir=hf_cache_dir(),
                                   **kwargs)
-    except (OSError, ValueError) as exc:
+    except Exception as exc:  # noqa: BLE001 - OSError, ValueError, SafetensorError, …
         raise _missing(spec, what, exc) from exc
+    if expected:
+        obj, info = obj
+        _check_loaded(obj, info, spec, what, expected)
     if hasattr(obj, "eval"):
         obj.eval()
     return obj
+
+
+def _check_loaded(obj: Any, info: dict[str, Any], spec: str, what: str,
+                  expected: str) -> None:
+    """Refuse a model of the wrong type or with weights the checkpoint did not hold."""
+    found = getattr(obj.config, "model_type", "")
+    where = f"{what} model folder {spec}" if is_local(spec) else f"{what} model {spec!r}"
+    if found != expected:
+        raise ModelUnavailableError(
+            f"{where} holds a {found or 'unknown'!r} model, not a {expected!r} model: "
+            f"choose a {what} model in Metrics → Settings")
+    missing = sorted(info.get("missing_keys") or ())
+    if missing:
+        raise ModelUnavailableError(
+            f"{where} cannot be used: {len(missing):,} weight(s) are missing from its "
+            f"checkpoint (for example {missing[0]}), so they would be random")
 
 
 def select_device(requested: str = "auto") -> str:

@@ -14,6 +14,9 @@ from typing import Any
 
 DEFAULT_CLIP = "openai/clip-vit-base-patch32"
 DEFAULT_DINO = "facebook/dino-vitb8"
+#: the ``model_type`` in config.json of the models CLIPScore and structure distance load
+CLIP_MODEL_TYPE = "clip"
+DINO_MODEL_TYPE = "vit"
 KEY_ENV = "WINNOW_JUDGE_API_KEY"
 #: Limits, as the metrics settings dialog has them.
 DINO_RESOLUTIONS = (32, 1024)

@@ -165,4 +165,7 @@ def test_settings_say_whether_each_model_can_be_loaded(window, qtbot, tmp_path, 
     assert "no config.json" in dialog.dino_status.text()
     dialog.dino[1].setText(str(tmp_path / "missing" / "model"))
     assert dialog.dino_status.text() == "✗ no such folder"
+    dialog.clip[1].setText(str(tiny_dino))  # a DINO ViT is not a CLIP model
+    assert dialog.clip_status.property("found") is False
+    assert dialog.clip_status.text() == "✗ a 'vit' model, not a 'clip' model (local folder)"
     dialog.reject()

@@ -139,6 +139,43 @@ def test_missing_model_never_downloads(tmp_path: Path, monkeypatch) -> None:
         load_pretrained("ViTModel", str(bad), "DINO")
 
 
+def test_a_model_of_another_type_is_refused_naming_the_folder(tiny_clip: Path,
+                                                             tiny_dino: Path) -> None:
+    """A DINO folder given as CLIP (or the reverse) loaded with random weights in place
+    of the missing ones and scored silently; now it is refused, naming the folder."""
+    with pytest.raises(ModelUnavailableError,
+                       match=f"DINO model folder {tiny_clip}.*'clip' model, not a 'vit'"):
+        load_pretrained("ViTModel", str(tiny_clip), "DINO", add_pooling_layer=False)
+    with pytest.raises(ModelUnavailableError,
+                       match=f"CLIP model folder {tiny_dino}.*'vit' model, not a 'clip'"):
+        load_pretrained("CLIPModel", str(tiny_dino), "CLIP")
+
+
+def test_a_checkpoint_missing_weights_is_refused(tiny_dino: Path, tmp_path: Path) -> None:
+    from safetensors.torch import load_file, save_file
+
+    folder = tmp_path / "half-dino"
+    folder.mkdir()
+    (folder / "config.json").write_bytes((tiny_dino / "config.json").read_bytes())
+    weights = load_file(tiny_dino / "model.safetensors")
+    dropped = sorted(weights)[0]
+    del weights[dropped]
+    save_file(weights, folder / "model.safetensors", metadata={"format": "pt"})
+    with pytest.raises(ModelUnavailableError, match=r"DINO model folder .*half-dino.*1 weight"):
+        load_pretrained("ViTModel", str(folder), "DINO", add_pooling_layer=False)
+
+
+def test_a_damaged_weights_file_names_the_folder(tiny_clip: Path, tmp_path: Path) -> None:
+    import shutil
+
+    folder = tmp_path / "damaged-clip"
+    shutil.copytree(tiny_clip, folder)
+    weights = folder / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[: weights.stat().st_size // 2])
+    with pytest.raises(ModelUnavailableError, match="CLIP model folder .*damaged-clip.* cannot"):
+        load_pretrained("CLIPModel", str(folder), "CLIP")
+
+
 def test_clipscore_encodes_each_prompt_once(tiny_clip: Path, tmp_path: Path, worker,
                                             monkeypatch) -> None:
     """Samples × models: outputs sharing a prompt reuse one text embedding, same values."""

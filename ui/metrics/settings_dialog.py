@@ -27,8 +27,10 @@ from PySide6.QtWidgets import (
 
 from core.metrics.models import model_status
 from core.metrics.settings import (
+    CLIP_MODEL_TYPE,
     DEFAULT_CLIP,
     DEFAULT_DINO,
+    DINO_MODEL_TYPE,
     KEY_ENV,
     MetricSettings,
     judges_from_text,
@@ -117,8 +119,8 @@ class MetricsSettingsDialog(QDialog):
 
         models = QGroupBox("Models (a local folder, or a Hugging Face id already in the cache)")
         form = QFormLayout(models)
-        self.clip_status = self._status_label(self.clip[1])
-        self.dino_status = self._status_label(self.dino[1])
+        self.clip_status = self._status_label(self.clip[1], CLIP_MODEL_TYPE)
+        self.dino_status = self._status_label(self.dino[1], DINO_MODEL_TYPE)
         form.addRow("CLIP (CLIPScore):", self.clip[0])
         form.addRow("", self.clip_status)
         form.addRow("DINO ViT (structure):", self.dino[0])
@@ -147,14 +149,15 @@ class MetricsSettingsDialog(QDialog):
         layout.addWidget(judges)
         layout.addWidget(buttons)
 
-    def _status_label(self, edit: QLineEdit) -> QLabel:
-        """A line under a model field saying whether the model can be loaded offline."""
+    def _status_label(self, edit: QLineEdit, expected: str) -> QLabel:
+        """A line under a model field saying whether the model can be loaded offline
+        and is of the ``expected`` type."""
         label = QLabel()
         label.setTextFormat(Qt.TextFormat.PlainText)
         label.setWordWrap(True)
 
         def update() -> None:
-            found, why = model_status(edit.text())
+            found, why = model_status(edit.text(), expected)
             label.setText(("✓ " if found else "✗ ") + why)
             set_tone(label, "success" if found else "danger", text_only=True)
             label.setProperty("found", found)
