@@ -137,6 +137,42 @@ class FaceSetup:
         return chips
 
 
+def open_embedder(path: str) -> Any:
+    """An onnxruntime session of the face embedder at ``path``, refused with a message
+    naming the file when it is a folder, not ONNX, or not shaped like an embedder
+    (a face *detector* there failed every item with a broadcast error)."""
+    import onnxruntime as ort
+
+    from core.metrics.models import ModelUnavailableError
+
+    what = f"face embedding model {path}"
+    if os.path.isdir(path):
+        raise ModelUnavailableError(f"{what} is a folder: choose the .onnx file itself")
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"{what} does not exist")
+    try:
+        session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # noqa: BLE001 - onnxruntime's own error types
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ModelUnavailableError(f"{what} is not an ONNX model onnxruntime can read "
+                                    f"({first})") from exc
+    shape_in = list(session.get_inputs()[0].shape or [])
+    shape_out = list(session.get_outputs()[0].shape or [])
+    channels = shape_in[1] if len(shape_in) == 4 else 3
+    takes_crops = not shape_in or (len(shape_in) == 4 and not isinstance(channels, int)
+                                   or channels == 3)
+    if not takes_crops or len(shape_out) not in (0, 2):
+        raise ModelUnavailableError(
+            f"{what} is not a face embedder: it takes {_shape(shape_in)} and gives "
+            f"{_shape(shape_out)}, where an ArcFace-style model takes (N, 3, 112, 112) "
+            "face crops and gives one vector per face (N, D)")
+    return session
+
+
+def _shape(dims: list[Any]) -> str:
+    return "(" + ", ".join(str(d) for d in dims) + ")"
+
+
 class FaceEmbedder:
     """Embeds aligned chips with dlib's ResNet (its torch port | dlib's own) or an ONNX model.
 
@@ -153,11 +189,7 @@ class FaceEmbedder:
         self.device = device
         self.cache: OrderedDict[str, np.ndarray] = OrderedDict()
         if onnx_path:
-            import onnxruntime as ort
-
-            if not os.path.isfile(onnx_path):
-                raise FileNotFoundError(f"face embedding model {onnx_path} does not exist")
-            self.onnx = ort.InferenceSession(onnx_path, providers=["CPUExecutionProvider"])
+            self.onnx = open_embedder(onnx_path)
             self.onnx_input = self.onnx.get_inputs()[0].name
             self.backend = "onnx"
             return

@@ -69,3 +69,23 @@ def test_optional_onnx_embedder(faces: Path, tmp_path: Path, worker) -> None:
     with pytest.raises(FileNotFoundError, match="nope.onnx does not exist"):
         evaluate(metric, [pair(faces / ONE_FACE, faces / ONE_FACE)],
                  MetricSettings(face_onnx=str(tmp_path / "nope.onnx")), worker=worker)
+
+
+def test_a_file_that_is_not_a_face_embedder_is_refused_naming_it(tmp_path: Path) -> None:
+    """A folder, a file that is not ONNX, or a face *detector* (every item failed with
+    an onnxruntime broadcast error) is refused before the run, naming the file."""
+    pytest.importorskip("onnxruntime")
+    from core.metrics.face_identity import open_embedder
+    from core.metrics.models import ModelUnavailableError
+
+    with pytest.raises(ModelUnavailableError, match=f"{tmp_path} is a folder"):
+        open_embedder(str(tmp_path))
+    junk = tmp_path / "junk.onnx"
+    junk.write_bytes(b"not a model")
+    with pytest.raises(ModelUnavailableError, match="junk.onnx is not an ONNX model"):
+        open_embedder(str(junk))
+    detector = Path(__file__).resolve().parents[2] / "resources" / "models" / "centerface.onnx"
+    with pytest.raises(ModelUnavailableError, match=r"centerface.onnx is not a face embedder"):
+        open_embedder(str(detector))
+    model = write_projection_onnx(tmp_path / "tiny-arcface.onnx")
+    assert open_embedder(str(model)).get_outputs()[0].shape == ["n", 32]
