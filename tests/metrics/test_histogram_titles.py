@@ -39,3 +39,26 @@ def test_titles_fit_their_panels_at_the_smallest_window(qtbot) -> None:  # type:
         assert page.x0 <= box.x0 and box.x1 <= page.x1  # not cut at the figure's edge
     for left, right in zip(boxes, boxes[1:], strict=False):
         assert left.x1 <= right.x0  # side by side, not over each other
+
+
+def test_one_value_sits_inside_its_axis_and_the_direction_is_said(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Face identity of one output (1.0) drew ticks 0–1 with an offset "1e-6+1" over the
+    axis label and the bar at "0"; and the panels never said which way is better."""
+    canvas = HistogramCanvas()
+    qtbot.addWidget(canvas)
+    canvas.resize(560, 620)
+    canvas.show()
+    qtbot.waitExposed(canvas)
+    row = ResultRow("demo-001", "@sample", "face_identity", "ok", 1.0, {}, None, 1, {}, "h",
+                    "2025-01-01T00:00:00Z", 0.1)
+    canvas.show_rows([row], {"face_identity": "Face identity"}, {"face_identity": True})
+    figure = canvas.figure
+    figure.canvas.draw()
+    (ax,) = figure.axes
+    lo, hi = ax.get_xlim()
+    assert lo < 0.99 and hi > 1.01  # the value is inside, with room either side
+    assert ax.xaxis.get_offset_text().get_text() == ""
+    assert "higher is better" in ax.get_ylabel()
+    canvas.show_rows(_rows(), {"colour_shift": "Colour shift"}, {"colour_shift": False})
+    figure.canvas.draw()
+    assert "lower is better" in figure.axes[0].get_ylabel()

@@ -26,7 +26,8 @@ class HistogramCanvas(QWidget):
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._canvas: Any = None
-        self._pending: tuple[list[ResultRow], dict[str, str]] | None = ([], {})
+        self._pending: tuple[list[ResultRow], dict[str, str], dict[str, bool]] | None = (
+            [], {}, {})
         self.panels: dict[str, dict[str, int]] = {}  # metric -> {model: n values}
 
     @property
@@ -59,15 +60,18 @@ class HistogramCanvas(QWidget):
         if self._pending is not None:
             self._draw(*self._pending)
 
-    def show_rows(self, rows: list[ResultRow], titles: dict[str, str]) -> None:
-        """Redraw: values with status ok, grouped by metric then model (when shown)."""
+    def show_rows(self, rows: list[ResultRow], titles: dict[str, str],
+                  higher: dict[str, bool] | None = None) -> None:
+        """Redraw: values with status ok, grouped by metric then model (when shown);
+        ``higher`` says per metric whether higher is better (beside the row)."""
         grouped = _grouped(rows)
         self.panels = {m: {k: len(v) for k, v in by.items()} for m, by in grouped.items()}
-        self._pending = (rows, titles)
+        self._pending = (rows, titles, higher or {})
         if self.isVisible():
-            self._draw(rows, titles)
+            self._draw(rows, titles, higher or {})
 
-    def _draw(self, rows: list[ResultRow], titles: dict[str, str]) -> None:
+    def _draw(self, rows: list[ResultRow], titles: dict[str, str],
+              higher: dict[str, bool]) -> None:
         self._pending = None
         grouped = _grouped(rows)
         self.figure.clear()
@@ -85,8 +89,9 @@ class HistogramCanvas(QWidget):
         colours = [f"C{k % 10}" for k in range(ncols)]
         for r, (metric, by_model) in enumerate(grouped.items()):
             values = np.concatenate([np.asarray(v) for v in by_model.values()])
-            lo, hi = float(values.min()), float(values.max())
-            bins = np.linspace(lo, hi if hi > lo else lo + 1e-6, 16)
+            bins = np.linspace(*value_range(values), 16)
+            better = "" if metric not in higher else (
+                "↑ higher is better\n" if higher[metric] else "↓ lower is better\n")
             first = None
             for c, model in enumerate(models):
                 ax = self.figure.add_subplot(nrows, ncols, r * ncols + c + 1,
@@ -103,10 +108,22 @@ class HistogramCanvas(QWidget):
                 else:
                     ax.set_title(f"{model}\nno values", fontsize=8)
                 if c == 0:  # the row's metric, and what the bars count
-                    ax.set_ylabel(f"{titles.get(metric, metric)}\noutputs per bin", fontsize=8)
+                    ax.set_ylabel(f"{titles.get(metric, metric)}\n{better}outputs per bin",
+                                  fontsize=8)
                 ax.set_xlabel("value", fontsize=7)
                 ax.tick_params(labelsize=7)
+                ax.ticklabel_format(axis="x", useOffset=False)
         self.draw_idle()
+
+
+def value_range(values: np.ndarray) -> tuple[float, float]:
+    """The x range of a row of panels: the values' own, widened around a single value
+    (all ones read "1e-6+1" under ticks 0 to 1, with the bar at "0")."""
+    lo, hi = float(values.min()), float(values.max())
+    if hi > lo:
+        return lo, hi
+    pad = 0.05 * max(abs(lo), 1.0)
+    return lo - pad, hi + pad
 
 
 def _grouped(rows: list[ResultRow]) -> dict[str, dict[str, list[float]]]:

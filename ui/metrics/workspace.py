@@ -297,7 +297,7 @@ class MetricsWorkspace(QWidget):
         visible = [r for r in shown if r.status != "not_applicable"] \
             if self.hide_na.isChecked() else shown
         self.model.set_rows(visible, self.titles, self.higher)
-        self.hist.show_rows(shown, self.titles)
+        self.hist.show_rows(shown, self.titles, self.higher)
         self.summary.setText(self._summary_text(shown, visible, n_na))
         self.update_actions()
 
