@@ -156,3 +156,28 @@ def test_drilldown_forgets_the_pair_of_a_closed_project(main_window, qtbot, tmp_
     assert main_window.open_project(_project(other, n=1, outputs=False))
     assert page.drill.current is None
     assert page.drill.table.rowCount() == 0 and "Select a result" in page.drill.title.text()
+
+
+def test_drilldown_says_why_an_image_is_not_shown(qtbot, tmp_path) -> None:
+    """A text-to-image sample's input, or an output whose file vanished from disk, left
+    an empty framed box: the message was set, then cleared by setPixmap(QPixmap())."""
+    from ui.metrics.drilldown import DrillDown
+
+    with Project.create(tmp_path / "d.winnow") as p:
+        add_sample(p, "t2i", "a bicycle", [], {"gone": gradient_image(seed=3)})
+        drill = DrillDown()
+        qtbot.addWidget(drill)
+        drill.resize(900, 600)
+        drill.show()
+        qtbot.waitExposed(drill)
+        drill.show_pair(p, "t2i", "gone", [], {})
+        assert drill.input_panel.image.text() == "(no input: text-to-image sample)"
+        assert drill.output_panel._pixmap is not None and drill.output_panel.image.text() == ""
+        for image in p.assets.root.rglob("*.png"):
+            image.unlink()  # the output's file vanished from disk
+        drill.show_pair(p, "t2i", "gone", [], {})
+        assert drill.output_panel._pixmap is None
+        assert "is missing from the project's assets" in drill.output_panel.image.text()
+        drill.resize(700, 500)  # a resize keeps the message
+        qtbot.wait(10)
+        assert drill.input_panel.image.text() == "(no input: text-to-image sample)"

@@ -64,6 +64,8 @@ class ImagePanel(QWidget):
         self.caption = QLabel(caption)
         self.caption.setTextFormat(Qt.TextFormat.PlainText)
         self.image = QLabel()
+        self.image.setTextFormat(Qt.TextFormat.PlainText)  # messages name files and models
+        self.image.setWordWrap(True)
         self.image.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.image.setMinimumSize(200, 160)
         self.image.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
@@ -74,8 +76,10 @@ class ImagePanel(QWidget):
         layout.addWidget(self.image, 1)
 
     def show_array(self, arr: np.ndarray | None, message: str = "") -> None:
+        """The image, or ``message`` in its place (no input, a file gone, unreadable)."""
         self._pixmap = None if arr is None else QPixmap.fromImage(to_qimage(arr))
-        self.image.setText(message if arr is None else "")
+        if arr is None:
+            self.image.setText(message)  # also drops the previous pixmap
         self._rescale()
 
     def resizeEvent(self, event: Any) -> None:  # noqa: N802
@@ -83,12 +87,12 @@ class ImagePanel(QWidget):
         self._rescale()
 
     def _rescale(self) -> None:
+        # setPixmap clears a label's text: with no image it must not run, or the
+        # message ("no input: text-to-image sample", why a file cannot be read) went blank
         if self._pixmap is not None:
             self.image.setPixmap(self._pixmap.scaled(
                 self.image.size(), Qt.AspectRatioMode.KeepAspectRatio,
                 Qt.TransformationMode.SmoothTransformation))
-        else:
-            self.image.setPixmap(QPixmap())
 
 
 EMPTY = "Select a result to see the input and output side by side."
