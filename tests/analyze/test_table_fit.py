@@ -45,3 +45,30 @@ def test_a_wide_table_has_no_room_for_a_scroll_bar_it_does_not_show(qtbot) -> No
     rows = sum(view.rowHeight(i) for i in range(len(ROWS)))
     spare = view.viewport().height() - rows
     assert 0 <= spare < view.horizontalScrollBar().sizeHint().height()
+
+
+def test_a_new_section_hides_the_old_one_at_once(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Changing the data set painted the new leaderboard's note over the old one (and the
+    new chart over the old) until the old widgets' deferred deletion ran."""
+    from PySide6.QtWidgets import QLabel
+
+    from core.analysis.results import Section
+    from ui.analyze.views import SectionView
+
+    view = SectionView("leaderboard")
+    qtbot.addWidget(view)
+    view.resize(1000, 600)
+    view.show()
+    qtbot.waitExposed(view)
+
+    def section(note: str) -> Section:
+        table = Table("leaderboard", "Leaderboard", COLUMNS, [list(r) for r in ROWS])
+        table.note = note
+        return Section("leaderboard", "Leaderboard", tables=[table])
+
+    view.show_section(section("the first note"))
+    qtbot.waitUntil(lambda: bool(view.tables) and view.tables[0].isVisible())
+    old = [w for w in view.findChildren(QLabel) if w.text() == "the first note"]
+    assert old and old[0].isVisible()
+    view.show_section(section("the second note"))  # no event loop in between
+    assert not old[0].isVisible()

@@ -184,6 +184,10 @@ class SectionView(QWidget):
                 item = lay.takeAt(0)
                 widget = item.widget() if item is not None else None
                 if widget is not None:
+                    # hidden now: deleteLater waits for the event loop (a nested one, a
+                    # file dialog open, waits for it to close), and the old notes and
+                    # charts were painted over the new ones until then
+                    widget.hide()
                     widget.deleteLater()
         self.tables, self.charts = [], []
 
