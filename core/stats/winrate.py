@@ -71,8 +71,12 @@ def win_rates_from_tensor(scores: np.ndarray, models: Sequence[str]) -> WinRateR
     points, counts = pair_outcomes(scores)
     n_cmp = counts.sum(axis=1)
     keep = n_cmp > 0
+    if len(models) == 1:  # a rankings file of one model read "no sample has scores"
+        raise ValueError(f"only one model ({models[0]!r}): a win rate compares two or more "
+                         "models on the same sample or item: no comparisons")
     if not keep.any():
-        raise ValueError("no sample has scores for two different models: no comparisons")
+        raise ValueError("no sample or item has values for two different models: "
+                         "no comparisons")
     idx = np.flatnonzero(keep)
     rate = points.sum(axis=1)[idx] / n_cmp[idx]
     names = tuple(models[int(i)] for i in idx)

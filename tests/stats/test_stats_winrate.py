@@ -104,6 +104,9 @@ def test_edge_cases() -> None:
         win_rates([], [], [])
     with pytest.raises(ValueError, match="no comparisons"):
         win_rates(["s1", "s2"], ["A", "B"], [1.0, 2.0])  # never on the same sample
+    # one model (a rankings file naming one): said so, not "no sample has scores"
+    with pytest.raises(ValueError, match=r"only one model \('solo'\)"):
+        win_rates(["s1", "s2"], ["solo", "solo"], [1.0, 2.0])
     with pytest.raises(ValueError, match="more than once"):
         win_rates(["s1", "s1"], ["A", "A"], [1.0, 2.0])
     # all ties
