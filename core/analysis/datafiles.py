@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from core.analysis.online import NO_ORDER
-from core.analysis.sources import KIND_TITLES, DataSet, Row, open_csv
+from core.analysis.sources import KIND_TITLES, DataSet, Phase, Row, open_csv
 from core.stats.battles import BattleOptions, VoteFile, describe_left_out, describe_unvoted
 from core.stats.csvcolumns import CsvFormatError
 from core.stats.votefiles import detect_format, read_vote_file
@@ -87,10 +87,11 @@ def options_label(options: BattleOptions) -> str:
 
 
 def open_data_file(path: str | Path, progress: Callable[[int], None] | None = None,
-                   options: BattleOptions | None = None) -> DataSet:
+                   options: BattleOptions | None = None, phase: Phase | None = None) -> DataSet:
     """Read and validate a statistics file now; the data set keeps its rows.
 
-    ``progress(bytes_read)`` is called while a battle file is streamed (it may raise to
+    ``progress(bytes_read)`` is called while a battle file is streamed, ``phase(done,
+    total, what)`` between the passes over one of Winnow's CSVs (either may raise to
     cancel).  ``options`` apply to arena votes (FastChat's defaults when None).  Errors
     name the file and the row or record, as ``winnow stats`` does.
     """
@@ -98,7 +99,7 @@ def open_data_file(path: str | Path, progress: Callable[[int], None] | None = No
     fmt, _ = detect_format(path)
     if fmt == "csv":
         try:
-            return open_csv(path)
+            return open_csv(path, phase=phase)
         except CsvFormatError as exc:
             if "cannot tell what this file holds" not in str(exc):
                 raise

@@ -129,13 +129,25 @@ _VALIDATORS: dict[str, Callable[[Path], object]] = {
 }
 
 
-def read_csv_rows(path: str | Path, kind: str | None = None) -> tuple[str, list[Row]]:
+#: what :func:`read_csv_rows` does, pass by pass (its ``phase`` callback's words)
+PHASES = ("checking the columns", "checking every row", "reading the columns",
+          "building the rows")
+#: ``phase(done, total, what)``: told before each step of reading a file
+Phase = Callable[[int, int, str], None]
+
+
+def read_csv_rows(path: str | Path, kind: str | None = None,
+                  phase: Phase | None = None) -> tuple[str, list[Row]]:
     """Validate a statistics CSV with :mod:`core.stats.tables` and return ``(kind, rows)``.
 
     The kind is detected from the header unless given.  Errors are
     :class:`~core.stats.tables.CsvFormatError` naming the file, row and column.
+    ``phase(done, total, what)`` is told before each pass over the file (it may raise
+    to cancel): 2,000,000 votes take seconds a pass, a minute on a busy machine.
     """
     path = Path(path)
+    step = phase or (lambda _done, _total, _what: None)
+    step(0, len(PHASES), PHASES[0])
     every = sorted({c for req, opt in KINDS.values() for c in (*req, *opt)} | set(GROUP_COLUMNS))
     try:
         probe = CsvColumns(path, (), every)
@@ -154,7 +166,9 @@ def read_csv_rows(path: str | Path, kind: str | None = None) -> tuple[str, list[
             raise _unknown(path)
     elif kind not in KINDS:
         raise ValueError(f"unknown data set kind {kind!r}")
+    step(1, len(PHASES), PHASES[1])
     _VALIDATORS[kind](path)  # the exact checks and messages of `winnow stats`
+    step(2, len(PHASES), PHASES[2])
     required, optional = KINDS[kind]
     t = CsvColumns(path, required, (*optional, *GROUP_COLUMNS))
     cols: dict[str, list[Any]] = {}
@@ -172,16 +186,18 @@ def read_csv_rows(path: str | Path, kind: str | None = None) -> tuple[str, list[
     for name in GROUP_COLUMNS:
         if t.has(name):
             cols[name] = t.columns[name]
+    step(3, len(PHASES), PHASES[3])
     names = list(cols)
     rows = [dict(zip(names, values, strict=True)) for values in zip(*cols.values(), strict=True)]
     return kind, rows
 
 
 def open_csv(path: str | Path, kind: str | None = None, *,
-             higher_is_better: bool = True) -> DataSet:
-    """Read and validate a CSV now; the data set keeps its rows (the file may change later)."""
+             higher_is_better: bool = True, phase: Phase | None = None) -> DataSet:
+    """Read and validate a CSV now; the data set keeps its rows (the file may change later).
+    ``phase`` as in :func:`read_csv_rows`."""
     path = Path(path)
-    kind, rows = read_csv_rows(path, kind)
+    kind, rows = read_csv_rows(path, kind, phase)
     extras = [c for c in GROUP_COLUMNS if c in rows[0]]
     desc = f"{len(rows):,} rows of {KIND_TITLES[kind]} from {path}"
     if extras:

@@ -253,7 +253,13 @@ class AnalyzeWorkspace(QWidget):
                 state.set_progress(done)
                 state.check()
 
-            return open_data_file(path, progress, options)
+            def phase(done: int, total: int, what: str) -> None:  # passes over a CSV
+                state.check()
+                state.set_status(f"Reading {path.name}: {what}")
+                state.set_total(total)
+                state.set_progress(done)
+
+            return open_data_file(path, progress, options, phase)
 
         def done(job: Job) -> None:
             if job.outcome != "done":
