@@ -90,7 +90,7 @@ def folder_problem(folder: Path, *, hashes: bool = True, kind: str = "export") -
         return f"{exc}; Winnow replaces only a folder it wrote itself"
     if marker.export is None:
         what = describe_entries(foreign_entries(folder, hashes=False))
-        return (f"{folder} is not a {kind} Winnow wrote (there is no {MARKER_NAME} listing "
+        return (f"{folder} is not a Winnow {kind} folder (there is no {MARKER_NAME} listing "
                 f"it): it holds {what}; choose another folder, or empty it yourself")
     foreign = foreign_entries(folder, hashes=hashes)
     if not foreign:

@@ -248,3 +248,15 @@ def _check_modes(root: Path, mask: int) -> None:
             assert mode == 0o666 & ~mask, (name, oct(mode))
             seen += 1
     assert seen >= 30  # 25 benchmark files + marker, CSVs, report, release
+
+
+def test_a_foreign_folder_is_refused_in_plain_words(tmp_path: Path) -> None:
+    """'is not a analysis report Winnow wrote', 'is not a curator packages Winnow wrote'."""
+    from core.export_folder import folder_problem
+
+    (tmp_path / "keep.txt").write_text("mine")
+    for kind in ("analysis report", "curator packages"):
+        problem = folder_problem(tmp_path, kind=kind)
+        assert problem is not None
+        assert problem.startswith(f"{tmp_path} is not a Winnow {kind} folder (there is no")
+        assert "keep.txt" in problem
