@@ -181,3 +181,24 @@ def test_drilldown_says_why_an_image_is_not_shown(qtbot, tmp_path) -> None:
         drill.resize(700, 500)  # a resize keeps the message
         qtbot.wait(10)
         assert drill.input_panel.image.text() == "(no input: text-to-image sample)"
+
+
+def test_metric_titles_fit_and_long_names_have_their_tooltip(main_window, qtbot) -> None:
+    """'Structure distance (DINO)' showed as 'Structure dis…' (the column was sized for
+    'Colour shift'), and an elided model name had no tooltip to read it whole."""
+    from core.metrics.registry import all_metrics
+    from core.metrics.store import ResultRow
+    from ui.metrics.results_model import COLUMNS
+
+    page = _page(main_window, qtbot)
+    header, metrics = page.table.horizontalHeader(), page.table.fontMetrics()
+    column = COLUMNS.index("Metric")
+    for m in all_metrics():
+        if not m.is_judge:
+            assert metrics.horizontalAdvance(m.title) < header.sectionSize(column)
+    name = "a-very-long-model-name-" * 5
+    page.model.set_rows([ResultRow("s", name, "structure_distance", "ok", 1.0, {}, None, 1,
+                                   {}, "h", "now", 0.1)], page.titles, page.higher)
+    tip = Qt.ItemDataRole.ToolTipRole
+    assert page.model.data(page.model.index(0, COLUMNS.index("Model")), tip) == name
+    assert page.model.data(page.model.index(0, column), tip) == "Structure distance (DINO)"

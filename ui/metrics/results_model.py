@@ -84,8 +84,8 @@ class ResultsModel(QAbstractTableModel):
             if col == VALUE:
                 return float("inf") if row.value is None else row.value
             return self.data(index, Qt.ItemDataRole.DisplayRole)
-        if role == Qt.ItemDataRole.ToolTipRole and col == DETAILS:
-            return details_text(row)
+        if role == Qt.ItemDataRole.ToolTipRole:  # a long model name or title elides
+            return details_text(row) if col == DETAILS else self._cells(row)[col] or None
         if role == Qt.ItemDataRole.TextAlignmentRole and col == VALUE:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None

@@ -111,7 +111,11 @@ class MetricsWorkspace(QWidget):
         self.table.setWordWrap(False)  # one line a result; Details has its tooltip
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         header = self.table.horizontalHeader()
-        for column, widest in enumerate(("demo-000000", "brushwork-2", "Colour shift",
+        # the metric column fits every local metric's title ("Structure distance (DINO)"
+        # was cut to "Structure dis…"); a judge's longer title elides, its tooltip whole
+        metric = max((m.title for m in all_metrics() if not m.is_judge),
+                     key=self.fontMetrics().horizontalAdvance)
+        for column, widest in enumerate(("demo-000000", "brushwork-2", metric,
                                          "↓ lower", "0.00000", "not applicable")):
             header.resizeSection(column, self.fontMetrics().horizontalAdvance(widest) + 28)
         header.setSectionResizeMode(DETAILS, QHeaderView.ResizeMode.Stretch)
