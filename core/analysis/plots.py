@@ -34,13 +34,14 @@ GREY = "#8a8f98"
 LABEL_MAX = 48
 
 
-def plain(text: Any) -> str:
+def plain(text: Any, limit: int = LABEL_MAX) -> str:
     """User text for a matplotlib label: no mathtext, control characters as spaces, and
-    at most :data:`LABEL_MAX` characters (a 5,000-character model name collapsed the axes
-    to nothing); the tables beside the chart keep the whole text."""
+    at most ``limit`` characters (a 5,000-character model name collapsed the axes to
+    nothing); the tables beside the chart keep the whole text."""
     s = "".join(c if c.isprintable() else " " for c in str(text))
-    if len(s) > LABEL_MAX:
-        s = f"{s[:LABEL_MAX - 18]}…{s[-17:]}"
+    if len(s) > limit:
+        tail = min(17, (limit - 1) // 2)
+        s = f"{s[:limit - 1 - tail]}…{s[-tail:]}"
     return s.replace("$", r"\$")
 
 

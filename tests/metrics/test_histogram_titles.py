@@ -16,19 +16,25 @@ from ui.metrics.histograms import HistogramCanvas  # noqa: E402
 MODELS = ["@sample", "aurora-xl", "brushwork-2", "lumen-edit", "pixelforge"]
 
 
-def _rows() -> list[ResultRow]:
+def _rows(models: list[str] = MODELS) -> list[ResultRow]:
     return [ResultRow(f"demo-{i:03d}", model, "colour_shift", "ok", 0.1234567 + i / 97,
                       {}, None, 1, {}, "h", "2025-01-01T00:00:00Z", 0.1)
-            for m, model in enumerate(MODELS) for i in range(30 + m)]
+            for m, model in enumerate(models) for i in range(30 + m)]
 
 
-def test_titles_fit_their_panels_at_the_smallest_window(qtbot) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("long_name", [False, True])
+def test_titles_fit_their_panels_at_the_smallest_window(qtbot,  # type: ignore[no-untyped-def]
+                                                        long_name: bool) -> None:
+    """Also with a 120-character model name (it ran over its neighbours' titles)."""
+    models = list(MODELS)
+    if long_name:
+        models[2] = "brushwork-" + "x" * 110 + "-$v2$"
     canvas = HistogramCanvas()
     qtbot.addWidget(canvas)
     canvas.resize(560, 620)  # the Distributions tab of a 1024 x 700 window
     canvas.show()
     qtbot.waitExposed(canvas)
-    canvas.show_rows(_rows(), {"colour_shift": "Colour shift"})
+    canvas.show_rows(_rows(models), {"colour_shift": "Colour shift"})
     figure = canvas.figure
     figure.canvas.draw()
     renderer = figure.canvas.get_renderer()

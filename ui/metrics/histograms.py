@@ -9,8 +9,12 @@ from PySide6.QtCore import QEvent
 from PySide6.QtGui import QPalette, QShowEvent
 from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
+from core.analysis.plots import plain
 from core.metrics.store import ResultRow
 from ui.widgets.figure_theme import style_figure
+
+#: the most characters of a model name a panel's title shows (start…end)
+TITLE_MAX = 22
 
 
 class HistogramCanvas(QWidget):
@@ -98,18 +102,21 @@ class HistogramCanvas(QWidget):
                                              sharex=first, sharey=first)
                 first = first or ax
                 vals = by_model.get(model, [])
+                # a panel is ~100 px wide at 1024: a 120-character name ran over its
+                # neighbours' titles; '$' started mathtext (the Results table has it whole)
+                name = plain(model, TITLE_MAX)
                 if vals:
                     ax.hist(vals, bins=bins, color=colours[c], alpha=0.85)
                     ax.axvline(float(np.mean(vals)), color=ink, linewidth=1, linestyle="--")
                     # one fact a line: side by side, five panels of a 1024-pixel window
                     # had no room for "n=32, mean 0.83" (they overlapped, the last cut)
-                    ax.set_title(f"{model}\nn={len(vals)}\nmean {np.mean(vals):.3g}",
+                    ax.set_title(f"{name}\nn={len(vals)}\nmean {np.mean(vals):.3g}",
                                  fontsize=8)
                 else:
-                    ax.set_title(f"{model}\nno values", fontsize=8)
+                    ax.set_title(f"{name}\nno values", fontsize=8)
                 if c == 0:  # the row's metric, and what the bars count
-                    ax.set_ylabel(f"{titles.get(metric, metric)}\n{better}outputs per bin",
-                                  fontsize=8)
+                    title = plain(titles.get(metric, metric))
+                    ax.set_ylabel(f"{title}\n{better}outputs per bin", fontsize=8)
                 ax.set_xlabel("value", fontsize=7)
                 ax.tick_params(labelsize=7)
                 ax.ticklabel_format(axis="x", useOffset=False)
