@@ -72,3 +72,25 @@ def test_a_new_section_hides_the_old_one_at_once(qtbot) -> None:  # type: ignore
     assert old and old[0].isVisible()
     view.show_section(section("the second note"))  # no event loop in between
     assert not old[0].isVisible()
+
+
+def test_a_long_model_name_elides_and_leaves_the_numbers_in_view(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """A 120-character model name widened the Model column past a 1920-pixel window: the
+    scores sat behind a scroll bar. The column stops at about 36 characters; the name is
+    whole in its tooltip and in the CSV."""
+    name = "a" * 120
+    rows = [list(r) for r in ROWS]
+    rows[3][1] = name
+    holder = QWidget()
+    qtbot.addWidget(holder)
+    view = TableView(Table("leaderboard", "Leaderboard", COLUMNS, rows))
+    QVBoxLayout(holder).addWidget(view)
+    holder.resize(1400, 400)
+    holder.show()
+    qtbot.waitExposed(holder)
+    model = COLUMNS.index("Model")
+    assert view.columnWidth(model) <= view.fontMetrics().horizontalAdvance("n" * 36)
+    assert sum(view.columnWidth(j) for j in range(view.columnCount())) < 1000
+    assert view.item(3, model).toolTip() and view.item(3, model).text() == name
+    assert view.columnWidth(COLUMNS.index("CI high")) >= view.fontMetrics().horizontalAdvance(
+        "CI high")  # short columns keep their own width

@@ -28,6 +28,8 @@ from ui.widgets.figure_theme import style_figure
 from ui.widgets.theme import set_tone
 from ui.widgets.tooltips import plain_tooltip
 
+#: a text column is at most about this many characters wide (longer text elides)
+MAX_COLUMN_CHARS = 36
 MAX_TABLE_ROWS = 14  # taller tables scroll inside themselves
 
 
@@ -56,18 +58,26 @@ class TableView(QTableWidget):
         self.setWordWrap(False)
         self.setAlternatingRowColors(True)
         right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+        widest = self.fontMetrics().horizontalAdvance("n" * MAX_COLUMN_CHARS)
         for i, row in enumerate(table.rows):
             for j, value in enumerate(row):
                 item = QTableWidgetItem(table.display(i, j))
                 if isinstance(value, int | float) and not isinstance(value, bool):
                     item.setTextAlignment(right)
-                if isinstance(value, str) and len(value) > 40:
+                if isinstance(value, str) and (
+                        len(value) > 40
+                        or self.fontMetrics().horizontalAdvance(item.text()) > widest - 16):
                     item.setToolTip(plain_tooltip(visible(value)))
                 self.setItem(i, j, item)
         header = self.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(False)
         self.resizeColumnsToContents()
+        # a 120-character model name widened its column past the window: the numbers
+        # went behind a scroll bar at 1920 pixels; it elides now (whole in its tooltip)
+        # and the user can drag the column wider
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        for j in range(self.columnCount()):
+            self.setColumnWidth(j, min(self.columnWidth(j), widest))
         shown = min(len(table.rows), MAX_TABLE_ROWS)
         self._rows_height = max(header.sizeHint().height() + 2 * self.frameWidth() + 4
                                 + sum(self.rowHeight(i) for i in range(shown)),
