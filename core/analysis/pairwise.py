@@ -28,7 +28,8 @@ from core.analysis.results import (
 from core.stats.votes import encode_votes
 
 LEADER_FORMATS = {"Win rate": ".3f", "BT/100": ".2f", "Elo": ".0f", "CI low": ".0f",
-                  "CI high": ".0f", "Mean rank": ".2f", "Mean score": ".3f", "Votes": "d"}
+                  "CI high": ".0f", "Mean rank": ".2f", "Mean score": ".3f", "Votes": "d",
+                  "Rankings": "d"}
 
 
 def _elo_rows(fit: Any, first: list[str], order: Sequence[int],
@@ -201,9 +202,12 @@ def rankings_sections(rows: list[Row], opt: Any) -> dict[str, Section]:
     blocks = table.rankings()
     fit = fit_pairwise(pair_votes(blocks, table.models), opt.n_boot, opt.ci, opt.seed)
     order = list(kem.order)
-    columns = ["Rank", "Model", "Mean rank", "Win rate", "BT/100", "Elo", "CI low", "CI high"]
-    lead_rows = [[int(pos[i]), m, num(mean_rank[i]), num(echo.get(m)), num(fit.bt[i]),
-                  num(fit.elo[i]), num(fit.lo[i]), num(fit.hi[i])]
+    # how many rankings back each model (a file of partial rankings ranks some less often)
+    ranked = (~np.isnan(blocks)).sum(axis=0)
+    columns = ["Rank", "Model", "Rankings", "Mean rank", "Win rate", "BT/100", "Elo",
+               "CI low", "CI high"]
+    lead_rows = [[int(pos[i]), m, int(ranked[i]), num(mean_rank[i]), num(echo.get(m)),
+                  num(fit.bt[i]), num(fit.elo[i]), num(fit.lo[i]), num(fit.hi[i])]
                  for i in order for m in [table.models[i]]]
     kind = "exact" if kem.exact else "heuristic (more items than the exact solver takes)"
     note = (f"Rank = Kemeny-Young consensus ({kind}, agreement {kem.score:,.0f}). Win rate = "

@@ -75,6 +75,11 @@ def test_rankings_match_kemeny_friedman_tau_and_win_rate() -> None:
     for m, rate in wr.win_rate_dict().items():
         assert _row(board, m)["Win rate"] == pytest.approx(rate, abs=1e-12)
     blocks = table.rankings()
+    # how many rankings back each model: every one of 30 items × 4 raters ranks all
+    assert board.column("Rankings") == [blocks.shape[0]] * len(table.models)
+    partial = [r for r in rows if not (r["model"] == table.models[0] and r["item"] == "i000")]
+    part = analyze(partial, "rankings", AnalysisOptions(n_boot=0)).section("leaderboard")
+    assert _row(part.tables[0], table.models[0])["Rankings"] == blocks.shape[0] - 4
     chi2, p = sps.friedmanchisquare(*blocks.T)
     sig = res.section("significance")
     assert f"χ² = {chi2:.3f}" in sig.summary[0]
