@@ -67,13 +67,19 @@ def likert_sections(rows: list[Row], opt: Any) -> dict[str, Section]:
 
     order = sorted(range(len(means.models)), key=rank_key)
     tau = f"{opt.tau:g}"
-    lead_rows = [[rank, means.models[i], *[num(per_crit[i, c]) for c in range(len(crit))],
-                  num(res.overall[i])] for rank, i in enumerate(order, 1)]
+    # units rated per model: how many back its means (a model rated on few units says so)
+    rated = (~np.isnan(means.means).all(axis=2)).sum(axis=1) if means.units else \
+        np.zeros(len(means.models), int)
+    lead_rows = [[rank, means.models[i], int(rated[i]),
+                  *[num(per_crit[i, c]) for c in range(len(crit))], num(res.overall[i])]
+                 for rank, i in enumerate(order, 1)]
     fmts: dict[str, str] = {f"Mean {c}": ".2f" for c in crit}
+    fmts["Units"] = "d"
     fmts[f"Success (all ≥ {tau})"] = "%"
     lead = Section("leaderboard", "Leaderboard", tables=[Table(
         "leaderboard", "Leaderboard",
-        ["Rank", "Model", *[f"Mean {c}" for c in crit], f"Success (all ≥ {tau})"], lead_rows,
+        ["Rank", "Model", "Units", *[f"Mean {c}" for c in crit], f"Success (all ≥ {tau})"],
+        lead_rows,
         "Mean = mean over units of the mean rating over raters. Success: a unit succeeds "
         f"when its mean rating is ≥ {tau} on every criterion (TECCI Overall). Ranked by "
         "success, ties by the mean over criteria.", fmts)])

@@ -218,6 +218,10 @@ def test_likert_leaderboard_breaks_success_ties_by_mean() -> None:
     lead = analyze(rows, "likert", AnalysisOptions(tau=4.5)).section("leaderboard").tables[0]
     assert [r[1] for r in lead.rows] == ["beta", "alpha", "gamma"]
     assert [r[0] for r in lead.rows] == [1, 2, 3]
+    assert lead.column("Units") == [3, 3, 3]  # how many units back each model's means
+    fewer = [r for r in rows if not (r["model"] == "gamma" and r["unit"] == "u0")]
+    lead = analyze(fewer, "likert", AnalysisOptions(tau=4.5)).section("leaderboard").tables[0]
+    assert _row(lead, "gamma")["Units"] == 2
 
 
 def test_online_elo_per_criterion_in_the_given_battle_order() -> None:
