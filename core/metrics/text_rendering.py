@@ -80,7 +80,9 @@ class OcrEngine:
         from rapidocr import RapidOCR
 
         self.engine = RapidOCR()
-        logging.getLogger("RapidOCR").setLevel(logging.WARNING)
+        # "The text detection result is empty" was a warning on stderr for every output
+        # without text: the normal answer (CER 1), nothing a user could act on
+        logging.getLogger("RapidOCR").setLevel(logging.ERROR)
 
     def read(self, img: np.ndarray) -> list[tuple[str, Any]]:
         out = self.engine(img)

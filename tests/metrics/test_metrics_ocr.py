@@ -73,3 +73,17 @@ def test_ocr_on_rendered_text(tmp_path: Path, worker) -> None:
     assert empty.value == 1.0 and empty.details["ocr"] == ""
     assert forced.value == pytest.approx(5 / 18)  # " sale" is missing
     assert none.status == "not_applicable"
+
+
+def test_an_image_without_text_is_read_quietly(capfd) -> None:  # type: ignore[no-untyped-def]
+    """Every output without text printed RapidOCR's 'The text detection result is empty'
+    warning (escape codes spelt out) on `winnow metrics run`'s stderr."""
+    import numpy as np
+
+    from core.metrics.text_rendering import OcrEngine
+
+    engine = OcrEngine()
+    capfd.readouterr()
+    assert engine.read(np.full((120, 300, 3), 255, np.uint8)) == []
+    captured = capfd.readouterr()
+    assert "detection result is empty" not in captured.err + captured.out
