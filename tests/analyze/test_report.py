@@ -77,6 +77,7 @@ def test_rankings_match_kemeny_friedman_tau_and_win_rate() -> None:
     blocks = table.rankings()
     # how many rankings back each model: every one of 30 items × 4 raters ranks all
     assert board.column("Rankings") == [blocks.shape[0]] * len(table.models)
+    assert "intervals are somewhat narrower" in board.note  # the votes of one ranking
     partial = [r for r in rows if not (r["model"] == table.models[0] and r["item"] == "i000")]
     part = analyze(partial, "rankings", AnalysisOptions(n_boot=0)).section("leaderboard")
     assert _row(part.tables[0], table.models[0])["Rankings"] == blocks.shape[0] - 4
