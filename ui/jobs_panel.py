@@ -159,6 +159,7 @@ class JobsPanel(QWidget):
         for old in finished[MAX_FINISHED_ROWS:]:
             self.rows.remove(old)
             self._layout.removeWidget(old)
+            old.hide()  # at once: deleteLater waits for the event loop
             old.deleteLater()
         self.scroll_area.verticalScrollBar().setValue(0)
         self.job_added.emit()
@@ -176,6 +177,7 @@ class JobsPanel(QWidget):
         for row in finished:
             self.rows.remove(row)
             self._layout.removeWidget(row)
+            row.hide()  # at once, not when the deferred delete runs
             row.deleteLater()
         self.placeholder.setVisible(not self.rows)
         self.clear_button.setEnabled(False)

@@ -94,11 +94,13 @@ def test_clear_finished_keeps_the_running_jobs(qtbot) -> None:
     panel = JobsPanel()
     qtbot.addWidget(panel)
     running = panel.add_job(_job("running", done=False))
-    for k in range(3):
-        panel.add_job(_job(f"done {k}", done=True))
+    finished = [panel.add_job(_job(f"done {k}", done=True)) for k in range(3)]
+    panel.show()
+    qtbot.waitUntil(lambda: all(row.isVisible() for row in finished))
     panel.refresh()
     assert panel.clear_button.isEnabled()
-    qtbot.mouseClick(panel.clear_button, Qt.MouseButton.LeftButton)
+    panel.clear_button.click()  # no event loop turn: the rows' deletion is still pending
+    assert not any(row.isVisible() for row in finished)  # yet they are gone from view
     assert panel.rows == [running] and not panel.clear_button.isEnabled()
     assert panel.placeholder.isHidden()
     running.job.outcome = "done"
