@@ -202,3 +202,19 @@ def test_metric_titles_fit_and_long_names_have_their_tooltip(main_window, qtbot)
     tip = Qt.ItemDataRole.ToolTipRole
     assert page.model.data(page.model.index(0, COLUMNS.index("Model")), tip) == name
     assert page.model.data(page.model.index(0, column), tip) == "Structure distance (DINO)"
+
+
+def test_only_the_ticked_metrics_results_show(main_window, qtbot, tmp_path) -> None:
+    """Ticking CLIPScore alone (nothing stored for it yet) listed the stored colour
+    shifts under '… results', as if they were CLIPScore's, all through its run."""
+    page = _page(main_window, qtbot)
+    assert main_window.open_project(_project(tmp_path))
+    _run(page, qtbot)  # colour shift, ticked by default
+    stored = page.model.rowCount()
+    assert stored > 0
+    page.set_checked(page.metrics, ["clipscore"])
+    assert page.model.rowCount() == 0 and page.hist.panels == {}
+    assert page.summary.text().startswith("No results yet for the ticked metrics")
+    assert "Stored results of Colour shift show when ticked." in page.summary.text()
+    page.set_checked(page.metrics, ["clipscore", "colour_shift"])
+    assert page.model.rowCount() == stored

@@ -296,26 +296,36 @@ class MetricsWorkspace(QWidget):
                             models=self.checked(self.models) or ["\0"])
         self.all_rows = rows
         ticked = set(self.checked(self.metrics))
-        shown = [r for r in rows if r.metric in ticked] or rows
+        # the ticked metrics' results only: with none stored yet, every other metric's
+        # showed instead (a run of CLIPScore listed the demo's colour shifts as its own)
+        shown = [r for r in rows if r.metric in ticked] if ticked else rows
         n_na = sum(r.status == "not_applicable" for r in shown)
         visible = [r for r in shown if r.status != "not_applicable"] \
             if self.hide_na.isChecked() else shown
         self.model.set_rows(visible, self.titles, self.higher)
         self.hist.show_rows(shown, self.titles, self.higher)
-        self.summary.setText(self._summary_text(shown, visible, n_na))
+        others = sorted({r.metric for r in rows} - ticked, key=list(self.titles).index)
+        self.summary.setText(self._summary_text(shown, visible, n_na, others))
         self.update_actions()
 
-    def _summary_text(self, shown: list[Any], visible: list[Any], n_na: int) -> str:
+    def _summary_text(self, shown: list[Any], visible: list[Any], n_na: int,
+                      others: list[str] | None = None) -> str:
         """What the results say, and what to do next: run when there is nothing yet,
-        open the drill-down when there are rows."""
+        open the drill-down when there are rows; ``others`` are unticked metrics with
+        stored results."""
         if not shown:
             if not self.sample_ids:
                 return ("No samples selected: choose samples in Curate (its filter is the "
                         "selection) or a rating session above.")
             if not self.checked(self.models):
                 return "No results: tick at least one model on the left."
-            return ("No results yet for this selection: tick the metrics to compute and "
-                    "press Run (Ctrl+Return).")
+            text = ("No results yet for the ticked metrics on this selection: press Run "
+                    "(Ctrl+Return).")
+            if others:
+                text += (" Stored results of " + ", ".join(self.titles.get(m, m)
+                                                           for m in others)
+                         + " show when ticked.")
+            return text
         ok = sum(r.status == "ok" for r in shown)
         text = (f"{len(shown):,} results: {ok:,} values, "
                 f"{sum(r.status == 'error' for r in shown):,} errors, {n_na:,} not "
