@@ -167,8 +167,11 @@ def select_device(requested: str = "auto") -> str:
 
     available = torch.cuda.is_available()
     if requested.startswith("cuda") and not available:
-        raise ValueError("--device cuda was requested but torch sees no CUDA GPU "
-                         f"(torch {torch.__version__}, built for CUDA {torch.version.cuda})")
+        build = (f"built for CUDA {torch.version.cuda}" if torch.version.cuda
+                 else "a CPU-only build")  # it said "built for CUDA None"
+        raise ValueError(f"the device is set to CUDA GPU ({requested}) but torch sees no "
+                         f"CUDA GPU (torch {torch.__version__}, {build}): choose CPU or "
+                         "Automatic")
     if requested == "auto":
         return "cuda" if available else "cpu"
     return requested

@@ -201,3 +201,15 @@ def test_clipscore_encodes_each_prompt_once(tiny_clip: Path, tmp_path: Path, wor
         alone = evaluate(get("clipscore"), [item], settings, worker=worker)[0]
         assert res.details["cosine"] == pytest.approx(alone.details["cosine"], abs=1e-5)
         assert res.details["truncated"] == alone.details["truncated"]
+
+
+def test_a_gpu_asked_for_on_a_machine_without_one_says_what_to_choose(monkeypatch) -> None:
+    """It said '--device cuda was requested … built for CUDA None' in the GUI too."""
+    from core.metrics.models import select_device
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.version, "cuda", None)
+    with pytest.raises(ValueError, match=r"CUDA GPU \(cuda\) but torch sees no CUDA GPU "
+                       r"\(torch .*, a CPU-only build\): choose CPU or Automatic"):
+        select_device("cuda")
+    assert select_device("auto") == "cpu"
