@@ -52,8 +52,9 @@ def _elo_note(opt: Any, fits: list[Any]) -> str:
     n_map = sum(f.n_boot_map for f in fits)
     extra = (f" {n_map:,} resample{'' if n_map == 1 else 's'} needed the MAP prior."
              if n_map else "")
-    return f"Elo = 1000 + 400·log10(π / geometric mean of π); {boot}. " + " ".join(
-        sorted(notes)) + extra
+    return ("BT/100 = Bradley-Terry strength π, scaled to sum to 100; Elo = 1000 + "
+            f"400·log10(π / geometric mean of π); higher is better for both; {boot}. "
+            + " ".join(sorted(notes)) + extra)
 
 
 def _panel(title: str, fit: Any) -> EloPanel:
@@ -79,8 +80,10 @@ def votes_sections(rows: list[Row], opt: Any) -> dict[str, Section]:
     columns = (["Criterion"] if len(by_crit) > 1 or "" not in by_crit else []) + [
         "Rank", "Model", "Votes", "Win rate", "BT/100", "Elo", "CI low", "CI high"]
     lead = Section("leaderboard", "Leaderboard", tables=[Table(
-        "leaderboard", "Leaderboard", columns, lead_rows, _elo_note(opt, fits),
-        LEADER_FORMATS)], charts=[EloChart(panels, opt.ci, opt.n_boot)])
+        "leaderboard", "Leaderboard", columns, lead_rows,
+        "Votes = the votes a model took part in; Win rate = the share of them it won, ties "
+        "counting half. " + _elo_note(opt, fits), LEADER_FORMATS)],
+        charts=[EloChart(panels, opt.ci, opt.n_boot)])
     lead.summary = [f"{len(rows):,} votes over {len({*col(rows, 'a'), *col(rows, 'b')})} models"
                     + (f", {len(by_crit)} criteria" if len(by_crit) > 1 else "")]
     sig = Section("significance", "Significance", message=(

@@ -46,6 +46,11 @@ def test_votes_leaderboard_hand_computed_and_equal_to_core_stats() -> None:
             (ref[m]["elo"], ref[m]["lo"], ref[m]["hi"]), abs=1e-9)
     assert board.column("Model") == sorted("ABC", key=lambda m: -ref[m]["elo"])
     assert sum(board.column("BT/100")) == pytest.approx(100)
+    # the note says what each column is and which way is better (the A/B shares above)
+    assert board.note.startswith("Votes = the votes a model took part in; Win rate = the "
+                                 "share of them it won, ties counting half. BT/100 = "
+                                 "Bradley-Terry strength π, scaled to sum to 100")
+    assert "higher is better for both" in board.note
     chart = res.section("leaderboard").charts[0]
     assert chart.ci == 0.9 and chart.panels[0].models == ["A", "B", "C"]
     assert res.section("significance").message and res.section("success").message
