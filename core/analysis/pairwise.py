@@ -217,7 +217,7 @@ def rankings_sections(rows: list[Row], opt: Any) -> dict[str, Section]:
             "ECHO pseudo-pairwise win rate per item, majority vote over raters. "
             + _elo_note(opt, [fit]) + " BT/Elo break every ranking into pairwise votes; the "
             "bootstrap resamples those votes as if independent, so the intervals are somewhat "
-            "narrower than resampling whole rankings would give (ADR 070).")
+            "narrower than resampling whole rankings would give.")
     lead = Section("leaderboard", "Leaderboard", tables=[Table(
         "leaderboard", "Leaderboard", columns, lead_rows, note, LEADER_FORMATS)],
         charts=[EloChart([_panel("Elo", fit)], opt.ci, opt.n_boot)])
