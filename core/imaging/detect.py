@@ -113,13 +113,23 @@ class _Once:
             return self._value
 
 
-def _centerface_tasks(rgb: np.ndarray, threshold: float, min_face_px: int
+def _whole_copy(rgb: np.ndarray) -> _Once:
+    """``rgb`` at the whole-photo pass's scale (about one megapixel), made on first use."""
+    scale = _tile_plan(rgb.shape[0], rgb.shape[1], CENTERFACE_MIN_PX)[0]
+    return _Once(lambda: faces.resize_by(rgb, scale))
+
+
+def _centerface_tasks(rgb: np.ndarray, threshold: float, min_face_px: int,
+                      whole: _Once | None = None
                       ) -> tuple[list[_Task], Callable[[list[Any]], list[Detection]]]:
     """CenterFace's runs (the whole photo, then each tile of the small-face pass) and
-    the function that turns their results into detections."""
+    the function that turns their results into detections. ``whole``: the photo's
+    :func:`_whole_copy`, when the caller shares it with other runs."""
     h, w = rgb.shape[:2]
     scale_global, scale_tiles, overlap = _tile_plan(h, w, min_face_px)
-    tasks = [_Task(lambda: faces.nms(faces.centerface_at_scale(rgb, scale_global, threshold)),
+    whole = whole or _whole_copy(rgb)
+    tasks = [_Task(lambda: faces.nms(faces.centerface_at_scale(rgb, scale_global, threshold,
+                                                               small=whole())),
                    float(min(h * w, GLOBAL_PASS_PIXELS)), "whole")]
     small_h, small_w = max(1, round(h * scale_tiles)), max(1, round(w * scale_tiles))
     grid = faces.tile_grid(small_h, small_w, TILE, overlap) if scale_tiles else []
@@ -177,12 +187,12 @@ def turned_faces(rgb: np.ndarray, threshold: float = TURNED_THRESHOLD) -> list[D
     return [face for found in run_tasks(_turned_runs(rgb, threshold)) for face in found]
 
 
-def _turned_runs(rgb: np.ndarray, threshold: float
+def _turned_runs(rgb: np.ndarray, threshold: float, whole: _Once | None = None
                  ) -> list[Callable[[], list[Detection]]]:
-    """The three runs of :func:`turned_faces`, one per turn, sharing one shrunk copy."""
+    """The three runs of :func:`turned_faces`, one per turn, each turning one shrunk copy
+    of the photo (``whole``: its :func:`_whole_copy`, when the caller shares it)."""
     height, width = rgb.shape[:2]
-    scale = _tile_plan(height, width, CENTERFACE_MIN_PX)[0]
-    small = _Once(lambda: faces.resize_by(rgb, scale))
+    small = whole or _whole_copy(rgb)
 
     def run(quarters: int) -> list[Detection]:
         high, wide = small().shape[:2]
@@ -205,9 +215,11 @@ def _turned_runs(rgb: np.ndarray, threshold: float
 def faces_any_way_up(rgb: np.ndarray, threshold: float, min_face_px: int = 20
                      ) -> list[Detection]:
     """:func:`centerface_faces` at ``threshold``, and the :func:`turned_faces` that none
-    of them already found (the release check, ADR 197); all runs share the lanes."""
-    tasks, finish = _centerface_tasks(rgb, threshold, min_face_px)
-    results = run_tasks([t.run for t in tasks] + _turned_runs(rgb, TURNED_THRESHOLD))
+    of them already found (the release check, ADR 197); all runs share the lanes, and
+    the upright and turned whole-photo passes one shrunk copy (ADR 203)."""
+    whole = _whole_copy(rgb)
+    tasks, finish = _centerface_tasks(rgb, threshold, min_face_px, whole)
+    results = run_tasks([t.run for t in tasks] + _turned_runs(rgb, TURNED_THRESHOLD, whole))
     upright = finish(results[:len(tasks)])
     return upright + [turned for found in results[len(tasks):] for turned in found
                       if all(iou(turned.box, face.box) < 0.3 for face in upright)]

@@ -239,13 +239,16 @@ def centerface_at_scale(
     overlap: int = 0,
     check: Any = None,
     progress: Any = None,
+    small: np.ndarray | None = None,
 ) -> np.ndarray:
     """CenterFace on ``rgb`` resized by ``scale``; tiled when ``tile`` > 0.
 
     Returns (n, 5) rows in the original array's pixels.  ``check()`` is called
     between tiles (for cancellation), ``progress(done, total)`` after each tile.
+    ``small``: ``rgb`` already resized by ``scale`` (:func:`resize_by`), when the caller
+    has it (the release check shares one copy among its passes, ADR 203).
     """
-    small = resize_by(rgb, scale)
+    small = resize_by(rgb, scale) if small is None else small
     h, w = small.shape[:2]
     rows: list[np.ndarray] = []
     grid = tile_grid(h, w, tile, overlap)

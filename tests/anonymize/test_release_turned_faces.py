@@ -73,3 +73,48 @@ def test_turned_faces_are_found_where_they_are(quarters: int) -> None:
     assert len(faces) >= 3
     for face in faces:
         assert max((iou(face, box) for box in found), default=0) > 0.5, face
+
+
+def _big_turned() -> np.ndarray:
+    """A group photo turned a quarter, scaled to 1.9 MP (the whole-photo pass shrinks it)."""
+    import cv2
+
+    turned = np.ascontiguousarray(np.rot90(_upright(PHOTOS[1]), 1))
+    return cv2.resize(turned, (1200, 1600), interpolation=cv2.INTER_CUBIC)
+
+
+def test_the_check_shrinks_the_photo_once_for_its_whole_photo_passes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The upright whole-photo pass and the three turned ones look at one shrunk copy
+    (ADR 203): the photo is resized to the whole pass's size once, not twice."""
+    need_centerface()
+    from core.imaging import detect, faces
+
+    rgb = _big_turned()
+    sizes: list[tuple[int, ...]] = []
+    resize_by = faces.resize_by
+
+    def counted(image: np.ndarray, scale: float) -> np.ndarray:
+        out = resize_by(image, scale)
+        if out is not image:
+            sizes.append(out.shape)
+        return out
+
+    monkeypatch.setattr(faces, "resize_by", counted)
+    detect.faces_any_way_up(rgb, 0.2, 20)
+    scale = detect._tile_plan(*rgb.shape[:2], detect.CENTERFACE_MIN_PX)[0]
+    whole = (round(rgb.shape[0] * scale), round(rgb.shape[1] * scale), 3)
+    assert sizes.count(whole) == 1, sizes
+
+
+def test_the_shared_copy_finds_what_the_passes_find_apart() -> None:
+    """Sharing the shrunk copy changes no detection: the check's faces are those of the
+    upright search and of the turned passes run each on its own copy, to the pixel."""
+    need_centerface()
+    from core.imaging.detect import faces_any_way_up
+
+    rgb = _big_turned()
+    upright = centerface_faces(rgb, 0.2, 20)
+    turned = [t for t in turned_faces(rgb) if all(iou(t.box, u.box) < 0.3 for u in upright)]
+    assert turned, "the photo turned shows faces only the turned passes find"
+    assert faces_any_way_up(rgb, 0.2, 20) == upright + turned
