@@ -123,7 +123,9 @@ def centerface_raw(rgb: np.ndarray, threshold: float) -> np.ndarray:
     h, w = rgb.shape[:2]
     if h % 32 or w % 32:
         raise ValueError(f"CenterFace needs sides divisible by 32, got {w}x{h}")
-    blob = np.ascontiguousarray(rgb.transpose(2, 0, 1)[None].astype(np.float32))
+    # one copy: astype would keep the transposed layout, and a second copy make it
+    # contiguous (13.6 against 1.4 ms for 1184 x 896, ADR 203)
+    blob = np.ascontiguousarray(rgb.transpose(2, 0, 1)[None], dtype=np.float32)
     heatmap, scale, offset, _lms = _centerface_session().run(
         ["537", "538", "539", "540"], {"input.1": blob}
     )

@@ -44,6 +44,29 @@ def test_centerface_runs_at_any_size_with_one_session() -> None:
         faces.centerface_raw(np.zeros((50, 64, 3), np.uint8), 0.5)
 
 
+
+def test_centerface_is_handed_the_pixels_as_one_contiguous_float_batch(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The input CenterFace gets is the photo's pixels, channels first, float32, in one
+    C-contiguous copy (ADR 203: made in one copy, not two)."""
+    from core.imaging import faces
+
+    fed: list[np.ndarray] = []
+
+    class Session:
+        def run(self, _names: list[str], feed: dict[str, np.ndarray]) -> list[np.ndarray]:
+            fed.append(feed["input.1"])
+            zeros = np.zeros((1, 1, 16, 24), np.float32)
+            return [zeros, np.zeros((1, 2, 16, 24), np.float32), zeros, zeros]
+
+    monkeypatch.setattr(faces, "_centerface_session", Session)
+    rgb = np.random.default_rng(7).integers(0, 256, (64, 96, 3), dtype=np.uint8)
+    assert faces.centerface_raw(rgb[:, ::-1], 0.5).shape == (0, 5)  # a view, not a copy
+    (blob,) = fed
+    assert blob.dtype == np.float32 and blob.flags["C_CONTIGUOUS"]
+    assert np.array_equal(blob, rgb[:, ::-1].transpose(2, 0, 1)[None].astype(np.float32))
+
+
 def test_annotated_faces_are_covered() -> None:
     need_centerface()
     coverages, false_regions = [], 0
