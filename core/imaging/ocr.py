@@ -137,8 +137,12 @@ def text_probability(rgb: np.ndarray, long_side: int) -> tuple[np.ndarray, float
     small = cv2.resize(
         rgb, (rw, rh), interpolation=cv2.INTER_AREA if ratio < 1 else cv2.INTER_LINEAR
     )
-    blob = (small.astype(np.float32) / 255.0 - 0.5) / 0.5
-    blob = np.ascontiguousarray(blob.transpose(2, 0, 1)[None])
+    # (x / 255 - 0.5) / 0.5 on one channels-first copy, in place (the same values to the
+    # bit as on four temporary copies, and 13 against 31 ms for 1280 x 960; ADR 203)
+    blob = np.ascontiguousarray(small.transpose(2, 0, 1)[None], dtype=np.float32)
+    blob /= 255.0
+    blob -= 0.5
+    blob /= 0.5
     (pred,) = ppocr_session(DET_MODEL, "det").run(None, {"x": blob})
     return pred[0, 0], rw / w, rh / h
 

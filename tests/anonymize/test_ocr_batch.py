@@ -259,3 +259,28 @@ def test_a_failing_run_is_raised_not_lost(spy: _Spy, monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(spy, "run", fails_third)
     with pytest.raises(RuntimeError, match="onnxruntime failed"):
         recognise(crops)
+
+
+def test_the_text_detector_is_handed_the_normalised_pixels(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The text detector's input is (x / 255 − 0.5) / 0.5 of the resized photo, channels
+    first, one C-contiguous float32 array: made in place, the values are those of the
+    formula to the bit (ADR 203)."""
+    import cv2
+
+    fed: list[np.ndarray] = []
+
+    class Session:
+        def run(self, _names: Any, feed: dict[str, np.ndarray]) -> list[np.ndarray]:
+            fed.append(feed["x"])
+            return [np.zeros((1, 1, *feed["x"].shape[2:]), np.float32)]
+
+    monkeypatch.setattr(ocr, "ppocr_session", lambda *_args: Session())
+    rgb = np.random.default_rng(3).integers(0, 256, (100, 150, 3), dtype=np.uint8)
+    prob, sx, sy = ocr.text_probability(rgb, 96)
+    (blob,) = fed
+    small = cv2.resize(rgb, (96, 64), interpolation=cv2.INTER_AREA)
+    expected = ((small.astype(np.float32) / 255.0 - 0.5) / 0.5).transpose(2, 0, 1)[None]
+    assert blob.dtype == np.float32 and blob.flags["C_CONTIGUOUS"]
+    assert np.array_equal(blob, expected)
+    assert prob.shape == (64, 96) and (sx, sy) == (96 / 150, 64 / 100)
