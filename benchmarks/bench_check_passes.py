@@ -18,7 +18,9 @@ Photos: ``bald_guys.jpg`` at 1000 × 778 (1 MP), the first held-out US plate pho
     .venv/bin/python benchmarks/bench_check_passes.py [--repeats 7]
 
 Prints medians of wall and CPU seconds (process time, onnxruntime's threads included),
-each variant's ratio to the first, and the load average before and after.
+each variant's ratio to the first, and the load average before and after. First, how far
+a change reaches in CenterFace's heat map: a 32 px grey square put into the 1 MP photo,
+the box of the heat-map cells that change (at all, and by more than 0.001), in pixels.
 """
 
 from __future__ import annotations
@@ -73,6 +75,29 @@ def variants(rgb: np.ndarray) -> dict[str, Callable[[], Any]]:
             "runs1": runs1, "runs2": runs2}
 
 
+def reach(rgb: np.ndarray, y: int = 380, x: int = 480, side: int = 32) -> None:
+    """Print the box of CenterFace's heat-map cells that a grey square changes."""
+    from core.imaging import faces
+
+    session = faces._centerface_session()
+
+    def heat(image: np.ndarray) -> np.ndarray:
+        blob = np.ascontiguousarray(faces._pad32(image).transpose(2, 0, 1)[None],
+                                    dtype=np.float32)
+        return np.asarray(session.run(["537"], {"input.1": blob})[0][0, 0])
+
+    changed = rgb.copy()
+    changed[y:y + side, x:x + side] = 128
+    diff = np.abs(heat(changed) - heat(rgb))
+    print(f"a {side} px square at x={x}, y={y} of a {rgb.shape[1]} × {rgb.shape[0]} photo "
+          "changes the heat map (4 px a cell)")
+    for above in (0.0, 0.001):
+        rows, cols = np.nonzero(diff > above)
+        if rows.size:
+            print(f"  by more than {above}: x {cols.min() * 4}–{cols.max() * 4 + 4}, "
+                  f"y {rows.min() * 4}–{rows.max() * 4 + 4} px")
+
+
 def timed(fn: Callable[[], Any]) -> tuple[float, float]:
     """(wall s, CPU s) of one call."""
     wall, cpu = time.perf_counter(), time.process_time()
@@ -85,7 +110,9 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args()
     load_before = os.getloadavg()[0]
-    for name, rgb in photos().items():
+    shots = photos()
+    reach(shots["1 MP"])
+    for name, rgb in shots.items():
         runs = variants(rgb)
         for fn in runs.values():  # warm-up: sessions, allocations
             fn()
