@@ -88,7 +88,7 @@ def test_split_filter_and_existing_folder_rules(curate_project, tmp_path: Path) 
     precious = tmp_path / "mine"
     precious.mkdir()
     (precious / "thesis.txt").write_text("do not delete")
-    with pytest.raises(FileExistsError, match="not a benchmark export"):
+    with pytest.raises(FileExistsError, match="not a Winnow benchmark export folder"):
         export_benchmark(p, precious, overwrite=True)
     assert (precious / "thesis.txt").read_text() == "do not delete"
     with pytest.raises(ValueError, match="unknown split"):
