@@ -33,6 +33,7 @@ from typing import Any
 from core.rating import integrity
 from core.rating.protocols import TaskView, task_shape_problem, validate_answer
 from core.readonly_db import missing_schema, schema_problem
+from core.store.checkpoint import truncate
 from core.store.commit import commit_or_roll_back
 
 FORMAT = "winnow-session"
@@ -448,9 +449,10 @@ class RatingSession:
                                       "ORDER BY seq"))
 
     def checkpoint(self) -> None:
-        """Fold the WAL into the main file, so the file alone can be sent back."""
-        with contextlib.suppress(sqlite3.Error):
-            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        """Fold the WAL into the main file and empty it, so the file alone can be sent
+        back and no earlier chain key stays in the log; waits only briefly for a reader
+        (another window, a merge) — closing the last connection folds it in any case."""
+        truncate(self.conn)
 
     @property
     def closed(self) -> bool:
