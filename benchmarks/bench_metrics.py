@@ -290,15 +290,19 @@ class GpuSampler:
 
 def sweep(metric, items, settings, device, worker,  # type: ignore[no-untyped-def]
           combos: str, repeats: int) -> list[dict[str, float]]:
-    """Runner only, at each ``decode:batch`` of ``combos`` (0 = the app's default):
+    """Runner only, at each ``decode:batch[:where]`` of ``combos`` (0 = the app's default;
+    ``where`` t = decode threads, p = worker processes, absent = as the app decides):
     median pairs/s and mean GPU utilisation, printed and returned."""
     from dataclasses import replace
 
     rows = []
     for combo in combos.split(","):
-        decode, batch = (int(v) for v in combo.split(":"))
-        tuned = replace(settings, decode_threads=decode or None, batch_size=batch or None)
-        decode = tuned.decode_workers(device)
+        decode, batch, *where = combo.split(":")
+        procs = {"t": False, "p": True}.get(where[0]) if where else None
+        tuned = replace(settings, decode_threads=int(decode) or None,
+                        batch_size=int(batch) or None, decode_processes=procs)
+        in_procs = tuned.uses_processes(device, metric.prepare_processes, len(items))
+        workers = tuned.decode_process_count() if in_procs else tuned.decode_workers(device)
         runner(metric, items[:64], tuned, device, worker, tuned.cpu_threads or 1)  # warm
         times, util = [], []
         for _ in range(repeats):
@@ -306,12 +310,15 @@ def sweep(metric, items, settings, device, worker,  # type: ignore[no-untyped-de
                 times.append(runner(metric, items, tuned, device, worker,
                                     tuned.cpu_threads or 1))
             util += sampler.samples
-        row = {"decode_threads": decode, "batch_size": batch or metric.batch_size,
+        row = {"decode_workers": workers, "in_processes": in_procs,
+               "batch_size": tuned.batch_size or metric.batch_size,
                "runner_pairs_s": len(items) / statistics.median(times),
+               "runner_s_median": statistics.median(times),
                "gpu_util_mean_pct": float(np.mean(util)) if util else float("nan")}
-        print(f"  sweep {metric.name:20s} decode {decode:2d} batch {row['batch_size']:3d}: "
-              f"{row['runner_pairs_s']:8.1f} pairs/s, GPU util "
-              f"{row['gpu_util_mean_pct']:.0f}%", flush=True)
+        print(f"  sweep {metric.name:20s} {'processes' if in_procs else 'threads':9s} "
+              f"{workers:2d} batch {row['batch_size']:3d}: "
+              f"{row['runner_pairs_s']:8.1f} pairs/s (median {row['runner_s_median']:.2f} s), "
+              f"GPU util {row['gpu_util_mean_pct']:.0f}%", flush=True)
         rows.append(row)
     return rows
 
@@ -334,8 +341,9 @@ def main() -> None:
     ap.add_argument("--batch-size", type=int, default=None,
                     help="model batch size (default: each metric's own)")
     ap.add_argument("--sweep", default="",
-                    help="runner only, at each decode:batch (e.g. 2:0,8:0,15:64; 0 = the "
-                    "metric's batch) instead of the comparison with the plain loop")
+                    help="runner only, at each decode:batch[:t|p] (e.g. 2:0,8:0:t,0:0:p; 0 = the "
+                    "app's default; t threads, p worker processes) instead of the "
+                    "comparison with the plain loop")
     ap.add_argument("--faces", type=Path, default=FACES,
                     help="folder of face photos for face identity (default: the testdata)")
     ap.add_argument("--per-input", type=int, default=1,
@@ -406,7 +414,9 @@ def main() -> None:
                 "batch_size": batch,
                 "stage_ms_per_pair": {k: round(v * 1e3, 1) for k, v in stages.items()},
             }
-            best = max(stages["prepare_draft"] / settings.decode_workers(device),
+            workers = (settings.decode_process_count() if settings.uses_processes(
+                device, metric.prepare_processes, n) else settings.decode_workers(device))
+            best = max(stages["prepare_draft"] / workers,
                        stages["model_bN"])
             # the bound compares like with like: meaningless against another embedder
             row["bound"] = (None if base_model is not None

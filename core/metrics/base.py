@@ -103,6 +103,8 @@ class Metric:
     #: the model thread needs torch (inference mode, device)
     uses_torch: ClassVar[bool] = False
     batch_size: ClassVar[int] = 16
+    #: ``prepare`` may run in worker processes (its setup pickles; ADR 209)
+    prepare_processes: ClassVar[bool] = False
     is_judge: ClassVar[bool] = False
 
     def applicable(self, item: PairItem) -> str | None:

@@ -21,7 +21,7 @@ import numpy as np
 
 from core.metrics import models
 from core.metrics.base import Metric, MetricResult, PairItem
-from core.metrics.imageio import normalize_chw, open_rgb, resize_short_center_crop
+from core.metrics.imageio import open_rgb, resize_short_center_crop
 from core.metrics.settings import MetricSettings
 
 OPENAI_MEAN = (0.48145466, 0.4578275, 0.40821073)
@@ -53,9 +53,9 @@ def clip_prep(spec: str) -> ClipPrep:
 
 
 def preprocess(im: Any, prep: ClipPrep) -> np.ndarray:
-    """Pillow image → normalised ``(3, crop, crop)`` float32."""
-    x = resize_short_center_crop(im, prep.short, prep.crop)
-    return normalize_chw(x, prep.mean, prep.std)
+    """Pillow image → ``(3, crop, crop) uint8``, resized and cropped (normalised on the
+    model's device, :meth:`ClipBundle.embed_images`)."""
+    return resize_short_center_crop(im, prep.short, prep.crop)
 
 
 class ClipBundle:
@@ -66,6 +66,7 @@ class ClipBundle:
         self.tokenizer = models.load_pretrained("AutoTokenizer", spec, "CLIP tokenizer")
         self.max_length = int(self.model.config.text_config.max_position_embeddings)
         self.device = device
+        self.prep = clip_prep(spec)
         self.cache: OrderedDict[str, tuple[Any, bool]] = OrderedDict()
         self.cache_size = 256
 
@@ -103,10 +104,11 @@ class ClipBundle:
         return torch.stack([e for e, _ in rows]), [t for _, t in rows]
 
     def embed_images(self, pixels: list[np.ndarray]) -> Any:
-        """L2-normalised image embeddings of preprocessed arrays."""
+        """L2-normalised image embeddings of :func:`preprocess`'s arrays."""
         import torch
 
-        x = models.to_tensor(pixels, self.device).to(self.model.dtype)
+        x = models.normalized(pixels, self.device, self.prep.mean, self.prep.std,
+                              self.model.dtype)
         emb = models.features(self.model.get_image_features(pixel_values=x))
         return torch.nn.functional.normalize(emb.float(), dim=-1)
 
@@ -123,6 +125,7 @@ class ClipScore(Metric):
     model_based = True
     uses_torch = True
     batch_size = 32
+    prepare_processes = True
 
     def applicable(self, item: PairItem) -> str | None:
         if item.output is None:

@@ -305,6 +305,7 @@ class FaceIdentity(Metric):
     #: the torch port of dlib's ResNet runs on the run's device (when torch is installed)
     uses_torch = HAS_TORCH
     batch_size = 8
+    prepare_processes = True
 
     def params(self, settings: MetricSettings) -> dict[str, Any]:
         return {"embedder": settings.face_onnx or "dlib_face_recognition_resnet_model_v1",

@@ -44,6 +44,13 @@ class PreparedCache:
         self._lock = threading.Lock()
         self._items: OrderedDict[str, Any] = OrderedDict()
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled empty (a worker process starts its own cache; ADR 209)."""
+        return {"size": self.size}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["size"])  # type: ignore[misc]
+
     def get(self, key: str, make: Callable[[], Any]) -> Any:
         """The cached value of ``key``, or ``make()`` stored under it."""
         with self._lock:
@@ -115,13 +122,14 @@ def load_array(ref: ImageRef | str | Path, max_side: int | None = None) -> np.nd
 
 def resize_exact(im: Image.Image, size: tuple[int, int],
                  resample: Image.Resampling = Image.Resampling.BICUBIC) -> np.ndarray:
-    """Resize to exactly ``(width, height)``; float32 array in [0, 1]."""
-    return np.asarray(im.resize(size, resample), dtype=np.float32) / 255.0
+    """Resize to exactly ``(width, height)``; ``(3, H, W) uint8`` (see :func:`chw_u8`)."""
+    return chw_u8(im.resize(size, resample))
 
 
 def resize_short_center_crop(im: Image.Image, short: int, crop: int,
                              resample: Image.Resampling = Image.Resampling.BICUBIC) -> np.ndarray:
-    """CLIP-style: shorter side to ``short``, then a centred ``crop``×``crop``; float in [0, 1]."""
+    """CLIP-style: shorter side to ``short``, then a centred ``crop``×``crop``;
+    ``(3, crop, crop) uint8``."""
     w, h = im.size
     if w <= h:  # same arithmetic as transformers' get_resize_output_image_size
         nw, nh = short, int(short * h / w)
@@ -129,14 +137,25 @@ def resize_short_center_crop(im: Image.Image, short: int, crop: int,
         nw, nh = int(short * w / h), short
     im = im.resize((nw, nh), resample)
     left, top = (nw - crop) // 2, (nh - crop) // 2
-    im = im.crop((left, top, left + crop, top + crop))
-    return np.asarray(im, dtype=np.float32) / 255.0
+    return chw_u8(im.crop((left, top, left + crop, top + crop)))
+
+
+def chw_u8(im: Image.Image) -> np.ndarray:
+    """An RGB image as a contiguous ``(3, H, W) uint8`` array.
+
+    Prepared images stay 8-bit until the model's device normalises them
+    (:func:`core.metrics.models.normalized`): a quarter of the bytes of floats to
+    move from a worker process or to the GPU (ADR 209)."""
+    return np.ascontiguousarray(np.asarray(im, dtype=np.uint8).transpose(2, 0, 1))
 
 
 def normalize_chw(x: np.ndarray, mean: tuple[float, ...], std: tuple[float, ...]) -> np.ndarray:
-    """``(H, W, 3)`` in [0, 1] → normalised ``(3, H, W)`` float32."""
-    out = (x - np.asarray(mean, dtype=np.float32)) / np.asarray(std, dtype=np.float32)
-    return np.ascontiguousarray(out.transpose(2, 0, 1), dtype=np.float32)
+    """``(3, H, W) uint8`` → ``(x / 255 − mean) / std`` as float32: the reference of what
+    :func:`core.metrics.models.normalized` computes on the model's device."""
+    shape = (-1, 1, 1)
+    out = (x.astype(np.float32) / np.float32(255.0)
+           - np.asarray(mean, dtype=np.float32).reshape(shape))
+    return out / np.asarray(std, dtype=np.float32).reshape(shape)
 
 
 def encode_png(im: Image.Image) -> bytes:

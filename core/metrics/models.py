@@ -203,7 +203,7 @@ def features(out: Any) -> Any:
 
 
 def to_tensor(batch: list[Any], device: str) -> Any:
-    """Stack numpy arrays into one float tensor on ``device``."""
+    """Stack numpy arrays into one tensor on ``device`` (their dtype kept)."""
     import numpy as np
     import torch
 
@@ -211,3 +211,16 @@ def to_tensor(batch: list[Any], device: str) -> Any:
     if device != "cpu":
         x = x.pin_memory().to(device, non_blocking=True)
     return x
+
+
+def normalized(batch: list[Any], device: str, mean: tuple[float, ...],
+               std: tuple[float, ...], dtype: Any) -> Any:
+    """``(3, H, W) uint8`` arrays → one normalised tensor on ``device``: moved as bytes,
+    then ``(x / 255 − mean) / std`` in float32 there (the same operations as
+    :func:`core.metrics.imageio.normalize_chw`), cast to the model's ``dtype``."""
+    import torch
+
+    x = to_tensor(batch, device).to(torch.float32) / 255.0
+    m = torch.tensor(mean, dtype=torch.float32, device=x.device).view(1, -1, 1, 1)
+    s = torch.tensor(std, dtype=torch.float32, device=x.device).view(1, -1, 1, 1)
+    return ((x - m) / s).to(dtype)

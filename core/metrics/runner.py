@@ -4,7 +4,8 @@ Pipeline per metric (ADR 060):
 
 1. every item's inputs hash is compared with the stored row for (sample, model,
    metric, parameters); a row with the same metric version and hash is skipped;
-2. decode threads run ``metric.prepare`` a few batches ahead of the model;
+2. decode threads (worker processes on a GPU, ADR 209) run ``metric.prepare`` a few
+   batches ahead of the model;
 3. the model thread (:mod:`core.metrics.worker`) scores one batch at a time; a
    batch that fails is retried item by item so one bad image costs one error;
 4. each batch is stored in one transaction; cancel is checked between batches.
@@ -20,6 +21,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from core import extras
@@ -27,6 +29,7 @@ from core.jobs import Cancelled, JobState
 from core.metrics import store
 from core.metrics.base import Metric, MetricResult, PairItem, inputs_hash, params_hash
 from core.metrics.judges import JudgeMetric, judge_items
+from core.metrics.prepare_pool import Preparer, ProcessPreparer, ThreadPreparer
 from core.metrics.settings import MetricSettings
 from core.metrics.worker import ModelWorker, shared_worker
 from core.store.project import Project
@@ -89,40 +92,46 @@ def iter_results(metric: Metric, items: Sequence[PairItem], settings: MetricSett
     depth = size * (PREFETCH_BATCHES + 1)
     todo = iter(items)
     pending: deque[tuple[PairItem, Future[Any]]] = deque()
-    with ThreadPoolExecutor(settings.decode_workers(device), thread_name_prefix="winnow-decode"
-                            ) as pool:
-        def fill() -> None:
-            while len(pending) < depth:
-                item = next(todo, None)
-                if item is None:
-                    return
-                pending.append((item, pool.submit(metric.prepare, item, setup)))
+    preparer = open_preparer(metric, setup, settings, device, len(items))
 
-        try:
-            fill()
-            while pending:
-                check()
-                ready: list[tuple[PairItem, Any]] = []
-                out: list[tuple[PairItem, MetricResult, float]] = []
-                # wait for the next item only; then take the items already prepared behind
-                # it, up to a full batch: the model never idles waiting for a batch to fill
-                # (batches grow by themselves when the model is the slower side)
-                while pending and len(ready) + len(out) < size:
-                    item, fut = pending[0]
-                    if (ready or out) and not fut.done():
-                        break
-                    pending.popleft()
-                    try:
-                        ready.append((item, fut.result()))
-                    except Exception as exc:
-                        out.append((item, MetricResult.fail(str(exc)), 0.0))
-                    fill()
-                if ready:
-                    out += _compute(worker, metric, settings, device, ready)
-                yield out
-        finally:
-            for _, fut in pending:
-                fut.cancel()
+    def fill() -> None:
+        new = list(islice(todo, max(0, depth - len(pending))))
+        pending.extend(zip(new, preparer.submit_many(new), strict=True))
+
+    try:
+        fill()
+        while pending:
+            check()
+            ready: list[tuple[PairItem, Any]] = []
+            out: list[tuple[PairItem, MetricResult, float]] = []
+            # wait for the next item only; then take the items already prepared behind
+            # it, up to a full batch: the model never idles waiting for a batch to fill
+            # (batches grow by themselves when the model is the slower side)
+            while pending and len(ready) + len(out) < size:
+                item, fut = pending[0]
+                if (ready or out) and not fut.done():
+                    break
+                pending.popleft()
+                try:
+                    ready.append((item, fut.result()))
+                except Exception as exc:
+                    out.append((item, MetricResult.fail(str(exc)), 0.0))
+            fill()  # a batch's worth at a time: items sharing an input stay together
+            if ready:
+                out += _compute(worker, metric, settings, device, ready)
+            yield out
+    finally:
+        for _, fut in pending:
+            fut.cancel()
+        preparer.close()
+
+
+def open_preparer(metric: Metric, setup: Any, settings: MetricSettings, device: str,
+                  items: int) -> Preparer:
+    """Decode threads, or worker processes where the run is worth them (ADR 209)."""
+    if settings.uses_processes(device, metric.prepare_processes, items):
+        return ProcessPreparer(metric, setup, settings.decode_process_count())
+    return ThreadPreparer(metric, setup, settings.decode_workers(device))
 
 
 def _compute(worker: ModelWorker, metric: Metric, settings: MetricSettings, device: str,

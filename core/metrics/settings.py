@@ -26,6 +26,10 @@ MAX_TIMEOUT_S = 3600.0
 #: default decode threads on the CPU and (at most) on a GPU; see MetricSettings.decode_workers
 CPU_DECODE_THREADS = 2
 GPU_DECODE_THREADS = 8
+#: worker processes preparing images on a GPU run (at most), and the smallest run that
+#: starts them (spawning one costs ~0.3 s of a core: a short run is done sooner on threads)
+GPU_DECODE_PROCESSES = 16
+PROCESS_MIN_ITEMS = 96
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,9 @@ class MetricSettings:
     batch_size: int | None = None  # None = each metric's default
     #: threads decoding and preparing images ahead of the model (None = decode_workers)
     decode_threads: int | None = None
+    #: prepare images in worker processes (None = on a GPU, for metrics that allow it and
+    #: runs of at least PROCESS_MIN_ITEMS items; ADR 209)
+    decode_processes: bool | None = None
     judges: tuple[JudgeEndpoint, ...] = field(default_factory=tuple)
     #: TECCI: independent judge runs per item, averaged
     judge_repeats: int = 5
@@ -107,6 +114,21 @@ class MetricSettings:
         if device == "cpu":
             return CPU_DECODE_THREADS
         return max(CPU_DECODE_THREADS, min(GPU_DECODE_THREADS, (os.cpu_count() or 2) - 1))
+
+    def uses_processes(self, device: str, allowed: bool, items: int) -> bool:
+        """Whether a run of ``items`` items prepares them in worker processes: as
+        ``decode_processes`` says when set (and the metric ``allowed`` it); else on a GPU
+        for runs of at least :data:`PROCESS_MIN_ITEMS` (ADR 209)."""
+        if not allowed or self.decode_processes is False:
+            return False
+        return bool(self.decode_processes) or (device != "cpu" and items >= PROCESS_MIN_ITEMS)
+
+    def decode_process_count(self) -> int:
+        """Worker processes of such a run: ``decode_threads`` when set, else cores − 1 up
+        to :data:`GPU_DECODE_PROCESSES` (the model thread and the UI keep a core)."""
+        if self.decode_threads:
+            return max(1, self.decode_threads)
+        return max(1, min(GPU_DECODE_PROCESSES, (os.cpu_count() or 2) - 1))
 
     def with_key_from_env(self) -> MetricSettings:
         """Fill missing judge keys from ``WINNOW_JUDGE_API_KEY``."""

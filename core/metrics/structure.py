@@ -21,7 +21,7 @@ import numpy as np
 
 from core.metrics import models
 from core.metrics.base import ImageRef, Metric, MetricResult, PairItem
-from core.metrics.imageio import PreparedCache, normalize_chw, open_rgb, resize_exact
+from core.metrics.imageio import PreparedCache, open_rgb, resize_exact
 from core.metrics.settings import MetricSettings
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
@@ -42,6 +42,13 @@ class DinoPrep:
     def clear(self) -> None:
         """Forget the prepared images (benchmarks)."""
         self.prepared.clear()
+
+
+def dino_normalisation(spec: str) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """Mean and std of ``spec``'s ``preprocessor_config.json`` (else ImageNet's)."""
+    pre = models.read_model_json(spec, "preprocessor_config.json") or {}
+    return (tuple(pre.get("image_mean", IMAGENET_MEAN)),
+            tuple(pre.get("image_std", IMAGENET_STD)))
 
 
 def last_key_linear(model: Any) -> Any:
@@ -79,6 +86,7 @@ class DinoBundle:
         self.model = models.load_pretrained("ViTModel", spec, "DINO",
                                             add_pooling_layer=False).to(device)
         self.device = device
+        self.mean, self.std = dino_normalisation(spec)
         self.interpolate = resolution != int(self.model.config.image_size)
         self._keys: Any = None
         self.cache: OrderedDict[str, Any] = OrderedDict()
@@ -90,8 +98,8 @@ class DinoBundle:
         raise _KeysCaptured
 
     def similarities(self, pixels: list[np.ndarray]) -> Any:
-        """Self-similarity matrices of preprocessed images."""
-        x = models.to_tensor(pixels, self.device).to(self.model.dtype)
+        """Self-similarity matrices of prepared ``(3, r, r) uint8`` images."""
+        x = models.normalized(pixels, self.device, self.mean, self.std, self.model.dtype)
         try:
             self.model(pixel_values=x, interpolate_pos_encoding=self.interpolate)
         except _KeysCaptured:
@@ -135,22 +143,20 @@ class StructureDistance(Metric):
     model_based = True
     uses_torch = True
     batch_size = 8
+    prepare_processes = True
 
     def params(self, settings: MetricSettings) -> dict[str, Any]:
         return {"model": settings.dino_model, "resolution": settings.dino_resolution}
 
     def setup(self, settings: MetricSettings) -> DinoPrep:
-        pre = models.read_model_json(settings.dino_model, "preprocessor_config.json") or {}
-        return DinoPrep(settings.dino_resolution, tuple(pre.get("image_mean", IMAGENET_MEAN)),
-                        tuple(pre.get("image_std", IMAGENET_STD)))
+        return DinoPrep(settings.dino_resolution, *dino_normalisation(settings.dino_model))
 
     def prepare(self, item: PairItem, setup: DinoPrep) -> list[tuple[str, np.ndarray]]:
         assert item.output is not None
         r = setup.resolution
 
-        def make(ref: ImageRef) -> np.ndarray:
-            x = resize_exact(open_rgb(ref, draft=2 * r), (r, r))
-            return normalize_chw(x, setup.mean, setup.std)
+        def make(ref: ImageRef) -> np.ndarray:  # normalised on the model's device
+            return resize_exact(open_rgb(ref, draft=2 * r), (r, r))
 
         source = item.inputs[0]  # shared by the models' outputs of a sample: kept
         return [(source.key(), setup.prepared.get(source.key(), lambda: make(source))),
