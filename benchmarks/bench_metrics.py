@@ -311,7 +311,7 @@ def sweep(metric, items, settings, device, worker,  # type: ignore[no-untyped-de
                                     tuned.cpu_threads or 1))
             util += sampler.samples
         row = {"decode_workers": workers, "in_processes": in_procs,
-               "batch_size": tuned.batch_size or metric.batch_size,
+               "batch_size": tuned.batch_for(metric.batch_size, metric.gpu_batch_size, device),
                "runner_pairs_s": len(items) / statistics.median(times),
                "runner_s_median": statistics.median(times),
                "gpu_util_mean_pct": float(np.mean(util)) if util else float("nan")}
@@ -402,7 +402,7 @@ def main() -> None:
                     fast.append(runner(metric, items, settings, device, worker,
                                        args.runner_threads))
             n = len(items)
-            batch = settings.batch_size or metric.batch_size
+            batch = settings.batch_for(metric.batch_size, metric.gpu_batch_size, device)
             stages = stage_times(metric, items, settings, device, worker, batch)
             row = {
                 "one_at_a_time_pairs_s": n / statistics.median(base),

@@ -103,6 +103,8 @@ class Metric:
     #: the model thread needs torch (inference mode, device)
     uses_torch: ClassVar[bool] = False
     batch_size: ClassVar[int] = 16
+    #: the batch on a GPU, where it differs (None = ``batch_size``)
+    gpu_batch_size: ClassVar[int | None] = None
     #: ``prepare`` may run in worker processes (its setup pickles; ADR 209)
     prepare_processes: ClassVar[bool] = False
     is_judge: ClassVar[bool] = False

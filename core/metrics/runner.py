@@ -29,7 +29,7 @@ from core.jobs import Cancelled, JobState
 from core.metrics import store
 from core.metrics.base import Metric, MetricResult, PairItem, inputs_hash, params_hash
 from core.metrics.judges import JudgeMetric, judge_items
-from core.metrics.prepare_pool import Preparer, ProcessPreparer, ThreadPreparer
+from core.metrics.prepare_pool import CHUNK, Preparer, ProcessPreparer, ThreadPreparer
 from core.metrics.settings import MetricSettings
 from core.metrics.worker import ModelWorker, shared_worker
 from core.store.project import Project
@@ -88,11 +88,13 @@ def iter_results(metric: Metric, items: Sequence[PairItem], settings: MetricSett
     setup = metric.setup(settings)
     if metric.model_based:
         worker.call(worker.model, metric, settings, device)  # load errors surface here
-    size = max(1, settings.batch_size or metric.batch_size)
-    depth = size * (PREFETCH_BATCHES + 1)
+    size = max(1, settings.batch_for(metric.batch_size, metric.gpu_batch_size, device))
     todo = iter(items)
     pending: deque[tuple[PairItem, Future[Any]]] = deque()
     preparer = open_preparer(metric, setup, settings, device, len(items))
+    # enough in flight for the next batches, and for every worker process (ADR 209)
+    depth = max(size * (PREFETCH_BATCHES + 1),
+                preparer.workers * CHUNK * 2 if preparer.kind == "processes" else 0)
 
     def fill() -> None:
         new = list(islice(todo, max(0, depth - len(pending))))

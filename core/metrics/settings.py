@@ -115,6 +115,13 @@ class MetricSettings:
             return CPU_DECODE_THREADS
         return max(CPU_DECODE_THREADS, min(GPU_DECODE_THREADS, (os.cpu_count() or 2) - 1))
 
+    def batch_for(self, default: int, gpu_default: int | None, device: str) -> int:
+        """Items per model call: ``batch_size`` when set, else the metric's own for the
+        device (``gpu_default`` on a GPU where the metric has one)."""
+        if self.batch_size:
+            return self.batch_size
+        return (gpu_default or default) if device != "cpu" else default
+
     def uses_processes(self, device: str, allowed: bool, items: int) -> bool:
         """Whether a run of ``items`` items prepares them in worker processes: as
         ``decode_processes`` says when set (and the metric ``allowed`` it); else on a GPU

@@ -143,6 +143,7 @@ class StructureDistance(Metric):
     model_based = True
     uses_torch = True
     batch_size = 8
+    gpu_batch_size = 32  # an H200: 268 → 355 pairs/s against 8 (ADR 209)
     prepare_processes = True
 
     def params(self, settings: MetricSettings) -> dict[str, Any]:

@@ -198,3 +198,13 @@ def test_images_travel_as_bytes_and_are_normalised_as_before(tmp_path: Path) -> 
     on_device = models.normalized([x, x], "cpu", OPENAI_MEAN, OPENAI_STD, torch.float32)
     assert on_device.dtype == torch.float32 and tuple(on_device.shape) == (2, 3, 48, 64)
     assert np.array_equal(on_device[1].numpy(), before)
+
+
+@pytest.mark.parametrize(("setting", "device", "expected"), [
+    (None, "cpu", 8), (None, "cuda", 32), (16, "cuda", 16), (4, "cpu", 4)])
+def test_structure_distance_batches_more_on_a_gpu(setting, device, expected) -> None:
+    metric = get("structure_distance")
+    settings = MetricSettings(batch_size=setting)
+    assert settings.batch_for(metric.batch_size, metric.gpu_batch_size, device) == expected
+    clip = get("clipscore")
+    assert MetricSettings().batch_for(clip.batch_size, clip.gpu_batch_size, "cuda") == 32
