@@ -301,7 +301,7 @@ def sweep(metric, items, settings, device, worker,  # type: ignore[no-untyped-de
         procs = {"t": False, "p": True}.get(where[0]) if where else None
         tuned = replace(settings, decode_threads=int(decode) or None,
                         batch_size=int(batch) or None, decode_processes=procs)
-        in_procs = tuned.uses_processes(device, metric.prepare_processes, len(items))
+        in_procs = tuned.uses_processes(device, metric.process_min_items, len(items))
         workers = tuned.decode_process_count() if in_procs else tuned.decode_workers(device)
         runner(metric, items[:64], tuned, device, worker, tuned.cpu_threads or 1)  # warm
         times, util = [], []
@@ -415,7 +415,7 @@ def main() -> None:
                 "stage_ms_per_pair": {k: round(v * 1e3, 1) for k, v in stages.items()},
             }
             workers = (settings.decode_process_count() if settings.uses_processes(
-                device, metric.prepare_processes, n) else settings.decode_workers(device))
+                device, metric.process_min_items, n) else settings.decode_workers(device))
             best = max(stages["prepare_draft"] / workers,
                        stages["model_bN"])
             # the bound compares like with like: meaningless against another embedder

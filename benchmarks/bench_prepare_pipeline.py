@@ -126,7 +126,8 @@ def main() -> None:
                 print(f"{name}: model alone " + ", ".join(
                     f"batch {b}: {ms:.2f} ms/pair ({1e3 / ms:.0f} pairs/s)"
                     for b, ms in times.items()), flush=True)
-    worker.stop()
+    # the model thread is left to end with the process (stopping it just before exit
+    # aborted in torch's thread teardown: "terminate called without an active exception")
 
 
 if __name__ == "__main__":

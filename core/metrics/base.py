@@ -105,8 +105,10 @@ class Metric:
     batch_size: ClassVar[int] = 16
     #: the batch on a GPU, where it differs (None = ``batch_size``)
     gpu_batch_size: ClassVar[int | None] = None
-    #: ``prepare`` may run in worker processes (its setup pickles; ADR 209)
-    prepare_processes: ClassVar[bool] = False
+    #: on a GPU, runs of at least this many items prepare them in worker processes (its
+    #: setup must pickle); None = always on threads.  Below it, a pool's start (~0.8 s
+    #: on 16 cores) costs more than the processes buy (ADR 209)
+    process_min_items: ClassVar[int | None] = None
     is_judge: ClassVar[bool] = False
 
     def applicable(self, item: PairItem) -> str | None:

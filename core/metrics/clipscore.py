@@ -125,7 +125,8 @@ class ClipScore(Metric):
     model_based = True
     uses_torch = True
     batch_size = 32
-    prepare_processes = True
+    gpu_batch_size = 64  # an H200: 647 → 767 pairs/s against 32 (ADR 209)
+    process_min_items = 1024  # H200: 610 → 1,070 prepared pairs/s, 0.8 s to start
 
     def applicable(self, item: PairItem) -> str | None:
         if item.output is None:

@@ -305,7 +305,7 @@ class FaceIdentity(Metric):
     #: the torch port of dlib's ResNet runs on the run's device (when torch is installed)
     uses_torch = HAS_TORCH
     batch_size = 8
-    prepare_processes = True
+    process_min_items = 128  # H200: 31 → 58 prepared pairs/s, 1.7 s to start
 
     def params(self, settings: MetricSettings) -> dict[str, Any]:
         return {"embedder": settings.face_onnx or "dlib_face_recognition_resnet_model_v1",

@@ -131,7 +131,7 @@ def iter_results(metric: Metric, items: Sequence[PairItem], settings: MetricSett
 def open_preparer(metric: Metric, setup: Any, settings: MetricSettings, device: str,
                   items: int) -> Preparer:
     """Decode threads, or worker processes where the run is worth them (ADR 209)."""
-    if settings.uses_processes(device, metric.prepare_processes, items):
+    if settings.uses_processes(device, metric.process_min_items, items):
         return ProcessPreparer(metric, setup, settings.decode_process_count())
     return ThreadPreparer(metric, setup, settings.decode_workers(device))
 

@@ -26,10 +26,8 @@ MAX_TIMEOUT_S = 3600.0
 #: default decode threads on the CPU and (at most) on a GPU; see MetricSettings.decode_workers
 CPU_DECODE_THREADS = 2
 GPU_DECODE_THREADS = 8
-#: worker processes preparing images on a GPU run (at most), and the smallest run that
-#: starts them (spawning one costs ~0.3 s of a core: a short run is done sooner on threads)
+#: worker processes preparing images on a GPU run (at most; ADR 209)
 GPU_DECODE_PROCESSES = 16
-PROCESS_MIN_ITEMS = 96
 
 
 @dataclass(frozen=True)
@@ -85,8 +83,8 @@ class MetricSettings:
     batch_size: int | None = None  # None = each metric's default
     #: threads decoding and preparing images ahead of the model (None = decode_workers)
     decode_threads: int | None = None
-    #: prepare images in worker processes (None = on a GPU, for metrics that allow it and
-    #: runs of at least PROCESS_MIN_ITEMS items; ADR 209)
+    #: prepare images in worker processes (None = on a GPU, for runs of at least the
+    #: metric's ``process_min_items``; ADR 209)
     decode_processes: bool | None = None
     judges: tuple[JudgeEndpoint, ...] = field(default_factory=tuple)
     #: TECCI: independent judge runs per item, averaged
@@ -122,13 +120,14 @@ class MetricSettings:
             return self.batch_size
         return (gpu_default or default) if device != "cpu" else default
 
-    def uses_processes(self, device: str, allowed: bool, items: int) -> bool:
-        """Whether a run of ``items`` items prepares them in worker processes: as
-        ``decode_processes`` says when set (and the metric ``allowed`` it); else on a GPU
-        for runs of at least :data:`PROCESS_MIN_ITEMS` (ADR 209)."""
-        if not allowed or self.decode_processes is False:
+    def uses_processes(self, device: str, min_items: int | None, items: int) -> bool:
+        """Whether a run of ``items`` items prepares them in worker processes: never for a
+        metric without ``min_items`` (its ``process_min_items``); else as
+        ``decode_processes`` says when set, and by default on a GPU for runs of at least
+        ``min_items`` (ADR 209)."""
+        if min_items is None or self.decode_processes is False:
             return False
-        return bool(self.decode_processes) or (device != "cpu" and items >= PROCESS_MIN_ITEMS)
+        return bool(self.decode_processes) or (device != "cpu" and items >= min_items)
 
     def decode_process_count(self) -> int:
         """Worker processes of such a run: ``decode_threads`` when set, else cores − 1 up

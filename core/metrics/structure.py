@@ -144,7 +144,7 @@ class StructureDistance(Metric):
     uses_torch = True
     batch_size = 8
     gpu_batch_size = 32  # an H200: 268 → 355 pairs/s against 8 (ADR 209)
-    prepare_processes = True
+    process_min_items = 384  # H200: 260 → 606 prepared pairs/s, 0.8 s to start
 
     def params(self, settings: MetricSettings) -> dict[str, Any]:
         return {"model": settings.dino_model, "resolution": settings.dino_resolution}

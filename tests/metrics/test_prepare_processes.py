@@ -19,7 +19,7 @@ from core.metrics.imageio import PreparedCache
 from core.metrics.prepare_pool import ProcessPreparer, ThreadPreparer, chunks
 from core.metrics.registry import get
 from core.metrics.runner import evaluate, open_preparer
-from core.metrics.settings import PROCESS_MIN_ITEMS, MetricSettings
+from core.metrics.settings import MetricSettings
 
 
 def _items(tmp_path: Path, samples: int, per_input: int) -> list[PairItem]:
@@ -33,18 +33,29 @@ def _items(tmp_path: Path, samples: int, per_input: int) -> list[PairItem]:
     return items
 
 
-@pytest.mark.parametrize(("device", "items", "setting", "allowed", "expected"), [
-    ("cpu", 10_000, None, True, False),          # the CPU's cores run torch's threads
-    ("cuda", PROCESS_MIN_ITEMS, None, True, True),
-    ("cuda", PROCESS_MIN_ITEMS - 1, None, True, False),  # spawning costs more than it buys
-    ("cuda:1", 500, None, True, True),
-    ("cuda", 500, False, True, False),           # switched off
-    ("cpu", 3, True, True, True),                # asked for
-    ("cuda", 500, True, False, False),           # the metric does not allow it
+@pytest.mark.parametrize(("device", "items", "setting", "least", "expected"), [
+    ("cpu", 10_000, None, 100, False),           # the CPU's cores run torch's threads
+    ("cuda", 100, None, 100, True),
+    ("cuda", 99, None, 100, False),              # a pool's start costs more than it buys
+    ("cuda:1", 500, None, 100, True),
+    ("cuda", 500, False, 100, False),            # switched off
+    ("cpu", 3, True, 100, True),                 # asked for
+    ("cuda", 500, True, None, False),            # the metric does not allow it
 ])
-def test_when_a_run_prepares_in_processes(device, items, setting, allowed, expected) -> None:
+def test_when_a_run_prepares_in_processes(device, items, setting, least, expected) -> None:
     settings = MetricSettings(decode_processes=setting)
-    assert settings.uses_processes(device, allowed, items) is expected
+    assert settings.uses_processes(device, least, items) is expected
+
+
+def test_each_metric_starts_processes_where_they_pay_off() -> None:
+    """From the H200 run (ADR 209): a pool's start (0.8–1.7 s) against what the processes
+    buy per item over 8 threads."""
+    least = {n: get(n).process_min_items for n in ("clipscore", "structure_distance",
+                                                   "face_identity")}
+    assert least == {"clipscore": 1024, "structure_distance": 384, "face_identity": 128}
+    settings = MetricSettings()
+    assert not settings.uses_processes("cuda", least["clipscore"], 1000)
+    assert settings.uses_processes("cuda", least["structure_distance"], 1000)
 
 
 @pytest.mark.parametrize(("cores", "threads", "expected"), [
@@ -58,7 +69,7 @@ def test_only_metrics_whose_setup_pickles_allow_processes() -> None:
     allowed = {m.name for m in [get(n) for n in ("clipscore", "structure_distance",
                                                   "face_identity", "colour_shift",
                                                   "text_ocr_cer", "judge_overall")]
-               if m.prepare_processes}
+               if m.process_min_items is not None}
     assert allowed == {"clipscore", "structure_distance", "face_identity"}
     settings = MetricSettings(dino_resolution=32)
     for name in sorted(allowed):
@@ -148,8 +159,9 @@ def test_open_preparer_follows_the_settings(tmp_path: Path) -> None:
     setup = metric.setup(MetricSettings())
     for settings, device, n, kind in [
             (MetricSettings(), "cpu", 1000, "threads"),
-            (MetricSettings(), "cuda", 1000, "processes"),
-            (MetricSettings(decode_processes=False), "cuda", 1000, "threads")]:
+            (MetricSettings(), "cuda", 1000, "threads"),  # CLIP: from 1,024 items
+            (MetricSettings(), "cuda", 1024, "processes"),
+            (MetricSettings(decode_processes=False), "cuda", 5000, "threads")]:
         preparer = open_preparer(metric, setup, settings, device, n)
         try:
             assert preparer.kind == kind
@@ -207,4 +219,5 @@ def test_structure_distance_batches_more_on_a_gpu(setting, device, expected) -> 
     settings = MetricSettings(batch_size=setting)
     assert settings.batch_for(metric.batch_size, metric.gpu_batch_size, device) == expected
     clip = get("clipscore")
-    assert MetricSettings().batch_for(clip.batch_size, clip.gpu_batch_size, "cuda") == 32
+    assert MetricSettings().batch_for(clip.batch_size, clip.gpu_batch_size, "cuda") == 64
+    assert MetricSettings().batch_for(clip.batch_size, clip.gpu_batch_size, "cpu") == 32
