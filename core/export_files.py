@@ -149,12 +149,24 @@ def append_to_marker(folder: Path, records: list[dict[str, Any]]) -> None:
         try:
             if os.fstat(fd).st_size and _last_byte(path) != b"\n":
                 data = b"\n" + data  # a killed run left a torn line: start a fresh one
-            os.write(fd, data)
+            _write_all(fd, data)
             os.fsync(fd)
         finally:
             os.close(fd)
     except OSError as exc:
         raise WriteError(path, exc) from exc
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data``: on a full disk ``write`` may take part of it and say so
+    without an error; the next write then raises (ENOSPC), so a record is never taken as
+    written when only its start is (the torn line is skipped when read)."""
+    view = memoryview(data)
+    while view:
+        done = os.write(fd, view)
+        if done <= 0:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        view = view[done:]
 
 
 def _check_marker_head(path: Path) -> None:
