@@ -30,7 +30,7 @@ import sys
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
 from core.retry import Transient
 
@@ -98,39 +98,94 @@ class ClientPools:
             await client.aclose()
 
 
-#: query (or fragment) parameters whose value is a secret by its name (ADR 198)
-_SECRET_NAME = re.compile(r"key|token|secret|passw|pwd|sig|auth|credential|session",
+#: query (or fragment) parameters whose value is a secret by its name (ADR 198): a
+#: name holding one of these (``x-api-key``, ``Access_Token``) …
+_SECRET_NAME = re.compile(r"key|token|secret|passw|pwd|sig|auth|cred|session|bearer",
                           re.IGNORECASE)
+#: … or made of parts one of which is one of these (``pass``, ``db_pw``; not ``passes``)
+_SECRET_PART = re.compile(r"(?:^|[-_.])(?:pass|pw|jwt|otp)(?:$|[-_.])", re.IGNORECASE)
+#: a value, bare parameter or path segment that is a key by its shape (ADR 208): a
+#: provider's key prefix (OpenAI, Hugging Face, Groq, GitHub, Slack, Google, Replicate,
+#: NVIDIA, Perplexity, xAI, a Telegram bot) …
+_KEY_SHAPE = re.compile(r"(?:sk|pk|rk|hf|gsk|ghp|gho|ghs|github_pat|xox[abpr]|r8|nvapi|"
+                        r"pplx|xai)[-_][A-Za-z0-9_-]{8,}|AIza[A-Za-z0-9_-]{20,}|"
+                        r"bot\d+:[A-Za-z0-9_-]{20,}")
+#: … or a long opaque token (letters and digits, 32 or more characters of the base64url
+#: alphabet: a model or deployment name has dots or words shorter than that)
+_OPAQUE = re.compile(r"(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{32,}")
 #: what a hidden secret is shown as
 HIDDEN = "***"
 
 
+def _secret_name(name: str) -> bool:
+    name = unquote_plus(name)  # ``k%65y`` is ``key`` to the server
+    return bool(_SECRET_NAME.search(name) or _SECRET_PART.search(name))
+
+
+def _key_shaped(text: str) -> bool:
+    text = unquote_plus(text)
+    return bool(_KEY_SHAPE.fullmatch(text) or _OPAQUE.fullmatch(text))
+
+
 def _hide_values(text: str) -> str:
-    """``a=1&api_key=s`` → ``a=1&api_key=***`` (each pair whose name suggests a secret)."""
-    pieces = []
-    for piece in text.split("&"):
-        name, eq, _value = piece.partition("=")
-        pieces.append(f"{name}={HIDDEN}" if eq and _SECRET_NAME.search(name) else piece)
-    return "&".join(pieces)
+    """``a=1&api_key=s`` → ``a=1&api_key=***`` (each pair whose name suggests a secret,
+    or whose value looks like a key; ``&`` and ``;`` both separate pairs)."""
+    pieces = re.split(r"([&;])", text)
+    for i in range(0, len(pieces), 2):
+        name, eq, value = pieces[i].partition("=")
+        if eq and (_secret_name(name) or _key_shaped(value)):
+            pieces[i] = f"{name}={HIDDEN}"
+        elif not eq and _key_shaped(name):
+            pieces[i] = HIDDEN
+    return "".join(pieces)
+
+
+def _hide_path(path: str) -> str:
+    """``/v1/sk-…/chat`` → ``/v1/***/chat``: a segment shaped like a key is hidden (a
+    model or deployment name is kept, so endpoints stay told apart)."""
+    shown = []
+    for seg in path.split("/"):
+        head, semi, params = seg.partition(";")  # ``/v1;key=…``: a segment's parameters
+        shown.append(HIDDEN if _key_shaped(head) else head)
+        if semi:
+            shown[-1] += f";{_hide_values(params)}"
+    return "/".join(shown)
+
+
+def _without_userinfo(text: str) -> str | None:
+    """A URL whose scheme was forgotten (``alice:pw@host/v1`` splits as scheme ``alice``):
+    everything up to the last ``@`` before the first ``/``, ``?`` or ``#`` is a user name
+    and password; None when there is no ``@`` there."""
+    head = re.split(r"[/?#]", text, maxsplit=1)[0]
+    if "@" not in head:
+        return None
+    return f"{HIDDEN}@{text[len(head.rpartition('@')[0]) + 1:]}"
 
 
 def shown_url(url: str) -> str:
     """``url`` as a message, a log or a record in the project may show it: a user name
     and password (``https://user:pass@host``) become ``***@``, and the value of each
     query or fragment parameter named like a secret (key, token, secret, password,
-    signature, auth…) becomes ``***`` (ADR 198).  The request itself still uses the URL
-    as given."""
+    signature, auth…) becomes ``***`` (ADR 198), as does a value or path segment shaped
+    like a key (``sk-…``, ``hf_…``, a long opaque token; ADR 208). The request itself
+    still uses the URL as given."""
     text = url.strip()
     try:
         parts = urlsplit(text)
     except ValueError:  # an unclosed IPv6 bracket: show no part that might be a secret
         scheme, sep, _rest = text.partition("//")
         return f"{scheme if sep else ''}{sep}{HIDDEN} (not a valid URL)"
+    if not parts.netloc:  # ``alice:pw@host``, ``https:alice:pw@host``, ``https:///a:pw@h``
+        after = text[len(parts.scheme) + 1:].lstrip("/") if parts.scheme else text
+        for rest in (text, after):
+            bare = _without_userinfo(rest)
+            if bare is not None:
+                return shown_url(f"//{bare}")[2:]
     netloc = parts.netloc
     if "@" in netloc:
         netloc = f"{HIDDEN}@{netloc.rpartition('@')[2]}"
-    return urlunsplit((parts.scheme, netloc, parts.path, _hide_values(parts.query),
-                       _hide_values(parts.fragment)))
+    return urlunsplit((parts.scheme, netloc, _hide_path(parts.path),
+                       _hide_values(parts.query), _hide_values(parts.fragment)))
 
 
 @contextmanager

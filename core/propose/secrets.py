@@ -27,7 +27,12 @@ class KeyStoreError(Exception):
 def account(base_url: str) -> str:
     """The keyring account name for an endpoint: its scheme, host, port and path (never
     a user name or password written into the URL: keyrings show account names)."""
-    parts = urlsplit(base_url.strip())
+    from core.http_pools import HIDDEN, shown_url
+
+    text = base_url.strip()
+    if not urlsplit(text).netloc and shown_url(text).startswith(f"{HIDDEN}@"):
+        text = "//" + shown_url(text)  # the scheme forgotten: 'alice:pw@host/v1' (ADR 208)
+    parts = urlsplit(text)
     host = parts.netloc.rpartition("@")[2]
     return f"{parts.scheme}://{host}{parts.path.rstrip('/')}".lower()
 

@@ -41,3 +41,67 @@ def test_a_short_write_of_the_marker_on_a_full_disk_is_an_error(
     assert set(marker.files) == {"a.txt"}  # the torn line is nobody's
     append_to_marker(tmp_path, [{"file": "c.txt", "size": 1, "sha256": "0" * 64}])
     assert set(Marker(tmp_path).files) == {"a.txt", "c.txt"}
+
+
+@pytest.mark.parametrize("url", [
+    # a name spelt with percent escapes is the same name to the server
+    "https://h/v1?k%65y=s3cr3t",
+    "https://h/v1?api%5Fke%79=s3cr3t",
+    # ';' separates parameters for many servers (and did for Python before 3.10)
+    "https://h/v1?model=x;token=s3cr3t",
+    # names a gateway uses for a password or a bearer token
+    "https://h/v1?pass=s3cr3t", "https://h/v1?PW=s3cr3t", "https://h/v1?bearer=s3cr3t",
+    "https://h/v1?jwt=s3cr3t", "https://h/v1?x-api-cred=s3cr3t",
+    # a key as the value of a plainly named parameter, or as a bare fragment
+    "https://h/v1?q=sk-proj-s3cr3tAbCdEf123456", "https://h/v1#hf_s3cr3tAbCdEfGhIjKlMn",
+    # a key in a path segment (a bot token, a provider key)
+    "https://h/bot123456:s3cr3tAAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/sendMessage",
+    "https://h/v1/sk-s3cr3tAbCdEfGh1234567890/chat",
+    "https://h/v1/key/AIzaSyDs3cr3tAbCdEfGh1234567890abcdEF",
+    "https://gateway.example/v1/0123456789abcdef0123456789s3cr3t/openai",
+    # the scheme forgotten: 'user:password@host' splits as scheme 'user'
+    "alice:s3cr3t@judge.example:8443/v1",
+    "s3cr3t@judge.example/v1",
+    "HTTPS:alice:s3cr3t@judge.example/v1",
+])
+def test_shown_url_leaves_no_disguised_secret(url: str) -> None:
+    from core.http_pools import shown_url
+
+    shown = shown_url(url)
+    assert "s3cr3t" not in shown and "alice" not in shown, shown
+    assert "h" in shown or "judge.example" in shown or "gateway" in shown
+
+
+@pytest.mark.parametrize("url", [
+    "https://h/v1/openai/deployments/gpt-4o-2024-08-06/chat?api-version=2024-06-01",
+    "https://h/v1/models/Meta-Llama-3.1-70B-Instruct-Turbo",
+    "http://localhost:8000/v1?model=Qwen2.5-VL-72B-Instruct&passes=3",
+])
+def test_shown_url_keeps_what_tells_endpoints_apart(url: str) -> None:
+    from core.http_pools import shown_url
+
+    assert shown_url(url) == url
+
+
+def test_a_url_without_scheme_is_refused_without_its_password() -> None:
+    from core.propose.client import ProposeEndpoint
+
+    with pytest.raises(ValueError, match="must start with http") as info:
+        ProposeEndpoint(base_url="alice:s3cr3t@judge.example/v1", model="m")
+    assert "s3cr3t" not in str(info.value) and "judge.example" in str(info.value)
+
+
+@pytest.mark.parametrize("url", ["https:///alice:s3cr3t@h/v1", "https://h/v1;key=s3cr3t"])
+def test_shown_url_odd_shapes(url: str) -> None:
+    from core.http_pools import shown_url
+
+    assert "s3cr3t" not in shown_url(url) and "h" in shown_url(url)
+
+
+def test_the_keyring_account_of_a_url_without_scheme_holds_no_password() -> None:
+    """Propose's 'keep the key' stores under the URL as typed, before it is checked."""
+    from core.propose.secrets import account
+
+    assert "s3cr3t" not in account("alice:s3cr3t@judge.example/v1")
+    assert "judge.example/v1" in account("alice:s3cr3t@judge.example/v1")
+    assert account("https://alice:pw@H/v1/") == "https://h/v1"
