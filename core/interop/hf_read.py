@@ -48,8 +48,8 @@ def discover(source: str | Path) -> list[DataFile]:
             raise ValueError(f"{source} is not a parquet or arrow file")
         kind = source.suffix[1:]
         return [DataFile(source, source.name, _split_of(source), kind)]
-    if (source / "dataset_dict.json").is_file():
-        splits = _json(source / "dataset_dict.json").get("splits")
+    if _present(source / "dataset_dict.json"):
+        splits = _json(source / "dataset_dict.json", source).get("splits")
         if not isinstance(splits, list):
             raise ValueError(f"{source / 'dataset_dict.json'}: 'splits' must be a list of "
                              "split names")
@@ -60,7 +60,7 @@ def discover(source: str | Path) -> list[DataFile]:
                 raise ValueError(f"{source / 'dataset_dict.json'}: split {str(s)!r} is not "
                                  f"a folder inside {real(source).name}")
         return [f for s in splits for f in _saved(source / str(s), source, str(s))]
-    if (source / "state.json").is_file():
+    if _present(source / "state.json"):
         return _saved(source, source, "train")
     files = sorted(p for p in source.rglob("*.parquet") if p.is_file()
                    and not any(part.startswith(".") for part in p.relative_to(source).parts))
@@ -72,6 +72,11 @@ def discover(source: str | Path) -> list[DataFile]:
              for p in files]
     order = list(dict.fromkeys(f.split for f in found))
     return sorted(found, key=lambda f: (order.index(f.split), f.rel))
+
+
+def _present(path: Path) -> bool:
+    """A file, or a link (followed only once checked, :func:`_json`)."""
+    return path.is_file() or path.is_symlink()
 
 
 def real(path: Path) -> Path:
@@ -99,7 +104,12 @@ def check_inside(data: DataFile, source: Path) -> None:
                          "not read")
 
 
-def _json(path: Path) -> dict[str, Any]:
+def _json(path: Path, root: Path | None = None) -> dict[str, Any]:
+    """The JSON object in ``path``; one that is a link leading outside the dataset folder
+    ``root`` is refused unread (a downloaded dataset must not make the import read the
+    user's own files, ADR 208)."""
+    if root is not None and path.is_symlink() and not _inside(path, root):
+        raise ValueError(f"{path}: a link leading outside {real(root).name}; not read")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -112,21 +122,46 @@ def _json(path: Path) -> dict[str, Any]:
 
 
 def _saved(folder: Path, root: Path, split: str) -> list[DataFile]:
-    state = _json(folder / "state.json")
+    state = _json(folder / "state.json", root)
     out = []
     entries = state.get("_data_files") or []
     if not isinstance(entries, list):
         raise ValueError(f"{folder / 'state.json'}: '_data_files' must be a list")
     for entry in entries:
-        name = entry.get("filename") if isinstance(entry, dict) else None
-        path = real(folder / str(name)) if name else None
-        if path is not None and real(folder) not in path.parents:  # "..", a link out
-            raise ValueError(f"{folder / 'state.json'}: data file {name!r} leads outside "
-                             f"{real(folder).name}; not read")
-        if path is None or not path.is_file():
-            raise ValueError(f"{folder / 'state.json'}: data file {name!r} is missing")
+        path = _data_file(folder, entry)
         out.append(DataFile(path, path.relative_to(root.resolve()).as_posix(), split, "arrow"))
     return out
+
+
+def _data_file(folder: Path, entry: object) -> Path:
+    """The data file a ``state.json`` entry names, links resolved; ValueError naming the
+    entry when it is not one: not ``{"filename": …}``, a name no file can have (a NUL
+    byte), leading outside the folder, a folder, a pipe or a device, or missing."""
+    where = folder / "state.json"
+    name = entry.get("filename") if isinstance(entry, dict) else None
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"{where}: entry {_short(entry)} is not an object with a "
+                         "'filename' (the name of an Arrow file in the folder)")
+    if "\0" in name:
+        raise ValueError(f"{where}: data file {name!r} is not a file name; not read")
+    path = real(folder / name)
+    if path == real(folder) or (path.is_dir() and real(folder) in path.parents):
+        raise ValueError(f"{where}: data file {name!r} is a folder, not a data file")
+    if real(folder) not in path.parents:  # "..", a link out
+        raise ValueError(f"{where}: data file {name!r} leads outside "
+                         f"{real(folder).name}; not read")
+    if not path.exists():
+        raise ValueError(f"{where}: data file {name!r} is missing")
+    if not path.is_file():
+        raise ValueError(f"{where}: data file {name!r} is not a regular file (a pipe or a "
+                         "device); not read")
+    return path
+
+
+def _short(value: object) -> str:
+    """``value`` as a message quotes it (at most 60 characters)."""
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    return repr(text if len(text) <= 60 else f"{text[:57]}...")
 
 
 def _split_of(path: Path) -> str:

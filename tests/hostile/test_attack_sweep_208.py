@@ -105,3 +105,51 @@ def test_the_keyring_account_of_a_url_without_scheme_holds_no_password() -> None
     assert "s3cr3t" not in account("alice:s3cr3t@judge.example/v1")
     assert "judge.example/v1" in account("alice:s3cr3t@judge.example/v1")
     assert account("https://alice:pw@H/v1/") == "https://h/v1"
+
+
+def _arrow_stream(path: Path) -> None:
+    pa = pytest.importorskip("pyarrow")
+    table = pa.table({"id": ["a"], "prompt": ["cat"]})
+    with pa.OSFile(str(path), "wb") as fh, pa.ipc.new_stream(fh, table.schema) as writer:
+        writer.write_table(table)
+
+
+@pytest.mark.parametrize(("entries", "words"), [
+    ([{"filename": "da\u0000ta.arrow"}], "data file 'da\\x00ta.arrow' is not a file name"),
+    (["data.arrow"], "entry 'data.arrow' is not an object with a 'filename'"),
+    ([{"filename": "."}], "data file '.' is a folder, not a data file"),
+    ([{"filename": "sub"}], "data file 'sub' is a folder, not a data file"),
+    ([{"filename": "fifo"}], "data file 'fifo' is not a regular file"),
+    ([{"filename": "gone.arrow"}], "data file 'gone.arrow' is missing"),
+])
+def test_a_state_json_entry_that_is_no_data_file_is_named(
+        tmp_path: Path, entries: list[object], words: str) -> None:
+    """A hostile ``state.json``: a NUL byte said only 'embedded null byte'; a folder or a
+    pipe was 'missing', '.' 'led outside', a plain string was 'data file None'."""
+    from core.interop.hf_read import discover
+
+    ds = tmp_path / "ds"
+    (ds / "sub").mkdir(parents=True)
+    os.mkfifo(ds / "fifo")
+    _arrow_stream(ds / "data.arrow")
+    (ds / "state.json").write_text(__import__("json").dumps({"_data_files": entries}))
+    with pytest.raises(ValueError) as info:
+        discover(ds)
+    assert words in str(info.value) and "state.json" in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["state.json", "dataset_dict.json"])
+def test_a_dataset_json_linked_outside_the_folder_is_not_read(tmp_path: Path,
+                                                              name: str) -> None:
+    """A downloaded dataset's ``state.json`` (or ``dataset_dict.json``) that is a link to
+    a file of the user's was read (its parse error shown); data files leading outside
+    were already refused (ADR 102, 200)."""
+    from core.interop.hf_read import discover
+
+    outside = tmp_path / "mine.json"
+    outside.write_text('{"private": true}')
+    ds = tmp_path / "ds"
+    ds.mkdir()
+    os.symlink(outside, ds / name)
+    with pytest.raises(ValueError, match=f"{name}: a link leading outside ds; not read"):
+        discover(ds)
