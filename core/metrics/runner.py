@@ -16,6 +16,7 @@ Judge metrics go through :func:`core.metrics.judges.judge_items` (asyncio + http
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -136,13 +137,26 @@ def open_preparer(metric: Metric, setup: Any, settings: MetricSettings, device: 
     return ThreadPreparer(metric, setup, settings.decode_workers(device))
 
 
+def _finite(metric: Metric, result: MetricResult) -> MetricResult:
+    """An 'ok' result whose value is NaN or infinite is an error (ADR 208): a checkpoint
+    whose weights hold NaN (a diverged run, an fp16 overflow) loads like any other, and
+    its scores were stored as 'ok' and averaged into nothing."""
+    if result.status != "ok" or result.value is None or math.isfinite(result.value):
+        return result
+    return MetricResult.fail(
+        f"{metric.title} gave {result.value} (not a number): the model's weights hold NaN "
+        "or infinite values, or this image made it overflow; check the model folder in "
+        "Metrics → Settings")
+
+
 def _compute(worker: ModelWorker, metric: Metric, settings: MetricSettings, device: str,
              ready: list[tuple[PairItem, Any]]) -> list[tuple[PairItem, MetricResult, float]]:
     t0 = time.perf_counter()
     try:
         results = worker.call(worker.compute, metric, settings, device, [p for _, p in ready])
         per = (time.perf_counter() - t0) / len(ready)
-        return [(item, r, per) for (item, _), r in zip(ready, results, strict=True)]
+        return [(item, _finite(metric, r), per)
+                for (item, _), r in zip(ready, results, strict=True)]
     except Exception as exc:
         if len(ready) == 1:
             return [(ready[0][0], MetricResult.fail(f"{type(exc).__name__}: {exc}"),

@@ -213,3 +213,32 @@ def test_a_gpu_asked_for_on_a_machine_without_one_says_what_to_choose(monkeypatc
                        r"\(torch .*, a CPU-only build\): choose CPU or Automatic"):
         select_device("cuda")
     assert select_device("auto") == "cpu"
+
+
+@pytest.mark.parametrize("metric", ["clipscore", "structure_distance"])
+def test_a_checkpoint_of_nan_weights_fails_its_items(tiny_clip: Path, tiny_dino: Path,
+                                                     tmp_path: Path, worker,
+                                                     metric: str) -> None:
+    """A checkpoint that holds every weight, of the right type, but NaN (a run that
+    diverged, an fp16 overflow) loaded, and every item was stored as 'ok' with the value
+    NaN (ADR 208): now each item is an error saying why."""
+    import shutil
+
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    folder = tmp_path / "nan-model"
+    shutil.copytree(tiny_clip if metric == "clipscore" else tiny_dino, folder)
+    weights = load_file(folder / "model.safetensors")
+    for name, tensor in weights.items():
+        if tensor.is_floating_point():
+            weights[name] = torch.full_like(tensor, float("nan"))
+    save_file(weights, folder / "model.safetensors", metadata={"format": "pt"})
+    out = save(gradient_image(seed=1), tmp_path / "out.png")
+    given = save(gradient_image(seed=2), tmp_path / "in.png")
+    model = {"clip_model" if metric == "clipscore" else "dino_model": str(folder)}
+    results = evaluate(get(metric), [pair(given, out, prompt="a cat")],
+                       MetricSettings(device="cpu", **model), worker=worker)
+    assert results[0].status == "error"
+    assert "not a number" in str(results[0].error)
+    assert "Metrics → Settings" in str(results[0].error)
