@@ -21,6 +21,13 @@ REJECT_IOU = 0.5
 
 _COLUMNS = ("region_id, photo_id, kind, shape, x, y, w, h, source, score, method, "
             "strength, edited")
+#: rows whose numbers are numbers: a box or score a user set to text with sqlite3 (REAL
+#: columns take it) is left aside — it steers nothing and is not listed, and stays in
+#: the file (ADR 208)
+_NUMBERS = ("typeof(x) IN ('integer', 'real') AND typeof(y) IN ('integer', 'real') "
+            "AND typeof(w) IN ('integer', 'real') AND typeof(h) IN ('integer', 'real') "
+            "AND typeof(score) IN ('integer', 'real', 'null') "
+            "AND typeof(strength) IN ('integer', 'real', 'null')")
 
 
 def _now() -> str:
@@ -46,7 +53,8 @@ def rejected(project: Any, photo_id: int) -> list[Region]:
     if not _has_table(project.conn):
         return []
     rows = project.conn.execute(f"SELECT {_COLUMNS} FROM photo_rejections "
-                                "WHERE photo_id = ? ORDER BY region_id", (photo_id,))
+                                f"WHERE photo_id = ? AND {_NUMBERS} ORDER BY region_id",
+                                (photo_id,))
     return [_region(r) for r in rows]
 
 
@@ -55,7 +63,8 @@ def rejected_counts(project: Any) -> dict[int, int]:
     if not _has_table(project.conn):
         return {}
     return dict(project.conn.execute(
-        "SELECT photo_id, count(*) FROM photo_rejections GROUP BY photo_id").fetchall())
+        f"SELECT photo_id, count(*) FROM photo_rejections WHERE {_NUMBERS} "
+        "GROUP BY photo_id").fetchall())
 
 
 def from_detector(region: Region) -> bool:

@@ -200,3 +200,20 @@ def test_undo_and_redo_walk_back_and_forth_across_every_kind_of_step(project: Pr
     for after in states[1:]:
         stack.redo()
         assert _state(project, photo) == after
+
+
+def test_a_rejection_edited_with_sqlite3_into_text_is_left_aside(project: Project,
+                                                                 photo: int) -> None:
+    """A rejection whose box a user set to text with sqlite3 (REAL columns take it)
+    stopped Detect for the photo with 'can only concatenate str (not "float") to str',
+    and the Regions box could not format it: now it steers nothing, is not listed or
+    counted, and stays in the file (ADR 208); the other rejections still work."""
+    face_id, plate_id = repo.replace_detections(project, photo, [FACE, PLATE]).added
+    UndoStack(project).push(DeleteRegions(photo, [face_id, plate_id]))
+    with project.transaction() as conn:
+        conn.execute("UPDATE photo_rejections SET x = 'abc' WHERE region_id = ?", (face_id,))
+    assert [r.id for r in rejected(project, photo)] == [plate_id]
+    assert rejected_counts(project) == {photo: 1}
+    change = repo.replace_detections(project, photo, [FACE_AGAIN, PLATE])
+    assert change.declined == 1 and len(change.added) == 1  # the plate stays rejected
+    assert project.conn.execute("SELECT count(*) FROM photo_rejections").fetchone()[0] == 2
