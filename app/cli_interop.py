@@ -102,7 +102,11 @@ def cmd_import_hf(args: argparse.Namespace) -> int:
         if not sep or not field.strip():
             raise CliError(f"--column {item!r}: write FIELD=COLUMN, e.g. prompt=instruction, "
                            "or FIELD= to read FIELD from no column")
-        columns[field.strip()] = column.strip()
+        field, column = field.strip(), column.strip()
+        if field in columns and columns[field] != column:  # the last one won in silence
+            raise CliError(f"--column {field}= is given twice ({columns[field]!r}, then "
+                           f"{column!r}): give each field once")
+        columns[field] = column
     if not args.project.exists():
         check_hf_source(args.source, columns)  # a source that cannot be read makes no project
     with _open_or_create(args.project) as project:

@@ -186,8 +186,11 @@ def _columns(data: hf_read.DataFile, overrides: dict[str, str]) -> _Columns:
             names[key] = key
     names = {key: column for key, column in names.items() if column}
     if "prompt" not in names:
+        taken = [f"column {c!r} is read as {k} (--column {k}={c})" for k, c in names.items()
+                 if c in ALIASES["prompt"]]  # the user gave it to another field
         raise ValueError(f"{data.rel}: no prompt column (looked for "
-                         f"{', '.join(ALIASES['prompt'])}; columns: {', '.join(present)}); "
+                         f"{', '.join(ALIASES['prompt'])}; columns: {', '.join(present)}"
+                         f"{''.join(f'; {t}' for t in taken)}); "
                          "name one with --column prompt=NAME")
     images: dict[str, str] = {}
     for key in ("input_images", "output_images", "screenshots"):

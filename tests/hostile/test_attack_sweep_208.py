@@ -153,3 +153,41 @@ def test_a_dataset_json_linked_outside_the_folder_is_not_read(tmp_path: Path,
     os.symlink(outside, ds / name)
     with pytest.raises(ValueError, match=f"{name}: a link leading outside ds; not read"):
         discover(ds)
+
+
+def _captions(folder: Path) -> Path:
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    folder.mkdir()
+    pq.write_table(pa.table({"id": ["a", "b"], "prompt": ["a cat", "a dog"],
+                             "image": ["https://x.test/cat.jpg", "a dog"]}),
+                   folder / "train.parquet")
+    return folder
+
+
+def test_a_field_given_twice_in_column_options_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--column prompt=prompt --column prompt=id`` imported the ids as prompts: the
+    last one won without a word."""
+    from app.cli import run_cli
+
+    target = tmp_path / "p.winnow"
+    code = run_cli(["import", "hf", str(_captions(tmp_path / "ds")), "--project",
+                    str(target), "--column", "output_images=", "--column", "prompt=prompt",
+                    "--column", "prompt=id"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "--column prompt= is given twice ('prompt', then 'id')" in err
+    assert not target.exists()
+
+
+def test_a_prompt_column_taken_by_another_field_says_so(tmp_path: Path) -> None:
+    """``--column quality=prompt`` said 'no prompt column (…; columns: id, prompt, …)'."""
+    from core.interop.hf_import import check_hf_source
+
+    with pytest.raises(ValueError) as info:
+        check_hf_source(_captions(tmp_path / "ds"),
+                        {"quality": "prompt", "output_images": ""})
+    assert ("column 'prompt' is read as quality (--column quality=prompt)"
+            in str(info.value))
+    assert "--column prompt=NAME" in str(info.value)
