@@ -22,6 +22,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from core.files import WriteError
 from core.ingest.records import RecordError, loads, type_name
 from core.interop import hf_read
 from core.interop.deps import require_pyarrow
@@ -113,6 +114,7 @@ def import_hf(project: Project, source: str | Path, *, columns: dict[str, str] |
     ids = GeneratedIds(project, name, identity(source, plans))
     work = work_folder(project)
     chunk = Chunk(project, work, name, report, state)
+    where: dict[str, Any] = {}
     try:
         row_base: dict[str, int] = {}
         for data, cols, n_rows in plans:
@@ -143,9 +145,23 @@ def import_hf(project: Project, source: str | Path, *, columns: dict[str, str] |
                                  str(exc))
             row_base[data.split] = start + max(count, n_rows)
         chunk.finish()
+    except WriteError as exc:  # a full disk under the scratch folder the user never sees
+        raise _stopped(project, exc, where, report) from exc
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return report
+
+
+def _stopped(project: Project, exc: WriteError, where: dict[str, Any],
+             report: HfImportReport) -> WriteError:
+    """A write error of the import's scratch folder, named as the user knows it: the
+    project and the row reached, and that the rows imported before are kept (ADR 208)."""
+    cause = OSError(exc.errno, exc.strerror or str(exc))
+    row = f" at {where['file']} ({where['split']} row {where['row']})" if where else ""
+    kept = (f"{report.imported} row(s) imported before are kept" if report.imported
+            else "nothing was imported")
+    return WriteError(project.path, cause, f"the import stopped{row}; {kept}: free some "
+                      "space and import again")
 
 
 def dataset_name(source: Path) -> str:

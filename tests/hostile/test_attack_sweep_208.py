@@ -7,6 +7,7 @@ from __future__ import annotations
 import errno
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -191,3 +192,53 @@ def test_a_prompt_column_taken_by_another_field_says_so(tmp_path: Path) -> None:
     assert ("column 'prompt' is read as quality (--column quality=prompt)"
             in str(info.value))
     assert "--column prompt=NAME" in str(info.value)
+
+
+def _png(seed: int, io: Any, image: Any) -> bytes:
+    out = io.BytesIO()
+    image.new("RGB", (8, 8), (seed * 40 % 256, 10, 20)).save(out, "PNG")
+    return out.getvalue()
+
+
+def test_a_full_disk_during_an_hf_import_names_the_project_and_the_row(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full disk while the import kept a row's images in its scratch folder said
+    'cannot write …/.p.winnow.hf-import.winnow-tmp-…/chunk1/imgs/8195f3…: No space left'
+    — a folder the user never sees, and no row. Rows imported before stay."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    import io
+
+    from PIL import Image
+
+    from core.interop import hf_chunk
+    from core.interop.hf_import import import_hf
+    from core.store import Project
+
+    image = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
+    rows = [{"id": f"r{k}", "prompt": f"p{k}",
+             "image": {"bytes": _png(k, io, Image), "path": None}} for k in range(6)]
+    folder = tmp_path / "ds"
+    folder.mkdir()
+    pq.write_table(pa.Table.from_pylist(rows, schema=pa.schema(
+        [("id", pa.string()), ("prompt", pa.string()), ("image", image)])),
+        folder / "imgs.parquet")
+    real_write = hf_chunk.write_bytes
+    written = []
+
+    def fills_up(path: Path, data: bytes) -> None:
+        written.append(path)
+        if len(written) > 3:
+            raise WriteError(path, OSError(errno.ENOSPC, "No space left on device"))
+        real_write(path, data)
+
+    monkeypatch.setattr(hf_chunk, "write_bytes", fills_up)
+    with Project.create(tmp_path / "p.winnow") as project:
+        with pytest.raises(WriteError) as info:
+            import_hf(project, folder, chunk_rows=2)
+        message = str(info.value)
+        assert "winnow-tmp" not in message and "chunk" not in message, message
+        assert "p.winnow" in message and "No space left on device" in message
+        assert "imgs.parquet" in message and "train row 3" in message
+        assert "2 row(s) imported before are kept" in message
+        assert project.conn.execute("SELECT count(*) FROM samples").fetchone()[0] == 2
