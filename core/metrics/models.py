@@ -45,8 +45,18 @@ def _missing(spec: str, what: str, exc: BaseException | None = None) -> ModelUna
             f"example `huggingface-cli download {spec}`) or choose a local folder in "
             "Metrics → Settings.")
     if exc is not None and is_local(spec):
-        hint = f"{what} model folder {spec} cannot be loaded: {exc}"
+        hint = f"{what} model folder {spec} cannot be loaded: {_reason(exc)}"
     return ModelUnavailableError(hint)
+
+
+def _reason(exc: BaseException) -> str:
+    """Why loading failed, in words: transformers' refusal of weights whose shapes differ
+    from the config points at a report it logged ("look at the above report!")."""
+    if "ignore_mismatched_sizes" in str(exc):
+        return ("its weights do not fit its config.json (a weight's shape differs from the "
+                "one the config describes: the weights are another model's, or config.json "
+                "was edited)")
+    return str(exc)
 
 
 def hf_cache_dir() -> str:

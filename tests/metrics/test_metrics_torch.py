@@ -242,3 +242,22 @@ def test_a_checkpoint_of_nan_weights_fails_its_items(tiny_clip: Path, tiny_dino:
     assert results[0].status == "error"
     assert "not a number" in str(results[0].error)
     assert "Metrics → Settings" in str(results[0].error)
+
+
+def test_weights_that_do_not_fit_the_config_say_so(tiny_clip: Path, tmp_path: Path) -> None:
+    """A config.json edited (or another model's weights) so that a weight's shape differs:
+    transformers' error said only 'You set `ignore_mismatched_sizes` to `False` … look at
+    the above report!', a report on the log the user never sees (ADR 208)."""
+    import json
+    import shutil
+
+    folder = tmp_path / "resized-clip"
+    shutil.copytree(tiny_clip, folder)
+    config = json.loads((folder / "config.json").read_text())
+    config["projection_dim"] = 24
+    (folder / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelUnavailableError) as info:
+        load_pretrained("CLIPModel", str(folder), "CLIP")
+    message = str(info.value)
+    assert "resized-clip" in message and "above report" not in message
+    assert "do not fit its config.json" in message
