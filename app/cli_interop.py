@@ -96,7 +96,7 @@ def cmd_import_hf(args: argparse.Namespace) -> int:
     from app.cli_project import _open_or_create
     from core.interop.hf_import import check_hf_source, import_hf
 
-    columns = {}
+    columns: dict[str, str] = {}
     for item in args.column:
         field, sep, column = item.partition("=")
         if not sep or not field.strip():
