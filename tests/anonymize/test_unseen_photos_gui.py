@@ -185,3 +185,21 @@ def test_long_unicode_and_html_credit_licence_and_caption(window: MainWindow, qt
     qtbot.waitUntil(lambda: repo.get_photo(window.project, photo_id).credit == typed,
                     timeout=10_000)
     assert repo.get_photo(window.project, photo_id).licence == long_text
+
+
+def test_a_folder_without_photos_says_so(window: MainWindow, qtbot, tmp_path: Path,
+                                         monkeypatch) -> None:
+    """A new user who picks the wrong (empty) folder is told that it holds no photos and
+    which files Import Photo Folder reads, instead of a status line that fades away."""
+    folder = tmp_path / "nothing-here"
+    (folder / "sub").mkdir(parents=True)
+    open_with_photos(window, tmp_path)
+    messages: list[tuple[str, str]] = []
+    monkeypatch.setattr(window.context, "message", lambda t, x: messages.append((t, x)))
+    job = window.pages["anonymize"].jobs.import_folder(folder)
+    assert job is not None
+    qtbot.waitUntil(lambda: bool(messages), timeout=60_000)
+    title, text = messages[0]
+    assert title == "No photos found"
+    assert text.startswith("nothing-here holds no photos") and "JPG" in text \
+        and "subfolders" in text

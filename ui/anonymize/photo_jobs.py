@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, QSettings, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from core.imaging import photos as repo
+from core.imaging.loading import accepted_suffixes
 from core.imaging.photo_edits import EDIT_ERRORS, Detect, UndoStack
 from core.jobs import Job, JobState
 from core.store.project import Project
@@ -152,6 +153,12 @@ class PhotoJobs(QObject):
             if report.duplicates:
                 text += f", {len(report.duplicates)} already in the project"
             self.context.status(text)
+            if not (report.imported or report.duplicates or report.errors or report.skipped):
+                kinds = ", ".join(s.lstrip(".").upper() for s in accepted_suffixes())
+                self.context.message("No photos found", (
+                    f"{Path(folder).name} holds no photos, so nothing was imported. Import "
+                    f"Photo Folder reads the {kinds} files in the folder you pick and in its "
+                    "subfolders."))
             if report.errors:  # every one counted, the first 20 named
                 noun = "photo" if len(report.errors) == 1 else "photos"
                 self.context.message("Some photos could not be imported", _listed(
