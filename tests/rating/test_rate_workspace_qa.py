@@ -78,3 +78,25 @@ def test_read_only_project_views_and_exports_but_does_not_write(main_window, qtb
     assert (tmp_path / "ro.csv").read_text(encoding="utf-8").startswith("rater,")
     main_window.runner.shutdown()
     main_window.close_project()
+
+
+def test_a_folder_without_model_folders_says_what_to_pick(main_window, qtbot,  # type: ignore[no-untyped-def]
+                                                          tmp_path: Path) -> None:
+    """A new user picks one model's folder (loose images, no model subfolders): the box
+    says nothing was found and what to pick, not "Model outputs imported: 0 imported"."""
+    build_project(tmp_path / "w.winnow").close()
+    assert main_window.open_project(tmp_path / "w.winnow")
+    page = _page(main_window)
+    loose = tmp_path / "my-model"
+    loose.mkdir()
+    (loose / "readme.txt").write_text("outputs of my model")
+    job = page.import_outputs(loose)
+    qtbot.waitUntil(lambda: job.outcome != "running", timeout=30_000)
+    qtbot.waitUntil(lambda: getattr(page, "last_box", None) is not None, timeout=5_000)
+    box = page.last_box
+    assert box.windowTitle() == "No model outputs found"
+    assert box.text().startswith("my-model holds no model folders, so nothing was imported")
+    assert "OUTPUTS/my-model/demo-001.png" in box.text()
+    box.close()
+    main_window.runner.shutdown()
+    main_window.close_project()

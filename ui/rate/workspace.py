@@ -49,6 +49,7 @@ from core.rating.sessions import create_and_write, list_sessions
 from ui.empty_state import EmptyState
 from ui.rate.design_dialog import DesignDialog
 from ui.rate.housekeeping import SessionHousekeeping
+from ui.rate.outputs_report import outputs_report
 from ui.rate.rater import RaterWindow
 from ui.widgets.actions import make_action
 from ui.widgets.dates import format_when, when_tooltip
@@ -336,7 +337,7 @@ class RateWorkspace(SessionHousekeeping, QWidget):
 
         def done(job: Job) -> None:
             if job.outcome == "done":
-                self._report_outputs(job.future.result())
+                self._report_outputs(job.future.result(), Path(folder).name)
             elif job.outcome == "failed":
                 self.context.message("Import of model outputs failed", str(job.error))
             self.context.data_changed.emit()
@@ -345,19 +346,8 @@ class RateWorkspace(SessionHousekeeping, QWidget):
                                                work, done)
         return self.last_job
 
-    def _report_outputs(self, report: dict[str, Any]) -> None:
-        lines = [f"{report['imported']} imported, {report['updated']} updated, "
-                 f"{report['unchanged']} unchanged.",
-                 "Models: " + (", ".join(f"{m} ({n})" for m, n in report["models"].items())
-                               or "none")]
-        details = [f"{m}: missing {len(v)}: {', '.join(v[:20])}"
-                   for m, v in report["missing"].items()]
-        if report["extra"]:
-            details.append("Extra files (no such sample): " + ", ".join(report["extra"][:50]))
-        details += [f"{e['file']}: {e['error']}" for e in report["errors"]]
-        if details:
-            lines.append(f"{len(details)} problem line(s): see details.")
-        self._inform("Model outputs imported", "\n".join(lines), "\n".join(details))
+    def _report_outputs(self, report: dict[str, Any], folder: str) -> None:
+        self._inform(*outputs_report(report, folder))
 
     def _inform(self, title: str, text: str, details: str = "") -> QMessageBox:
         box = QMessageBox(QMessageBox.Icon.Information, title, text,
