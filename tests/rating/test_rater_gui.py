@@ -360,3 +360,18 @@ def test_likert_and_checklist_by_mouse_buttons(qtbot, rproject, tmp_path: Path) 
     assert w.session.answer_for(t1.task_id).answer == {f"q{k + 1}": int(k % 2 == 0)
                                                        for k in range(6)}
     w.close()
+
+
+def test_the_name_page_starts_by_mouse_too(qtbot, rproject, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A rater who types a name and reaches for the mouse has a button to go on with;
+    an empty name is refused there as with Enter."""
+    path = make_session(rproject, tmp_path / "m", "side_by_side", raters=1,
+                        sample_ids=TWO[:1], models=MODELS[:2])[0]
+    w = _open(qtbot, path)
+    assert w.start_button.isVisible() and "Start" in w.start_button.text()
+    qtbot.mouseClick(w.start_button, Qt.MouseButton.LeftButton)
+    assert "name" in w.name_error.text() and w.stack.currentWidget() is w.name_page
+    qtbot.keyClicks(w.name_edit, "Mo")
+    qtbot.mouseClick(w.start_button, Qt.MouseButton.LeftButton)
+    assert w.stack.currentWidget() is w.task_page and w.session.rater == "Mo"
+    w.close()

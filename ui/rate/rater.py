@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLineEdit,
     QProgressBar,
+    QPushButton,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
@@ -83,7 +84,15 @@ class RaterWindow(QWidget):
         self.name_edit.setMaxLength(200)
         self.name_edit.setMaximumWidth(420)
         self.name_edit.installEventFilter(self)
-        nl.addWidget(self.name_edit)
+        # a rater who reaches for the mouse finds the way on as a button too
+        self.start_button = QPushButton("Start rating  (Enter)")
+        self.start_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.start_button.clicked.connect(self._name_entered)
+        name_row = QHBoxLayout()
+        name_row.addWidget(self.name_edit, 1)
+        name_row.addWidget(self.start_button)
+        name_row.addStretch(1)
+        nl.addLayout(name_row)
         self.name_error = _label("")
         nl.addWidget(self.name_error)
         nl.addStretch(2)
