@@ -181,3 +181,24 @@ def test_undo_is_disabled_and_says_why_once_the_photo_is_released(
     assert redo.isEnabled() and "Redo: Add" in redo.toolTip()
     assert not undo.isEnabled() and "released" in undo.toolTip()
     assert messages == []
+
+
+def test_ctrl_y_redoes_as_in_curate(main_window: MainWindow, qtbot, tmp_path: Path) -> None:
+    """Curate's Redo answers Ctrl+Shift+Z and Ctrl+Y; Anonymize's answered only the first,
+    so a user used to Ctrl+Y found Redo dead in one workspace."""
+    (photo_id,) = open_with_photos(main_window, tmp_path, _photo(tmp_path / "in", "a.png"))
+    project = main_window.project
+    repo.add_region(project, photo_id, x=20, y=20, w=40, h=30)
+    qtbot.keyClick(main_window, Qt.Key.Key_2, CTRL)
+    page = main_window.pages["anonymize"]
+    page.reload()
+    regions = page.panel.region_list
+    qtbot.waitUntil(lambda: regions.count() == 1)
+    regions.setFocus()
+    regions.setCurrentRow(0)
+    qtbot.keyClick(regions, Qt.Key.Key_Delete)
+    assert repo.regions(project, photo_id) == []
+    qtbot.keyClick(regions, Qt.Key.Key_Z, CTRL)
+    assert len(repo.regions(project, photo_id)) == 1
+    qtbot.keyClick(page.canvas, Qt.Key.Key_Y, CTRL)
+    assert repo.regions(project, photo_id) == []

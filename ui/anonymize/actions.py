@@ -71,6 +71,8 @@ class AnonymizeActions:
         self.act_undo = act("Undo", editor.undo, QKeySequence(
             QKeySequence.StandardKey.Undo).toString(), "Undo the last edit")
         self.act_redo = act("Redo", editor.redo, "Ctrl+Shift+Z", "Redo the last undone edit")
+        # Ctrl+Y as well, as in Curate: the Redo key many users know from other programs
+        self.act_redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
         self.act_settings = act("Detection Settings…", detector.edit_settings, None,
                                 "Detection thresholds and margins", "Settings…")
         # a lambda, not the bound method: triggered(checked) would arrive as ``out_dir``
