@@ -218,3 +218,17 @@ def test_only_the_ticked_metrics_results_show(main_window, qtbot, tmp_path) -> N
     assert "Stored results of Colour shift show when ticked." in page.summary.text()
     page.set_checked(page.metrics, ["clipscore", "colour_shift"])
     assert page.model.rowCount() == stored
+
+
+def test_results_are_listed_from_the_first_sample_on(main_window, qtbot,  # type: ignore[no-untyped-def]
+                                                     tmp_path) -> None:
+    """A new user's first look lists the results by sample, first to last (Qt's default
+    indicator, descending, listed them from the last sample up)."""
+    page = _page(main_window, qtbot)
+    assert main_window.open_project(_project(tmp_path))
+    _run(page, qtbot)
+    header = page.table.horizontalHeader()
+    assert header.sortIndicatorSection() == 0
+    assert header.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder
+    samples = [r.sample_id for r in page.model.rows]
+    assert samples == sorted(samples) and samples[0] == "s00"

@@ -105,6 +105,9 @@ class MetricsWorkspace(QWidget):
         self.table = QTableView()
         self.table.setModel(self.model)
         self.table.setSortingEnabled(True)
+        # by sample, first to last: Qt's default indicator (descending) listed the demo
+        # from its last sample up
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().setVisible(False)
