@@ -100,3 +100,21 @@ def test_a_folder_without_model_folders_says_what_to_pick(main_window, qtbot,  #
     box.close()
     main_window.runner.shutdown()
     main_window.close_project()
+
+
+def test_every_count_column_says_what_it_counts(main_window, qtbot,  # type: ignore[no-untyped-def]
+                                               tmp_path: Path) -> None:
+    """"Early answers", "Changed", "Judgments merged" (which can exceed Tasks): a new
+    user hovering a header learns what it counts."""
+    build_project(tmp_path / "w.winnow").close()
+    assert main_window.open_project(tmp_path / "w.winnow")
+    page = _page(main_window)
+    for table in (page.sessions, page.summary):
+        titles = {table.horizontalHeaderItem(c).text(): table.horizontalHeaderItem(c).toolTip()
+                  for c in range(table.columnCount())}
+        for title, tip in titles.items():
+            if title not in ("Session", "Protocol", "Created", "File"):
+                assert tip, f"{title} has no tooltip"
+    tip = page.sessions.horizontalHeaderItem(4).toolTip()
+    assert "exceed Tasks" in tip
+    main_window.close_project()

@@ -12,12 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSignalBlocker, Qt, QTimer
-from PySide6.QtGui import QAction, QDesktopServices, QKeySequence, QPalette
+from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
     QFileDialog,
     QHBoxLayout,
-    QHeaderView,
     QInputDialog,
     QLabel,
     QMenu,
@@ -25,8 +24,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSplitter,
     QStackedWidget,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -51,47 +48,10 @@ from ui.rate.design_dialog import DesignDialog
 from ui.rate.housekeeping import SessionHousekeeping
 from ui.rate.outputs_report import outputs_report
 from ui.rate.rater import RaterWindow
+from ui.rate.tables import RATER_COLUMNS, SESSION_COLUMNS, fit_columns, make_table, set_row
 from ui.widgets.actions import make_action
 from ui.widgets.dates import format_when, when_tooltip
 from ui.widgets.screen import fitted_size
-
-SESSION_COLUMNS = ["Session", "Protocol", "Raters", "Tasks", "Judgments merged", "Seed",
-                   "Created"]
-RATER_COLUMNS = ["Rater file", "Rater", "Completed", "Gold accuracy", "Median time",
-                 "Flags", "Early answers", "Changed", "File"]
-
-
-def _table(columns: list[str]) -> QTableWidget:
-    table = QTableWidget(0, len(columns))
-    table.setHorizontalHeaderLabels(columns)
-    table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-    table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
-    table.setSelectionMode(QTableWidget.SelectionMode.SingleSelection)
-    table.verticalHeader().setVisible(False)
-    table.setWordWrap(False)
-    table.horizontalHeader().setSectionResizeMode(len(columns) - 1,
-                                                  QHeaderView.ResizeMode.Stretch)
-    return table
-
-
-def _fit_columns(table: QTableWidget) -> None:
-    """Every column but the last as wide as its contents; the last (stretching) takes the
-    rest.  ``resizeColumnsToContents`` also shrank the last one, leaving an empty band."""
-    for column in range(table.columnCount() - 1):
-        table.resizeColumnToContents(column)
-
-
-def _set_row(table: QTableWidget, row: int, values: list[Any], key: str | None = None,
-             dim: bool = False) -> None:
-    for col, value in enumerate(values):
-        item = QTableWidgetItem("" if value is None else str(value))
-        item.setToolTip(item.text())
-        if col == 0 and key is not None:
-            item.setData(Qt.ItemDataRole.UserRole, key)
-        if dim:
-            item.setForeground(table.palette().brush(QPalette.ColorGroup.Disabled,
-                                                     QPalette.ColorRole.Text))
-        table.setItem(row, col, item)
 
 
 class RateWorkspace(SessionHousekeeping, QWidget):
@@ -191,7 +151,7 @@ class RateWorkspace(SessionHousekeeping, QWidget):
         self.info = QLabel()
         self.info.setTextFormat(Qt.TextFormat.PlainText)
         self.info.setWordWrap(True)
-        self.sessions = _table(SESSION_COLUMNS)
+        self.sessions = make_table(SESSION_COLUMNS)
         self.sessions.itemSelectionChanged.connect(self.show_summary)
         self.sessions.itemSelectionChanged.connect(self._update_session_actions)
         delete_key = make_action(self.sessions, "Delete", self.ask_delete,
@@ -217,7 +177,7 @@ class RateWorkspace(SessionHousekeeping, QWidget):
         ul.addLayout(session_row)
         self.summary_title = QLabel("Raters")
         self.summary_title.setTextFormat(Qt.TextFormat.PlainText)
-        self.summary = _table(RATER_COLUMNS)
+        self.summary = make_table(RATER_COLUMNS)
         lower = QWidget()
         ll = QVBoxLayout(lower)
         ll.setContentsMargins(0, 0, 0, 0)
@@ -269,15 +229,15 @@ class RateWorkspace(SessionHousekeeping, QWidget):
         self.sessions.setRowCount(len(rows))
         for r, s in enumerate(rows):
             name = s.name + ("  (archived)" if s.uid in hidden else "")
-            _set_row(self.sessions, r, [name, PROTOCOL_TITLES[s.protocol], s.raters, s.tasks,
+            set_row(self.sessions, r, [name, PROTOCOL_TITLES[s.protocol], s.raters, s.tasks,
                                         s.judgments, s.design.seed, format_when(s.created_at)],
                      key=s.name, dim=s.uid in hidden)
             created = self.sessions.item(r, SESSION_COLUMNS.index("Created"))
-            assert created is not None  # _set_row filled every cell
+            assert created is not None  # set_row filled every cell
             created.setToolTip(when_tooltip(s.created_at))
             if s.name == current:
                 self.sessions.selectRow(r)
-        _fit_columns(self.sessions)
+        fit_columns(self.sessions)
         if rows and self.selected_session() is None:
             self.sessions.selectRow(0)
         blocker.unblock()
@@ -313,10 +273,10 @@ class RateWorkspace(SessionHousekeeping, QWidget):
             gold = ("—" if s.gold_accuracy is None else
                     f"{s.gold_accuracy:.0%} ({s.gold_correct}/{s.gold_answered})")
             median = "—" if s.median_time_s is None else f"{s.median_time_s:.1f} s"
-            _set_row(self.summary, r, [s.slot, s.rater or "not returned yet",
+            set_row(self.summary, r, [s.slot, s.rater or "not returned yet",
                                        f"{s.completed}/{s.tasks}", gold, median, s.flags,
                                        s.early, s.changed, s.path or ""])
-        _fit_columns(self.summary)
+        fit_columns(self.summary)
 
     # -- actions -------------------------------------------------------------------
     def choose_outputs(self) -> None:
