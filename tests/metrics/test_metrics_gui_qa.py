@@ -232,3 +232,23 @@ def test_results_are_listed_from_the_first_sample_on(main_window, qtbot,  # type
     assert header.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder
     samples = [r.sample_id for r in page.model.rows]
     assert samples == sorted(samples) and samples[0] == "s00"
+
+
+def test_run_with_nothing_to_measure_says_what_is_missing(main_window, qtbot,  # type: ignore[no-untyped-def]
+                                                          tmp_path, monkeypatch) -> None:
+    """A new project has no samples and no outputs: Run answered "Tick at least one model
+    and one metric" with no model to tick. It names what is missing instead."""
+    messages: list[tuple[str, str]] = []
+    monkeypatch.setattr(main_window.context, "message", lambda t, x: messages.append((t, x)))
+    page = _page(main_window, qtbot)
+    Project.create(tmp_path / "empty.winnow").close()
+    assert main_window.open_project(tmp_path / "empty.winnow")
+    assert page.run() is None
+    assert messages[-1][0] == "Nothing to run"
+    assert messages[-1][1].startswith("No samples selected")
+    main_window.close_project()
+    assert main_window.open_project(_project(tmp_path / "no-outputs", outputs=False))
+    assert page.sample_ids and page.models.count() == 0
+    assert page.run() is None
+    assert messages[-1][1].startswith("No output images to measure yet")
+    assert "Import Model Outputs" in messages[-1][1]

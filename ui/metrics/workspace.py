@@ -349,6 +349,13 @@ class MetricsWorkspace(QWidget):
                                  f"{self.project.path.name} is open read-only: metric results "
                                  "cannot be stored. Reopen it for writing to run metrics.")
             return None
+        if not self.sample_ids or not self.models.count():  # nothing a tick could fix
+            self.context.message("Nothing to run", (
+                "No samples selected: choose samples in Curate (its filter is the "
+                "selection) or a rating session under Selection." if not self.sample_ids
+                else "No output images to measure yet: import model outputs (Rate → "
+                "Import Model Outputs…) or curate samples with outputs."))
+            return None
         metrics = [get(n) for n in self.checked(self.metrics)]
         models = self.checked(self.models)
         if not metrics or not models:
