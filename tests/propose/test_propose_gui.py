@@ -250,3 +250,16 @@ def test_posts_window_outlives_its_project_quietly(qtbot, posts_project) -> None
     dialog.reload()
     assert dialog.model.ids == [] and dialog.model.row(0) is None
     assert dialog.count.text().startswith("0 listed")
+
+
+def test_propose_in_a_project_without_posts_says_to_import_them(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A new project has no posts: Propose… said "Every main post already has an imported
+    sample", which is not why there is nothing to send."""
+    from core.store import Project
+
+    with Project.create(tmp_path / "new.winnow") as project:
+        h = Harness(qtbot, project)
+        assert h.ws.proposals.ask_propose() is None
+        assert h.messages == ["Nothing to propose: The project holds no posts yet: import a "
+                              "JSON Lines file of posts first (File → Import Posts…, "
+                              "Ctrl+I)."]

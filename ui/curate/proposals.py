@@ -126,6 +126,7 @@ class ProposalActions:
     # -- propose --------------------------------------------------------------------------
     def ask_propose(self, post_ids: list[str] | None = None) -> Any:
         """Open the Propose dialog for ``post_ids`` (default: the raw main posts)."""
+        from core.propose.posts import count_posts
         from core.propose.store import select_posts
         from ui.curate.propose_dialog import ProposeDialog
 
@@ -133,6 +134,11 @@ class ProposalActions:
         if project is None or project.readonly:
             return None
         posts = post_ids if post_ids is not None else select_posts(project, "raw")
+        if not posts and post_ids is None and count_posts(project) == 0:
+            self.context.message("Nothing to propose", "The project holds no posts yet: "
+                                 "import a JSON Lines file of posts first (File → Import "
+                                 "Posts…, Ctrl+I).")
+            return None
         if not posts:
             self.context.message("Nothing to propose", "Every main post already has an "
                                  "imported sample. Open Posts… to choose posts by hand.")
