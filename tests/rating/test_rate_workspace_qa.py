@@ -118,3 +118,20 @@ def test_every_count_column_says_what_it_counts(main_window, qtbot,  # type: ign
     tip = page.sessions.horizontalHeaderItem(4).toolTip()
     assert "exceed Tasks" in tip
     main_window.close_project()
+
+
+def test_export_with_no_session_yet_says_how_to_get_one(main_window, qtbot,  # type: ignore[no-untyped-def]
+                                                        tmp_path: Path, monkeypatch) -> None:
+    """Export Results… in a project without sessions asked to "Select a session first"
+    from an empty list; it says how a session comes about instead."""
+    messages: list[tuple[str, str]] = []
+    monkeypatch.setattr(main_window.context, "message", lambda t, x: messages.append((t, x)))
+    build_project(tmp_path / "w.winnow").close()
+    assert main_window.open_project(tmp_path / "w.winnow")
+    page = _page(main_window)
+    assert page.sessions.rowCount() == 0
+    page.choose_export()
+    assert messages[-1][0] == "Export results"
+    assert messages[-1][1].startswith("No rating session yet") and "New Session" in \
+        messages[-1][1]
+    main_window.close_project()
