@@ -221,3 +221,13 @@ def test_structure_distance_batches_more_on_a_gpu(setting, device, expected) -> 
     clip = get("clipscore")
     assert MetricSettings().batch_for(clip.batch_size, clip.gpu_batch_size, "cuda") == 64
     assert MetricSettings().batch_for(clip.batch_size, clip.gpu_batch_size, "cpu") == 32
+
+
+@pytest.mark.parametrize(("platform", "method"), [("linux", "forkserver"),
+                                                  ("darwin", "spawn"), ("win32", "spawn")])
+def test_workers_never_fork_from_the_app(monkeypatch, platform, method) -> None:
+    """Linux: forked from a clean, preloaded server; elsewhere spawned (ADR 209)."""
+    from core.metrics import prepare_pool
+
+    monkeypatch.setattr(prepare_pool.sys, "platform", platform)
+    assert prepare_pool.process_context().get_start_method() == method
