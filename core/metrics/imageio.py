@@ -49,7 +49,9 @@ class PreparedCache:
         return {"size": self.size}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["size"])  # type: ignore[misc]
+        self.size = int(state["size"])
+        self._lock = threading.Lock()
+        self._items = OrderedDict()
 
     def get(self, key: str, make: Callable[[], Any]) -> Any:
         """The cached value of ``key``, or ``make()`` stored under it."""
