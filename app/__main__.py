@@ -7,6 +7,10 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     """Run Winnow; returns the process exit status."""
+    if getattr(sys, "frozen", False):  # a bundle: a metrics worker process starts here
+        import multiprocessing
+
+        multiprocessing.freeze_support()
     args = sys.argv[1:] if argv is None else argv
     if args == ["--version"]:  # answered before any subcommand module is imported
         from core import __version__
