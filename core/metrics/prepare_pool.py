@@ -12,8 +12,8 @@ metrics imported), so a later run's pool starts in tens of milliseconds; elsewhe
 are spawned.  Each holds the metric and a copy of the run's setup; consecutive items sharing their first
 input go to the same worker in one task, so the setup's cache of prepared inputs keeps
 working.  If a worker dies (killed, out of memory, a crash in a native decoder), the
-items it had not finished are prepared again on threads of this process, as before
-ADR 209, and the run goes on.
+items of that pool are prepared again one at a time in a separate worker, so an image
+that crashes its decoder is named and left out alone, and the run goes on in a new pool.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import multiprocessing
 import os
 import sys
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
@@ -31,6 +31,8 @@ from core.metrics.base import Metric, PairItem
 
 #: at most this many consecutive items sharing an input are prepared in one task
 CHUNK = 8
+#: new pools a run starts after losing one, before it goes on on threads
+MAX_RESTARTS = 2
 #: what the forkserver imports once, so that its workers start with it (Linux)
 PRELOAD = ("numpy", "PIL.Image", "core.metrics.registry")
 
@@ -124,20 +126,35 @@ def _prepare_chunk(items: list[PairItem]) -> list[tuple[bool, Any]]:
 
 # --- in this process ----------------------------------------------------------------
 class ProcessPreparer:
-    """``metric.prepare`` in spawned worker processes; threads once a worker has died."""
+    """``metric.prepare`` in worker processes (see the module docstring).
+
+    When a worker dies, every task of its pool fails at once; those items are then
+    prepared again one at a time in a separate one-worker pool, so an image that kills
+    its worker again is named and left out, alone.  The run goes on in a new pool (at
+    most :data:`MAX_RESTARTS` times, then on threads of this process)."""
 
     kind = "processes"
 
-    def __init__(self, metric: Metric, setup: Any, workers: int) -> None:
+    def __init__(self, metric: Metric, setup: Any, workers: int,
+                 task: Callable[[list[PairItem]], list[tuple[bool, Any]]] | None = None,
+                 ) -> None:
         self.metric, self.setup, self.workers = metric, setup, workers
-        self._pool = ProcessPoolExecutor(
-            workers, mp_context=process_context(),
-            initializer=_start_worker, initargs=(metric.name, setup))
+        #: what a worker runs on a chunk (a module-level function; tests swap it)
+        self.task = task or _prepare_chunk
         self._lock = threading.Lock()
+        self._pool: ProcessPoolExecutor | None = self._new_pool(workers)
+        self._probe: ProcessPoolExecutor | None = None
+        self._isolator = ThreadPoolExecutor(1, thread_name_prefix="winnow-isolate")
         self._fallback: ThreadPreparer | None = None
         self._closed = False
-        #: why the workers were given up (None while they run)
+        self.restarts = 0
+        #: why a pool was last lost (None while the first one runs)
         self.broken: str | None = None
+
+    def _new_pool(self, workers: int) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(workers, mp_context=process_context(),
+                                   initializer=_start_worker,
+                                   initargs=(self.metric.name, self.setup))
 
     def submit_many(self, items: Sequence[PairItem]) -> list[Future[Any]]:
         futures: list[Future[Any]] = [Future() for _ in items]
@@ -146,18 +163,22 @@ class ProcessPreparer:
         return futures
 
     def _submit(self, items: list[PairItem], futures: list[Future[Any]]) -> None:
-        if self.broken is not None:
-            self._on_threads(items, futures)
+        for _ in range(MAX_RESTARTS + 2):
+            pool = self._pool
+            if pool is None:
+                self._on_threads(items, futures)
+                return
+            try:
+                task = pool.submit(self.task, items)
+            except (BrokenProcessPool, RuntimeError) as exc:  # broken, or shut down
+                self._lost(pool, exc)
+                continue
+            task.add_done_callback(lambda done, pool=pool: self._deliver(
+                done, pool, items, futures))
             return
-        try:
-            task = self._pool.submit(_prepare_chunk, items)
-        except (BrokenProcessPool, RuntimeError) as exc:  # broken, or shut down meanwhile
-            self._give_up(exc)
-            self._on_threads(items, futures)
-            return
-        task.add_done_callback(lambda done: self._deliver(done, items, futures))
+        self._on_threads(items, futures)
 
-    def _deliver(self, task: Future[Any], items: list[PairItem],
+    def _deliver(self, task: Future[Any], pool: ProcessPoolExecutor, items: list[PairItem],
                  futures: list[Future[Any]]) -> None:
         if task.cancelled():
             for fut in futures:
@@ -165,21 +186,49 @@ class ProcessPreparer:
             return
         exc = task.exception()
         if exc is not None:  # a worker died (BrokenProcessPool), or pickling failed
-            self._give_up(exc)
-            self._on_threads(items, futures)
+            self._lost(pool, exc)
+            with self._lock:
+                if not self._closed:
+                    self._isolator.submit(self._isolate, items, futures)
+                    return
+            for fut in futures:
+                fut.cancel()
             return
         for fut, (ok, value) in zip(futures, task.result(), strict=True):
-            if not fut.set_running_or_notify_cancel():
-                continue
-            if ok:
-                fut.set_result(value)
-            else:
-                fut.set_exception(PrepareError(value))
+            _settle(fut, ok, value)
 
-    def _give_up(self, exc: BaseException) -> None:
+    def _lost(self, pool: ProcessPoolExecutor, exc: BaseException) -> None:
+        """``pool`` failed: the run goes on in a new one, or on threads."""
         with self._lock:
-            if self.broken is None:
-                self.broken = f"{type(exc).__name__}: {exc}"
+            if pool is not self._pool:
+                return  # already replaced
+            self.broken = f"{type(exc).__name__}: {exc}"
+            pool.shutdown(wait=False, cancel_futures=True)
+            if self._closed or self.restarts >= MAX_RESTARTS:
+                self._pool = None
+            else:
+                self.restarts += 1
+                self._pool = self._new_pool(self.workers)
+
+    def _isolate(self, items: list[PairItem], futures: list[Future[Any]]) -> None:
+        """Prepare each item alone in the one-worker pool (on the isolating thread)."""
+        for item, fut in zip(items, futures, strict=True):
+            if self._closed:
+                fut.cancel()
+                continue
+            if self._probe is None:
+                self._probe = self._new_pool(1)
+            try:
+                (ok, value), = self._probe.submit(self.task, [item]).result()
+            except BrokenProcessPool:
+                self._probe.shutdown(wait=False)
+                self._probe = None
+                ok, value = False, (f"{item.label}: preparing its images stopped the worker "
+                                    "process (a crash in an image decoder, or out of "
+                                    "memory); left out of this run")
+            except Exception as exc:  # shut down meanwhile, or the result did not pickle
+                ok, value = False, f"{item.label}: {type(exc).__name__}: {exc}"
+            _settle(fut, ok, value)
 
     def _on_threads(self, items: Iterable[PairItem], futures: Iterable[Future[Any]]) -> None:
         with self._lock:
@@ -199,9 +248,23 @@ class ProcessPreparer:
     def close(self) -> None:
         with self._lock:
             self._closed = True
-        self._pool.shutdown(wait=True, cancel_futures=True)
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+        self._isolator.shutdown(wait=True, cancel_futures=True)
+        if self._probe is not None:
+            self._probe.shutdown(wait=True)
         if self._fallback is not None:
             self._fallback.close()
+
+
+def _settle(fut: Future[Any], ok: bool, value: Any) -> None:
+    if not fut.set_running_or_notify_cancel():
+        return
+    if ok:
+        fut.set_result(value)
+    else:
+        fut.set_exception(PrepareError(value))
 
 
 def _chain(source: Future[Any], target: Future[Any]) -> None:

@@ -179,3 +179,15 @@ def write_projection_onnx(path: Path, out_dim: int = 32, seed: int = 0) -> Path:
     model = _field(1, 7) + _field(8, _field(2, 13)) + _field(7, graph)
     path.write_bytes(model)
     return path
+
+
+def crash_on_model(items: list[Any]) -> list[Any]:
+    """A worker-process task (ADR 209) that dies like a crashing decoder on an item of
+    the model named "crash", else prepares as Winnow does."""
+    import os
+
+    from core.metrics.prepare_pool import _prepare_chunk
+
+    if any(item.model == "crash" for item in items):
+        os._exit(3)
+    return _prepare_chunk(items)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from metrics_helpers import gradient_image, pair, ref_for, save
+from metrics_helpers import crash_on_model, gradient_image, pair, ref_for, save
 
 from core.metrics.base import PairItem
 from core.metrics.imageio import PreparedCache
@@ -231,3 +231,54 @@ def test_workers_never_fork_from_the_app(monkeypatch, platform, method) -> None:
 
     monkeypatch.setattr(prepare_pool.sys, "platform", platform)
     assert prepare_pool.process_context().get_start_method() == method
+
+
+def test_an_image_that_kills_its_worker_is_named_and_left_out_alone(tmp_path: Path) -> None:
+    """The pool's other items are prepared again one at a time; only the item whose
+    preparing kills its worker fails, named; the run goes on in a new pool."""
+    metric = get("structure_distance")
+    settings = MetricSettings(dino_resolution=32)
+    items = _items(tmp_path, 4, 3)
+    bad = items[4]
+    items[4] = PairItem(bad.sample_id, "crash", bad.prompt, bad.inputs, bad.output)
+    procs = ProcessPreparer(metric, metric.setup(settings), 2, task=crash_on_model)
+    try:
+        futures = procs.submit_many(items)
+        wait(futures, timeout=120)
+        later = procs.submit_many(items[:2])  # after the loss: a new pool serves
+        wait(later, timeout=60)
+    finally:
+        procs.close()
+    assert procs.restarts >= 1 and "BrokenProcessPool" in (procs.broken or "")
+    with pytest.raises(ValueError, match=r"s1 / crash: preparing its images stopped the "
+                       r"worker process"):
+        futures[4].result()
+    fresh = metric.setup(settings)
+    for item, fut in zip(items[:4] + items[5:] + items[:2], futures[:4] + futures[5:] + later,
+                         strict=True):
+        want = metric.prepare(item, fresh)
+        assert all(np.array_equal(x, y) for (_, x), (_, y) in zip(fut.result(), want,
+                                                                   strict=True))
+    assert procs._fallback is None  # never on the app's own threads
+
+
+def test_a_pool_lost_again_and_again_ends_on_threads(tmp_path: Path) -> None:
+    metric = get("structure_distance")
+    settings = MetricSettings(dino_resolution=32)
+    items = _items(tmp_path, 2, 2)
+    procs = ProcessPreparer(metric, metric.setup(settings), 1)
+    try:
+        for _ in range(4):  # kill -9 the workers of each new pool
+            wait(procs.submit_many(items[:1]), timeout=60)
+            pool = procs._pool
+            if pool is None:
+                break
+            for pid in list(pool._processes):
+                os.kill(pid, signal.SIGKILL)
+            time.sleep(0.3)
+        futures = procs.submit_many(items)
+        wait(futures, timeout=60)
+    finally:
+        procs.close()
+    assert procs.restarts == 2 and procs._pool is None and procs._fallback is not None
+    assert all(len(f.result()) == 2 for f in futures)
