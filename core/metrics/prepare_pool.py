@@ -25,6 +25,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from functools import partial
 from typing import Any, Protocol
 
 from core.metrics.base import Metric, PairItem
@@ -173,13 +174,13 @@ class ProcessPreparer:
             except (BrokenProcessPool, RuntimeError) as exc:  # broken, or shut down
                 self._lost(pool, exc)
                 continue
-            task.add_done_callback(lambda done, pool=pool: self._deliver(
-                done, pool, items, futures))
+            task.add_done_callback(partial(self._deliver, pool=pool, items=items,
+                                           futures=futures))
             return
         self._on_threads(items, futures)
 
-    def _deliver(self, task: Future[Any], pool: ProcessPoolExecutor, items: list[PairItem],
-                 futures: list[Future[Any]]) -> None:
+    def _deliver(self, task: Future[Any], *, pool: ProcessPoolExecutor,
+                 items: list[PairItem], futures: list[Future[Any]]) -> None:
         if task.cancelled():
             for fut in futures:
                 fut.cancel()
