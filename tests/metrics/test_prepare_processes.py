@@ -282,3 +282,30 @@ def test_a_pool_lost_again_and_again_ends_on_threads(tmp_path: Path) -> None:
         procs.close()
     assert procs.restarts == 2 and procs._pool is None and procs._fallback is not None
     assert all(len(f.result()) == 2 for f in futures)
+
+
+def test_a_cancelled_run_stops_its_workers(tiny_dino: Path, tmp_path: Path, worker) -> None:
+    """Cancel between batches: pending items are dropped and every worker process ends."""
+    import multiprocessing
+
+    from core.jobs import Cancelled
+    from core.metrics.runner import iter_results
+
+    metric = get("structure_distance")
+    items = _items(tmp_path, 6, 4)
+    settings = MetricSettings(dino_model=str(tiny_dino), dino_resolution=32, device="cpu",
+                              decode_processes=True, decode_threads=2, batch_size=2)
+    seen: list[object] = []
+    workers: list[object] = []
+
+    def check() -> None:
+        workers.extend(p for p in multiprocessing.active_children() if p not in before)
+        if seen:
+            raise Cancelled()
+
+    before = set(multiprocessing.active_children())
+    with pytest.raises(Cancelled):
+        for batch in iter_results(metric, items, settings, "cpu", worker, check):
+            seen.append(batch)
+    assert len(seen) == 1 and workers  # it ran in worker processes
+    assert not [p for p in multiprocessing.active_children() if p not in before]
