@@ -287,10 +287,16 @@ class MainWindow(QMainWindow):
             self.nav.setCurrentRow(keys.index(last))
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
-        """Save geometry, stop jobs (after asking, if any run), close the project."""
+        """Save geometry, stop jobs (after asking, if any run), close the project.  Rater
+        windows close first: one whose answers another program keeps in its -wal says so
+        and keeps Winnow open (ADR 210)."""
         if self.runner.active and not self.jobs.quit_confirmed:
             event.ignore()
             self.jobs.ask_before_quitting()
+            return
+        if not all(rater.close() for rater in list(getattr(self.pages.get("rate"),
+                                                           "raters", ()))):
+            event.ignore()
             return
         store = app_settings.settings()
         store.setValue("main_window/geometry", self.saveGeometry())

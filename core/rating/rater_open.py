@@ -2,11 +2,14 @@
 
 Separate from :mod:`core.rating.session_file` so that module need not import
 :mod:`core.rating.returned` (which reads files through it): a -wal left beside a file
-is checked by reading the file as a returned one first.
+is checked by reading the file as a returned one first.  :func:`answers_left_in_wal`
+is the other end: what closing the rater view tells the rater when another program
+keeps answers out of the file (ADR 210).
 """
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 from core.rating import session_file as sf
@@ -40,3 +43,33 @@ def refuse_foreign_logs(path: Path) -> None:
                 "elsewhere (keep it) and open the file again")
     if pending_wal(path):
         read_returned(path)
+
+
+def answers_left_in_wal(session: sf.RatingSession) -> str | None:
+    """Fold the session's -wal into its file (:meth:`RatingSession.checkpoint`); None
+    when the file alone now holds every answer, else what to tell the rater: another
+    program reading the file inside a transaction (a database viewer, a backup or sync
+    tool) keeps SQLite from copying answers given since it began, and the file sent back
+    alone would lack them, without a word at the merge (ADR 210)."""
+    if session.closed or session.checkpoint():
+        return None
+    total = int(session.conn.execute("SELECT count(*) FROM judgments").fetchone()[0])
+    try:
+        alone = sqlite3.connect(f"{session.path.resolve().as_uri()}?mode=ro&immutable=1",
+                                uri=True)
+        try:
+            missing = total - int(alone.execute("SELECT count(*) FROM judgments").fetchone()[0])
+        finally:
+            alone.close()
+    except sqlite3.Error:
+        missing = total
+    if missing <= 0:  # only the open/pause log is behind: nothing a merge counts
+        return None
+    name, wal = session.path.name, f"{session.path.name}-wal"
+    count = "1 of your answers is" if missing == 1 else f"{missing} of your answers are"
+    return (f"{count} not in the file {session.path} yet: another program has the file "
+            f"open (a database viewer, a backup or sync tool), so the answers wait in "
+            f"{wal} beside it. They are safe there, but {name} sent back alone would lack "
+            f"them.\n\nClose that other program, then choose Try again. If you close "
+            f"anyway, open {name} in Winnow again later and close it once the other program "
+            f"is closed, or send back {name} together with {wal}.")

@@ -33,7 +33,7 @@ from typing import Any
 from core.rating import integrity
 from core.rating.protocols import TaskView, task_shape_problem, validate_answer
 from core.readonly_db import missing_schema, schema_problem
-from core.store.checkpoint import truncate
+from core.store.checkpoint import fold
 from core.store.commit import commit_or_roll_back
 
 FORMAT = "winnow-session"
@@ -448,11 +448,12 @@ class RatingSession:
         return list(self.conn.execute("SELECT at, kind, task_id, detail FROM events "
                                       "ORDER BY seq"))
 
-    def checkpoint(self) -> None:
+    def checkpoint(self) -> bool:
         """Fold the WAL into the main file and empty it, so the file alone can be sent
         back and no earlier chain key stays in the log; waits only briefly for a reader
-        (another window, a merge) — closing the last connection folds it in any case."""
-        truncate(self.conn)
+        (another window, a merge). False while another program's read transaction keeps
+        commits in the -wal only (:func:`core.rating.rater_open.answers_left_in_wal`)."""
+        return fold(self.conn)
 
     @property
     def closed(self) -> bool:

@@ -65,6 +65,22 @@ def truncate(conn: sqlite3.Connection) -> bool:
     """Copy the whole log into the file and cut the log to nothing; waits at most
     :data:`TRUNCATE_WAIT_MS` for readers (a busy log is truncated by a later commit or
     at close). True when the log is empty; never raises."""
+    row = _truncate(conn)
+    return row is not None and row[0] == 0
+
+
+def fold(conn: sqlite3.Connection) -> bool:
+    """:func:`truncate`; True when the database file alone holds every commit, whether or
+    not the log could be cut (a reader on the newest state keeps the log, not the pages).
+    False while a reader inside a transaction (another program) keeps SQLite from copying
+    what was committed after it began: that stays in the log only (ADR 210)."""
+    row = _truncate(conn)
+    return row is not None and row[1] == row[2]
+
+
+def _truncate(conn: sqlite3.Connection) -> tuple[int, int, int] | None:
+    """``PRAGMA wal_checkpoint(TRUNCATE)``: (busy, log frames, frames copied), or None
+    where it failed."""
     try:
         (wait,) = conn.execute("PRAGMA busy_timeout").fetchone()
         conn.execute(f"PRAGMA busy_timeout = {TRUNCATE_WAIT_MS}")
@@ -72,9 +88,9 @@ def truncate(conn: sqlite3.Connection) -> bool:
             row = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         finally:
             conn.execute(f"PRAGMA busy_timeout = {int(wait)}")
-        return int(row[0]) == 0
+        return int(row[0]), int(row[1]), int(row[2])
     except sqlite3.Error:
-        return False
+        return None
 
 
 class Checkpointer:

@@ -14,6 +14,7 @@ from PySide6.QtGui import QCloseEvent, QKeyEvent, QPixmap
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLineEdit,
+    QMessageBox,
     QProgressBar,
     QPushButton,
     QStackedWidget,
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from core.rating.pacing import TaskClock, hold_left_ms, penalty_for
 from core.rating.protocols import PROTOCOL_TITLES, AnswerError, TaskView
+from core.rating.rater_open import answers_left_in_wal
 from core.rating.session_file import RatingSession, SessionFileError, now_iso
 from ui.rate.image_view import pixmap_from_bytes
 from ui.rate.panels import ProtocolPanel, _label
@@ -53,6 +55,8 @@ class RaterWindow(QWidget):
         self.paused = False
         self._pixmaps: dict[str, QPixmap] = {}
         self._pending_flag: str | None = None
+        self._close_anyway = False               # chosen when answers stay in the -wal
+        self.last_box: QMessageBox | None = None
         self._build()
         self._tick = QTimer(self)
         self._tick.setInterval(100)
@@ -410,8 +414,40 @@ class RaterWindow(QWidget):
                                             Qt.KeyboardModifier.ControlModifier))
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
-        """Everything is already saved; fold the WAL into the file and close it."""
+        """Everything is already saved; fold the WAL into the file and close it.  While
+        another program keeps answers in the -wal only, say so and stay open until the
+        rater tries again or closes anyway (ADR 210)."""
+        if not self.session.closed and not self._close_anyway:
+            if self.last_box is not None and self.last_box.isVisible():
+                event.ignore()  # the rater has the warning in front of them
+                return
+            text = answers_left_in_wal(self.session)
+            if text is not None:
+                event.ignore()
+                self._warn_left_in_wal(text)
+                return
         self._tick.stop()
         self.current = None
         self.session.close()
         super().closeEvent(event)
+
+    def _warn_left_in_wal(self, text: str) -> None:
+        box = QMessageBox(QMessageBox.Icon.Warning, "Answers not in the file yet", text,
+                          QMessageBox.StandardButton.NoButton, self)
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        retry = box.addButton("Try again", QMessageBox.ButtonRole.AcceptRole)
+        anyway = box.addButton("Close anyway", QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton("Keep rating", QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(retry)
+
+        def chosen(button: Any) -> None:
+            if button is anyway:
+                self._close_anyway = True
+            if button in (retry, anyway):
+                QTimer.singleShot(0, self.close)  # after the box has gone
+
+        box.buttonClicked.connect(chosen)
+        if self.last_box is not None:
+            self.last_box.deleteLater()
+        self.last_box = box
+        box.open()
