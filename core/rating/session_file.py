@@ -449,9 +449,8 @@ class RatingSession:
                                       "ORDER BY seq"))
 
     def checkpoint(self) -> bool:
-        """Fold the WAL into the main file and empty it, so the file alone can be sent
-        back and no earlier chain key stays in the log; waits only briefly for a reader
-        (another window, a merge). False while another program's read transaction keeps
+        """Fold the WAL into the file and empty it (no earlier chain key stays in it);
+        waits briefly for a reader. False while another program's read transaction keeps
         commits in the -wal only (:func:`core.rating.rater_open.answers_left_in_wal`)."""
         return fold(self.conn)
 
