@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.imaging.geometry import Geometry
+from core.imaging.photo_values import unreadable_box
 
 DEFAULT_LICENCE = "CC-BY-4.0"
 #: a region's editable fields, in the order of the table's columns
@@ -41,6 +42,12 @@ class Region:
         """Drawn by hand, or a detector's the user edited or confirmed: a detection
         never replaces it."""
         return self.source == "manual" or self.edited
+
+    @property
+    def unreadable(self) -> str | None:
+        """Why its box cannot be placed (text or NULL written with sqlite3: "its x is
+        'abc', not a number"), else None (ADR 211)."""
+        return unreadable_box((self.x, self.y, self.w, self.h))
 
 
 @dataclass

@@ -40,6 +40,17 @@ def clip_box(box: Box, size: tuple[float, float]) -> Box:
     return (out[0][0], out[1][0], out[0][1], out[1][1])
 
 
+def unreadable_box(box: tuple[Any, Any, Any, Any]) -> str | None:
+    """Why a stored box (x, y, w, h) cannot be placed on a photo ("its x is 'left of the
+    door', not a number"), or None. A project edited with sqlite3 may hold text, bytes or
+    NULL in a region's coordinates; such a region is named and left as it is (ADR 211)."""
+    for key, value in zip("xywh", box, strict=True):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            shown = repr(value if not isinstance(value, str) else value[:60])
+            return f"its {key} is {shown}, not a number"
+    return None
+
+
 def on_photo(box: Box, size: tuple[float, float]) -> bool:
     """Whether ``box`` overlaps the photo of ``size`` (a region off it hides nothing)."""
     return box[0] < size[0] and box[0] + box[2] > 0 and box[1] < size[1] \

@@ -246,6 +246,8 @@ def check_values(photo: Photo, regions: Iterable[Region]) -> None:
     check_feather(photo.feather)
     check_geometry(photo.geometry, photo.width, photo.height)
     for region in regions:
+        if region.unreadable:
+            raise ValueError(f"region #{region.id}: {region.unreadable}")
         try:
             check_region(region.fields())
         except ValueError as exc:
@@ -396,6 +398,22 @@ def _fitted_detections(found: Iterable[Detection], size: tuple[float, float] | N
     return out
 
 
+class UnreadableRegion(ValueError):
+    """A photo holds a region whose box is not numbers (a project edited with sqlite3):
+    Detect skips that photo and keeps the region as it is (ADR 211)."""
+
+
+def check_readable(photo: Photo, regions: Iterable[Region]) -> None:
+    """Raise :class:`UnreadableRegion` naming ``photo`` and the first region whose box
+    cannot be placed; nothing is changed."""
+    for region in regions:
+        if (why := region.unreadable) is not None:
+            raise UnreadableRegion(
+                f"{photo.file_name}: region #{region.id}'s box was changed outside Winnow "
+                f"({why}); Detect skipped this photo and kept the region as it is: delete "
+                "it in the Regions list and draw it again")
+
+
 def replace_detections(project: Any, photo_id: int, found: Iterable[Detection],
                        settings: dict[str, Any] | None = None) -> Redetection:
     """Replace the photo's untouched detector regions with ``found``; one transaction.
@@ -403,11 +421,13 @@ def replace_detections(project: Any, photo_id: int, found: Iterable[Detection],
     The user's regions (drawn by hand, or a detector's they edited or confirmed) stay as
     they are, and a detection that overlaps one of them is not added again (ADR 189),
     nor one lying on a detection they rejected (ADR 201). Detections are clipped like an
-    edit; one off the photo is dropped (ADR 188).
+    edit; one off the photo is dropped (ADR 188). A region whose box is not numbers
+    stops it (:class:`UnreadableRegion`), changing nothing (ADR 211).
     """
     found = _fitted_detections(found, _photo_size(project, photo_id))
     with project.transaction() as conn:
         current = regions(project, photo_id)
+        check_readable(get_photo(project, photo_id), current)
         mine = [r for r in current if r.users]
         removed = [r for r in current if not r.users]
         fresh = [d for d in found if not any(overlapping((r.x, r.y, r.w, r.h), d.box)

@@ -109,6 +109,8 @@ class PhotoCanvas(QGraphicsView):
         self.region_items.clear()
         scene = self.scene().sceneRect()
         for r in regions:  # (a region an earlier version stored off the photo: clipped)
+            if r.unreadable:  # text for a coordinate (sqlite3): listed, not drawn (ADR 211)
+                continue
             box = clip_box((r.x, r.y, r.w, r.h), (scene.width(), scene.height()))
             item = RegionItem(self, r.id, r.kind, r.shape, QRectF(*box), f"#{r.id} {r.kind}")
             if not editable:

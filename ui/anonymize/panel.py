@@ -442,7 +442,9 @@ class PhotoPanel(QScrollArea):
 
 def _placement(photo: Photo, r: Region) -> str:
     """"off the photo" or "cropped away" for a region that hides nothing in the release
-    (ADR 201), else ""."""
+    (ADR 201), "box not a number" for one edited outside Winnow (ADR 211), else ""."""
+    if r.unreadable:
+        return f"box not a number ({r.unreadable}): not drawn, delete it"
     box = (r.x, r.y, r.w, r.h)
     if not on_photo(box, (photo.width, photo.height)):
         return OFF_PHOTO

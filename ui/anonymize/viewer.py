@@ -94,7 +94,7 @@ class PhotoViewer(QObject):
     def specs(self) -> list[HideSpec]:
         """What hides each region of the photo on screen."""
         assert self.photo is not None
-        return [spec_for(self.photo, r) for r in self.regions]
+        return [spec_for(self.photo, r) for r in self.regions if not r.unreadable]
 
     # -- tools and Before/After ---------------------------------------------------------
     def set_tool(self, tool: str) -> None:

@@ -68,7 +68,8 @@ def detect_job(view: Project, photo_ids: list[int], settings: DetectSettings,
                 photo = repo.get_photo(view, photo_id)
                 report = _stage(state, STEPS * index, photo.file_name)
                 report(0.0, "decoding")
-                try:
+                try:  # a region edited outside Winnow first: no detector time wasted
+                    repo.check_readable(photo, repo.regions(view, photo_id))
                     rgb = repo.load_original(view, photo)
                 except (OSError, ValueError) as exc:  # that photo's, not the job's
                     state.item_failed(photo.file_name,
@@ -80,7 +81,14 @@ def detect_job(view: Project, photo_ids: list[int], settings: DetectSettings,
                     report(0.1 + 0.9 * f, stage)
 
                 found = detect_all(rgb, settings, state.check, detecting)
-                change = repo.replace_detections(view, photo_id, found, settings.to_json())
+                try:
+                    change = repo.replace_detections(view, photo_id, found,
+                                                     settings.to_json())
+                except repo.UnreadableRegion as exc:  # edited meanwhile (ADR 211)
+                    state.item_failed(photo.file_name,
+                                      reason_without_name(str(exc), photo.file_name))
+                    state.set_progress(STEPS * (index + 1))
+                    continue
                 if deliver is not None:
                     deliver(change)
                 total += len(found)
