@@ -69,9 +69,19 @@ class PhotoJobs(QObject):
         if self.project is None or not writable(self.context, "Detect all") or \
                 not self.detector.ready():
             return None
-        ids = [p.id for p in repo.list_photos(self.project) if p.status == "new"]
+        photos = repo.list_photos(self.project)
+        ids = [p.id for p in photos if p.status == "new"]
+        if not photos:  # an empty result says what is missing (ADR 207, 211)
+            self.context.message("No photos to detect in", (
+                "This project has no photos yet. Import a folder of photos first "
+                "(Anonymize → Import Photo Folder…, Ctrl+Shift+I), then Detect All."))
+            return None
         if not ids:
-            self.context.status("No new photos to detect in")
+            self.context.message("No new photos to detect in", (
+                ("The photo is" if len(photos) == 1 else f"All {len(photos)} photos are")
+                + " reviewed or released, and Detect All "
+                "looks only at new ones. To detect again in one, select it and press "
+                "Detect (Ctrl+D): your own regions stay as they are."))
             return None
         return self._detect(ids, f"Detect faces and plates in {len(ids)} photos")
 
