@@ -15,6 +15,7 @@ photos across.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
 
 from core.imaging.anonymize import METHODS, SHAPES
@@ -115,3 +116,19 @@ def check_feather(value: Any) -> None:
     """A number in [0, :data:`MAX_FEATHER`] px."""
     if not (math.isfinite(float(value)) and 0 <= float(value) <= MAX_FEATHER):
         raise ValueError(f"feather must be between 0 and {MAX_FEATHER:g} px, not {value}")
+
+
+class UnreadableRegion(ValueError):
+    """A photo holds a region whose box is not numbers (a project edited with sqlite3):
+    Detect skips that photo and keeps the region as it is (ADR 211)."""
+
+
+def check_readable(name: str, regions: Iterable[Any]) -> None:
+    """Raise :class:`UnreadableRegion` naming the photo ``name`` and the first of its
+    ``regions`` whose box cannot be placed (:func:`unreadable_box`)."""
+    for region in regions:
+        if (why := unreadable_box((region.x, region.y, region.w, region.h))) is not None:
+            raise UnreadableRegion(
+                f"{name}: region #{region.id}'s box was changed outside Winnow ({why}); "
+                "Detect skipped this photo and kept the region as it is: delete it in the "
+                "Regions list and draw it again")

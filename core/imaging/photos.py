@@ -19,7 +19,12 @@ import numpy as np
 
 from core.imaging.boxes import Detection, overlapping
 from core.imaging.geometry import Geometry, check_geometry
-from core.imaging.loading import PhotoDecodeError, decode_photo, decode_rgb, scan_photos
+from core.imaging.loading import (
+    PhotoDecodeError,
+    decode_photo,
+    decode_rgb,
+    scan_photos,
+)
 from core.imaging.photo_records import (
     DEFAULT_LICENCE,
     REGION_FIELDS,
@@ -28,11 +33,18 @@ from core.imaging.photo_records import (
     Redetection,
     Region,
 )
-from core.imaging.photo_values import check_feather, check_region, check_strength
+from core.imaging.photo_values import (
+    UnreadableRegion,
+    check_feather,
+    check_readable,
+    check_region,
+    check_strength,
+)
 from core.imaging.rejections import is_rejected, rejected
 
 #: the records it hands out, and the licence a photo starts with
-__all__ = ["DEFAULT_LICENCE", "IntakeReport", "Photo", "Redetection", "Region"]
+__all__ = ["DEFAULT_LICENCE", "IntakeReport", "Photo", "Redetection", "Region",
+           "UnreadableRegion", "check_readable"]
 
 CATEGORIES = ("Text", "Clock", "Vehicle", "Architecture", "Art", "Animal", "Nature")
 STATUSES = ("new", "reviewed", "released")
@@ -398,22 +410,6 @@ def _fitted_detections(found: Iterable[Detection], size: tuple[float, float] | N
     return out
 
 
-class UnreadableRegion(ValueError):
-    """A photo holds a region whose box is not numbers (a project edited with sqlite3):
-    Detect skips that photo and keeps the region as it is (ADR 211)."""
-
-
-def check_readable(photo: Photo, regions: Iterable[Region]) -> None:
-    """Raise :class:`UnreadableRegion` naming ``photo`` and the first region whose box
-    cannot be placed; nothing is changed."""
-    for region in regions:
-        if (why := region.unreadable) is not None:
-            raise UnreadableRegion(
-                f"{photo.file_name}: region #{region.id}'s box was changed outside Winnow "
-                f"({why}); Detect skipped this photo and kept the region as it is: delete "
-                "it in the Regions list and draw it again")
-
-
 def replace_detections(project: Any, photo_id: int, found: Iterable[Detection],
                        settings: dict[str, Any] | None = None) -> Redetection:
     """Replace the photo's untouched detector regions with ``found``; one transaction.
@@ -427,7 +423,7 @@ def replace_detections(project: Any, photo_id: int, found: Iterable[Detection],
     found = _fitted_detections(found, _photo_size(project, photo_id))
     with project.transaction() as conn:
         current = regions(project, photo_id)
-        check_readable(get_photo(project, photo_id), current)
+        check_readable(get_photo(project, photo_id).file_name, current)
         mine = [r for r in current if r.users]
         removed = [r for r in current if not r.users]
         fresh = [d for d in found if not any(overlapping((r.x, r.y, r.w, r.h), d.box)

@@ -69,7 +69,7 @@ def detect_job(view: Project, photo_ids: list[int], settings: DetectSettings,
                 report = _stage(state, STEPS * index, photo.file_name)
                 report(0.0, "decoding")
                 try:  # a region edited outside Winnow first: no detector time wasted
-                    repo.check_readable(photo, repo.regions(view, photo_id))
+                    repo.check_readable(photo.file_name, repo.regions(view, photo_id))
                     rgb = repo.load_original(view, photo)
                 except (OSError, ValueError) as exc:  # that photo's, not the job's
                     state.item_failed(photo.file_name,
