@@ -75,10 +75,11 @@ def run_anonymize(args: argparse.Namespace) -> int:
     from core.imaging import faces
     from core.imaging.batch import anonymize_folder
     from core.imaging.detect import DetectSettings
+    from core.imaging.loading import why_not_a_folder
     from core.jobs import JobState
 
     if not args.in_dir.is_dir():
-        raise CliError(f"{args.in_dir} is not a folder")
+        raise CliError(why_not_a_folder(args.in_dir))
     settings = DetectSettings()
     if args.face_detector:
         settings.face_detector = args.face_detector
@@ -135,9 +136,12 @@ def _check_report_path(args: argparse.Namespace) -> None:
     from app.cli import CliError
     from core.export_files import MARKER_NAME
     from core.imaging.batch import output_names, scan, unverified_name
+    from core.imaging.loading import why_not_a_folder
 
     report = Path(os.path.abspath(args.report))
     out = Path(os.path.abspath(args.out))
+    if os.path.lexists(report.parent) and not report.parent.is_dir():  # before any work
+        raise CliError(f"--report {args.report}: {why_not_a_folder(report.parent)}")
     if out not in report.parents:
         return
     taken = {out / MARKER_NAME: "the folder's record of the files Winnow wrote"}

@@ -42,7 +42,7 @@ from core.files import WRITE_ERRNOS, WriteError, digest
 from core.imaging.anonymize import HideSpec
 from core.imaging.detect import DetectSettings, detect_all
 from core.imaging.geometry import Geometry
-from core.imaging.loading import PhotoDecodeError, decode_photo, scan_photos
+from core.imaging.loading import PhotoDecodeError, decode_photo, scan_photos, why_not_a_folder
 from core.imaging.release import RenderJob, output_format, render_verified
 from core.jobs import Cancelled
 
@@ -309,11 +309,13 @@ def anonymize_folder(in_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
     """
     settings = settings or DetectSettings()
     in_dir, out_dir = Path(in_dir), Path(out_dir)
-    if out_dir.resolve() == in_dir.resolve():
+    if not in_dir.is_dir():
+        raise ValueError(why_not_a_folder(in_dir))
+    if os.path.realpath(out_dir) == os.path.realpath(in_dir):
         raise ValueError("the output folder must differ from the input folder "
                          "(originals are never overwritten)")
     if os.path.lexists(out_dir) and not out_dir.is_dir():
-        raise ValueError(f"{out_dir} is a file, not a folder: choose a folder for the "
+        raise ValueError(f"{why_not_a_folder(out_dir)}: choose a folder for the "
                          "anonymized copies")
     _check_writable(out_dir)
     photos, skipped = scan(in_dir, out_dir)

@@ -8,6 +8,7 @@ person sees it.  Photos have the photographers' pixel limit
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -33,6 +34,7 @@ __all__ = [
     "load_rgb",
     "scan_photos",
     "upright_size",
+    "why_not_a_folder",
     "why_not_read",
 ]
 
@@ -93,6 +95,23 @@ def why_not_read(suffix: str) -> str:
     return f"not a photo Winnow reads ({readable})"
 
 
+def why_not_a_folder(path: str | os.PathLike[str]) -> str:
+    """Why ``path``, which is not a folder, is not one, naming it: a symlink loop, a link
+    to nothing, a file, or nothing at all (ADR 211)."""
+    path = Path(path)
+    if path.is_symlink():
+        try:
+            os.stat(path)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                return (f"{path} is a link that leads back to itself (a symlink loop), not "
+                        "a folder")
+            return f"{path} is a link to {os.readlink(path)}, which does not exist"
+    if os.path.lexists(path):
+        return f"{path} is a file, not a folder"
+    return f"{path} does not exist"
+
+
 def scan_photos(folder: Path, exclude: Path | None = None
                 ) -> tuple[list[Path], list[tuple[str, str]]]:
     """``(photos, skipped)`` under ``folder``: the relative paths of the photos this
@@ -105,14 +124,14 @@ def scan_photos(folder: Path, exclude: Path | None = None
     accepted = accepted_suffixes()
     photos: list[Path] = []
     skipped: list[tuple[str, str]] = []
-    excluded = exclude.resolve() if exclude is not None else None
+    excluded = Path(os.path.realpath(exclude)) if exclude is not None else None
     root = Path(os.path.realpath(folder))
     for top, dirs, names in os.walk(folder):
         base = Path(top)
         found, dirs[:] = sorted(dirs), []
         for name in found:
             path = base / name
-            if path.resolve() == excluded:
+            if Path(os.path.realpath(path)) == excluded:
                 continue
             if name.startswith(".") or path.is_symlink():
                 why = _why_folder_left_out(path, root)

@@ -24,6 +24,7 @@ from core.imaging.loading import (
     decode_photo,
     decode_rgb,
     scan_photos,
+    why_not_a_folder,
 )
 from core.imaging.photo_records import (
     DEFAULT_LICENCE,
@@ -68,7 +69,7 @@ def photo_files(folder: str | os.PathLike[str]) -> list[Path]:
 def _scan(folder: str | os.PathLike[str]) -> tuple[list[Path], list[tuple[str, str]]]:
     folder = Path(folder)
     if not folder.is_dir():
-        raise NotADirectoryError(f"{folder} is not a folder")
+        raise NotADirectoryError(why_not_a_folder(folder))
     photos, skipped = scan_photos(folder)
     return sorted(folder / rel for rel in photos), skipped
 
