@@ -70,7 +70,7 @@ def test_zoom_then_before_after_does_not_crash(tmp_path: Path) -> None:
 
 def _regions(n: int) -> list[SimpleNamespace]:
     return [SimpleNamespace(id=i, kind="face", shape="rect", x=20 + 60 * i, y=30 + 40 * i,
-                            w=40, h=40) for i in range(n)]
+                            w=40, h=40, unreadable=None) for i in range(n)]
 
 
 def test_region_bounds_change_only_after_prepare_geometry_change(qtbot, monkeypatch) -> None:
