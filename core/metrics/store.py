@@ -113,6 +113,11 @@ def load_results(project: Project, *, metrics: Sequence[str] = (),
     return out
 
 
+def has_results(project: Project) -> bool:
+    """Whether any metric result is stored (an export of none would be a bare header)."""
+    return project.conn.execute("SELECT 1 FROM metric_results LIMIT 1").fetchone() is not None
+
+
 def sub_values(row: ResultRow) -> dict[str, float]:
     """Named secondary values worth a column (b* shift, TECCI criteria, cosine...)."""
     d = row.details

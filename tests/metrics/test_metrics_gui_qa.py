@@ -122,6 +122,7 @@ def test_export_to_a_path_that_cannot_be_written_is_a_message(main_window, qtbot
                                                                 tmp_path) -> None:
     page = _page(main_window, qtbot)
     assert main_window.open_project(_project(tmp_path, n=1))
+    _run(page, qtbot)
     blocker = tmp_path / "notes.txt"  # a file where the export wants a folder
     blocker.write_text("keep me")
     target = blocker / "out.csv"
@@ -129,8 +130,26 @@ def test_export_to_a_path_that_cannot_be_written_is_a_message(main_window, qtbot
     text = main_window._dialogs[-1].text()
     assert str(target) in text and main_window._dialogs[-1].windowTitle() == "Export failed"
     assert blocker.read_text() == "keep me"
-    assert page.export_to(str(tmp_path / "ok.csv")) == 0  # header only, nothing computed
-    assert (tmp_path / "ok.csv").read_text().startswith("sample_id")
+
+
+def test_export_with_no_results_says_so_and_writes_nothing(main_window, qtbot, monkeypatch,
+                                                            tmp_path) -> None:
+    page = _page(main_window, qtbot)
+    assert main_window.open_project(_project(tmp_path, n=1))
+    statuses: list[str] = []
+    monkeypatch.setattr(page.context, "status", lambda text, *a: statuses.append(text))
+    for name in ("none.csv", "none.parquet"):
+        assert page.export_to(str(tmp_path / name)) == 0
+        assert not (tmp_path / name).exists()
+        box = main_window._dialogs[-1]
+        assert box.windowTitle() == "Nothing to export"
+        assert "no metric results" in box.text().lower() and "Run" in box.text()
+    assert not any(s.startswith("Wrote") for s in statuses)
+    asked: list[object] = []  # the menu action says so before asking for a file name
+    monkeypatch.setattr("ui.metrics.workspace.QFileDialog.getSaveFileName",
+                        lambda *a, **k: asked.append(a) or ("", ""))
+    page.act_export.trigger()
+    assert asked == [] and main_window._dialogs[-1].windowTitle() == "Nothing to export"
 
 
 def test_no_outputs_points_to_the_import_that_exists(main_window, qtbot, tmp_path) -> None:

@@ -35,7 +35,7 @@ from core.metrics.base import SAMPLE_MODEL, params_hash
 from core.metrics.items import available_models, collect_items, rating_sessions
 from core.metrics.registry import all_metrics, get
 from core.metrics.runner import run_metrics
-from core.metrics.store import export_csv, load_results
+from core.metrics.store import export_csv, has_results, load_results
 from ui.empty_state import EmptyState
 from ui.metrics.drilldown import DrillDown
 from ui.metrics.histograms import HistogramCanvas
@@ -436,7 +436,7 @@ class MetricsWorkspace(QWidget):
 
     @Slot()
     def export(self) -> None:
-        if self.project is None:
+        if self.project is None or self._nothing_to_export():
             return
         path, chosen = QFileDialog.getSaveFileName(self, "Export all stored metric results",
                                                    "metric-results.csv",
@@ -451,6 +451,8 @@ class MetricsWorkspace(QWidget):
         a file-system error or a missing optional package becomes a message."""
         from core.interop.parquet import export_metrics_parquet, format_for
 
+        if self._nothing_to_export():
+            return 0
         try:
             if format_for(path) == "parquet":  # the save dialog asked before replacing
                 n = export_metrics_parquet(self.project, path, replace=True)
@@ -465,6 +467,14 @@ class MetricsWorkspace(QWidget):
             return None
         self.context.status(f"Wrote {n:,} rows to {path}")
         return n
+
+    def _nothing_to_export(self) -> bool:
+        """Say so when no result is stored, rather than write a header-only file."""
+        if has_results(self.project):
+            return False
+        self.context.message("Nothing to export", "No metric results are stored in this "
+                             "project yet: choose metrics and press Run, then export.")
+        return True
 
     def _row_changed(self, current: Any, _previous: Any) -> None:
         if not current.isValid():
