@@ -7,6 +7,9 @@ per line (ADR 195).
 
 from __future__ import annotations
 
+import os
+from typing import BinaryIO
+
 #: (leading bytes, what a file starting so is); checked in order
 _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"SQLite format 3\x00", "an SQLite database (a Winnow project or rater file?)"),
@@ -37,3 +40,28 @@ def binary_kind(head: bytes, *, allow_parquet: bool = False,
     if by_nul and b"\x00" in head:
         return "binary data (NUL bytes)"
     return None
+
+
+#: UTF-32's byte-order marks (the little-endian one begins with UTF-16's: test it first)
+UTF32_BOMS = (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")
+
+
+def first_hole(fd: int, size: int) -> int | None:
+    """Where the first hole of a sparse file begins (a hole reads as NUL bytes, so a text
+    file with one is refused without reading gigabytes of them), or None: no hole, or a
+    file system that does not say."""
+    try:
+        hole = os.lseek(fd, 0, os.SEEK_HOLE)
+    except (OSError, AttributeError):  # no SEEK_HOLE here, or not a seekable file
+        return None
+    return hole if hole < size else None
+
+
+def line_at(fh: BinaryIO, offset: int) -> int:
+    """The 1-based line of byte ``offset`` of the open file ``fh``, read a MiB at a time."""
+    fh.seek(0)
+    lines, left = 1, offset
+    while left > 0 and (chunk := fh.read(min(left, 2**20))):
+        lines += chunk.count(b"\n")
+        left -= len(chunk)
+    return lines

@@ -28,6 +28,7 @@ index into its line number.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import re
@@ -41,6 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from core.csv_cells import plain_cell
+from core.file_kinds import UTF32_BOMS, binary_kind, first_hole, line_at
 from core.gc_pause import paused_gc
 from core.stats.csvdialect import (
     TWO_SPELLINGS,
@@ -57,6 +59,8 @@ MAX_FILE_BYTES = 2 * 2**30
 FAST_MIN_BYTES = 256 * 1024
 #: Files at least this large (and free of quotes) may be split without the csv module.
 SPLIT_MIN_BYTES = 256 * 1024
+#: bytes of a file's start looked at before it is read whole
+_HEAD_BYTES = 65536
 #: lines looked at to choose between numbering distinct lines and splitting them all
 _PROBE = 10_000
 #: a line whose first field is blank (str.strip's whitespace is exactly ``\s``)
@@ -130,16 +134,14 @@ class CsvColumns:
             raise CsvFormatError(f"{self.name}: {size / 2**30:.1f} GB is more than the "
                                  f"{MAX_FILE_BYTES // 2**30} GB a statistics file may have; "
                                  "split it")
+        self._refuse_before_reading(size)
         try:
             self._raw = utf16_as_utf8(self.path.read_bytes())
         except UnicodeDecodeError as exc:
             raise CsvFormatError(f"{self.name}: broken UTF-16 text ({exc.reason} at byte "
                                  f"{exc.start}); save it as UTF-8") from None
         if (nul := self._raw.find(b"\x00")) >= 0:
-            line = self._raw.count(b"\n", 0, nul) + 1
-            raise CsvFormatError(f"{self.name} row {line}: a NUL "
-                                 "byte (binary data, or UTF-16 text without a byte-order "
-                                 "mark); save it as UTF-8 text")
+            raise self._nul_error(self._raw.count(b"\n", 0, nul) + 1)
         self._text_cache: str | None = None
         #: ',' or, from a spreadsheet, ';', tab or a 'sep=' line's (ADR 159); the fast
         #: parsers read commas only
@@ -175,6 +177,27 @@ class CsvColumns:
         self.header = header
         self._encoded = encoded
         self.columns: Mapping[str, list[str]] = _Columns(encoded)
+
+    def _refuse_before_reading(self, size: int) -> None:
+        """What the file's start, or a sparse file's first hole, already shows — UTF-32,
+        an archive or image, NUL bytes — said before gigabytes are read (ADR 212)."""
+        with open(self.path, "rb") as fh:
+            head = fh.read(_HEAD_BYTES)
+            if head.startswith(UTF32_BOMS):
+                raise CsvFormatError(f"{self.name}: UTF-32 text; save it as UTF-8")
+            if kind := binary_kind(head, by_nul=False):
+                raise CsvFormatError(f"{self.name}: {kind}"
+                                     + ("" if "; " in kind else ", not a CSV file"))
+            utf16 = head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+            nul = -1 if utf16 else head.find(b"\x00")  # UTF-16 holds NULs: read whole
+            if nul < 0 and (hole := first_hole(fh.fileno(), size)) is not None:
+                nul = hole
+            if nul >= 0:
+                raise self._nul_error(line_at(fh, nul))
+
+    def _nul_error(self, line: int) -> CsvFormatError:
+        return CsvFormatError(f"{self.name} row {line}: a NUL byte (binary data, or UTF-16 "
+                              "text without a byte-order mark); save it as UTF-8 text")
 
     # -- parsing ------------------------------------------------------------------
     @property

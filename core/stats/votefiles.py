@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core.file_kinds import binary_kind
+from core.file_kinds import UTF32_BOMS, binary_kind
 from core.stats import tables
 from core.stats.battles import BattleOptions, VoteFile, finalize, read_battle_json
 from core.stats.csvcolumns import CsvFormatError
@@ -72,8 +72,10 @@ def _readable_head(path: Path) -> bytes:
 
 def _refuse_undecodable(name: str, head: bytes) -> None:
     """A compressed or UTF-16 file says so, instead of a puzzling 'not UTF-8' later."""
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")) or _utf16_without_bom(head[:64]):
-        what: str | None = "UTF-16 text; save it as UTF-8"
+    if head.startswith(UTF32_BOMS):
+        what: str | None = "UTF-32 text; save it as UTF-8"
+    elif head.startswith((b"\xff\xfe", b"\xfe\xff")) or _utf16_without_bom(head[:64]):
+        what = "UTF-16 text; save it as UTF-8"
     else:
         what = binary_kind(head, allow_parquet=True)
         if what is not None and "; " not in what:  # a kind, not what to do

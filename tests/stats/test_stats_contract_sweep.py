@@ -1,0 +1,83 @@
+"""ADR 212: the `winnow stats` contract attacked with files a benchmark owner gets from
+elsewhere (sparse and binary files, other encodings, degenerate rankings, help text)."""
+
+from __future__ import annotations
+
+import codecs
+import os
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from app.cli import run_cli
+
+TABLES = ("kemeny", "kendall", "friedman", "alpha", "success", "idea")
+HEADERS = {"kemeny": "rater,item,model,rank", "kendall": "rater,item,model,rank",
+           "friedman": "rater,item,model,rank", "alpha": "rater,unit,value",
+           "success": "rater,unit,model,criterion,value",
+           "idea": "model,category,subtask,case,q1,q2,q3,q4,q5,q6", "bt": "a,b,winner"}
+
+
+def _sparse(path: Path, head: bytes, size: int) -> Path:
+    with open(path, "wb") as fh:
+        fh.write(head)
+        fh.truncate(size)  # the rest a hole: it reads as NUL bytes, costs no disk
+    with open(path, "rb") as fh:
+        try:
+            hole = os.lseek(fh.fileno(), 0, os.SEEK_HOLE)
+        except OSError:
+            hole = size
+    if hole >= size:
+        pytest.skip("this file system does not report the holes of a sparse file")
+    return path
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("method", [*TABLES, "bt"])
+@pytest.mark.parametrize("where", ["after the header", "from the start"])
+def test_a_sparse_file_is_refused_without_reading_it_whole(tmp_path, capsys, method: str,
+                                                           where: str) -> None:
+    """A 1.9 GB sparse file (under the 2 GB limit) was read whole — 2 GB of memory and
+    seconds — before its NUL bytes were refused."""
+    head = (HEADERS[method] + "\n").encode() if where == "after the header" else b""
+    path = _sparse(tmp_path / "holes.csv", head, 256 * 2**20)
+    tracemalloc.start()
+    try:
+        assert run_cli(["stats", method, str(path)]) == 2
+        peak = tracemalloc.get_traced_memory()[1]  # imports included: a few MB
+    finally:
+        tracemalloc.stop()
+    err = capsys.readouterr().err
+    assert "holes.csv" in err and "NUL" in err and "Traceback" not in err, err
+    if head and method != "bt":
+        assert "holes.csv row 2:" in err
+    assert peak < 64 * 2**20, f"{peak / 2**20:.0f} MB held to refuse a sparse file"
+
+
+@pytest.mark.parametrize("bom", [codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE])
+@pytest.mark.parametrize("method", [*TABLES, "bt"])
+def test_utf32_text_is_named_as_such(tmp_path, capsys, method: str, bom: bytes) -> None:
+    """UTF-32's little-endian mark begins with UTF-16's: the file was read as UTF-16 and
+    refused for a NUL byte "without a byte-order mark"."""
+    codec = "utf-32-le" if bom == codecs.BOM_UTF32_LE else "utf-32-be"
+    path = tmp_path / "wide.csv"
+    path.write_bytes(bom + (HEADERS[method] + "\n").encode(codec))
+    assert run_cli(["stats", method, str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "wide.csv: UTF-32 text; save it as UTF-8" in err, err
+
+
+@pytest.mark.parametrize("method", TABLES)
+@pytest.mark.parametrize(("magic", "says"), [(b"\x1f\x8b\x08\x00", "gzip-compressed; "
+                                              "decompress it first"),
+                                             (b"PK\x03\x04", "a zip archive; extract")])
+def test_a_compressed_table_says_so_as_vote_files_do(tmp_path, capsys, method: str,
+                                                     magic: bytes, says: str) -> None:
+    """`stats bt votes.csv.gz` said "gzip-compressed"; `stats kemeny` on the same kind of
+    file blamed a NUL byte and suggested UTF-16."""
+    path = tmp_path / "ranks.csv"
+    path.write_bytes(magic + b"\x00\x00compressed")
+    assert run_cli(["stats", method, str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"ranks.csv: {says}" in err and "UTF-16" not in err, err
