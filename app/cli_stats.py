@@ -260,7 +260,27 @@ def cmd_kendall(args: argparse.Namespace) -> int:
     table = tables.read_rankings(args.file)
     pairs = [{"a": p.a, "b": p.b, "tau_b": p.tau_b, "p": p.p} for p in stats.rater_pairs(table)]
     cons = stats.vs_consensus(table, per_item=args.consensus == "item")
+    _kendall_nulls(table.raters, pairs, cons)
     return _print({"pairs": pairs, "vs_consensus": cons})
+
+
+def _kendall_nulls(raters: tuple[str, ...], pairs: list[dict[str, object]],
+                   cons: dict[str, float | None]) -> None:
+    """Say on stderr why ``pairs`` is empty or a tau-b is null (ADR 013, 212)."""
+    why = ("fewer than two shared (item, model) ranks, or one side ranks them all the "
+           "same")
+    if len(raters) == 1:
+        print(f"winnow stats: warning: only one rater ({listed(raters)}): no pair of raters "
+              'to compare ("pairs" is empty)', file=sys.stderr)
+    if undefined := [f"{p['a']!r} and {p['b']!r}" for p in pairs if p["tau_b"] is None]:
+        more = f" and {len(undefined) - 3:,} more" if len(undefined) > 3 else ""
+        print(f"winnow stats: warning: tau-b is undefined (null) for {len(undefined):,} of "
+              f"{len(pairs):,} pairs of raters ({'; '.join(undefined[:3])}{more}): {why}",
+              file=sys.stderr)
+    if alone := [r for r, t in cons.items() if t is None]:
+        print(f"winnow stats: warning: tau-b is undefined (null) for {len(alone):,} "
+              f"rater{'s' if len(alone) > 1 else ''} ({listed(alone)}) against the "
+              f"consensus: {why}", file=sys.stderr)
 
 
 def cmd_friedman(args: argparse.Namespace) -> int:

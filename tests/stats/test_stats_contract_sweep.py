@@ -81,3 +81,33 @@ def test_a_compressed_table_says_so_as_vote_files_do(tmp_path, capsys, method: s
     assert run_cli(["stats", method, str(path)]) == 2
     err = capsys.readouterr().err
     assert f"ranks.csv: {says}" in err and "UTF-16" not in err, err
+
+
+def _ranks(tmp_path: Path, rows: list[tuple[str, str, str, int]]) -> Path:
+    path = tmp_path / "ranks.csv"
+    path.write_text("rater,item,model,rank\n" + "".join(f"{r},{i},{m},{k}\n"
+                                                        for r, i, m, k in rows))
+    return path
+
+
+def test_kendall_says_why_there_is_no_pair_or_no_tau(tmp_path, capsys) -> None:
+    """One rater gave `"pairs": []`, and raters who tie everything gave `null`s, with no
+    word on why: a new user took either for a failure of the command."""
+    import json
+
+    one = _ranks(tmp_path, [("r1", "i", m, k) for k, m in enumerate("abc", 1)])
+    assert run_cli(["stats", "kendall", str(one)]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out)["pairs"] == []
+    assert "only one rater ('r1'): no pair of raters to compare" in out.err
+    ties = _ranks(tmp_path, [(r, "i", m, 1) for r in ("r1", "r2") for m in "abc"])
+    assert run_cli(["stats", "kendall", str(ties)]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out)["pairs"][0]["tau_b"] is None
+    assert ("tau-b is undefined (null) for 1 of 1 pairs of raters ('r1' and 'r2')"
+            in out.err), out.err
+    assert "2 raters ('r1', 'r2') against the consensus" in out.err, out.err
+    fine = _ranks(tmp_path, [(r, "i", m, k) for r in ("r1", "r2")
+                             for k, m in enumerate("abc", 1)])
+    assert run_cli(["stats", "kendall", str(fine)]) == 0
+    assert capsys.readouterr().err == ""
