@@ -330,6 +330,28 @@ def _memory_guarded(fn: Callable[[argparse.Namespace], int]) -> Callable[[argpar
 
 # -- parser ---------------------------------------------------------------------------
 
+#: what each command prints (SPEC §6), for its --help
+OUTPUTS = {
+    "bt": '{"scores": {model: score}, "method": "ml" | "map"}, scores summing to 100',
+    "elo": '{"ratings": {model: {"elo": x, "lo": l, "hi": h}}, "ci": c, "bootstrap": n}',
+    "winrate": '{"win_rate": {model: r}}, r from 0 to 1',
+    "kemeny": '{"consensus": [models best to worst], "score": agreements}',
+    "kendall": '{"pairs": [{"a": rater, "b": rater, "tau_b": t, "p": p}], '
+               '"vs_consensus": {rater: tau_b}} (null where tau-b is undefined)',
+    "friedman": '{"statistic": s, "p": p, "posthoc": [{"a": m1, "b": m2, "p": raw, '
+                '"p_adj": bonferroni}]}',
+    "alpha": '{"alpha": x, "level": level}',
+    "success": '{"success": {model: {criterion: fraction, "overall": fraction}}, "tau": t}',
+    "idea": '{"scores": {model: {category: percent, "overall": percent}}}',
+}
+EXIT_STATUS = ("Exit status 0 when the result was printed; 2 when the file, an option or "
+               "the data cannot give it (one line on stderr naming the file, and the row "
+               "and column where one is at fault). Warnings go to stderr.")
+
+
+def _epilog(name: str) -> str:
+    return f"Prints JSON on stdout: {OUTPUTS[name]}. {EXIT_STATUS}"
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``stats`` command group."""
@@ -337,6 +359,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "stats",
         help="statistics on CSV files (JSON on stdout)",
         description="Statistics on CSV files; the result is printed as JSON on stdout.",
+        epilog=EXIT_STATUS,
     )
     sub = stats_parser.add_subparsers(dest="stats_command", metavar="METHOD")
 
@@ -347,7 +370,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     stats_parser.set_defaults(handler=_help)
 
     def add(name: str, fn: Callable[[argparse.Namespace], int], help_: str, columns: str):
-        p = sub.add_parser(name, help=help_, description=f"{help_}. CSV columns: {columns}.")
+        p = sub.add_parser(name, help=help_, description=f"{help_}. CSV columns: {columns}.",
+                           epilog=_epilog(name))
         p.add_argument("file", metavar="FILE.csv", help=f"CSV with columns {columns}")
         p.set_defaults(handler=_memory_guarded(fn))
         return p
@@ -364,6 +388,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                 "The format is detected from the content and the extension (--format forces "
                 "it); docs/adr/022-024 give the rules."
             ),
+            epilog=_epilog(name),
         )
         p.add_argument(
             "file",

@@ -111,3 +111,21 @@ def test_kendall_says_why_there_is_no_pair_or_no_tau(tmp_path, capsys) -> None:
                              for k, m in enumerate("abc", 1)])
     assert run_cli(["stats", "kendall", str(fine)]) == 0
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize(("method", "keys"), [
+    ("bt", ('"scores"', '"method"')), ("elo", ('"ratings"', '"ci"', '"bootstrap"')),
+    ("winrate", ('"win_rate"',)), ("kemeny", ('"consensus"', '"score"')),
+    ("kendall", ('"pairs"', '"vs_consensus"')),
+    ("friedman", ('"statistic"', '"p"', '"posthoc"')), ("alpha", ('"alpha"', '"level"')),
+    ("success", ('"success"', '"tau"')), ("idea", ('"scores"', '"overall"'))])
+def test_every_help_names_the_json_keys_and_the_exit_status(capsys, method: str,
+                                                            keys: tuple[str, ...]) -> None:
+    """The help named the CSV columns but not what comes out, nor what exit 2 means: a
+    new user scripting `winnow stats` had to read the SPEC."""
+    with pytest.raises(SystemExit) as done:
+        run_cli(["stats", method, "--help"])
+    assert done.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "JSON on stdout" in text and all(k in text for k in keys), text
+    assert "exit status 0" in text.lower() and "2 when" in text, text
