@@ -195,6 +195,21 @@ class CsvColumns:
             if nul >= 0:
                 raise self._nul_error(line_at(fh, nul))
 
+    def _unreadable(self, line: int, exc: csv.Error) -> CsvFormatError:
+        if "field limit" not in str(exc):
+            return CsvFormatError(f"{self.name} row {line}: unreadable CSV: {exc}")
+        reader = csv.reader(io.StringIO(self._text, newline=""), delimiter=self.separator)
+        start = 0  # the line after the last record read whole: where the field began
+        try:
+            for _ in reader:
+                start = reader.line_num
+        except csv.Error:
+            pass
+        span = (f" (it runs on to row {line}: a quote that is never closed?)"
+                if line > start + 1 else "")
+        return CsvFormatError(f"{self.name} row {start + 1}: a field of more than "
+                              f"{csv.field_size_limit():,} characters{span}")
+
     def _nul_error(self, line: int) -> CsvFormatError:
         return CsvFormatError(f"{self.name} row {line}: a NUL byte (binary data, or UTF-16 "
                               "text without a byte-order mark); save it as UTF-8 text")
@@ -332,9 +347,7 @@ class CsvColumns:
         try:
             rows = list(filter(None, reader))  # drops empty lines
         except csv.Error as exc:
-            raise CsvFormatError(
-                f"{self.name} row {reader.line_num}: unreadable CSV: {exc}"
-            ) from None
+            raise self._unreadable(reader.line_num, exc) from None
         if "" in set(map(str.strip, map(itemgetter(0), rows))):  # maybe all-blank rows
             rows = [r for r in rows if "".join(r).strip()]
         if not rows:
@@ -359,9 +372,7 @@ class CsvColumns:
                 if fields and "".join(fields).strip():
                     yield reader.line_num, fields
         except csv.Error as exc:
-            raise CsvFormatError(
-                f"{self.name} row {reader.line_num}: unreadable CSV: {exc}"
-            ) from None
+            raise self._unreadable(reader.line_num, exc) from None
 
     # -- errors ---------------------------------------------------------------------
     def line(self, k: int) -> int:

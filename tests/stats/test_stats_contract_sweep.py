@@ -129,3 +129,29 @@ def test_every_help_names_the_json_keys_and_the_exit_status(capsys, method: str,
     text = " ".join(capsys.readouterr().out.split())
     assert "JSON on stdout" in text and all(k in text for k in keys), text
     assert "exit status 0" in text.lower() and "2 when" in text, text
+
+
+@pytest.mark.parametrize("method", ["bt", "kemeny"])
+def test_an_overlong_field_is_worded_for_a_person(tmp_path, capsys, method: str) -> None:
+    """A 200,000-character name gave Python's "field larger than field limit (131072)"."""
+    import csv
+
+    path = tmp_path / "long.csv"
+    first = HEADERS[method].split(",")
+    row = ["L" * 200_000] + ["y", "a"] if method == "bt" else ["r", "i", "L" * 200_000, "1"]
+    with open(path, "w", newline="") as fh:
+        csv.writer(fh).writerows([first, ["x", "y", "a"] if method == "bt"
+                                  else ["r", "i", "m", "2"], row])
+    assert run_cli(["stats", method, str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"long.csv row 3: a field of more than {csv.field_size_limit():,} characters" in err
+    assert "field limit" not in err, err
+
+
+def test_a_quote_never_closed_is_named_where_it_opens(tmp_path, capsys) -> None:
+    path = tmp_path / "open.csv"
+    path.write_text('a,b,winner\n"x,y,a\n' + "y,x,b\n" * 30_000)
+    assert run_cli(["stats", "bt", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "open.csv row 2: a field of more than" in err, err
+    assert "a quote that is never closed?" in err, err
