@@ -16,6 +16,7 @@ parquet, is an error naming the file rather than a guess.
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 import numpy as np
@@ -45,9 +46,13 @@ _HEAD = 65536
 def _regular(path: Path) -> None:
     """Refuse a missing file, a folder, pipe or device at once (reading a named pipe
     would block)."""
-    if not path.exists():
-        raise CsvFormatError(f"{path}: no such file")
-    if not path.is_file():
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise CsvFormatError(f"{path}: no such file") from None
+    except OSError as exc:  # a loop of links, a folder that may not be read
+        raise CsvFormatError(f"{path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
         raise CsvFormatError(f"{path.name}: not a regular file (a folder, pipe or device)")
 
 

@@ -155,3 +155,13 @@ def test_a_quote_never_closed_is_named_where_it_opens(tmp_path, capsys) -> None:
     err = capsys.readouterr().err
     assert "open.csv row 2: a field of more than" in err, err
     assert "a quote that is never closed?" in err, err
+
+
+@pytest.mark.parametrize("method", ["bt", "elo", "winrate", "kemeny"])
+def test_a_symlink_loop_is_not_called_missing(tmp_path, capsys, method: str) -> None:
+    """`stats bt LOOP` said "no such file" of a link that is there but leads round."""
+    (tmp_path / "one.csv").symlink_to(tmp_path / "two.csv")
+    (tmp_path / "two.csv").symlink_to(tmp_path / "one.csv")
+    assert run_cli(["stats", method, str(tmp_path / "one.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "one.csv: Too many levels of symbolic links" in err, err
