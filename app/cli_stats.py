@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from app.cli import seed_arg
@@ -264,7 +264,7 @@ def cmd_kendall(args: argparse.Namespace) -> int:
     return _print({"pairs": pairs, "vs_consensus": cons})
 
 
-def _kendall_nulls(raters: tuple[str, ...], pairs: list[dict[str, object]],
+def _kendall_nulls(raters: tuple[str, ...], pairs: Sequence[Mapping[str, object]],
                    cons: dict[str, float | None]) -> None:
     """Say on stderr why ``pairs`` is empty or a tau-b is null (ADR 013, 212)."""
     why = ("fewer than two shared (item, model) ranks, or one side ranks them all the "
