@@ -131,6 +131,9 @@ def load_pretrained(cls_name: str, spec: str, what: str, **kwargs: Any) -> Any:
     """
     import transformers
 
+    # Winnow shows its own progress; transformers' bar ("Loading weights: 100%…") only
+    # cluttered stderr of every `winnow metrics` run and log
+    transformers.utils.logging.disable_progress_bar()
     check_folder(spec, what)
     cls = getattr(transformers, cls_name)
     source = str(Path(spec).expanduser()) if is_local(spec) else spec

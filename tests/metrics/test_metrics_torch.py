@@ -261,3 +261,11 @@ def test_weights_that_do_not_fit_the_config_say_so(tiny_clip: Path, tmp_path: Pa
     message = str(info.value)
     assert "resized-clip" in message and "above report" not in message
     assert "do not fit its config.json" in message
+
+
+def test_loading_a_model_prints_no_progress_bar(tiny_dino: Path, capfd) -> None:
+    """transformers' "Loading weights: 100%…" bar cluttered every CLI run's stderr."""
+    from core.metrics import models
+
+    models.load_pretrained("ViTModel", str(tiny_dino), "DINO", add_pooling_layer=False)
+    assert "Loading weights" not in capfd.readouterr().err
