@@ -139,6 +139,7 @@ def split_project(project: Project, out_dir: str | Path, curators: list[str], *,
         raise SplitError(f"{project.path.name} is a curator package: {package.PACKAGE_REFUSAL}"
                          " be split again (split the project instead)")
     names = clean_names(curators)
+    _refuse_an_earlier_split(project, Path(out_dir))
     ids = (selection or SampleFilter()).sample_ids(project)
     if not ids:
         raise SplitError("no sample matches the filter: there is nothing to share")
@@ -357,6 +358,32 @@ def _copy_images(conn: sqlite3.Connection, project: Project) -> None:
         if sha256_bytes(data) != sha:  # edited by hand, or a link to another file
             continue
         conn.execute("INSERT INTO team_image_data(sha256, data) VALUES (?, ?)", (sha, data))
+
+
+def _refuse_an_earlier_split(project: Project, out_dir: Path) -> None:
+    """Refuse a folder that holds a published split, naming it: a split killed while the
+    project closed is complete, and running it again meets its own folder (ADR 213).
+    `curate split` has no overwrite, so the generic refusal's "overwrite" would mislead."""
+    import errno
+
+    from core.export_files import Marker
+
+    if out_dir.is_symlink() or not out_dir.is_dir():
+        return
+    try:
+        head = Marker(out_dir).export
+    except (OSError, ValueError):
+        return  # not a folder of Winnow's: ExportFolder says what is in the way
+    if not head or head.get("export") != "curator packages" or \
+            not isinstance(head.get("split"), str):
+        return
+    name = head["split"]
+    known = project.conn.execute("SELECT 1 FROM team_splits WHERE name = ?",
+                                 (name,)).fetchone() is not None
+    whose = "this project's" if known else "another project's"
+    raise FileExistsError(errno.EEXIST, f"already holds the packages of split {name!r} "
+                          f"({whose}, made {head.get('at', '?')}); a split is never "
+                          "redone into its folder: choose another folder", str(out_dir))
 
 
 def _record(project: Project, split_uid: str, split_name: str, secret: bytes,
