@@ -88,6 +88,7 @@ def run_gui(args: list[str]) -> int:
     elif args:
         project_path = Path(args[0])
     failed: list[Path] = []
+    from core.demo.project import remove_killed_demo  # a demo killed half-way is rebuilt
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
@@ -97,7 +98,8 @@ def run_gui(args: list[str]) -> int:
         window.closed.connect(closed.set)
         window.statusBar().showMessage(f"Log file: {log_path}", 5000)
         window.show()
-        if demo_path is not None and demo_path.exists():  # never replaced: open it
+        if demo_path is not None and demo_path.exists() \
+                and not remove_killed_demo(demo_path):  # never replaced: open it
             window.open_path(demo_path)
             window.statusBar().showMessage(
                 f"{demo_path} already exists, so it was opened (Winnow never replaces a "

@@ -304,6 +304,18 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+def process_tag() -> str:
+    """This process as ``<pid>-<host>``, the way temporary names carry it."""
+    return f"{os.getpid()}-{_host_tag()}"
+
+
+def process_gone(tag: str) -> bool:
+    """Whether the :func:`process_tag` ``tag`` names a process of this host that no
+    longer runs (another host's, or a malformed tag, is never taken for gone)."""
+    pid, sep, host = tag.partition("-")
+    return bool(sep) and pid.isdigit() and host == _host_tag() and not _pid_alive(int(pid))
+
+
 def _temp_owner(name: str) -> tuple[int, str] | None:
     """(pid, host) of a Winnow temporary name, or None if ``name`` is not one."""
     _, sep, tail = name.partition(TEMP_MARK)

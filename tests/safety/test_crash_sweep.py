@@ -202,3 +202,106 @@ def test_a_split_run_again_into_its_folder_names_the_split_already_there(
     with Project.open(project_path, readonly=True) as project:
         assert project.conn.execute("SELECT count(*) FROM team_splits").fetchone()[0] == 1
 
+
+# -- a demo killed while it was being built ---------------------------------------------
+def _small_demo(monkeypatch: pytest.MonkeyPatch, threads: int = 6) -> None:
+    """A demo of a few threads, no photos: the same steps in a few seconds (64 threads
+    give the rating sessions enough samples)."""
+    import core.demo.sources as sources
+    from core import extras
+
+    real_generate, real_available = sources.generate_demo_sources, extras.available
+    monkeypatch.setattr(sources, "generate_demo_sources",
+                        lambda root, seed=0: real_generate(root, seed=seed, n_threads=threads))
+    monkeypatch.setattr(extras, "available",
+                        lambda part: False if part == "anonymize" else real_available(part))
+
+
+@FORKS
+def test_a_demo_killed_half_way_is_built_again_not_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGKILL skips the clean-up of a half-made demo: the next demo at that path used to
+    be refused for ever ("already exists"), and `winnow --demo` opened the half demo."""
+    import core.demo.project as demo
+
+    _small_demo(monkeypatch)
+    path = tmp_path / "demo" / "d.winnow"
+    pid = os.fork()
+    if pid == 0:  # killed while importing the model outputs, after the posts
+        demo.import_outputs = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)
+        try:
+            demo.create_demo_project(path, ratings=False)
+        finally:
+            os._exit(3)
+    _pid, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and path.exists()
+    project, _report = demo.create_demo_project(path, ratings=False)
+    with project:
+        assert project.counts()["samples"] > 0
+        assert project.conn.execute("SELECT count(*) FROM model_outputs").fetchone()[0] > 0
+        assert project.meta(demo.BUILDING_KEY) is None  # finished: never taken for half-made
+    with pytest.raises(FileExistsError, match="never replaces"):  # a finished one stays
+        demo.create_demo_project(path, ratings=False)
+
+
+def test_a_demo_is_removed_only_when_its_builder_is_gone_and_no_one_has_it(
+        tmp_path: Path) -> None:
+    import core.demo.project as demo
+    from core.export_files import append_to_marker
+    from core.files import process_tag
+
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True, check=True)
+    dead = f"{ended.stdout.strip()}-{process_tag().partition('-')[2]}"
+    for tag, removed in ((process_tag(), False), (dead, True)):  # alive: being built
+        path = tmp_path / str(removed) / "d.winnow"
+        demo.demo_sources_dir(path).mkdir(parents=True)
+        with Project.create(path) as project, project.transaction() as conn:
+            conn.execute("INSERT INTO project_meta(key, value) VALUES (?, ?)",
+                         (demo.BUILDING_KEY, tag))
+        append_to_marker(demo.demo_sources_dir(path), [{"demo_build": tag,
+                                                        "project": path.name}])
+        with Project.open(path):  # held open (by a viewer, say): never removed
+            assert not demo.remove_killed_demo(path) and path.exists()
+        assert demo.remove_killed_demo(path) is removed
+        assert path.exists() is not removed
+
+
+@FORKS
+def test_a_demo_killed_while_a_simulated_rater_answers_is_built_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rater files of a killed demo (one with its ``-wal``, answered half-way) are
+    not yet in the sources' marker: they are proved the half-made project's, so the next
+    demo replaces the sources folder instead of refusing it."""
+    import core.demo.project as demo
+    import core.demo.ratings as ratings
+
+    _small_demo(monkeypatch, threads=64)
+    path = tmp_path / "d.winnow"
+    pid = os.fork()
+    if pid == 0:
+        real_rate, calls = ratings._rate_file, []
+
+        def rate_then_die(file: Path, *args: object) -> None:
+            calls.append(file)
+            if len(calls) == 2:  # the second rater dies with its answers in the -wal
+                import sqlite3 as sq
+
+                conn = sq.connect(file)
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("CREATE TABLE scribble(x)")
+                os.kill(os.getpid(), signal.SIGKILL)
+            real_rate(file, *args)
+
+        ratings._rate_file = rate_then_die  # type: ignore[assignment]
+        try:
+            demo.create_demo_project(path)
+        finally:
+            os._exit(3)
+    _pid, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status)
+    left = os.listdir(demo.demo_sources_dir(path) / "rating-sessions")
+    assert any(n.endswith("-wal") for n in left), left
+    project, _report = demo.create_demo_project(path)
+    with project:
+        assert project.conn.execute("SELECT count(*) FROM rating_sessions").fetchone()[0] == 3
