@@ -46,6 +46,17 @@ def spell_controls(text: str) -> str:
     return _CONTROL.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", text)
 
 
+#: Every control character, tab, line feed and carriage return included.
+_ANY_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def shown_name(text: str) -> str:
+    """One name as a table cell or chart label shows it: :func:`visible`, and every control
+    character spelt too, since a browser or a chart draws a tab, line feed or escape as a
+    space or nothing, and ``"a\\tb"`` would look like ``"a b"`` (ADR 215)."""
+    return _ANY_CONTROL.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", visible(text))
+
+
 def listed(names: Sequence[str], limit: int = 10) -> str:
     """Names for a message: ``"'x', 'y' and 3 more"`` (the first ``limit``, quoted)."""
     more = f" and {len(names) - limit:,} more" if len(names) > limit else ""

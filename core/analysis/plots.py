@@ -22,6 +22,7 @@ from core.analysis.results import (
     SweepChart,
     format_cell,
 )
+from core.visible_text import shown_name
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -35,10 +36,11 @@ LABEL_MAX = 48
 
 
 def plain(text: Any, limit: int = LABEL_MAX) -> str:
-    """User text for a matplotlib label: no mathtext, control characters as spaces, and
-    at most ``limit`` characters (a 5,000-character model name collapsed the axes to
-    nothing); the tables beside the chart keep the whole text."""
-    s = "".join(c if c.isprintable() else " " for c in str(text))
+    """User text for a matplotlib label: no mathtext, hidden and control characters spelt
+    ``⟨U+XXXX⟩`` as the tables spell them (ADR 160, 215), any other unprintable one as a
+    space, and at most ``limit`` characters (a 5,000-character model name collapsed the
+    axes to nothing); the tables beside the chart keep the whole text."""
+    s = "".join(c if c.isprintable() else " " for c in shown_name(str(text)))
     if len(s) > limit:
         tail = min(17, (limit - 1) // 2)
         s = f"{s[:limit - 1 - tail]}…{s[-tail:]}"

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from core.visible_text import visible
+from core.visible_text import shown_name
 
 Cell = float | int | str | None
 
@@ -72,7 +72,7 @@ def format_cell(value: Cell, fmt: str = "") -> str:
     if value is None:
         return "—"
     if isinstance(value, str):
-        return visible(value)  # no name may look like another (ADR 160)
+        return shown_name(value)  # no name may look like another (ADR 160, 215)
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, int) and fmt in ("", "d"):
