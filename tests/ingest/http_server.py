@@ -222,8 +222,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(302, b"", None, {"Location": "/good.jpg"})
         elif path == "/redirect-loop":
             self._send(302, b"", None, {"Location": "/redirect-loop"})
-        elif path == "/redirect-to":  # redirect to any URL given as ?u=
-            self._send(302, b"", None, {"Location": query["u"]})
+        elif path == "/redirect-to":  # redirect to any URL given as ?u= (status ?code=)
+            self._send(int(query.get("code", 302)), b"", None, {"Location": query["u"]})
         elif path == "/endless.jpg":  # a body that never ends (until the client gives up)
             self.send_response(200)
             self.send_header("Content-Type", "image/jpeg")
