@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import json as json_module
 import re
 import sys
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
@@ -232,12 +233,28 @@ class ResponseTooLarge(Exception):
     """A response body over the cap (not read further; not worth another try)."""
 
 
+def hide_secrets(body: bytes, secrets: Iterable[str | None]) -> bytes:
+    """``body`` with every secret (an API key a server echoes back, ADR 214) written as
+    :data:`HIDDEN`, whether plain or escaped as JSON writes it."""
+    for secret in secrets:
+        if not secret or len(secret) < 4:
+            continue
+        forms = {secret, json_module.dumps(secret)[1:-1],
+                 json_module.dumps(secret, ensure_ascii=False)[1:-1]}
+        for form in sorted(forms, key=len, reverse=True):
+            body = body.replace(form.encode("utf-8", "surrogatepass"), HIDDEN.encode())
+    return body
+
+
 async def read_capped(client: httpx.AsyncClient, method: str, url: str, cap: int,
-                      *, json: Any = None) -> tuple[int, Mapping[str, str], bytes]:
+                      *, json: Any = None, secrets: Iterable[str | None] = ()
+                      ) -> tuple[int, Mapping[str, str], bytes]:
     """Send a request and read its body up to ``cap`` bytes: (status, headers, body).
 
     Raises :class:`ResponseTooLarge` when the declared length or the bytes received pass
-    the cap (what was read is dropped); ``json`` is the request's JSON body.
+    the cap (what was read is dropped); ``json`` is the request's JSON body.  Each of
+    ``secrets`` (the API key) is hidden in the body returned (:func:`hide_secrets`): what
+    a server echoes is never shown or stored.
     """
     async with client.stream(method, url, json=json) as resp:
         declared = resp.headers.get("content-length")
@@ -252,4 +269,4 @@ async def read_capped(client: httpx.AsyncClient, method: str, url: str, cap: int
                 raise ResponseTooLarge(f"the response is too large (over {cap:,} bytes); it "
                                        "was not read further")
             chunks.append(chunk)
-        return resp.status_code, resp.headers, b"".join(chunks)
+        return resp.status_code, resp.headers, hide_secrets(b"".join(chunks), secrets)

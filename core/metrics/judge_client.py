@@ -158,7 +158,7 @@ class JudgeClient:
                     async with deadline(ep.timeout):
                         status, headers, body = await read_capped(
                             client, "POST", "chat/completions", self.max_response_bytes,
-                            json=payload)
+                            json=payload, secrets=(ep.api_key,))
             text = _snippet(body.decode("utf-8", errors="replace"))
             check_status(status, headers.get("retry-after"), text)
             if status >= 400:

@@ -262,7 +262,8 @@ class ProposeClient:
                             async with deadline(ep.timeout):
                                 status, headers, body = await read_capped(
                                     client, "POST", "chat/completions",
-                                    ep.max_response_bytes, json=payload)
+                                    ep.max_response_bytes, json=payload,
+                                    secrets=(ep.api_key,))
                         finally:
                             self.in_flight -= 1
                 text = body.decode("utf-8", errors="replace")

@@ -1,0 +1,67 @@
+"""A judge or proposal server that echoes the API key back (ADR 214): the key is never
+in an error, a stored raw body or an answer."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import httpx
+import pytest
+
+from core.metrics.judge_client import JudgeClient, JudgeError
+from core.metrics.settings import JudgeEndpoint
+from core.propose.client import ProposeClient, ProposeEndpoint, ProposeError
+
+KEY = "sk-live-Zx81echoedKEY0042"
+
+
+def _echo(status: int, body_of: str) -> httpx.MockTransport:
+    def handler(request: httpx.Request) -> httpx.Response:
+        key = request.headers["authorization"].removeprefix("Bearer ")
+        text = body_of.replace("KEY", key)
+        return httpx.Response(status, content=text.encode())
+    return httpx.MockTransport(handler)
+
+
+async def _nosleep(_s: float) -> None:
+    return None
+
+
+BODIES = [
+    (401, '{"error": "invalid api key KEY"}'),
+    (400, '{"error": "bad request from Bearer KEY"}'),
+    (200, 'not json; your key is KEY'),
+    (200, json.dumps({"choices": [{"message": {"content": "the key was KEY"}}]})),
+]
+
+
+@pytest.mark.parametrize(("status", "body"), BODIES)
+def test_a_judge_that_echoes_the_key_never_shows_it(status: int, body: str) -> None:
+    ep = JudgeEndpoint("http://judge.test/v1", "m", api_key=KEY, max_retries=0, backoff=0.01)
+
+    async def run() -> str:
+        async with JudgeClient(ep, transport=_echo(status, body), sleep=_nosleep) as c:
+            try:
+                return await c.complete([{"role": "user", "content": "hi"}])
+            except JudgeError as exc:
+                return f"error: {exc}"
+
+    shown = asyncio.run(run())
+    assert KEY not in shown and "***" in shown, shown
+
+
+@pytest.mark.parametrize(("status", "body"), BODIES)
+def test_a_proposal_server_that_echoes_the_key_never_shows_it(status: int, body: str) -> None:
+    ep = ProposeEndpoint("http://propose.test/v1", "m", api_key=KEY, attempts=1,
+                         backoff=0.01, structured="off")
+
+    async def run() -> str:
+        async with ProposeClient(ep, transport=_echo(status, body), sleep=_nosleep) as c:
+            try:
+                return (await c.complete([{"role": "user", "content": "hi"}], "x", {})).text
+            except ProposeError as exc:
+                return f"error: {exc} raw: {exc.raw}"
+
+    shown = asyncio.run(run())
+    assert KEY not in shown and "***" in shown, shown
