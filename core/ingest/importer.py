@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from core.file_kinds import binary_kind
+from core.http_pools import shown_url
 from core.ingest.attach import LocalRoot, attach_images, boxes_off_images
 from core.ingest.fetch import FetchSettings
 from core.ingest.fields import Misspellings
@@ -446,8 +447,14 @@ class _Importer:
             return
         self.report.images_failed += 1
         self.report.image_errors.append(
-            {"url": source, "lines": sorted(set(self.source_lines.get(source, ()))),
+            {"url": _shown_source(source), "lines": sorted(set(self.source_lines.get(source, ()))),
              "error": error})
+
+
+def _shown_source(source: str) -> str:
+    """An image source as the report shows it: an http(s) URL without its user name,
+    password or signed-query secrets (ADRs 198, 214); a local path as it is."""
+    return shown_url(source) if source.lower().startswith(("http://", "https://")) else source
 
 
 __all__ = ["FetchSettings", "ImportFileError", "ImportReport", "ImportStoppedError",

@@ -135,3 +135,27 @@ def test_userinfo_is_not_in_the_error(image_server, tmp_path) -> None:
     url = f"http://alice:hunter2@127.0.0.1:{image_server.port}/good.jpg"
     result = fetch_images_sync([url], settings(tmp_path))[url]
     assert result.error and "hunter2" not in result.error
+
+
+def test_the_import_report_names_a_failed_url_without_its_secrets(project, tmp_path,
+                                                                   image_server) -> None:
+    import json
+
+    from core.ingest.importer import import_jsonl
+
+    good = image_server.url("/good.jpg")
+    bad = (f"http://alice:hunter2@127.0.0.1:{image_server.port}/missing"
+           "?X-Amz-Signature=s3cr3tsig&token=tok3n")
+    src = tmp_path / "posts.jsonl"
+    src.write_text("\n".join(json.dumps({"id": f"p{k}", "text": "t", "image_urls": [u]})
+                             for k, u in enumerate([good, bad])) + "\n")
+    report = import_jsonl(project, src, fetch_settings=settings(
+        tmp_path, trusted=image_server, cache_dir=tmp_path / "cache"))
+    assert report.images_fetched == 1 and report.images_failed == 1
+    [err] = report.image_errors
+    assert err["lines"] == [2] and "HTTP 404" in err["error"]
+    shown = json.dumps(report.to_dict()) if hasattr(report, "to_dict") else repr(report)
+    for secret in ("hunter2", "s3cr3tsig", "tok3n"):
+        assert secret not in shown, shown
+    assert f"127.0.0.1:{image_server.port}/missing" in err["url"]
+    assert project.conn.execute("SELECT count(*) FROM posts").fetchone()[0] == 2  # kept
