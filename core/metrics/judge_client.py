@@ -79,6 +79,8 @@ def parse_completion(body: bytes) -> str:
         data = json.loads(text)
     except ValueError:
         raise JudgeError(f"malformed response (not JSON): {_snippet(text)!r}") from None
+    except RecursionError:  # a hostile server's [[[[…]]]] (ADR 214)
+        raise JudgeError("malformed response (JSON nested too deeply)") from None
     try:
         choice = data["choices"][0]
         content = choice["message"]["content"]

@@ -145,6 +145,9 @@ def parse_body(body: bytes, ep: ProposeEndpoint) -> Answer:
         data = json.loads(text)
         choice = data["choices"][0]
         content = choice["message"]["content"]
+    except RecursionError:  # a hostile server's [[[[…]]]] (ADR 214)
+        raise ProposeError("malformed response (JSON nested too deeply)",
+                           raw=text[:2000]) from None
     except (ValueError, KeyError, IndexError, TypeError):
         raise ProposeError(f"malformed response (not a chat completion): {_snippet(text)!r}",
                            raw=text[:2000]) from None

@@ -65,3 +65,41 @@ def test_a_proposal_server_that_echoes_the_key_never_shows_it(status: int, body:
 
     shown = asyncio.run(run())
     assert KEY not in shown and "***" in shown, shown
+
+
+ODD = [
+    "[" * 200_000 + "]" * 200_000,  # nested past Python's recursion limit
+    '{"choices": ' + "[" * 100_000 + "]" * 100_000 + "}",
+    '{"choices": [{"message": {"content": NaN}}]}',
+    '{"choices": [{"message": {"content": ["a", 1, null]}}], "usage": {"cost": NaN}}',
+    '{"choices": {"0": 1}}', "null", '"just a string"', "\xff\xfe garbage",
+]
+
+
+@pytest.mark.parametrize("body", ODD, ids=range(len(ODD)))
+def test_odd_json_from_a_judge_is_a_judge_error(body: str) -> None:
+    ep = JudgeEndpoint("http://judge.test/v1", "m", api_key=KEY, max_retries=0, backoff=0.01)
+
+    async def run() -> str:
+        async with JudgeClient(ep, transport=_echo(200, body), sleep=_nosleep) as c:
+            try:
+                return await c.complete([{"role": "user", "content": "hi"}])
+            except JudgeError as exc:
+                return f"error: {exc}"
+
+    assert asyncio.run(run()).startswith("error: ")
+
+
+@pytest.mark.parametrize("body", ODD, ids=range(len(ODD)))
+def test_odd_json_from_a_proposal_server_is_a_propose_error(body: str) -> None:
+    ep = ProposeEndpoint("http://propose.test/v1", "m", api_key=KEY, attempts=1,
+                         backoff=0.01, structured="off")
+
+    async def run() -> str:
+        async with ProposeClient(ep, transport=_echo(200, body), sleep=_nosleep) as c:
+            try:
+                return (await c.complete([{"role": "user", "content": "hi"}], "x", {})).text
+            except ProposeError as exc:
+                return f"error: {exc}"
+
+    assert asyncio.run(run()).startswith("error: ")
