@@ -28,6 +28,7 @@ import importlib.util
 import json as json_module
 import re
 import sys
+import zlib
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from typing import TYPE_CHECKING, Any
@@ -246,6 +247,34 @@ def hide_secrets(body: bytes, secrets: Iterable[str | None]) -> bytes:
     return body
 
 
+#: most bytes one decompression step may produce (a gzip bomb cannot expand at once)
+_DECODE_STEP = 1 << 20
+
+
+async def _decoded(resp: httpx.Response) -> AsyncIterator[bytes]:
+    """The body of ``resp`` decoded (identity, gzip, deflate) in steps of at most
+    :data:`_DECODE_STEP` bytes, so the caller's cap holds before a bomb expands (ADR 214)."""
+    if resp.is_stream_consumed:  # a body given whole (a mock transport): already decoded
+        yield resp.content
+        return
+    encoding = resp.headers.get("content-encoding", "").strip().lower()
+    if encoding in ("", "identity"):
+        async for chunk in resp.aiter_raw():
+            yield chunk
+        return
+    if encoding not in ("gzip", "x-gzip", "deflate"):
+        raise Transient(f"the server sent a {encoding}-compressed body, which is not read")
+    z = zlib.decompressobj(zlib.MAX_WBITS | 32)  # gzip or zlib, by the header
+    try:
+        async for chunk in resp.aiter_raw():
+            piece = z.decompress(chunk, _DECODE_STEP)
+            while piece:
+                yield piece
+                piece = z.decompress(z.unconsumed_tail, _DECODE_STEP)
+    except zlib.error as exc:
+        raise Transient(f"the response body cannot be decoded ({exc})") from None
+
+
 async def read_capped(client: httpx.AsyncClient, method: str, url: str, cap: int,
                       *, json: Any = None, secrets: Iterable[str | None] = ()
                       ) -> tuple[int, Mapping[str, str], bytes]:
@@ -256,14 +285,15 @@ async def read_capped(client: httpx.AsyncClient, method: str, url: str, cap: int
     ``secrets`` (the API key) is hidden in the body returned (:func:`hide_secrets`): what
     a server echoes is never shown or stored.
     """
-    async with client.stream(method, url, json=json) as resp:
+    async with client.stream(method, url, json=json,
+                             headers={"Accept-Encoding": "gzip, deflate"}) as resp:
         declared = resp.headers.get("content-length")
         if declared and declared.isdigit() and int(declared) > cap:
             raise ResponseTooLarge(f"the response is too large ({int(declared):,} bytes; at "
                                    f"most {cap:,} are read)")
         chunks: list[bytes] = []
         size = 0
-        async for chunk in resp.aiter_bytes():
+        async for chunk in _decoded(resp):
             size += len(chunk)
             if size > cap:
                 raise ResponseTooLarge(f"the response is too large (over {cap:,} bytes); it "

@@ -103,3 +103,35 @@ def test_odd_json_from_a_proposal_server_is_a_propose_error(body: str) -> None:
                 return f"error: {exc}"
 
     assert asyncio.run(run()).startswith("error: ")
+
+
+def test_a_gzip_bomb_from_an_endpoint_stops_at_the_cap_in_bounded_memory() -> None:
+    import gzip
+    import tracemalloc
+
+    bomb = gzip.compress(b"\0" * 2**28, 9)  # 256 MB of zeros in ~260 KB
+
+    class Chunks(httpx.AsyncByteStream):
+        async def __aiter__(self):  # type: ignore[no-untyped-def]
+            for i in range(0, len(bomb), 65536):
+                yield bomb[i:i + 65536]
+
+    transport = httpx.MockTransport(lambda r: httpx.Response(
+        200, headers={"Content-Encoding": "gzip"}, stream=Chunks()))
+    ep = ProposeEndpoint("http://propose.test/v1", "m", attempts=1, structured="off")
+
+    async def run() -> str:
+        async with ProposeClient(ep, transport=transport, sleep=_nosleep) as c:
+            try:
+                return (await c.complete([{"role": "user", "content": "hi"}], "x", {})).text
+            except ProposeError as exc:
+                return f"error: {exc}"
+
+    tracemalloc.start()
+    try:
+        shown = asyncio.run(run())
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert "too large" in shown, shown
+    assert peak < 24 * 2**20, f"peak {peak / 2**20:.0f} MB"
