@@ -19,7 +19,6 @@ that crashes its decoder is named and left out alone, and the run goes on in a n
 from __future__ import annotations
 
 import multiprocessing
-import os
 import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -138,8 +137,10 @@ class ProcessPreparer:
 
     def __init__(self, metric: Metric, setup: Any, workers: int,
                  task: Callable[[list[PairItem]], list[tuple[bool, Any]]] | None = None,
-                 ) -> None:
+                 fallback_threads: int = 2) -> None:
         self.metric, self.setup, self.workers = metric, setup, workers
+        #: decode threads the run goes on with once its pools are lost
+        self.fallback_threads = fallback_threads
         #: what a worker runs on a chunk (a module-level function; tests swap it)
         self.task = task or _prepare_chunk
         self._lock = threading.Lock()
@@ -239,7 +240,7 @@ class ProcessPreparer:
                 return
             if self._fallback is None:
                 self._fallback = ThreadPreparer(self.metric, self.setup,
-                                                min(self.workers, thread_workers()))
+                                                self.fallback_threads)
             fallback = self._fallback
         for item, fut in zip(items, futures, strict=True):
             if not fut.set_running_or_notify_cancel():
@@ -277,10 +278,3 @@ def _chain(source: Future[Any], target: Future[Any]) -> None:
         else:
             target.set_result(done.result())
     source.add_done_callback(copy)
-
-
-def thread_workers() -> int:
-    """Decode threads a GPU run falls back to (ADR 196's default there)."""
-    from core.metrics.settings import GPU_DECODE_THREADS
-
-    return max(2, min(GPU_DECODE_THREADS, (os.cpu_count() or 2) - 1))

@@ -133,7 +133,8 @@ def open_preparer(metric: Metric, setup: Any, settings: MetricSettings, device: 
                   items: int) -> Preparer:
     """Decode threads, or worker processes where the run is worth them (ADR 209)."""
     if settings.uses_processes(device, metric.process_min_items, items):
-        return ProcessPreparer(metric, setup, settings.decode_process_count())
+        return ProcessPreparer(metric, setup, settings.decode_process_count(),
+                               fallback_threads=settings.decode_workers(device))
     return ThreadPreparer(metric, setup, settings.decode_workers(device))
 
 

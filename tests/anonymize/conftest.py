@@ -21,3 +21,12 @@ def rich_jpeg(tmp_path: Path) -> tuple[Path, np.ndarray]:
     path.parent.mkdir()
     path.write_bytes(jpeg_with_everything(stored))
     return path, upright
+
+
+@pytest.fixture
+def messages(main_window, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+             ) -> list[tuple[str, str]]:
+    """Every ``(title, text)`` the main window's workspaces show as a message box."""
+    shown: list[tuple[str, str]] = []
+    monkeypatch.setattr(main_window.context, "message", lambda t, x: shown.append((t, x)))
+    return shown

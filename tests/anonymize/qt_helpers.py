@@ -40,3 +40,12 @@ def drag(canvas, start: tuple[float, float], end: tuple[float, float]) -> None: 
     _send(viewport, QEvent.Type.MouseButtonRelease, b, Qt.MouseButton.NoButton)
     for _ in range(3):  # the canvas reports edits once the event is handled
         QApplication.processEvents()
+
+
+def anonymize_page(window, monkeypatch, found):  # type: ignore[no-untyped-def]
+    """The Anonymize page, its detector ready without a model and finding ``found``."""
+    window.show_workspace("anonymize")
+    page = window.pages["anonymize"]
+    monkeypatch.setattr(page.detector, "ready", lambda: True)
+    monkeypatch.setattr("ui.anonymize.workers.detect_all", lambda *_a, **_k: list(found))
+    return page

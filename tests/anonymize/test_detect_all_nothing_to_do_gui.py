@@ -6,7 +6,6 @@ are all reviewed names Detect (Ctrl+D)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -15,7 +14,7 @@ pytestmark = pytest.mark.gui
 
 from anon_helpers import quadrant_image  # noqa: E402
 from PIL import Image  # noqa: E402
-from qt_helpers import open_with_photos  # noqa: E402
+from qt_helpers import anonymize_page, open_with_photos  # noqa: E402
 
 from app.main_window import MainWindow  # noqa: E402
 from core.imaging import photos as repo  # noqa: E402
@@ -25,20 +24,6 @@ from core.store import Project  # noqa: E402
 FACE = Detection("face", 400, 20, 40, 50, 0.7, "centerface")
 
 
-@pytest.fixture
-def messages(main_window: MainWindow, monkeypatch: pytest.MonkeyPatch
-             ) -> list[tuple[str, str]]:
-    shown: list[tuple[str, str]] = []
-    monkeypatch.setattr(main_window.context, "message", lambda t, x: shown.append((t, x)))
-    return shown
-
-
-def _page(window: MainWindow, monkeypatch: pytest.MonkeyPatch) -> Any:
-    window.show_workspace("anonymize")
-    page = window.pages["anonymize"]
-    monkeypatch.setattr(page.detector, "ready", lambda: True)  # the stand-in needs no model
-    monkeypatch.setattr("ui.anonymize.workers.detect_all", lambda *_a, **_k: [FACE])
-    return page
 
 
 def test_detect_all_in_an_empty_project_says_what_to_do(
@@ -47,7 +32,7 @@ def test_detect_all_in_an_empty_project_says_what_to_do(
     with Project.create(tmp_path / "empty.winnow"):
         pass
     assert main_window.open_project(tmp_path / "empty.winnow")
-    page = _page(main_window, monkeypatch)
+    page = anonymize_page(main_window, monkeypatch, [FACE])
     assert page.jobs.detect_all() is None
     assert len(messages) == 1, messages
     title, text = messages[0]
@@ -61,7 +46,7 @@ def test_detect_all_with_every_photo_reviewed_says_why_nothing_ran(
     Image.fromarray(quadrant_image(64, 48)).save(tmp_path / "a.png")
     [photo] = open_with_photos(main_window, tmp_path, tmp_path / "a.png")
     repo.set_status(main_window.project, photo, "reviewed")
-    page = _page(main_window, monkeypatch)
+    page = anonymize_page(main_window, monkeypatch, [FACE])
     assert page.jobs.detect_all() is None
     assert len(messages) == 1, messages
     _title, text = messages[0]

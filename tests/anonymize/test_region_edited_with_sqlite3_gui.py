@@ -18,6 +18,7 @@ pytestmark = pytest.mark.gui
 from anon_helpers import quadrant_image  # noqa: E402
 from PIL import Image  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
+from qt_helpers import anonymize_page  # noqa: E402
 
 from app.main_window import MainWindow  # noqa: E402
 from core.imaging import photos as repo  # noqa: E402
@@ -28,20 +29,6 @@ from core.store import Project  # noqa: E402
 FACE = Detection("face", 400, 20, 40, 50, 0.7, "centerface")
 
 
-@pytest.fixture
-def messages(main_window: MainWindow, monkeypatch: pytest.MonkeyPatch
-             ) -> list[tuple[str, str]]:
-    shown: list[tuple[str, str]] = []
-    monkeypatch.setattr(main_window.context, "message", lambda t, x: shown.append((t, x)))
-    return shown
-
-
-def _page(window: MainWindow, monkeypatch: pytest.MonkeyPatch) -> Any:
-    window.show_workspace("anonymize")
-    page = window.pages["anonymize"]
-    monkeypatch.setattr(page.detector, "ready", lambda: True)  # the stand-in needs no model
-    monkeypatch.setattr("ui.anonymize.workers.detect_all", lambda *_a, **_k: [FACE])
-    return page
 
 
 @pytest.mark.parametrize("source", ["manual", "centerface"])
@@ -62,7 +49,7 @@ def test_a_region_set_to_text_with_sqlite3_skips_detect_for_that_photo_only(
         conn.execute("UPDATE photo_regions SET x = 'left of the door' WHERE id = ?", (region,))
     conn.close()
     assert main_window.open_project(path)
-    page = _page(main_window, monkeypatch)
+    page = anonymize_page(main_window, monkeypatch, [FACE])
     job: Job | None = page.jobs.detect_all()
     assert job is not None
     qtbot.waitUntil(lambda: job.outcome != "running", timeout=30_000)

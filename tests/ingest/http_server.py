@@ -15,9 +15,12 @@ import threading
 import zlib
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from PIL import Image
+
+from core.ingest.fetch import FetchSettings
 
 HTML = b"<!DOCTYPE html><html><head><title>Login</title></head><body>Sign in</body></html>"
 
@@ -251,3 +254,16 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, app.jpeg, "image/jpeg", {"Content-Encoding": "br"})
         else:
             self._send(404, b"unknown route", "text/plain")
+
+
+def fetch_settings(tmp_path: Path, trusted: ImageServer | None = None,
+                   **kw: object) -> FetchSettings:
+    """Short timeouts and a 256 KiB cap for the hostile-server tests; ``trusted``: the one
+    local server a fetch may reach (every other loopback address stays refused)."""
+    values: dict[str, object] = dict(connect_timeout=1, read_timeout=1, total_timeout=4,
+                                     retries=1, backoff=0.01, max_backoff=0.05,
+                                     max_bytes=256 * 1024, download_dir=tmp_path / "dl")
+    if trusted is not None:
+        values["trusted"] = frozenset({("127.0.0.1", trusted.port)})
+    values.update(kw)
+    return FetchSettings(**values)  # type: ignore[arg-type]

@@ -9,19 +9,20 @@ import ipaddress
 import time
 import tracemalloc
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from core.ingest.fetch import FetchSettings, fetch_images_sync
+from core.ingest.fetch import fetch_images_sync
 from core.ingest.importer import import_jsonl
 from core.ingest.netguard import BlockedAddressError, NetworkPolicy, address_problem
 from core.store import Project
 
 try:
     from .http_server import ImageServer, make_gzip_bomb
+    from .http_server import fetch_settings as settings
 except ImportError:  # pragma: no cover - depends on the layout
     from http_server import ImageServer, make_gzip_bomb  # type: ignore[no-redef]
+    from http_server import fetch_settings as settings
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -34,16 +35,6 @@ def other_server(image_server: ImageServer) -> Iterator[ImageServer]:
         yield server
     finally:
         server.stop()
-
-
-def settings(tmp_path: Path, trusted: ImageServer | None = None, **kw: object) -> FetchSettings:
-    values: dict[str, object] = dict(connect_timeout=1, read_timeout=1, total_timeout=4,
-                                     retries=1, backoff=0.01, max_backoff=0.05,
-                                     max_bytes=256 * 1024, download_dir=tmp_path / "dl")
-    if trusted is not None:
-        values["trusted"] = frozenset({("127.0.0.1", trusted.port)})
-    values.update(kw)
-    return FetchSettings(**values)  # type: ignore[arg-type]
 
 
 # -- private networks ----------------------------------------------------------------

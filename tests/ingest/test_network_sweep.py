@@ -5,30 +5,21 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 
 from core.ingest import netguard
-from core.ingest.fetch import FetchSettings, fetch_images_sync
+from core.ingest.fetch import fetch_images_sync
 
 try:
     from .http_server import ImageServer
+    from .http_server import fetch_settings as settings
 except ImportError:  # pragma: no cover - depends on the layout
     from http_server import ImageServer  # type: ignore[no-redef]
+    from http_server import fetch_settings as settings
 
 pytestmark = pytest.mark.timeout(60)
-
-
-def settings(tmp_path: Path, trusted: ImageServer | None = None, **kw: object) -> FetchSettings:
-    values: dict[str, object] = dict(connect_timeout=1, read_timeout=1, total_timeout=4,
-                                     retries=1, backoff=0.01, max_backoff=0.05,
-                                     max_bytes=256 * 1024, download_dir=tmp_path / "dl")
-    if trusted is not None:
-        values["trusted"] = frozenset({("127.0.0.1", trusted.port)})
-    values.update(kw)
-    return FetchSettings(**values)  # type: ignore[arg-type]
 
 
 MORE_SPELLINGS = [

@@ -18,16 +18,15 @@ import hashlib
 import json
 import os
 import shutil
-import signal
 import sqlite3
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "interop"))
 
+from kill_harness import integrity, run_forked  # noqa: E402
 from safety_helpers import build_project  # noqa: E402
 
 from app.cli import run_cli  # noqa: E402
@@ -53,14 +52,6 @@ def rows(path: Path) -> dict[str, int]:
             "AND name NOT LIKE 'sample_search%'")]
         return {n: conn.execute(f'SELECT count(*) FROM "{n}"').fetchone()[0] for n in names
                 if n not in LOG_TABLES}
-    finally:
-        conn.close()
-
-
-def integrity(path: Path) -> str:
-    conn = sqlite3.connect(path.as_uri() + "?mode=ro", uri=True)
-    try:
-        return str(conn.execute("PRAGMA integrity_check").fetchone()[0])
     finally:
         conn.close()
 
@@ -181,9 +172,8 @@ def _run(writer: Writer, trial: Path, kill_after: float | None) -> tuple[str, fl
     argv = writer.argv(trial / "p.winnow", trial / writer.output)
     log = trial.parent / "run.log"
     log.unlink(missing_ok=True)
-    started = time.perf_counter()
-    pid = os.fork()
-    if pid == 0:  # the child: the command, its output to run.log
+
+    def child() -> None:  # the command, its output to run.log
         out = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
         os.dup2(out, 1)
         os.dup2(out, 2)
@@ -194,23 +184,9 @@ def _run(writer: Writer, trial: Path, kill_after: float | None) -> tuple[str, fl
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
-    status = None
-    if kill_after is not None:
-        deadline = started + kill_after
-        while time.perf_counter() < deadline:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                break
-            status = None
-            time.sleep(0.002)
-        else:
-            os.kill(pid, signal.SIGKILL)
-    if status is None:
-        _pid, status = os.waitpid(pid, 0)
-    elapsed = time.perf_counter() - started
-    if os.WIFSIGNALED(status):
-        return "killed", elapsed
-    return f"exit {os.WEXITSTATUS(status)}", elapsed
+
+    code, elapsed = run_forked(child, kill_after)
+    return ("killed" if code is None else f"exit {code}"), elapsed
 
 
 def _state(writer: Writer, trial: Path) -> dict[str, Any]:

@@ -270,11 +270,16 @@ def _child(op: Op) -> None:
     os._exit(0)
 
 
-def _run_once(op: Op, kill_after: float | None) -> tuple[str, float]:
+def run_forked(child: Callable[[], object], kill_after: float | None
+               ) -> tuple[int | None, float]:
+    """Run ``child`` in a forked process (it must end with ``os._exit``), SIGKILLed after
+    ``kill_after`` seconds unless it ended first: its exit status (None when killed) and
+    the seconds it ran."""
     started = time.perf_counter()
     pid = os.fork()
     if pid == 0:
-        _child(op)
+        child()
+        os._exit(98)  # a child that returned instead of exiting
     status = None
     if kill_after is not None:
         deadline = started + kill_after
@@ -289,9 +294,13 @@ def _run_once(op: Op, kill_after: float | None) -> tuple[str, float]:
     if status is None:
         _pid, status = os.waitpid(pid, 0)
     elapsed = time.perf_counter() - started
-    if os.WIFSIGNALED(status):
+    return (None if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)), elapsed
+
+
+def _run_once(op: Op, kill_after: float | None) -> tuple[str, float]:
+    code, elapsed = run_forked(lambda: _child(op), kill_after)
+    if code is None:
         return "killed", elapsed
-    code = os.WEXITSTATUS(status)
     return ("finished" if code == 0 else f"failed({code})"), elapsed
 
 
