@@ -16,7 +16,9 @@ Two limits every such request needs, here once: httpx's timeouts bound each *ste
 :func:`deadline` bounds the whole request (ADR 143).  :func:`read_capped` reads a body
 up to a size cap, so a hostile 2 GB answer costs nothing but the cap.
 :func:`shown_url` is an endpoint's URL as messages and records show it (no password,
-no key in the query; ADR 198).
+no key in the query; ADR 198).  :func:`transport_detail` says in short words why a
+connection failed (a TLS certificate that could not be verified, a handshake that failed,
+a connection the server closed; ADR 218).
 
 httpx is imported on use: start-up need not pay for it.
 """
@@ -27,6 +29,7 @@ import asyncio
 import importlib.util
 import json as json_module
 import re
+import ssl
 import sys
 import zlib
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
@@ -98,6 +101,13 @@ class ClientPools:
         clients, self.clients = self.clients, []
         for client in clients:
             await client.aclose()
+
+
+#: hosts an endpoint client always connects to directly, whatever ``HTTP_PROXY`` says: a
+#: proxy cannot reach the user's own loopback, and the request (prompt, images, API key)
+#: is not the proxy's to see (ADR 218); for httpx's ``mounts`` (None: no proxy)
+LOOPBACK_DIRECT: dict[str, None] = {"all://localhost": None, "all://*.localhost": None,
+                                    "all://127.0.0.1": None, "all://[::1]": None}
 
 
 #: query (or fragment) parameters whose value is a secret by its name (ADR 198): a
@@ -190,10 +200,58 @@ def shown_url(url: str) -> str:
                        _hide_values(parts.query), _hide_values(parts.fragment)))
 
 
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and the exceptions it was raised from (httpx → httpcore → ssl/OS)."""
+    seen: set[int] = set()
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        yield link
+        link = link.__cause__ or link.__context__
+
+
+def certificate_problem(exc: BaseException) -> str | None:
+    """"the server's TLS certificate could not be verified (…)" when ``exc`` comes from
+    a certificate check that failed (self-signed, expired, another host's), else None.
+    Retrying cannot fix it; verification is never turned off (ADR 218)."""
+    for link in _chain(exc):
+        if isinstance(link, ssl.SSLCertVerificationError):
+            why = (link.verify_message or link.reason or "not trusted").rstrip(".")
+            return f"the server's TLS certificate could not be verified ({why})"
+    return None
+
+
+def transport_detail(exc: BaseException) -> str:
+    """Short words for a failed connection: a certificate that could not be verified, a
+    TLS handshake that failed (a plain-HTTP server on an https URL), or the first message
+    in the chain of causes ("[Errno 104] Connection reset by peer") — never an empty one."""
+    problem = certificate_problem(exc)
+    if problem:
+        return problem
+    for link in _chain(exc):
+        if isinstance(link, ssl.SSLError):
+            why = (link.reason or str(link)).lower().replace("_", " ")
+            return f"the TLS handshake failed ({why}; is it an https server?)"
+    for link in _chain(exc):
+        text = str(link).strip()
+        if text:
+            return text
+    names = {type(link).__name__ for link in _chain(exc)}
+    if names & {"EndOfStream", "BrokenResourceError", "RemoteProtocolError"}:
+        return "the server closed the connection"
+    return type(exc).__name__
+
+
+class CertificateError(Exception):
+    """An endpoint whose TLS certificate could not be verified: not worth another try
+    (every request to it fails alike); ``str()`` names the endpoint (ADR 218)."""
+
+
 @contextmanager
 def transport_failures(base_url: str, timeout: float) -> Iterator[None]:
     """Turn an httpx timeout or connection failure inside the block into a
-    :class:`core.retry.Transient` that names it (both are worth another try)."""
+    :class:`core.retry.Transient` that names it (both are worth another try); a TLS
+    certificate that could not be verified into a :class:`CertificateError` (not)."""
     import httpx
 
     try:
@@ -201,8 +259,11 @@ def transport_failures(base_url: str, timeout: float) -> Iterator[None]:
     except httpx.TimeoutException:
         raise Transient(f"timed out after {timeout:g} s") from None
     except httpx.TransportError as exc:
+        problem = certificate_problem(exc)
+        if problem:
+            raise CertificateError(f"cannot reach {shown_url(base_url)}: {problem}") from None
         raise Transient(f"cannot reach {shown_url(base_url)} ({type(exc).__name__}: "
-                        f"{exc})") from None
+                        f"{transport_detail(exc)})") from None
 
 
 class DeadlineExceeded(Transient):

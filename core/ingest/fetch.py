@@ -43,7 +43,13 @@ from urllib.parse import urlsplit
 import httpx
 
 from core.files import atomic_writer
-from core.http_pools import ClientPools, DeadlineExceeded, deadline
+from core.http_pools import (
+    ClientPools,
+    DeadlineExceeded,
+    certificate_problem,
+    deadline,
+    transport_detail,
+)
 from core.ingest.fetch_hosts import HOST_BREAK_AFTER, Hosts
 from core.ingest.images import (
     DEFAULT_MAX_PIXELS,
@@ -215,6 +221,9 @@ def _http_error(response: httpx.Response) -> Exception:
 def _classify(exc: httpx.HTTPError, s: FetchSettings) -> Exception:
     """Turn an httpx exception into a transient or permanent failure with a clear message."""
     detail = str(exc) or type(exc).__name__
+    problem = certificate_problem(exc)
+    if problem:  # self-signed, expired, another host's: retrying cannot fix it (ADR 218)
+        return _Permanent(problem)
     if isinstance(exc, httpx.ConnectTimeout):
         return _Transient(detail, timeout=f"connect timeout {_secs(s.connect_timeout)}")
     if isinstance(exc, httpx.ReadTimeout):
@@ -228,9 +237,9 @@ def _classify(exc: httpx.HTTPError, s: FetchSettings) -> Exception:
     if isinstance(exc, httpx.DecodingError):
         return _Permanent(f"response body cannot be decoded ({detail})")
     if isinstance(exc, httpx.ConnectError):
-        return _Transient(f"connection failed: {detail}")
+        return _Transient(f"connection failed: {transport_detail(exc)}")
     if isinstance(exc, httpx.TransportError):
-        return _Transient(f"connection broken: {detail}")
+        return _Transient(f"connection broken: {transport_detail(exc)}")
     return _Permanent(f"invalid request: {detail}")
 
 

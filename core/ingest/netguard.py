@@ -5,7 +5,7 @@ A JSONL file from a stranger can name ``http://localhost:8080/admin``, a router 
 as ``2130706433`` or ``0x7f.1``, behind ``user:pass@``, or reached by a redirect.  So
 the check is made where the connection is made: :class:`GuardedTransport` resolves
 every host itself, refuses it when *any* of its addresses is loopback, private,
-link-local, multicast, reserved, unspecified or shared (v4 and v6, with v4 embedded in
+link-local, site-local, multicast, reserved, unspecified or shared (v4 and v6, v4 in
 v6 unwrapped), and then connects to the address it checked — every connection,
 redirects included, and no second DNS answer can differ from the one checked.
 ``allow_private_network`` turns the check off (scraping into a local mirror).
@@ -19,6 +19,7 @@ import socket
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote
 
 import httpcore
 import httpx
@@ -27,6 +28,10 @@ Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
+#: v6 ranges Python 3.11's ``is_global`` lets through (ADR 218): deprecated site-local
+#: (RFC 3879, still routed inside some networks) and the documentation prefix of RFC 9637
+_NOT_GLOBAL_V6 = ((ipaddress.ip_network("fec0::/10"), "a site-local address"),
+                  (ipaddress.ip_network("3fff::/20"), "a documentation address"))
 
 
 class BlockedAddressError(Exception):
@@ -41,6 +46,9 @@ def address_problem(ip: Address) -> str | None:
             embedded = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
         if embedded is not None:
             return address_problem(embedded)
+        for network, words in _NOT_GLOBAL_V6:
+            if ip in network:
+                return words
     for attribute, words in (("is_loopback", "a loopback address"),
                              ("is_unspecified", "an unspecified address"),
                              ("is_link_local", "a link-local address"),
@@ -74,6 +82,13 @@ class NetworkPolicy:
     async def addresses(self, host: str, port: int) -> list[str]:
         """Resolved addresses of ``host``, every one allowed, or BlockedAddressError."""
         name = host.strip("[]")
+        if "%" in name and not self.allow_private:  # a scoped literal (``fe80::1%25lo``)
+            try:
+                scoped = ipaddress.ip_address(unquote(name).split("%")[0])
+            except ValueError:
+                scoped = None
+            if scoped is not None:  # refused by its address, whether the zone exists or not
+                self._check(name, str(scoped), port)
         try:
             found = await (self.resolver or _system_resolver)(name, port)
         except OSError as exc:
@@ -83,17 +98,20 @@ class NetworkPolicy:
         if self.allow_private:
             return found
         for text in found:
-            if (text, port) in self.trusted:
-                continue
-            ip = ipaddress.ip_address(text.split("%")[0])
-            problem = address_problem(ip)
-            if problem:
-                shown = name if name == text else f"{name} ({text})"
-                raise BlockedAddressError(
-                    f"refused: {shown} is {problem}; Winnow does not fetch from private "
-                    "networks unless allowed (--allow-private-network, or the setting in "
-                    "the app)")
+            self._check(name, text, port)
         return found
+
+    def _check(self, name: str, text: str, port: int) -> None:
+        """Raise BlockedAddressError when ``name``'s address ``text`` is refused."""
+        if (text, port) in self.trusted:
+            return
+        problem = address_problem(ipaddress.ip_address(text.split("%")[0]))
+        if problem:
+            shown = name if name == text else f"{name} ({text})"
+            raise BlockedAddressError(
+                f"refused: {shown} is {problem}; Winnow does not fetch from private "
+                "networks unless allowed (--allow-private-network, or the setting in "
+                "the app)")
 
 
 class _GuardedBackend(httpcore.AsyncNetworkBackend):

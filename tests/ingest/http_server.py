@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 import io
+import socket
+import ssl
 import struct
 import threading
 import zlib
@@ -67,10 +69,17 @@ def make_gzip_bomb(size: int = 2**28) -> bytes:
     return out.getvalue()
 
 
-class ImageServer:
-    """Threaded HTTP server with fault-injecting routes (see ``_Handler.do_GET``)."""
+class _V6Server(ThreadingHTTPServer):
+    address_family = socket.AF_INET6
 
-    def __init__(self) -> None:
+
+class ImageServer:
+    """Threaded HTTP server with fault-injecting routes (see ``_Handler.do_GET``), on
+    ``host`` (an IPv6 address too), speaking https when given a ``tls`` context."""
+
+    def __init__(self, host: str = "127.0.0.1", tls: ssl.SSLContext | None = None) -> None:
+        self.host = host
+        self.scheme = "https" if tls is not None else "http"
         self.jpeg = make_image("JPEG", (64, 48))
         self.png = make_image("PNG", (40, 30))
         self.bomb = make_bomb_png()
@@ -80,7 +89,9 @@ class ImageServer:
         self.max_in_flight = 0
         self.stopping = threading.Event()
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._httpd = (_V6Server if ":" in host else ThreadingHTTPServer)((host, 0), _Handler)
+        if tls is not None:  # the handshake happens on accept; a failed one drops the client
+            self._httpd.socket = tls.wrap_socket(self._httpd.socket, server_side=True)
         self._httpd.daemon_threads = True
         self._httpd.app = self  # type: ignore[attr-defined]
         self._thread = threading.Thread(
@@ -100,7 +111,8 @@ class ImageServer:
         return self._httpd.server_address[1]
 
     def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{self.scheme}://{host}:{self.port}{path}"
 
     def start(self) -> ImageServer:
         self._thread.start()
@@ -264,6 +276,6 @@ def fetch_settings(tmp_path: Path, trusted: ImageServer | None = None,
                                      retries=1, backoff=0.01, max_backoff=0.05,
                                      max_bytes=256 * 1024, download_dir=tmp_path / "dl")
     if trusted is not None:
-        values["trusted"] = frozenset({("127.0.0.1", trusted.port)})
+        values["trusted"] = frozenset({(trusted.host, trusted.port)})
     values.update(kw)
     return FetchSettings(**values)  # type: ignore[arg-type]
