@@ -25,6 +25,8 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from core.http_pools import (
+    LOOPBACK_DIRECT,
+    CertificateError,
     ClientPools,
     ResponseTooLarge,
     deadline,
@@ -126,6 +128,7 @@ class JudgeClient:
         self._pools = ClientPools(self.endpoint.concurrency, lambda limits: httpx.AsyncClient(
             base_url=self.endpoint.base_url.rstrip("/") + "/", headers=headers,
             timeout=httpx.Timeout(t, connect=min(10.0, t)), transport=self._transport,
+            mounts=LOOPBACK_DIRECT,
             limits=limits))
         return self
 
@@ -173,6 +176,8 @@ class JudgeClient:
         try:
             text = await retry_async(attempt, self.retry, sleep=self._sleep)
         except GaveUp as exc:
+            raise self._failed(messages, f"{ep.model}: {exc}") from None
+        except CertificateError as exc:  # every request fails alike: not retried (ADR 218)
             raise self._failed(messages, f"{ep.model}: {exc}") from None
         except _Refused as exc:
             if exc.status in _ENDPOINT_REFUSALS:

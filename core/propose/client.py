@@ -26,6 +26,8 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from core.http_pools import (
+    LOOPBACK_DIRECT,
+    CertificateError,
     ClientPools,
     ResponseTooLarge,
     deadline,
@@ -207,7 +209,8 @@ class ProposeClient:
         self._pools = ClientPools(ep.concurrency, lambda limits: httpx.AsyncClient(
             base_url=ep.base_url.strip().rstrip("/") + "/", headers=headers,
             timeout=httpx.Timeout(ep.timeout, connect=min(10.0, ep.timeout)),
-            transport=self._transport, follow_redirects=False, limits=limits))
+            transport=self._transport,
+            mounts=LOOPBACK_DIRECT, follow_redirects=False, limits=limits))
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -308,6 +311,8 @@ class ProposeClient:
             raise ProposeError(str(exc)) from None
         except ResponseTooLarge as exc:
             raise ProposeError(str(exc)) from None
+        except CertificateError as exc:  # every request would fail alike (ADR 218)
+            raise EndpointError(str(exc)) from None
         self.failures_in_a_row = 0
         self._failing.clear()
         return answer
