@@ -58,7 +58,7 @@ from core.ingest.images import (
     format_size,
     inspect_image,
 )
-from core.ingest.netguard import BlockedAddressError, NetworkPolicy, make_transport
+from core.ingest.netguard import BlockedAddressError, NetworkPolicy, make_transport, proxy_note
 from core.jobs import JobState
 from core.retry import RetryPolicy, parse_retry_after, retryable_status
 from core.task_pool import run_bounded
@@ -225,7 +225,8 @@ def _classify(exc: httpx.HTTPError, s: FetchSettings) -> Exception:
     if problem:  # self-signed, expired, another host's: retrying cannot fix it (ADR 218)
         return _Permanent(problem)
     if isinstance(exc, httpx.ConnectTimeout):
-        return _Transient(detail, timeout=f"connect timeout {_secs(s.connect_timeout)}")
+        return _Transient(detail, timeout=f"connect timeout {_secs(s.connect_timeout)}"
+                          f"{proxy_note(s.policy)}")
     if isinstance(exc, httpx.ReadTimeout):
         return _Transient(detail, timeout=f"read timeout {_secs(s.read_timeout)}")
     if isinstance(exc, httpx.TimeoutException):
@@ -237,7 +238,7 @@ def _classify(exc: httpx.HTTPError, s: FetchSettings) -> Exception:
     if isinstance(exc, httpx.DecodingError):
         return _Permanent(f"response body cannot be decoded ({detail})")
     if isinstance(exc, httpx.ConnectError):
-        return _Transient(f"connection failed: {transport_detail(exc)}")
+        return _Transient(f"connection failed: {transport_detail(exc)}{proxy_note(s.policy)}")
     if isinstance(exc, httpx.TransportError):
         return _Transient(f"connection broken: {transport_detail(exc)}")
     return _Permanent(f"invalid request: {detail}")

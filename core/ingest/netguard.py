@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import socket
+import urllib.request
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -148,8 +149,9 @@ class GuardedTransport(httpx.AsyncHTTPTransport):
     """``httpx`` transport whose every connection goes through :class:`NetworkPolicy`.
 
     It connects directly: proxies from the environment are not used while the guard is
-    on (the proxy's own address would be what is checked). With private networks
-    allowed, :func:`make_transport` returns a plain transport that honours them.
+    on (the proxy's own address would be what is checked, and the proxy would resolve
+    and reach the target unchecked; ADR 218). With private networks allowed,
+    :func:`make_transport` returns a plain transport that honours them.
     """
 
     def __init__(self, policy: NetworkPolicy, limits: httpx.Limits) -> None:
@@ -161,6 +163,16 @@ class GuardedTransport(httpx.AsyncHTTPTransport):
             keepalive_expiry=limits.keepalive_expiry,
             network_backend=_GuardedBackend(policy),
         )
+
+
+def proxy_note(policy: NetworkPolicy) -> str:
+    """What a failed direct connection adds when the environment names a proxy the guard
+    does not use (a corporate network that allows only the proxy out; ADR 218), or ""."""
+    if policy.allow_private or not any(
+            urllib.request.getproxies().get(k) for k in ("http", "https", "all")):
+        return ""
+    return (" (images are fetched directly, not through the environment's proxy, while "
+            "private networks are refused; ADR 218)")
 
 
 def make_transport(policy: NetworkPolicy, limits: httpx.Limits) -> httpx.AsyncBaseTransport | None:

@@ -8,6 +8,7 @@ import ipaddress
 import socket
 import threading
 import time
+import types
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -284,3 +285,22 @@ def test_with_private_networks_allowed_the_proxy_decides(proxy: FakeProxy,
     result = fetch_images_sync([url], settings(tmp_path, allow_private_network=True))[url]
     assert result.ok, result.error
     assert proxy.seen == [f"GET {url}"] and image_server.hits == {}
+
+
+def test_a_direct_connection_that_fails_behind_a_proxy_says_the_proxy_was_not_used(
+        proxy: FakeProxy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A corporate network that lets only its proxy out: the failure says why."""
+    with socket.create_server(("127.0.0.1", 0)) as sock:
+        port = sock.getsockname()[1]  # closed again: nothing listens there
+    url = f"http://127.0.0.1:{port}/x.jpg"
+    closed = types.SimpleNamespace(host="127.0.0.1", port=port)
+    behind = fetch_images_sync([url], settings(tmp_path, trusted=closed))[url]  # type: ignore[arg-type]
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
+                 "all_proxy"):
+        monkeypatch.delenv(name)
+    direct = fetch_images_sync([url], settings(tmp_path, trusted=closed))[url]  # type: ignore[arg-type]
+    note = ("(images are fetched directly, not through the environment's proxy, while "
+            "private networks are refused; ADR 218)")
+    assert behind.error is not None and note in behind.error, behind.error
+    assert direct.error is not None and note not in direct.error, direct.error
+    assert proxy.seen == []
