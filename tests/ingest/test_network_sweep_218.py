@@ -304,3 +304,41 @@ def test_a_direct_connection_that_fails_behind_a_proxy_says_the_proxy_was_not_us
     assert behind.error is not None and note in behind.error, behind.error
     assert direct.error is not None and note not in direct.error, direct.error
     assert proxy.seen == []
+
+
+def test_the_import_names_the_url_whose_certificate_failed_and_goes_on(
+        ca, project, image_server: ImageServer, tmp_path: Path) -> None:
+    import json
+
+    from core.ingest.importer import import_jsonl
+
+    tls = ImageServer(tls=ca.server(hosts=["img.test"], self_signed=True)).start()
+    good = image_server.url("/good.jpg")
+    bad = f"https://alice:hunter2@img.test:{tls.port}/good.jpg?token=tok3n"
+    src = tmp_path / "posts.jsonl"
+    src.write_text("\n".join(json.dumps({"id": f"p{k}", "text": "t", "image_urls": [u]})
+                             for k, u in enumerate([good, bad])) + "\n")
+    both = settings(tmp_path, cache_dir=tmp_path / "cache")
+    both.trusted = frozenset({("127.0.0.1", tls.port), ("127.0.0.1", image_server.port)})
+    try:
+        report = import_jsonl(project, src, fetch_settings=both)
+    finally:
+        tls.stop()
+    assert report.images_fetched == 1 and report.images_failed == 1
+    [err] = report.image_errors
+    assert err["lines"] == [2]
+    assert err["error"] == f"{VERIFY} (self-signed certificate)"
+    assert err["url"] == f"https://***@img.test:{tls.port}/good.jpg?token=***"
+    assert project.conn.execute("SELECT count(*) FROM posts").fetchone()[0] == 2
+
+
+def test_no_code_turns_certificate_checks_off() -> None:
+    import re
+
+    repo = Path(__file__).resolve().parents[2]
+    off = re.compile(r"verify\s*=\s*False|CERT_NONE|check_hostname\s*=\s*False|"
+                     r"_create_unverified_context|PYTHONHTTPSVERIFY")
+    found = [f"{path.relative_to(repo)}: {m.group(0)}"
+             for folder in ("core", "ui", "app") for path in (repo / folder).rglob("*.py")
+             for m in off.finditer(path.read_text(encoding="utf-8"))]
+    assert (repo / "core" / "http_pools.py").is_file() and found == [], found
