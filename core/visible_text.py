@@ -13,6 +13,7 @@ exact text; only what is shown changes.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -50,11 +51,49 @@ def spell_controls(text: str) -> str:
 _ANY_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
+#: White space at either end of a name (a browser, a chart or a table cell shows none).
+_EDGE_SPACE = re.compile(r"^\s+|\s+$")
+
+
+def _spell(match: re.Match[str]) -> str:
+    return "".join(f"⟨U+{ord(c):04X}⟩" for c in match.group())
+
+
 def shown_name(text: str) -> str:
     """One name as a table cell or chart label shows it: :func:`visible`, and every control
     character spelt too, since a browser or a chart draws a tab, line feed or escape as a
-    space or nothing, and ``"a\\tb"`` would look like ``"a b"`` (ADR 215)."""
-    return _ANY_CONTROL.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", visible(text))
+    space or nothing, and ``"a\\tb"`` would look like ``"a b"`` (ADR 215); white space at
+    either end is spelt too, or ``"A "`` would look like ``"A"`` (ADR 217)."""
+    return _EDGE_SPACE.sub(_spell, _ANY_CONTROL.sub(_spell, visible(text)))
+
+
+#: Longest name a table cell shows; a longer one is cut in the middle (:func:`cut_name`).
+NAME_MAX = 64
+
+
+def cut_name(shown: str, name: str, limit: int = NAME_MAX) -> str:
+    """``shown`` (``name`` as shown) cut to ``limit`` characters when longer: its start and
+    end, and between them ``⟨…xxxxxxxx⟩``, a hash of the whole ``name``, so two long names
+    differing only in the part cut out still look different (ADR 217).  No name can write
+    the marker itself: a ``⟨`` of its own is spelt ``⟨U+27E8⟩``.  A cut never splits a
+    ``⟨U+XXXX⟩`` spelling."""
+    if len(shown) <= limit:
+        return shown
+    digest = hashlib.blake2s(name.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest()
+    mark = f"⟨…{digest}⟩"
+    room = max(limit - len(mark), 2)
+    tail = room // 3
+    head, end = shown[:room - tail], shown[len(shown) - tail:] if tail else ""
+    if (i := head.rfind("⟨")) > head.rfind("⟩"):
+        head = head[:i]
+    if (j := end.find("⟩")) != -1 and not -1 < end.find("⟨") < j:
+        end = end[j + 1:]
+    return head + mark + end
+
+
+def short_name(name: str, limit: int = NAME_MAX) -> str:
+    """:func:`shown_name`, cut to ``limit`` characters by :func:`cut_name`."""
+    return cut_name(shown_name(name), name, limit)
 
 
 def listed(names: Sequence[str], limit: int = 10) -> str:

@@ -25,7 +25,7 @@ from core import __version__
 from core.analysis.results import Analysis, Table
 from core.csv_cells import safe_row
 from core.export_folder import ExportFolder, check_folder_target
-from core.visible_text import visible
+from core.visible_text import cut_name, visible
 
 REPORT_NAME = "report.html"
 KEYWORDS_KEY = "failure-keywords"
@@ -36,7 +36,9 @@ body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px;
 h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccd3dc; padding-bottom: .2em;
        margin-top: 2em; } h3 { font-size: 1.05em; margin-bottom: .3em; }
 table { border-collapse: collapse; margin: .4em 0 1em; font-size: .9em; }
-th, td { border: 1px solid #d5dbe3; padding: .25em .6em; }
+th, td { border: 1px solid #d5dbe3; padding: .25em .6em; white-space: pre-wrap;
+         overflow-wrap: anywhere; }
+h1, h2, h3, p, dd { overflow-wrap: anywhere; }
 th { background: #eef2f6; text-align: left; } td.num { text-align: right;
        font-variant-numeric: tabular-nums; }
 .note, .message { color: #4a5563; font-size: .9em; } .message { font-style: italic; }
@@ -72,16 +74,26 @@ def table_csv(table: Table) -> str:
     return out.getvalue()
 
 
+def _title(full: str, shown: str) -> str:
+    """A ``title`` attribute holding ``full`` when the cell shows less of it."""
+    return "" if full == shown else f' title="{html.escape(full, quote=True)}"'
+
+
 def _table_html(table: Table, href: str) -> str:
     e = _shown
-    head = "".join(f"<th>{e(c)}</th>" for c in table.columns)
+    # header() and short() have spelt hidden characters out (ADR 160, 215) and short()
+    # has cut a long name (ADR 217): escape only; a cut text is whole in its title
+    head = "".join(f"<th{_title(table.header(j), cut_name(table.header(j), c))}>"
+                   f"{html.escape(cut_name(table.header(j), c))}</th>"
+                   for j, c in enumerate(table.columns))
     body = []
     for i, row in enumerate(table.rows):
         cells = []
         for j, value in enumerate(row):
             cls = ' class="num"' if isinstance(value, int | float) else ""
-            # display() has spelt hidden characters out already (ADR 160): escape only
-            cells.append(f"<td{cls}>{html.escape(table.display(i, j))}</td>")
+            short = table.short(i, j)
+            title = _title(table.display(i, j), short)
+            cells.append(f"<td{cls}{title}>{html.escape(short)}</td>")
         body.append(f"<tr>{''.join(cells)}</tr>")
     note = f'<p class="note">{e(table.note)}</p>' if table.note else ""
     return (f"<h3>{e(table.title)}</h3><table><thead><tr>{head}</tr></thead><tbody>"

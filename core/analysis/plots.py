@@ -22,7 +22,7 @@ from core.analysis.results import (
     SweepChart,
     format_cell,
 )
-from core.visible_text import shown_name
+from core.visible_text import cut_name, shown_name
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -38,13 +38,11 @@ LABEL_MAX = 48
 def plain(text: Any, limit: int = LABEL_MAX) -> str:
     """User text for a matplotlib label: no mathtext, hidden and control characters spelt
     ``⟨U+XXXX⟩`` as the tables spell them (ADR 160, 215), any other unprintable one as a
-    space, and at most ``limit`` characters (a 5,000-character model name collapsed the
-    axes to nothing); the tables beside the chart keep the whole text."""
+    space, and at most about ``limit`` characters (a 5,000-character model name collapsed
+    the axes to nothing), cut in the middle with a hash of the whole name so that two
+    long names stay apart (ADR 217); the tables' CSV files keep the whole text."""
     s = "".join(c if c.isprintable() else " " for c in shown_name(str(text)))
-    if len(s) > limit:
-        tail = min(17, (limit - 1) // 2)
-        s = f"{s[:limit - 1 - tail]}…{s[-tail:]}"
-    return s.replace("$", r"\$")
+    return cut_name(s, str(text), limit).replace("$", r"\$")
 
 
 def _label_inches(labels: Any, points: float = 9) -> float:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from core.visible_text import shown_name
+from core.visible_text import cut_name, shown_name
 
 Cell = float | int | str | None
 
@@ -63,6 +63,17 @@ class Table:
         """The cell as shown to a reader."""
         return format_cell(self.rows[row][col], self.formats.get(self.columns[col], ""))
 
+    def header(self, col: int) -> str:
+        """A column's title as shown: a model or group name heads some columns (ADR 217)."""
+        return shown_name(self.columns[col])
+
+    def short(self, row: int, col: int) -> str:
+        """:meth:`display`, a long text cut in the middle (:func:`cut_name`): the HTML
+        report's cell, where a 10,000-character name widened the table past the page."""
+        value = self.rows[row][col]
+        shown = self.display(row, col)
+        return cut_name(shown, value) if isinstance(value, str) else shown
+
     def column(self, name: str) -> list[Cell]:
         i = self.columns.index(name)
         return [r[i] for r in self.rows]
@@ -72,7 +83,7 @@ def format_cell(value: Cell, fmt: str = "") -> str:
     if value is None:
         return "—"
     if isinstance(value, str):
-        return shown_name(value)  # no name may look like another (ADR 160, 215)
+        return shown_name(value)  # no name may look like another (ADR 160, 215, 217)
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, int) and fmt in ("", "d"):

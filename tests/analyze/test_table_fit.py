@@ -94,3 +94,17 @@ def test_a_long_model_name_elides_and_leaves_the_numbers_in_view(qtbot) -> None:
     assert view.item(3, model).toolTip() and view.item(3, model).text() == name
     assert view.columnWidth(COLUMNS.index("CI high")) >= view.fontMetrics().horizontalAdvance(
         "CI high")  # short columns keep their own width
+
+
+def test_edge_spaces_and_a_long_heading_name_stay_visible_and_narrow(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """ADR 217: "A " looked like "A" in a cell, and a 10,000-character model name heading
+    a column (the τ sweep's) had no tooltip and was never spelt."""
+    long = "L" * 10_000
+    view = TableView(Table("sweep", "Sweep", ["τ", long, "A "], [[1.0, 0.5, 0.25]]))
+    qtbot.addWidget(view)
+    rows = TableView(Table("leaderboard", "Leaderboard", ["Model"], [["A"], ["A "]]))
+    qtbot.addWidget(rows)
+    assert rows.texts() == [["A"], ["A⟨U+0020⟩"]]
+    assert view.horizontalHeaderItem(2).text() == "A⟨U+0020⟩"
+    assert long in view.horizontalHeaderItem(1).toolTip()
+    assert view.columnWidth(1) <= view.fontMetrics().horizontalAdvance("n" * 36)

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from core.analysis.plots import figure_for
 from core.analysis.results import Section, Table
-from core.visible_text import visible
+from core.visible_text import shown_name
 from ui.widgets.figure_theme import style_figure
 from ui.widgets.theme import set_tone
 from ui.widgets.tooltips import plain_tooltip
@@ -51,7 +51,10 @@ class TableView(QTableWidget):
     def __init__(self, table: Table, parent: QWidget | None = None) -> None:
         super().__init__(len(table.rows), len(table.columns), parent)
         self.table = table
-        self.setHorizontalHeaderLabels(table.columns)
+        self.setHorizontalHeaderLabels([table.header(j) for j in range(len(table.columns))])
+        for j in range(len(table.columns)):  # a long name heading a column elides
+            if len(whole := table.header(j)) > 40 and (head := self.horizontalHeaderItem(j)):
+                head.setToolTip(plain_tooltip(whole))
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.verticalHeader().setVisible(False)
@@ -67,7 +70,7 @@ class TableView(QTableWidget):
                 if isinstance(value, str) and (
                         len(value) > 40
                         or self.fontMetrics().horizontalAdvance(item.text()) > widest - 16):
-                    item.setToolTip(plain_tooltip(visible(value)))
+                    item.setToolTip(plain_tooltip(shown_name(value)))
                 self.setItem(i, j, item)
         header = self.horizontalHeader()
         header.setStretchLastSection(False)
