@@ -27,6 +27,7 @@ from core.stats.battles import (
     describe_left_out,
     describe_unvoted,
 )
+from core.stats.bradley_terry import describe_groups
 from core.stats.votefiles import (
     FORMAT_HELP,
     FORMATS,
@@ -123,18 +124,20 @@ def _terminal_progress(what: str, unit: str) -> Callable[[int, int], None] | Non
 
 
 
-def _components(out: dict[str, object], groups: tuple[tuple[str, ...], ...]) -> dict[str, object]:
-    """Add ``"components"`` (and say so on stderr) when the votes split into groups."""
+def _components(out: dict[str, object], groups: tuple[tuple[str, ...], ...],
+                consequence: str = "the groups' places relative to each other rest on the "
+                                   "prior alone", what: str = "votes") -> dict[str, object]:
+    """Add ``"components"`` (and say so on stderr, naming the groups) when the votes or
+    scores split into groups of models never compared with each other (ADR 021, 217)."""
     if len(groups) > 1:
-        sizes = ", ".join(str(len(g)) for g in groups)
-        print(
-            f"winnow stats: warning: the votes split into {len(groups)} groups of models that "
-            f"are never compared with each other (sizes {sizes}); the groups' places relative "
-            'to each other rest on the prior alone (see "components")',
-            file=sys.stderr,
-        )
+        print(f"winnow stats: warning: the {what} split into {describe_groups(groups)}; "
+              f'{consequence} (see "components")', file=sys.stderr)
         out["components"] = [list(g) for g in groups]
     return out
+
+
+#: what a split means for win rates (each model's share of comparisons within its group)
+WINRATE_SPLIT = "win rates of different groups are not comparable"
 
 
 def _vote_file(args: argparse.Namespace) -> VoteFile:
@@ -239,14 +242,20 @@ def cmd_winrate(args: argparse.Namespace) -> int:
                   f"({listed(alone)}) "
                   f"share{'' if many else 's'} no sample with another model: no win rate, "
                   "left out", file=sys.stderr)
-        return _print({"win_rate": res.win_rate_dict()})
+        return _print(_components({"win_rate": res.win_rate_dict()}, res.components,
+                                  WINRATE_SPLIT, "scores"))
     vf = _vote_file(args)
-    return _print(_reading({"win_rate": vote_win_rates(vf.votes).win_rate_dict()}, vf))
+    res = vote_win_rates(vf.votes)
+    return _print(_reading(_components({"win_rate": res.win_rate_dict()}, res.components,
+                                       WINRATE_SPLIT), vf))
 
 
 def cmd_kemeny(args: argparse.Namespace) -> int:
-    res = stats.kemeny_table(tables.read_rankings(args.file))
-    out: dict[str, object] = {"consensus": res.consensus, "score": res.score}
+    table = tables.read_rankings(args.file)
+    res = stats.kemeny_table(table)
+    out = _components({"consensus": res.consensus, "score": res.score}, table.components,
+                      "their order relative to each other in the consensus is arbitrary",
+                      "rankings")
     if not res.exact:
         out["exact"] = False
         print(f"winnow stats: {len(res.consensus):,} models: more than "

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from core import stats
+from core.stats.bradley_terry import describe_groups
 from core.stats.votes import A_WINS, B_WINS, TIE, Votes, win_matrix
 
 Row = dict[str, Any]
@@ -70,6 +71,19 @@ class PairwiseFit:
     hi: np.ndarray
     method: str  # "ml" | "map"
     n_boot_map: int
+    #: groups of models the comparisons connect, largest first (one: all comparable)
+    components: tuple[tuple[str, ...], ...] = ()
+
+    def split_text(self, criterion: str = "") -> str | None:
+        """The warning the leaderboard shows when the comparisons split into groups never
+        compared with each other (as ``winnow stats`` says on stderr; ADR 021, 217)."""
+        if len(self.components) < 2:
+            return None
+        where = f" ({criterion})" if criterion else ""
+        return (f"Warning{where}: the comparisons split into "
+                f"{describe_groups(self.components)}. Models in different groups cannot be "
+                "compared: their relative ranks, win rates, BT/100 and Elo rest on the prior "
+                "alone, not on the data.")
 
     def note(self) -> str:
         if self.method == "ml":
@@ -107,7 +121,7 @@ def fit_pairwise(votes: Votes, n_boot: int, ci: float, seed: int | None) -> Pair
     elo = stats.elo_ratings(votes, n_boot=n_boot, ci=ci, seed=seed,
                             progress=_BOOT_PROGRESS.get())
     return PairwiseFit(votes.models, games, rate, bt.scores, elo.elo, elo.lo, elo.hi,
-                       bt.method, elo.n_boot_map)
+                       bt.method, elo.n_boot_map, bt.components)
 
 
 def dense(rows: Sequence[Row], rater: str, keys: Sequence[str], value: str,

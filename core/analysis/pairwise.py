@@ -57,6 +57,12 @@ def _elo_note(opt: Any, fits: list[Any]) -> str:
             + " ".join(sorted(notes)) + extra)
 
 
+def _splits(fits: list[Any], criteria: Sequence[str] = ("",)) -> list[str]:
+    """The warning of each fit whose comparisons split into groups never compared."""
+    texts = (f.split_text(c) for f, c in zip(fits, criteria, strict=True))
+    return [t for t in texts if t]
+
+
 def _panel(title: str, fit: Any) -> EloPanel:
     return EloPanel(title, list(fit.models), [float(x) for x in fit.elo],
                     [float(x) for x in fit.lo], [float(x) for x in fit.hi])
@@ -86,6 +92,7 @@ def votes_sections(rows: list[Row], opt: Any) -> dict[str, Section]:
         charts=[EloChart(panels, opt.ci, opt.n_boot)])
     lead.summary = [f"{len(rows):,} votes over {len({*col(rows, 'a'), *col(rows, 'b')})} models"
                     + (f", {len(by_crit)} criteria" if len(by_crit) > 1 else "")]
+    lead.summary += _splits(fits, list(by_crit))
     sig = Section("significance", "Significance", message=(
         "The Friedman test needs blocks that rank every model (full rankings, Likert "
         "ratings or per-sample scores); pairwise votes have none. The Elo intervals on the "
@@ -223,6 +230,7 @@ def rankings_sections(rows: list[Row], opt: Any) -> dict[str, Section]:
         charts=[EloChart([_panel("Elo", fit)], opt.ci, opt.n_boot)])
     lead.summary = [f"{blocks.shape[0]:,} rankings of {len(table.models)} models by "
                     f"{len(table.raters)} raters on {len(table.items):,} items"]
+    lead.summary += _splits([fit])
     sig = friedman_section(blocks, table.models, opt, "rater × item")
     return {"leaderboard": lead, "significance": sig,
             "breakdown": _winrate_breakdown(rows, opt, "item", "rater", "rank", -1.0)}
@@ -256,6 +264,7 @@ def scores_sections(rows: list[Row], opt: Any) -> dict[str, Section]:
         charts=[EloChart([_panel("Elo", fit)], opt.ci, opt.n_boot)])
     lead.summary = [f"{len(rows):,} scores of {len(models)} models on {len(samples):,} samples"
                     + (f" by {len(judges)} judges" if len(judges) > 1 else "")]
+    lead.summary += _splits([fit])
     what = "judge × sample" if len(judges) > 1 else "samples"
     sig = friedman_section(flat, models, opt, what)
     return {"leaderboard": lead, "significance": sig,

@@ -223,6 +223,18 @@ def named_groups(models: Sequence[str], w: np.ndarray) -> tuple[tuple[str, ...],
     return tuple(tuple(models[i] for i in group) for group in comparison_groups(w))
 
 
+def describe_groups(groups: Sequence[Sequence[str]], most: int = 3, names: int = 5) -> str:
+    """``"2 groups of models that are never compared with each other: ('a', 'b');
+    ('x', 'y')"``, naming the first ``most`` groups and ``names`` models of each, every
+    name cut to a readable length (ADR 217)."""
+    from core.visible_text import listed, short_name
+
+    shown = [f"({listed([short_name(m) for m in g], names)})" for g in groups[:most]]
+    more = f"; and {len(groups) - most:,} more" if len(groups) > most else ""
+    return (f"{len(groups):,} groups of models that are never compared with each other: "
+            + "; ".join(shown) + more)
+
+
 def bradley_terry(
     a: Sequence[str],
     b: Sequence[str],

@@ -28,6 +28,16 @@ class RankingTable:
         kept: np.ndarray = flat[~np.all(np.isnan(flat), axis=1)]
         return kept
 
+    @property
+    def components(self) -> tuple[tuple[str, ...], ...]:
+        """Groups of models ranked together (in one ranking, directly or through others),
+        largest first: more than one, and the consensus order between groups is arbitrary
+        (ADR 217)."""
+        from core.stats.bradley_terry import named_groups
+
+        ranked = (~np.isnan(self.rankings())).astype(float)
+        return named_groups(self.models, ranked.T @ ranked)
+
     def block_keys(self) -> list[tuple[str, str]]:
         """``(rater, item)`` of each row of :meth:`rankings`, same order."""
         flat = self.ranks.reshape(-1, len(self.models))

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.stats.bradley_terry import named_groups
+
 
 @dataclass(frozen=True)
 class WinRateResult:
@@ -24,6 +26,12 @@ class WinRateResult:
     n_comparisons: np.ndarray  # (K,) comparisons per model
     pair_points: np.ndarray  # (K, K) points of i against j (1 / 0.5 / 0 summed)
     pair_counts: np.ndarray  # (K, K) comparisons of i with j
+
+    @property
+    def components(self) -> tuple[tuple[str, ...], ...]:
+        """Groups of models linked by comparisons, largest first: more than one, and the
+        win rates of different groups are not comparable (ADR 217)."""
+        return named_groups(self.models, self.pair_counts)
 
     def win_rate_dict(self) -> dict[str, float]:
         """``{model: rate}``, best first."""
