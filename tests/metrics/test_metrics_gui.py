@@ -83,7 +83,8 @@ def test_empty_state_then_run_results_histograms_drilldown(window, qtbot, tmp_pa
     assert page.drill.table.item(0, 0).text() == "Colour shift"
     from ui.metrics.drilldown import DETAIL_COLUMNS
 
-    assert "b_shift" in page.drill.table.item(0, DETAIL_COLUMNS.index("Details")).text()
+    details = page.drill.table.item(0, DETAIL_COLUMNS.index("Details")).text()
+    assert "b* shift" in details and "b_shift" not in details  # labels, not keys (ADR 217)
     assert page.drill.table.item(0, DETAIL_COLUMNS.index("Better")).text() == "↓ lower"
 
     job = page.run()  # unchanged images: everything comes from the cache

@@ -21,27 +21,31 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.metrics.detail_labels import detail_path, detail_unit
 from core.metrics.imageio import MetricInputError, load_array
 from core.metrics.items import collect_items
 from core.metrics.store import ResultRow
+from core.visible_text import shown_name
 from ui.metrics.results_model import better_text
 
 PREVIEW_SIDE = 720
 
 
-def format_details(details: dict[str, Any], prefix: str = "") -> str:
-    """``{"b_shift": 1.23456, "hist": {"R": 0.1}}`` → ``b_shift 1.235 · hist.R 0.1``."""
+def format_details(details: dict[str, Any], path: tuple[str, ...] = ()) -> str:
+    """``{"b_shift": 1.23456, "hist": {"R": 0.1}}`` → ``b* shift, output − input (+ yellower)
+    1.235 CIELAB units · hist R 0.1``: every key as its label (ADR 217)."""
     parts = []
     for key, value in sorted(details.items()):
-        name = f"{prefix}{key}"
+        keys = (*path, str(key))
+        name, unit = detail_path(keys), detail_unit(str(key))
         if isinstance(value, dict):
-            inner = format_details(value, name + ".")
+            inner = format_details(value, keys)
             if inner:
                 parts.append(inner)
         elif isinstance(value, float):
-            parts.append(f"{name} {value:.4g}")
+            parts.append(f"{name} {value:.4g}{unit}")
         elif isinstance(value, list) and all(isinstance(v, float) for v in value):
-            parts.append(f"{name} [{', '.join(f'{v:.4g}' for v in value)}]")
+            parts.append(f"{name} [{', '.join(f'{v:.4g}' for v in value)}]{unit}")
         else:
             parts.append(f"{name} {json.dumps(value, ensure_ascii=False)[:400]}")
     return "  ·  ".join(parts)
@@ -180,7 +184,7 @@ class DrillDown(QWidget):
                   titles: dict[str, str], higher: dict[str, bool] | None = None) -> None:
         """Load the pair's images (through core) and list ``rows`` (all its results)."""
         self.current = (sample_id, model)
-        self.title.setText(f"Sample {sample_id}  ·  model {model}")
+        self.title.setText(f"Sample {shown_name(sample_id)}  ·  model {shown_name(model)}")
         items = collect_items(project, [sample_id], [model]) if project is not None else []
         item = items[0] if items else None
         self.prompt.setText(f"Prompt: {item.prompt}" if item and item.prompt else "")
@@ -192,7 +196,7 @@ class DrillDown(QWidget):
             self.input_panel.caption.setText(
                 "Input" + (f" (1 of {len(item.inputs)})" if extra > 0 else "")
                 + (" — cropped from a screenshot" if item.inputs and item.inputs[0].bbox else ""))
-            self.output_panel.caption.setText(f"Output of {model}")
+            self.output_panel.caption.setText(f"Output of {shown_name(model)}")
             self._load(self.input_panel, item.inputs[0] if item.inputs else None, "(no input: "
                        "text-to-image sample)")
             self._load(self.output_panel, item.output, "(no output)")

@@ -6,7 +6,9 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
+from core.metrics.detail_labels import detail_label, detail_unit
 from core.metrics.store import ResultRow, sub_values
+from core.visible_text import shown_name
 
 Index = QModelIndex | QPersistentModelIndex
 COLUMNS = ("Sample", "Model", "Metric", "Better", "Value", "Status", "Details")
@@ -26,10 +28,10 @@ def details_text(row: ResultRow) -> str:
         return row.error or "error"
     if row.status == "not_applicable":
         return str(row.details.get("reason", "not applicable"))
-    parts = [f"{k} {v:.4g}" for k, v in sub_values(row).items()]
+    parts = [f"{detail_label(k)} {v:.4g}{detail_unit(k)}" for k, v in sub_values(row).items()]
     for key in ("target", "ocr", "output_faces"):
         if key in row.details:
-            parts.append(f"{key} {row.details[key]!s}"[:60])
+            parts.append(f"{detail_label(key)} {row.details[key]!s}"[:60])
     return ", ".join(parts)
 
 
@@ -91,7 +93,9 @@ class ResultsModel(QAbstractTableModel):
         return None
 
     def _cells(self, row: ResultRow) -> tuple[str, ...]:
-        return (row.sample_id, row.model, self.titles.get(row.metric, row.metric),
+        # a model "A " must not look like "A", nor a hidden character vanish (ADR 215, 217)
+        return (shown_name(row.sample_id), shown_name(row.model),
+                self.titles.get(row.metric, row.metric),
                 better_text(self.higher.get(row.metric)),
                 "" if row.value is None else f"{row.value:.4f}",
                 row.status.replace("_", " "), details_text(row))
