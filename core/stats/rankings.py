@@ -33,10 +33,21 @@ class RankingTable:
         """Groups of models ranked together (in one ranking, directly or through others),
         largest first: more than one, and the consensus order between groups is arbitrary
         (ADR 217)."""
-        from core.stats.bradley_terry import named_groups
+        from scipy.sparse import bmat, csr_matrix
+        from scipy.sparse.csgraph import connected_components
 
-        ranked = (~np.isnan(self.rankings())).astype(float)
-        return named_groups(self.models, ranked.T @ ranked)
+        # rankings and models as one bipartite graph (no (M, M) product of a big table),
+        # each distinct set of models ranked together once
+        present = ~np.isnan(self.ranks.reshape(-1, len(self.models)))
+        packed = np.packbits(present, axis=1)
+        _, first = np.unique(packed, axis=0, return_index=True)
+        ranked = csr_matrix(present[first])
+        _, labels = connected_components(bmat([[None, ranked], [ranked.T, None]]),
+                                         directed=False)
+        groups: dict[int, list[str]] = {}
+        for model, label in zip(self.models, labels[ranked.shape[0]:], strict=True):
+            groups.setdefault(int(label), []).append(model)
+        return tuple(tuple(g) for g in sorted(groups.values(), key=lambda g: -len(g)))
 
     def block_keys(self) -> list[tuple[str, str]]:
         """``(rater, item)`` of each row of :meth:`rankings`, same order."""
