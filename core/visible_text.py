@@ -51,8 +51,9 @@ def spell_controls(text: str) -> str:
 _ANY_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
-#: White space at either end of a name (a browser, a chart or a table cell shows none).
-_EDGE_SPACE = re.compile(r"^\s+|\s+$")
+#: White space at either end of a name (a browser, a chart or a table cell shows none),
+#: and any white space but the plain space anywhere (a no-break or thin space draws as one)
+_ODD_SPACE = re.compile(r"^\s+|\s+$|[^\S ]")
 
 
 def _spell(match: re.Match[str]) -> str:
@@ -63,8 +64,9 @@ def shown_name(text: str) -> str:
     """One name as a table cell or chart label shows it: :func:`visible`, and every control
     character spelt too, since a browser or a chart draws a tab, line feed or escape as a
     space or nothing, and ``"a\\tb"`` would look like ``"a b"`` (ADR 215); white space at
-    either end is spelt too, or ``"A "`` would look like ``"A"`` (ADR 217)."""
-    return _EDGE_SPACE.sub(_spell, _ANY_CONTROL.sub(_spell, visible(text)))
+    either end is spelt too, or ``"A "`` would look like ``"A"``, and a no-break, thin or
+    ideographic space anywhere, or ``"a\\u00a0b"`` would look like ``"a b"`` (ADR 217)."""
+    return _ODD_SPACE.sub(_spell, _ANY_CONTROL.sub(_spell, visible(text)))
 
 
 #: Longest name a table cell shows; a longer one is cut in the middle (:func:`cut_name`).

@@ -23,7 +23,8 @@ from core.visible_text import NAME_MAX, cut_name, short_name, shown_name
 LONG_1 = "x" * 5_000 + "1" + "x" * 5_000
 LONG_2 = "x" * 5_000 + "2" + "x" * 5_000
 SCRIPT = '<script>alert("n")</script>\'&'
-EDGE_TWINS = [("A", "A "), ("A", " A"), ("A", "A\u00a0"), ("A", "\u3000A"), ("A", "A  ")]
+EDGE_TWINS = [("A", "A "), ("A", " A"), ("A", "A\u00a0"), ("A", "\u3000A"), ("A", "A  "),
+              ("a b", "a\u00a0b"), ("a b", "a\u2009b"), ("模型 甲", "模型\u3000甲")]
 
 
 @pytest.mark.parametrize(("name", "twin"), EDGE_TWINS)
