@@ -83,12 +83,14 @@ def test_share_merge_and_adjudicate_with_keys(qtbot: Any, tmp_path: Path) -> Non
     junk.write_text("not a package")
     h.messages.clear()
     h.ws.page_actions.team.merge([files[0], junk, files[1]])
-    assert h.messages[0].startswith("Some packages were refused: junk.winnow")
-    assert "lead-alice.winnow (Alice): 2 change(s) merged" in h.messages[0]
-    assert "1 conflict(s) wait for a decision" in h.messages[0]
-    assert h.ws.model.row_of("s2") is not None
+    assert h.messages == []  # with conflicts waiting, the report is in their window
     window = h.ws.page_actions.team.dialog
     assert window is not None and window.isVisible()  # opened by the merge
+    report = window.report.text()
+    assert report.startswith("Some packages were refused:\njunk.winnow")
+    assert "lead-alice.winnow (Alice): 2 change(s) merged" in report
+    assert "1 conflict(s) wait for a decision" in report
+    assert h.ws.model.row_of("s2") is not None
     qtbot.waitExposed(window)
     assert window.list.count() == 1
     assert "Turn the cat green" in window.ours.text.toPlainText()

@@ -31,7 +31,7 @@ from core.teamwork.values import FIELD_TITLES, boxes, describe, roles
 from ui.curate.canvas import ROLE_COLOURS
 from ui.curate.images import decode_upright, map_box
 from ui.widgets.actions import make_action
-from ui.widgets.theme import tone_colours
+from ui.widgets.theme import clear_tone, set_tone, tone_colours
 
 THUMB = 420
 
@@ -141,6 +141,13 @@ class AdjudicationWindow(QDialog):
         self.ws = ws
         self.setWindowTitle("Resolve conflicts")
         self.conflicts: list[Conflict] = []
+        # what the last merge did: shown here, not in a message box, which would be
+        # window-modal and block this window (its keys and buttons) while it is open
+        self.report = QLabel()
+        self.report.setWordWrap(True)
+        self.report.setTextFormat(Qt.TextFormat.PlainText)
+        self.report.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.report.setVisible(False)
         self.list = QListWidget()
         self.list.currentRowChanged.connect(self._show)
         self.heading = QLabel()
@@ -178,6 +185,7 @@ class AdjudicationWindow(QDialog):
         split.setStretchFactor(1, 3)
         self.empty = QLabel("No open conflicts.")
         layout = QVBoxLayout(self)
+        layout.addWidget(self.report)
         layout.addWidget(split, 1)
         layout.addWidget(self.empty)
         self.list.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # ←/→ pick, never move the list
@@ -209,6 +217,15 @@ class AdjudicationWindow(QDialog):
                 "A conflict appears here when Curate → Team → Merge Returned Work… brings "
                 "back a curator's value that differs from the project's; you then keep one "
                 "of the two (1 or 2).")
+
+    def show_report(self, text: str, *, warn: bool = False) -> None:
+        """Show what a merge did above the conflicts (``warn``: a package was refused)."""
+        self.report.setText(text)
+        self.report.setVisible(bool(text))
+        if warn:
+            set_tone(self.report, "warning", "padding: 4px;", border=True)
+        else:
+            clear_tone(self.report)
 
     def current(self) -> Conflict | None:
         row = self.list.currentRow()

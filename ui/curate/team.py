@@ -184,7 +184,7 @@ class TeamWork:
                 self.ws.context.message(
                     "Work shared", f"{r.samples:,} samples into {len(r.packages)} package(s) "
                     f"in {r.out}:\n" + "\n".join(lines) + "\n\nSend each curator their file; "
-                    "merge them back with Curate → Team → Merge Returned Work…." + skipped)
+                    "merge them back with Curate → Team → Merge Returned Work…" + skipped)
             elif job.outcome == "failed":
                 self.ws.context.message("Work not shared", f"{out_dir}: {job.error}")
             else:
@@ -230,12 +230,18 @@ class TeamWork:
             if waiting:
                 text += f"\n\n{waiting} conflict(s) wait for a decision."
             if refused:
-                self.ws.context.message("Some packages were refused",
-                                        "\n\n".join(refused) + "\n\nMerged:\n" + text)
+                text = "\n\n".join(refused) + "\n\nMerged:\n" + text
+            if waiting:  # the report goes in the conflicts window: a message box would
+                # be window-modal and block that window until dismissed
+                self.show_conflicts().show_report(
+                    "Some packages were refused:\n" + text if refused else text,
+                    warn=bool(refused))
+                self.ws.context.status(f"Work merged; {waiting} conflict(s) wait for a "
+                                       "decision", 10000)
+            elif refused:
+                self.ws.context.message("Some packages were refused", text)
             else:
                 self.ws.context.message("Work merged", text)
-            if waiting:
-                self.show_conflicts()
 
         self.last_job = self.ws.context.start_job("Merge returned work", work, done)
         return self.last_job

@@ -1,0 +1,77 @@
+"""Merge Returned Work… in the real main window: when conflicts wait, the merge report
+shows in the Resolve Conflicts window, and no window-modal message box opens beside it
+(such a box blocked the conflicts window, its keys and its buttons, while itself hidden
+behind it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytestmark = pytest.mark.gui
+
+from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from core.teamwork.conflicts import list_conflicts  # noqa: E402
+from core.teamwork.values import read_values  # noqa: E402
+from tests.teamwork.team_helpers import Curator, make_project, package_path, split  # noqa: E402
+
+
+def _returned(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """The lead's project (closed) and two packages that disagree on s1's prompt."""
+    project = make_project(tmp_path)
+    report = split(project, tmp_path / "packages")
+    project.close()
+    alice, bob = package_path(report, "Alice"), package_path(report, "Bob")
+    with Curator(alice) as c:
+        c.prompt("s1", "Turn the cat green")
+        c.label("s2", "Benchmark")
+    with Curator(bob) as c:
+        c.prompt("s1", "Make the cat green please")
+    return tmp_path / "lead.winnow", alice, bob
+
+
+def test_merge_with_conflicts_reports_in_the_conflicts_window_which_stays_usable(
+        main_window: Any, qtbot: Any, tmp_path: Path) -> None:
+    lead, alice, bob = _returned(tmp_path)
+    junk = tmp_path / "junk.winnow"
+    junk.write_text("not a package")
+    assert main_window.open_project(lead)
+    team = main_window.show_workspace("curate").page_actions.team
+    job = team.merge([alice, junk, bob])
+    qtbot.waitUntil(lambda: job.outcome != "running", timeout=30_000)
+    assert job.outcome == "done", job.error
+    qtbot.waitUntil(lambda: team.dialog is not None, timeout=5_000)
+    window = team.dialog
+    assert window.isVisible() and window.list.count() == 1
+    assert QApplication.activeModalWidget() is None  # nothing blocks the conflicts window
+    report = window.report.text()
+    assert window.report.isVisible()
+    assert "lead-alice.winnow (Alice): 2 change(s) merged" in report
+    assert "lead-bob.winnow (Bob)" in report and "1 conflict(s) wait" in report
+    assert "junk.winnow" in report and "refused" in report  # a refused file is named
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5_000)
+    qtbot.keyClick(window, Qt.Key.Key_2)  # take Bob's value, by key
+    project = main_window.context.project
+    assert read_values(project.conn, ["s1"])["s1"]["prompt"] == "Make the cat green please"
+    assert list_conflicts(project) == []
+    window.close()
+
+
+def test_merge_without_conflicts_still_says_what_was_merged(
+        main_window: Any, qtbot: Any, tmp_path: Path) -> None:
+    lead, alice, _bob = _returned(tmp_path)
+    assert main_window.open_project(lead)
+    team = main_window.show_workspace("curate").page_actions.team
+    shown: list[str] = []
+    main_window.error_shown.connect(shown.append)
+    job = team.merge([alice])
+    qtbot.waitUntil(lambda: job.outcome != "running", timeout=30_000)
+    qtbot.waitUntil(lambda: bool(shown), timeout=5_000)
+    assert "lead-alice.winnow (Alice): 2 change(s) merged" in shown[-1]
+    assert team.dialog is None  # no conflicts: no conflicts window
