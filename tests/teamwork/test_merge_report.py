@@ -14,7 +14,7 @@ pytest.importorskip("PySide6")
 pytestmark = pytest.mark.gui
 
 from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtWidgets import QApplication, QMessageBox  # noqa: E402
 
 from core.teamwork.conflicts import list_conflicts  # noqa: E402
 from core.teamwork.values import read_values  # noqa: E402
@@ -75,3 +75,42 @@ def test_merge_without_conflicts_still_says_what_was_merged(
     qtbot.waitUntil(lambda: bool(shown), timeout=5_000)
     assert "lead-alice.winnow (Alice): 2 change(s) merged" in shown[-1]
     assert team.dialog is None  # no conflicts: no conflicts window
+
+
+def test_a_cancelled_merge_says_so_and_what_to_do_not_merge_failed(
+        main_window: Any, qtbot: Any, tmp_path: Path, monkeypatch: Any) -> None:
+    import threading
+
+    import core.teamwork.merge as merge_module
+
+    lead, alice, bob = _returned(tmp_path)
+    merged_one, gate = threading.Event(), threading.Event()
+    real = merge_module.merge_package
+
+    def held(project: Any, path: Any) -> Any:
+        result = real(project, path)
+        merged_one.set()
+        gate.wait(10)
+        return result
+
+    monkeypatch.setattr(merge_module, "merge_package", held)
+    assert main_window.open_project(lead)
+    team = main_window.show_workspace("curate").page_actions.team
+    shown: list[str] = []
+    main_window.error_shown.connect(shown.append)
+    job = team.merge([alice, bob])
+    qtbot.waitUntil(merged_one.is_set, timeout=30_000)
+    row = main_window.jobs_panel.rows[-1]
+    row.cancel.click()  # the user cancels after Alice's package went in
+    gate.set()
+    qtbot.waitUntil(lambda: job.outcome != "running", timeout=30_000)
+    assert job.outcome == "cancelled"
+    qtbot.wait(50)
+    boxes = [w.windowTitle() for w in QApplication.topLevelWidgets()
+             if isinstance(w, QMessageBox) and w.isVisible()]
+    assert boxes == [] and shown == [], (boxes, shown)  # a cancel is not a failure
+    status = main_window.statusBar().currentMessage()
+    assert "cancelled" in status and "merged whole or not at all" in status
+    assert "again" in status  # what to do next
+    project = main_window.context.project
+    assert read_values(project.conn, ["s2"])["s2"]["quality"] == "Benchmark"  # kept

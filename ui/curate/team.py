@@ -221,6 +221,12 @@ class TeamWork:
 
         def done(job: Any) -> None:
             self.ws.context.data_changed.emit()
+            if job.outcome == "cancelled":  # asked for: no warning, but what now
+                self.ws.context.status(
+                    "Merge cancelled: each package is merged whole or not at all, so those "
+                    "merged before the cancel stay merged; merge them all again to finish "
+                    "(a package already merged is skipped)", 20000)
+                return
             if job.outcome != "done":
                 self.ws.context.message("Merge failed", str(job.error))
                 return
