@@ -146,7 +146,8 @@ def test_a_package_opens_in_curate_without_share_or_merge(qtbot: Any, tmp_path: 
     h.context.project_changed.emit()
     team = h.ws.page_actions.team
     assert not team.share_action.isVisible() and not team.merge_action.isVisible()
-    assert any("Alice's curator package" in s for s in h.status)
+    shown = next(s for s in h.status if "Alice's curator package" in s)
+    assert str(files[0]) in shown and "saved as you make it" in shown  # the file to send
     assert h.ws.model.rowCount() == 5
     h.ws.select_row(h.ws.model.row_of("s1"))
     h.ws.review.label("Trash")

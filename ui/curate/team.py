@@ -130,9 +130,10 @@ class TeamWork:
         for action in (self.share_action, self.merge_action, self.resolve_action):
             action.setVisible(meta is None)
         if meta is not None:
-            self.ws.context.status(
+            self.ws.context.status(  # Curate saves each edit: there is no Save to find
                 f"{meta.get('curator', '?')}'s curator package from "
-                f"{meta.get('project', '?')}: curate, save, and send the file back", 15000)
+                f"{meta.get('project', '?')}: each edit is saved as you make it; when done, "
+                f"close it and send back {self.project.path}", 30000)
 
     def _refuse_in_package(self, what: str) -> bool:
         meta = package_of(self.project) if self.project is not None else None
