@@ -229,3 +229,29 @@ def test_resolve_conflicts_with_none_says_where_they_come_from(qtbot: Any,
         assert not window.keep.isEnabled() and not window.take.isEnabled()
     finally:
         project.close()
+
+
+def test_share_refuses_a_used_folder_in_the_dialog_keeping_what_was_typed(
+        qtbot: Any, tmp_path: Path) -> None:
+    project = make_project(tmp_path)
+    h = Harness(qtbot, project)
+    used = tmp_path / "used"
+    used.mkdir()
+    (used / "notes.txt").write_text("mine")
+    a_file = tmp_path / "a-file"
+    a_file.write_text("mine")
+    dialog = h.ws.page_actions.team.ask_share()
+    assert dialog is not None
+    dialog.names.setPlainText("Alice\nBob\n")
+    for folder, words in ((used, "already holds files"), (a_file, "is a file")):
+        dialog.folder.setText(str(folder))
+        dialog._accept()
+        assert dialog.isVisible() and h.messages == []  # no job, no "Work not shared"
+        assert str(folder) in dialog.error.text() and words in dialog.error.text()
+        assert "overwrite" not in dialog.error.text()  # Share offers no overwrite
+        assert dialog.curator_names() == ["Alice", "Bob"]  # nothing to type again
+    assert (used / "notes.txt").read_text() == "mine" and a_file.read_text() == "mine"
+    dialog.folder.setText(str(tmp_path / "fresh"))
+    dialog._accept()
+    assert h.messages and h.messages[-1].startswith("Work shared")
+    project.close()

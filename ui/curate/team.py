@@ -24,12 +24,30 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.export_files import NotOwnedError
+from core.export_folder import check_folder_target
 from core.teamwork import DEFAULT_OVERLAP
 from core.teamwork.conflicts import count_open
 from core.teamwork.package import package_of
 from ui.widgets.dialog_buttons import confirm_cancel
 
 SUFFIX = ".winnow"
+
+
+def folder_refusal(folder: Path) -> str | None:
+    """Why the packages cannot go into ``folder`` (Share never overwrites), or None."""
+    try:
+        check_folder_target(folder, overwrite=False, kind="package")
+    except NotOwnedError as exc:  # a symbolic link: the message names it
+        return str(exc)
+    except FileExistsError:
+        if folder.is_dir():
+            return (f"{folder} already holds files. Packages go into a new or empty "
+                    "folder, and nothing is overwritten: choose another folder.")
+        return f"{folder} is a file, not a folder: choose a new folder for the packages."
+    except OSError as exc:  # an unreadable folder
+        return f"{folder}: {exc.strerror or exc}"
+    return None
 
 
 class ShareWorkDialog(QDialog):
@@ -91,6 +109,8 @@ class ShareWorkDialog(QDialog):
             self.error.setText("Choose a folder for the packages.")
         elif self.overlap.value() > 0 and len(self.curator_names()) < 2:
             self.error.setText("Sharing samples needs at least two curators.")
+        elif problem := folder_refusal(Path(self.folder.text().strip())):
+            self.error.setText(problem)  # here, not after the job: the names stay typed
         else:
             self.accept()
 
