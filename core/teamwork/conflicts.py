@@ -91,6 +91,7 @@ class ResolveConflict(Command):
         self.choice = choice
         self.sample_ids = (conflict.sample_id,)
         self.field = conflict.field
+        self.package_uid = conflict.package_uid
         self.theirs = conflict.theirs
         what = FIELD_TITLES.get(conflict.field, conflict.field).lower()
         self.label = f"Resolve {conflict.sample_id} {what}: " + (
@@ -112,8 +113,13 @@ class ResolveConflict(Command):
         return values[sid][self.field]
 
     def _do(self, project: Project) -> None:
-        status = project.conn.execute("SELECT status FROM team_conflicts WHERE id = ?",
-                                      (self.conflict_id,)).fetchone()
+        status = project.conn.execute(
+            "SELECT status, package_uid, sample_id, field FROM team_conflicts WHERE id = ?",
+            (self.conflict_id,)).fetchone()
+        if status is not None and tuple(status[1:]) != (self.package_uid, self.sample_ids[0],
+                                                        self.field):
+            raise EditConflict(f"{self.label}: that conflict was listed from another project, "
+                               f"not {project.path.name}; nothing changed")
         if status is None or status[0] != "open":
             raise EditConflict(f"{self.label}: the conflict was resolved meanwhile")
         current = self._current(project)

@@ -187,3 +187,27 @@ def test_a_full_disk_during_the_split_leaves_no_folder_and_no_split(tmp_path: Pa
     assert (tmp_path / "taken" / "keep.txt").read_text() == "mine"
     assert list((tmp_path / "taken").iterdir()) == [tmp_path / "taken" / "keep.txt"]
     project.close()
+
+
+def test_a_conflict_listed_from_one_project_is_refused_in_another(tmp_path: Path) -> None:
+    from core.curate.commands import EditConflict, UndoStack
+
+    projects = []
+    for name, says in (("a", "First project's Bob"), ("b", "Second project's Bob")):
+        project = make_project(tmp_path / name)
+        report = split(project, tmp_path / name / "packages")
+        with Curator(package_path(report, "Alice")) as c:
+            c.prompt("s1", "Turn the cat green")
+        with Curator(package_path(report, "Bob")) as c:
+            c.prompt("s1", says)
+        merge_packages(project, [package_path(report, "Alice"), package_path(report, "Bob")])
+        projects.append(project)
+    first, second = projects
+    stale = list_conflicts(first)[0]
+    assert stale.id == list_conflicts(second)[0].id  # the same row number in both
+    with pytest.raises(EditConflict, match="listed from another project"):
+        UndoStack(second).push(ResolveConflict(stale, "theirs"))
+    assert read_values(second.conn, ["s1"])["s1"]["prompt"] == "Turn the cat green"
+    assert len(list_conflicts(second)) == 1  # still open there
+    for project in projects:
+        project.close()
