@@ -255,3 +255,39 @@ def test_share_refuses_a_used_folder_in_the_dialog_keeping_what_was_typed(
     dialog._accept()
     assert h.messages and h.messages[-1].startswith("Work shared")
     project.close()
+
+
+def test_conflicts_window_never_resolves_into_the_next_project(qtbot: Any, tmp_path: Path
+                                                               ) -> None:
+    from core.teamwork.merge import merge_packages
+
+    def team_project(folder: Path, bob_says: str) -> tuple[Project, list[Path]]:
+        project = make_project(folder)
+        report = split(project, folder / "packages")
+        files = [package_path(report, "Alice"), package_path(report, "Bob")]
+        with Curator(files[0]) as c:
+            c.prompt("s1", "Turn the cat green")
+        with Curator(files[1]) as c:
+            c.prompt("s1", bob_says)
+        return project, files
+
+    first, first_files = team_project(tmp_path / "a", "First project's Bob")
+    second, second_files = team_project(tmp_path / "b", "Second project's Bob")
+    merge_packages(second, second_files)  # its conflict 1 waits too
+    h = Harness(qtbot, first)
+    h.ws.page_actions.team.merge(first_files)
+    window = h.ws.page_actions.team.dialog
+    assert window is not None and window.isVisible()
+    h.context.project = second  # File → Open another project, the window left open
+    h.context.project_changed.emit()
+    if window.isVisible():
+        window.activateWindow()
+        qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+        qtbot.keyClick(window, Qt.Key.Key_2)
+    assert read_values(second.conn, ["s1"])["s1"]["prompt"] != "First project's Bob"
+    open_now = h.ws.page_actions.team.dialog
+    if open_now is not None and open_now.isVisible():  # if shown, it is the new project's
+        assert "Second project's Bob" in open_now.theirs.text.toPlainText()
+        assert open_now.report.text() == ""  # not the first project's merge report
+    first.close()
+    second.close()

@@ -145,7 +145,12 @@ class TeamWork:
         return self.ws.project
 
     def on_project_changed(self) -> None:
-        """In a curator package: no sharing or merging there, and say whose it is."""
+        """In a curator package: no sharing or merging there, and say whose it is. The
+        conflicts window belongs to the project it listed: it closes, so a choice made
+        there can never be applied to the project opened next."""
+        if self.dialog is not None:
+            dialog, self.dialog = self.dialog, None
+            dialog.close()
         meta = package_of(self.project) if self.project is not None else None
         for action in (self.share_action, self.merge_action, self.resolve_action):
             action.setVisible(meta is None)
