@@ -233,6 +233,21 @@ class WindowProject(QObject):
         return self.window.start_job("Create demo project", work, done)
 
     # -- import ------------------------------------------------------------------------------
+    def _refuse_in_package(self) -> bool:
+        """A curator package takes no imports (ADR 130): say so, naming the package and
+        the project they go into, before any file is asked for or read (ADR 219)."""
+        from core.teamwork.package import package_of
+
+        project = self.project
+        meta = package_of(project) if project is not None else None
+        if project is None or meta is None:
+            return False
+        self.window.message("Import not possible", (
+            f"{project.path.name} is {meta.get('curator', 'a curator')}'s curator package: "
+            "it holds only the samples shared with them and takes no imports. Import into "
+            f"the project it was split from ({meta.get('project', '?')}) and share again."))
+        return True
+
     @Slot()
     def choose_import(self) -> None:
         """Ask for a JSONL file and import it in the background; with no project open,
@@ -240,6 +255,8 @@ class WindowProject(QObject):
         if self.project is None:
             self._offer_project_for_import("Import posts", "Posts and samples are",
                                            self.choose_import)
+            return
+        if self._refuse_in_package():
             return
         path, _ = QFileDialog.getOpenFileName(self.window, "Import posts or samples",
                                               self._folder(),
@@ -279,6 +296,8 @@ class WindowProject(QObject):
             self._offer_project_for_import("Import a Hugging Face dataset",
                                            "A Hugging Face dataset is", self.choose_import_hf)
             return
+        if self._refuse_in_package():
+            return
         folder = QFileDialog.getExistingDirectory(self.window,
                                                   "Import a Hugging Face dataset folder",
                                                   self._folder())
@@ -294,7 +313,7 @@ class WindowProject(QObject):
         ``importer(view, path, state=...)`` replaces the JSON Lines import (a Hugging Face
         dataset folder uses ``core.interop.hf_import.import_hf``)."""
         project = self.project
-        if project is None:
+        if project is None or self._refuse_in_package():
             return None
         from core.ingest.fetch import FetchSettings
         from core.ingest.importer import import_jsonl
