@@ -52,7 +52,7 @@ def test_merge_with_conflicts_reports_in_the_conflicts_window_which_stays_usable
     report = window.report.text()
     assert window.report.isVisible()
     assert "lead-alice.winnow (Alice): 2 change(s) merged" in report
-    assert "lead-bob.winnow (Bob)" in report and "1 conflict(s) wait" in report
+    assert "lead-bob.winnow (Bob)" in report and "1 conflict(s) to resolve" in report
     assert "junk.winnow" in report and "refused" in report  # a refused file is named
     window.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5_000)
@@ -60,6 +60,7 @@ def test_merge_with_conflicts_reports_in_the_conflicts_window_which_stays_usable
     project = main_window.context.project
     assert read_values(project.conn, ["s1"])["s1"]["prompt"] == "Make the cat green please"
     assert list_conflicts(project) == []
+    assert window.empty.isVisible() and "wait" not in window.report.text()  # not stale
     window.close()
 
 

@@ -89,7 +89,7 @@ def test_share_merge_and_adjudicate_with_keys(qtbot: Any, tmp_path: Path) -> Non
     report = window.report.text()
     assert report.startswith("Some packages were refused:\njunk.winnow")
     assert "lead-alice.winnow (Alice): 2 change(s) merged" in report
-    assert "1 conflict(s) wait for a decision" in report
+    assert "1 conflict(s) to resolve" in report
     assert h.ws.model.row_of("s2") is not None
     qtbot.waitExposed(window)
     assert window.list.count() == 1

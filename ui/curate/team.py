@@ -259,14 +259,13 @@ class TeamWork:
             merged, refused = job.future.result()
             text = "\n".join(merged) or "Nothing merged."
             waiting = count_open(self.project) if self.project is not None else 0
-            if waiting:
-                text += f"\n\n{waiting} conflict(s) wait for a decision."
             if refused:
                 text = "\n\n".join(refused) + "\n\nMerged:\n" + text
             if waiting:  # the report goes in the conflicts window: a message box would
-                # be window-modal and block that window until dismissed
+                # be window-modal and block that window until dismissed; its list says
+                # what still waits, so the report holds only what the merge did
                 self.show_conflicts().show_report(
-                    "Some packages were refused:\n" + text if refused else text,
+                    "Some packages were refused:\n" + text if refused else "Merged:\n" + text,
                     warn=bool(refused))
                 self.ws.context.status(f"Work merged; {waiting} conflict(s) wait for a "
                                        "decision", 10000)
