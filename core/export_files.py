@@ -23,11 +23,13 @@ from pathlib import Path
 from typing import IO, Any
 
 from core.files import (
+    KeptError,
     WriteError,
     clean_stale_temps,
     digest,
     finished_temp,
     fsync_dir,
+    kept_message,
     move_into_place,
     write_bytes,
 )
@@ -200,9 +202,8 @@ def owned(path: str | os.PathLike[str], root: str | os.PathLike[str] | None = No
 
 def not_owned_message(target: Path) -> str:
     """Why an existing file at ``target`` is not replaced."""
-    return (f"{target} already exists and Winnow cannot prove it wrote it (it is not in "
-            f"{MARKER_NAME}, or it was changed since); Winnow never replaces such a file: "
-            "choose another name, or move it away yourself")
+    return kept_message(target, f"already exists and Winnow cannot prove it wrote it (it is "
+                        f"not in {MARKER_NAME}, or it was changed since)")
 
 
 @contextlib.contextmanager
@@ -223,6 +224,8 @@ def export_writer(path: str | os.PathLike[str], mode: str = "w", *,
     rel = target.relative_to(root).as_posix()
     replace = False
     if os.path.lexists(target):
+        if target.is_dir() and not target.is_symlink():
+            raise KeptError(target, "is a folder", "give a file name for the export")
         if not owned(target, root):
             raise NotOwnedError(not_owned_message(target), [str(target)])
         replace = True

@@ -26,14 +26,22 @@ from core.export_files import (
     marker_line,
 )
 from core.files import (
+    KeptError,
     WriteError,
     clean_stale_temps,
     digest,
     fsync_dir,
+    kept_message,
     new_temp_dir,
     stale_temps,
     temp_name,
 )
+
+#: how to go on when another process (or the user) took the target during an export
+_AGAIN = "nothing was exported there; choose another folder"
+
+#: how to go on when a folder holds what Winnow did not write
+_ELSEWHERE = "choose another folder, or empty it yourself"
 
 _PROJECT_SUFFIXES = (".winnow", ".winnow-wal", ".winnow-shm", ".winnow-journal")
 
@@ -87,15 +95,15 @@ def folder_problem(folder: Path, *, hashes: bool = True, kind: str = "export") -
     try:
         marker = Marker(folder)
     except NotOwnedError as exc:
-        return f"{exc}; Winnow replaces only a folder it wrote itself"
+        return kept_message(folder, f"is not a folder Winnow wrote: {exc}", _ELSEWHERE)
     if marker.export is None:
         what = describe_entries(foreign_entries(folder, hashes=False))
-        return (f"{folder} is not a Winnow {kind} folder (there is no {MARKER_NAME} listing "
-                f"it): it holds {what}; choose another folder, or empty it yourself")
+        return kept_message(folder, f"is not a Winnow {kind} folder (there is no "
+                            f"{MARKER_NAME} listing it): it holds {what}", _ELSEWHERE)
     foreign = foreign_entries(folder, hashes=hashes)
     if not foreign:
         return None
-    return f"refusing to replace {folder}: it holds {describe_entries(foreign)}"
+    return kept_message(folder, f"holds {describe_entries(foreign)}", _ELSEWHERE)
 
 
 def describe_entries(rels: list[str], limit: int = 4) -> str:
@@ -119,19 +127,26 @@ def describe_entries(rels: list[str], limit: int = 4) -> str:
     return "; ".join(parts) + "; Winnow replaces only a folder it wrote itself"
 
 
-def check_folder_target(target: Path, overwrite: bool, kind: str = "export") -> None:
-    """Refuse a target folder before any work: raises, or returns when it may be used."""
+def check_folder_target(target: Path, overwrite: bool, kind: str = "export", *,
+                        overwritable: bool = True) -> None:
+    """Refuse a target folder before any work: raises, or returns when it may be used.
+
+    ``overwritable``: whether the command offers to overwrite an earlier export (the
+    refusal of a non-empty folder suggests it only then)."""
     if target.is_symlink():
-        raise NotOwnedError(f"{target} is a symbolic link; choose a real folder", [str(target)])
+        raise NotOwnedError(kept_message(target, "is a symbolic link",
+                                         "choose a real folder"), [str(target)])
     if not target.exists():
         return
     if not target.is_dir():
-        raise FileExistsError(errno.EEXIST, "exists and is not a folder", str(target))
+        raise KeptError(target, "already exists and is not a folder",
+                        "choose another folder name, or move the file away yourself")
     if not any(os.scandir(target)):
         return
     if not overwrite:
-        raise FileExistsError(errno.EEXIST, "already exists and is not empty (choose another "
-                              "folder, or overwrite an earlier export)", str(target))
+        raise KeptError(target, "already exists and is not empty",
+                        "choose another folder, or overwrite an earlier export"
+                        if overwritable else "choose another (or an empty) folder")
     problem = folder_problem(target, kind=kind)
     if problem:
         raise NotOwnedError(problem, [str(target)])
@@ -149,7 +164,7 @@ class ExportFolder:
     """
 
     def __init__(self, target: str | os.PathLike[str], kind: str, *,
-                 overwrite: bool = False) -> None:
+                 overwrite: bool = False, overwritable: bool = True) -> None:
         self.target = Path(target)
         self.kind = kind
         self.overwrite = overwrite
@@ -157,7 +172,7 @@ class ExportFolder:
         self.records: list[dict[str, Any]] = []
         self._dirs: set[str] = set()
         self._published = False
-        check_folder_target(self.target, overwrite, kind)
+        check_folder_target(self.target, overwrite, kind, overwritable=overwritable)
         self._made = _make_parents(self.target.parent, self.target)
         try:
             clean_stale_temps(self.target.parent)
@@ -271,14 +286,14 @@ class ExportFolder:
             _rename_dir(self.tmp, target)
             return
         if target.is_symlink() or not target.is_dir():
-            raise FileExistsError(errno.EEXIST, "appeared while exporting", str(target))
+            raise KeptError(target, "appeared while exporting", _AGAIN)
         if not any(os.scandir(target)):
             if os.name == "nt":
                 os.rmdir(target)
             _rename_dir(self.tmp, target)  # POSIX renames over an empty folder
             return
         if not self.overwrite:
-            raise FileExistsError(errno.EEXIST, "was filled while exporting", str(target))
+            raise KeptError(target, "was filled while exporting", _AGAIN)
         problem = folder_problem(target, kind=self.kind)  # again: the user may have added files meanwhile
         if problem:
             raise NotOwnedError(problem, [str(target)])
@@ -316,7 +331,7 @@ def _rename_dir(src: Path, dst: Path) -> None:
         os.rename(src, dst)
     except OSError as exc:
         if exc.errno in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR):
-            raise FileExistsError(errno.EEXIST, "appeared while exporting", str(dst)) from exc
+            raise KeptError(dst, "appeared while exporting", _AGAIN) from exc
         raise
 
 

@@ -59,6 +59,37 @@ class WriteError(OSError):
         return self.message
 
 
+def kept_message(path: str | os.PathLike[str], why: str = "already exists",
+                 advice: str = "choose another name, or move it away yourself") -> str:
+    """The one sentence for every refusal to write where something already is (ADR 216):
+    it names ``path``, says ``why`` it is in the way, that it was left as it is, and
+    ``advice`` on how to go on."""
+    return f"{path} {why}; Winnow left it as it is: {advice}"
+
+
+def named_once(path: str | os.PathLike[str], text: str) -> str:
+    """``text`` about ``path``, led by the path unless it already names it first (a
+    refusal's sentence does: "P already exists; …", never "P: P already exists; …")."""
+    return text if text.startswith(str(path)) else f"{path}: {text}"
+
+
+class KeptError(FileExistsError):
+    """Winnow refused to write over ``path`` and left it as it is; the message is
+    :func:`kept_message` (``strerror`` is ``why``, ``filename`` the path)."""
+
+    def __init__(self, path: str | os.PathLike[str], why: str = "already exists",
+                 advice: str = "choose another name, or move it away yourself") -> None:
+        super().__init__(errno.EEXIST, why, str(path))
+        self.message = kept_message(path, why, advice)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+#: ``why`` of a :class:`KeptError` for a name taken between Winnow's check and its write
+MADE_MEANWHILE = "was made by another process meanwhile (it was free when Winnow began)"
+
+
 def current_umask() -> int:
     """The process umask (read once; setting it back at once keeps it unchanged)."""
     global _umask_cache
@@ -112,19 +143,25 @@ def move_into_place(tmp: Path, target: Path, replace: bool = False) -> None:
         os.replace(tmp, target)
         return
     if os.name == "nt":
-        os.rename(tmp, target)  # fails with FileExistsError on Windows
+        try:
+            os.rename(tmp, target)  # fails with FileExistsError on Windows
+        except FileExistsError:
+            raise KeptError(target, MADE_MEANWHILE) from None
         return
     try:
         os.link(tmp, target)  # fails rather than replace
     except FileExistsError:
-        raise FileExistsError(errno.EEXIST, "File exists (not replaced)", str(target)) from None
+        raise KeptError(target, MADE_MEANWHILE) from None
     except OSError as exc:
         if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV,
                              errno.EMLINK, errno.ENOSYS):
             raise
         # No hard links here (FAT, some network shares): claim the name exclusively,
         # then move the finished file over our own placeholder.
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, file_mode())
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, file_mode())
+        except FileExistsError:
+            raise KeptError(target, MADE_MEANWHILE) from None
         os.close(fd)
         os.replace(tmp, target)
         return
@@ -196,7 +233,7 @@ def atomic_writer(path: str | os.PathLike[str], mode: str = "wb", *, replace: bo
     """
     target = Path(path)
     if not replace and os.path.lexists(target):
-        raise FileExistsError(errno.EEXIST, "File exists (not replaced)", str(target))
+        raise KeptError(target)
     with finished_temp(target, mode, encoding=encoding, newline=newline) as (fh, tmp):
         yield fh
     try:

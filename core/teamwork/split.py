@@ -170,7 +170,7 @@ def split_project(project: Project, out_dir: str | Path, curators: list[str], *,
                          overlap=len(set().union(*(p.overlap for p in plans))),
                          skipped=skipped)
     state.set_total(len(plans) + 1)
-    with ExportFolder(out_dir, "curator packages") as folder:
+    with ExportFolder(out_dir, "curator packages", overwritable=False) as folder:
         template = _template(folder)
         for plan in plans:
             state.check()
@@ -364,9 +364,8 @@ def _refuse_an_earlier_split(project: Project, out_dir: Path) -> None:
     """Refuse a folder that holds a published split, naming it: a split killed while the
     project closed is complete, and running it again meets its own folder (ADR 213).
     `curate split` has no overwrite, so the generic refusal's "overwrite" would mislead."""
-    import errno
-
     from core.export_files import Marker
+    from core.files import KeptError
 
     if out_dir.is_symlink() or not out_dir.is_dir():
         return
@@ -381,9 +380,9 @@ def _refuse_an_earlier_split(project: Project, out_dir: Path) -> None:
     known = project.conn.execute("SELECT 1 FROM team_splits WHERE name = ?",
                                  (name,)).fetchone() is not None
     whose = "this project's" if known else "another project's"
-    raise FileExistsError(errno.EEXIST, f"already holds the packages of split {name!r} "
-                          f"({whose}, made {head.get('at', '?')}); a split is never "
-                          "redone into its folder: choose another folder", str(out_dir))
+    raise KeptError(out_dir, f"already holds the packages of split {name!r} ({whose}, "
+                    f"made {head.get('at', '?')}); a split is never redone into its folder",
+                    "choose another folder")
 
 
 def _record(project: Project, split_uid: str, split_name: str, secret: bytes,

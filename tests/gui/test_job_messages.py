@@ -49,7 +49,8 @@ def test_exporting_twice_into_one_folder_says_so_once(main_window: MainWindow, q
     second = exports.start(out)
     qtbot.waitUntil(lambda: second.outcome != "running", timeout=60_000)
     qtbot.waitUntil(lambda: bool(messages))
-    assert messages[-1].startswith(f"{out}: already exists and is not empty")
+    assert messages[-1].startswith(f"{out} already exists and is not empty; Winnow left it "
+                                   "as it is: ")
     assert "Errno" not in messages[-1] and messages[-1].count(str(out)) == 1
 
 

@@ -271,3 +271,17 @@ def test_run_with_nothing_to_measure_says_what_is_missing(main_window, qtbot,  #
     assert page.run() is None
     assert messages[-1][1].startswith("No output images to measure yet")
     assert "Import Model Outputs" in messages[-1][1]
+
+
+def test_export_onto_a_folder_shows_the_same_sentence_as_the_cli(main_window, qtbot,
+                                                                 tmp_path) -> None:
+    # it said "Could not write X: …" with the error's bare words (ADR 216)
+    page = _page(main_window, qtbot)
+    assert main_window.open_project(_project(tmp_path, n=1))
+    _run(page, qtbot)
+    folder = tmp_path / "results.csv"
+    folder.mkdir()
+    assert page.export_to(str(folder)) is None
+    assert main_window._dialogs[-1].text() == (f"{folder} is a folder; Winnow left it as it "
+                                               "is: give a file name for the export")
+    assert list(folder.iterdir()) == []

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QSettings, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
+from core.files import named_once
 from core.imaging import photos as repo
 from core.imaging.loading import accepted_suffixes
 from core.imaging.photo_edits import EDIT_ERRORS, Detect, UndoStack
@@ -313,7 +314,7 @@ class PhotoJobs(QObject):
                 self._show_result("Export released photos", text, warning=bool(r.skipped))
                 self.context.status(text, 10000)
             elif job.outcome == "failed":
-                self._show_result("Export released photos", f"{out_dir}: {job.error}", True)
+                self._show_result("Export released photos", named_once(out_dir, job.error), True)
 
         job: Job = self.context.start_job(
             f"Export released photos to {Path(out_dir).name}", work, done)

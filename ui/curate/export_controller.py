@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.files import named_once
 from core.jobs import Job, JobState
 from ui.curate.dialogs import ExportDialog
 
@@ -72,9 +73,7 @@ class ExportController:
                     ws.context.message("Export finished with samples left out", text)
                 ws.context.status(text, 10000)
             elif job.outcome == "failed":
-                error = job.error  # names the folder already when it is about it
-                ws.context.message("Export failed", error if error.startswith(f"{out_dir}:")
-                                   else f"{out_dir}: {error}")
+                ws.context.message("Export failed", named_once(out_dir, job.error))
             elif job.outcome == "cancelled":
                 ws.context.status(f"Export to {out_dir} cancelled; nothing was written",
                                   10000)

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from core.export_files import NotOwnedError
 from core.export_folder import check_folder_target
+from core.files import kept_message, named_once
 from core.teamwork import DEFAULT_OVERLAP
 from core.teamwork.conflicts import count_open
 from core.teamwork.package import package_of
@@ -42,9 +43,11 @@ def folder_refusal(folder: Path) -> str | None:
         return str(exc)
     except FileExistsError:
         if folder.is_dir():
-            return (f"{folder} already holds files. Packages go into a new or empty "
-                    "folder, and nothing is overwritten: choose another folder.")
-        return f"{folder} is a file, not a folder: choose a new folder for the packages."
+            return kept_message(folder, "already holds files (packages go into a new or "
+                                "empty folder, and Share never overwrites)",
+                                "choose another folder")
+        return kept_message(folder, "is a file, not a folder",
+                            "choose a new folder for the packages")
     except OSError as exc:  # an unreadable folder
         return f"{folder}: {exc.strerror or exc}"
     return None
@@ -212,7 +215,7 @@ class TeamWork:
                     f"in {r.out}:\n" + "\n".join(lines) + "\n\nSend each curator their file; "
                     "merge them back with Curate → Team → Merge Returned Work…" + skipped)
             elif job.outcome == "failed":
-                self.ws.context.message("Work not shared", f"{out_dir}: {job.error}")
+                self.ws.context.message("Work not shared", named_once(out_dir, job.error))
             else:
                 self.ws.context.status("Share work cancelled; nothing was written", 10000)
 

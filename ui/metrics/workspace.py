@@ -461,6 +461,9 @@ class MetricsWorkspace(QWidget):
         except ValueError as exc:
             self.context.message("Export failed", str(exc))
             return None
+        except FileExistsError as exc:  # Winnow's own sentence: the path, left as it is
+            self.context.message("Export failed", str(exc))
+            return None
         except OSError as exc:
             self.context.message("Export failed", f"Could not write {path}: "
                                  f"{exc.strerror or exc}")
