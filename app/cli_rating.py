@@ -163,8 +163,6 @@ def cmd_create(args: argparse.Namespace) -> int:
             allow_ties=args.ties, allow_tie=not args.no_tie,
             criteria=tuple(_split(args.criteria)), questions=questions,
             instructions=args.instructions, seed=args.seed)
-        if Path(args.out).exists() and not Path(args.out).is_dir():
-            raise CliError(f"--out {args.out} is a file; give a folder for the rater files")
         files = create_and_write(project, design, args.out)
         tasks = rater_task_counts(project, design.name)
     data = {"session": design.name, "protocol": design.protocol, "seed": design.seed,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
 import sqlite3
 import uuid
@@ -18,7 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from core import __version__
-from core.files import atomic_writer, clean_stale_temps, new_temp_dir
+from core.files import (
+    MADE_MEANWHILE,
+    KeptError,
+    WriteError,
+    atomic_writer,
+    clean_stale_temps,
+    new_temp_dir,
+)
 from core.jobs import JobState
 from core.rating import file_build, integrity
 from core.rating import session_file as sf
@@ -187,9 +195,14 @@ def write_session_files(project: Project, name: str, out_dir: str | Path, *,
     :mod:`core.files` (never replacing a file: one may hold a rater's answers).  If one
     fails, the files this call already wrote are removed again and nothing is recorded.
     """
+    created_at = now_iso()  # once, before any work: every file of this call carries it
     session = get_session(project, name)
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    check_out_dir(out_dir)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise WriteError(out_dir, exc, _NONE_WRITTEN) from exc
     clean_stale_temps(out_dir)
     state = state or JobState(title=f"Write session files for {name}")
     slots = [r[0] for r in project.conn.execute(
@@ -198,7 +211,7 @@ def write_session_files(project: Project, name: str, out_dir: str | Path, *,
     for target in targets.values():
         busy = _occupied(target)
         if busy:
-            raise FileExistsError(f"{busy[0]} already exists; choose an empty folder")
+            raise KeptError(busy[0], advice="choose another session name or an empty folder")
     total = project.conn.execute("SELECT count(*) FROM rating_tasks WHERE session_id = ?",
                                  (session.id,)).fetchone()[0]
     state.set_total(total)
@@ -209,7 +222,8 @@ def write_session_files(project: Project, name: str, out_dir: str | Path, *,
     written: list[Path] = []
     try:
         for slot, target in targets.items():
-            macs[slot] = _write_one(project, session, slot, target, images, secret, state)
+            macs[slot] = _write_one(project, session, slot, target, images, secret, state,
+                                    created_at)
             written.append(target)
     except BaseException:
         for path in written:  # written by this call a moment ago: safe to take back
@@ -225,8 +239,13 @@ def write_session_files(project: Project, name: str, out_dir: str | Path, *,
 
 
 def _write_one(project: Project, session: SessionRow, slot: str, target: Path,
-               images: SessionImages, secret: bytes, state: JobState) -> str:
-    """Build one rater file beside ``target`` and move it into place; its tasks MAC."""
+               images: SessionImages, secret: bytes, state: JobState,
+               created_at: str) -> str:
+    """Build one rater file beside ``target`` and move it into place; its tasks MAC.
+
+    ``created_at`` is the same for every file of one creation: a stamp taken per file
+    would grow with the work done for the files before it, and so tell a rater how many
+    (gold) tasks another rater's file got (ADR 216)."""
     file_uid = project.conn.execute(
         "SELECT file_uid FROM rating_files WHERE session_id = ? AND slot = ?",
         (session.id, slot)).fetchone()[0]
@@ -238,8 +257,11 @@ def _write_one(project: Project, session: SessionRow, slot: str, target: Path,
     meta = {"format": sf.FORMAT, "format_version": str(sf.FORMAT_VERSION),
             "session_uid": session.uid, "session_name": session.name, "file_uid": file_uid,
             "slot": slot, "protocol": session.protocol, "settings": json.dumps(settings),
-            "created_at": now_iso(), "winnow_version": __version__}
-    folder = new_temp_dir(target.parent, target.name)
+            "created_at": created_at, "winnow_version": __version__}
+    try:
+        folder = new_temp_dir(target.parent, target.name)
+    except OSError as exc:  # a read-only folder: name the file, not a temporary name
+        raise WriteError(target, exc, _NONE_WRITTEN) from exc
     try:
         build = folder / "session.sqlite"
         conn = file_build.new_file(build, meta)
@@ -250,8 +272,12 @@ def _write_one(project: Project, session: SessionRow, slot: str, target: Path,
             raise
         tasks_mac = file_build.seal(conn, integrity.tasks_key(secret, file_uid),
                                     integrity.chain_start(secret, file_uid))
-        with open(build, "rb") as src, atomic_writer(target) as dst:
-            shutil.copyfileobj(src, dst, 1 << 20)
+        try:
+            with open(build, "rb") as src, atomic_writer(target) as dst:
+                shutil.copyfileobj(src, dst, 1 << 20)
+        except FileExistsError:  # it was free when this creation began (checked above)
+            raise KeptError(target, MADE_MEANWHILE, "choose another session name or an "
+                            "empty folder") from None
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return tasks_mac
@@ -296,15 +322,14 @@ def create_and_write(project: Project, design: SessionDesign, out_dir: str | Pat
     provably are that run's own and unrated; if the killed run had finished, its files
     are returned as they are.
     """
+    check_out_dir(Path(out_dir))
     found = _earlier_attempt(project, design, Path(out_dir))
     if isinstance(found, list):
         return found
     if found is None:
         clash = session_files_in_the_way(design.name, design.raters, out_dir)
         if clash:
-            raise FileExistsError(f"{clash[0].parent} already holds "
-                                  f"{', '.join(p.name for p in clash)}; choose another name "
-                                  "or an empty folder")
+            raise in_the_way(clash)
         create_session(project, design, state=state)
     try:
         return write_session_files(project, design.name, out_dir, state=state)
@@ -342,9 +367,9 @@ def _earlier_attempt(project: Project, design: SessionDesign,
     for slot, _path, file_uid in files:
         target = targets[slot]
         if target.exists() and not untouched_leftover(target, uid, file_uid, secret):
-            raise FileExistsError(f"{target} is in the way and is not an unrated file of "
-                                  f"session {design.name!r}; move it away or choose an "
-                                  "empty folder")
+            raise KeptError(target, "is in the way and is not an unrated file of session "
+                            f"{design.name!r}", "move it away yourself, or choose an empty "
+                            "folder")
     for target in leftovers:  # written for this session by the killed run, never rated
         target.unlink()
     return True
@@ -377,6 +402,27 @@ def session_files_in_the_way(name: str, raters: int, out_dir: str | Path) -> lis
     """Files already at the paths :func:`write_session_files` would write for a new
     session ``name`` with ``raters`` raters (it refuses to overwrite them)."""
     return [p for target in _session_paths(name, raters, out_dir) for p in _occupied(target)]
+
+
+#: what a failed creation leaves: the files it wrote are taken back, its session removed
+_NONE_WRITTEN = "no rater file of this session was written"
+
+
+def in_the_way(clash: list[Path]) -> KeptError:
+    """Why a new session's rater files are not written: ``clash`` (from
+    :func:`session_files_in_the_way`) is already there (the CLI and the dialog say it
+    alike)."""
+    return KeptError(clash[0].parent, f"already holds {', '.join(p.name for p in clash)}",
+                     "choose another session name or an empty folder")
+
+
+def check_out_dir(out_dir: Path) -> None:
+    """Refuse a folder for rater files that is a file or a link to nothing (it is left as
+    it is); a missing folder is made when the files are written."""
+    if os.path.lexists(out_dir) and not out_dir.is_dir():
+        why = ("is a link to nothing" if out_dir.is_symlink() and not out_dir.exists()
+               else "is a file, not a folder")
+        raise KeptError(out_dir, why, "give a folder for the rater files")
 
 
 #: what SQLite keeps beside a database: another file's, beside a new rater file, would be

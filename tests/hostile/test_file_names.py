@@ -38,7 +38,8 @@ def test_a_dangling_link_named_like_a_rater_file_is_refused_up_front(tmp_path: P
     os.symlink(tmp_path / "nowhere", out / "ranking-R1.winnow-session")
     project = build_project(tmp_path / "p.winnow", n_samples=2)
     try:
-        with pytest.raises(FileExistsError, match="already exists; choose an empty folder"):
+        with pytest.raises(FileExistsError, match="already exists; Winnow left it as it is: "
+                                                   "choose another session name or an empty"):
             make_session(project, out, "ranking", raters=1, sample_ids=("s000", "s001"))
     finally:
         project.close()

@@ -27,7 +27,8 @@ def test_an_out_path_that_is_a_file_is_refused_by_name(tmp_path: Path, capsys) -
     project = tmp_path / "p.winnow"
     build_project(project).close()
     assert run_cli(_create(project, project)) == 2
-    assert "--out" in (err := capsys.readouterr().err) and "is a file" in err
+    err = capsys.readouterr().err  # the sentence every refusal uses (ADR 216)
+    assert f"{project} is a file, not a folder; Winnow left it as it is: " in err
     assert "Errno" not in err
 
 

@@ -130,3 +130,39 @@ def test_dialog_refuses_taken_name_and_files_in_the_way(qtbot, tmp_path: Path) -
     qtbot.keyClicks(dialog.name, "fresh")
     qtbot.keyClick(dialog.name, Qt.Key.Key_Return)
     assert not dialog.isVisible() and dialog.result_design.name == "fresh"
+
+
+@pytest.mark.gui
+def test_dialog_says_what_the_cli_says_about_files_and_folders_in_the_way(  # type: ignore[no-untyped-def]
+        qtbot, rproject, tmp_path: Path) -> None:
+    """The dialog wrote its own wording for files in the way, and let a link to nothing
+    through as the folder for the rater files (ADR 216)."""
+    pytest.importorskip("PySide6")
+    from PySide6.QtCore import Qt
+
+    from ui.rate.design_dialog import DesignDialog
+
+    out = tmp_path / "files"
+    out.mkdir()
+    (out / "new-R1.winnow-session").write_bytes(b"a rater's answers")
+    with pytest.raises(FileExistsError) as refused:
+        create_and_write(rproject, _design("new"), out)
+    dialog = DesignDialog(list(SAMPLES), list(MODELS), "a test", out, taken=[])
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.name.selectAll()
+    qtbot.keyClicks(dialog.name, "new")
+    dialog.raters.setValue(2)
+    qtbot.keyClick(dialog.name, Qt.Key.Key_Return)
+    assert dialog.isVisible() and dialog.error.text() == str(refused.value)
+    assert "Winnow left it as it is" in dialog.error.text()
+    dangling = tmp_path / "gone"
+    dangling.symlink_to(tmp_path / "nowhere")
+    dialog.out_dir.setText(str(dangling))
+    dialog.name.selectAll()
+    qtbot.keyClicks(dialog.name, "fresh")
+    qtbot.keyClick(dialog.name, Qt.Key.Key_Return)
+    assert dialog.isVisible() and dialog.result_design is None
+    assert dialog.error.text() == (f"{dangling} is a link to nothing; Winnow left it as it "
+                                   "is: give a folder for the rater files")
+    assert (out / "new-R1.winnow-session").read_bytes() == b"a rater's answers"

@@ -108,3 +108,26 @@ def test_unsaved_changes_in_the_wal_on_read_only_media_are_named(read_only_place
     conn = sqlite3.connect(work)
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     conn.close()
+
+
+def test_rater_files_into_it_name_the_file_not_a_temporary_one(read_only_place,
+                                                                project_path: Path,
+                                                                capsys) -> None:  # type: ignore[no-untyped-def]
+    """`session create` said ".s-R1.winnow-session.winnow-tmp-…: Read-only file system"
+    (ADR 216); the session is not recorded, so its name stays free."""
+    from app.cli import run_cli
+    from core.files import TEMP_MARK
+    from core.rating.sessions import list_sessions
+
+    folder, _reason = read_only_place
+    _seal(folder)
+    for out, named in ((folder, folder / "s-R1.winnow-session"),
+                       (folder / "new", folder / "new")):
+        assert run_cli(["session", "create", str(project_path), "--name", "s", "--protocol",
+                        "likert", "--raters", "2", "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert f"cannot write {named}: " in err and TEMP_MARK not in err, err
+        assert err.rstrip().endswith("; no rater file of this session was written"), err
+    assert os.listdir(folder) == []
+    with Project.open(project_path) as project:
+        assert list_sessions(project) == []

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 
 from core.rating.design import SessionDesign
 from core.rating.protocols import CRITERIA, PROTOCOL_TITLES, PROTOCOLS
-from core.rating.sessions import session_files_in_the_way
+from core.rating.sessions import check_out_dir, in_the_way, session_files_in_the_way
 from ui.widgets.dialog_buttons import confirm_cancel
 from ui.widgets.theme import set_tone
 
@@ -223,11 +223,14 @@ class DesignDialog(QDialog):
                                "choose another name")
             self.name.setFocus()
             return
+        try:
+            check_out_dir(Path(self.out_dir.text().strip()))
+        except FileExistsError as exc:
+            self.error.setText(str(exc))
+            return
         clash = session_files_in_the_way(design.name, design.raters, self.out_dir.text())
         if clash:
-            self.error.setText(f"{clash[0].parent} already holds "
-                               f"{', '.join(p.name for p in clash)}; choose another name "
-                               "or folder")
+            self.error.setText(str(in_the_way(clash)))
             return
         self.result_design = design
         self.accept()
