@@ -161,5 +161,6 @@ def test_an_export_into_a_folder_holding_files_says_so_without_errno(tmp_path: P
     capsys.readouterr()
     assert run_cli(["export", "benchmark", str(project), "--out", str(out)]) == 2
     err = capsys.readouterr().err
-    assert f"{out}: already exists and is not empty" in err and "Errno" not in err
+    assert f"{out} already exists and is not empty; Winnow left it as it is: " in err
+    assert "Errno" not in err
     assert (out / "mine.txt").read_text() == "not Winnow's"

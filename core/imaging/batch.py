@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from core.export_files import Marker, NotOwnedError, export_bytes
-from core.files import WRITE_ERRNOS, WriteError, digest
+from core.files import WRITE_ERRNOS, KeptError, WriteError, digest
 from core.imaging.anonymize import HideSpec
 from core.imaging.detect import DetectSettings, detect_all
 from core.imaging.geometry import Geometry
@@ -315,8 +315,8 @@ def anonymize_folder(in_dir: str | os.PathLike[str], out_dir: str | os.PathLike[
         raise ValueError("the output folder must differ from the input folder "
                          "(originals are never overwritten)")
     if os.path.lexists(out_dir) and not out_dir.is_dir():
-        raise ValueError(f"{why_not_a_folder(out_dir)}: choose a folder for the "
-                         "anonymized copies")
+        raise KeptError(out_dir, why_not_a_folder(out_dir).removeprefix(f"{out_dir} "),
+                        "choose a folder for the anonymized copies")
     _check_writable(out_dir)
     photos, skipped = scan(in_dir, out_dir)
     names = output_names(photos)

@@ -47,16 +47,19 @@ def _commands(project: Path, target: Path) -> dict[str, list[str]]:
         "metrics export": ["metrics", "export", p, "--out", str(target)],
         "session create": ["session", "create", p, "--name", "s", "--protocol", "likert",
                            "--raters", "2", "--out", str(target)],
+        "anonymize": ["anonymize", str(project.parent), "--out", str(target),
+                      "--face-detector", "hog", "--no-plates"],
     }
 
 
 #: which blockers each command refuses (a rater-file folder may be an existing folder)
-_REFUSES = {"session create": ("file.txt", "link", "dangling")}
+_REFUSES = {"session create": ("file.txt", "link", "dangling"),
+            "anonymize": ("file.txt", "link", "dangling")}
 
 
 @pytest.mark.parametrize("command", ["export benchmark", "export benchmark hf",
                                      "export photos", "curate split", "metrics export",
-                                     "session create"])
+                                     "session create", "anonymize"])
 def test_every_writing_command_refuses_a_taken_name_in_one_sentence(
         project_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         command: str) -> None:
