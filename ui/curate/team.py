@@ -44,7 +44,7 @@ def folder_refusal(folder: Path) -> str | None:
     except FileExistsError:
         if folder.is_dir():
             return kept_message(folder, "already holds files (packages go into a new or "
-                                "empty folder, and Share never overwrites)",
+                                "empty folder)",
                                 "choose another folder")
         return kept_message(folder, "is a file, not a folder",
                             "choose a new folder for the packages")
