@@ -96,6 +96,14 @@ class ProposeEndpoint:
                 raise ValueError(f"the {name.replace('_', ' ')} must be a number >= 0, "
                                  f"not {price:g}")
 
+    def naming(self, message: str) -> str:
+        """``message`` (a request that gave up) led by the model and the endpoint, its URL
+        shown without secrets (:func:`core.http_pools.shown_url`), unless the message names
+        that URL already ("cannot reach http://…")."""
+        url = shown_url(self.base_url).rstrip("/")
+        return f"{self.model}: {message}" if url in message else \
+            f"{self.model} at {url}: {message}"
+
     def public(self) -> dict[str, Any]:
         """What a run records about the endpoint (never the key, nor a password or key
         written into the URL, ADR 198)."""
@@ -306,9 +314,10 @@ class ProposeClient:
             if self.failures_in_a_row >= BREAK_AFTER:  # a dead endpoint: stop the run
                 raise EndpointError(
                     f"the endpoint failed {self.failures_in_a_row} requests in a row (last: "
-                    f"{exc}); the run stopped rather than wait on each post (check the URL "
-                    "and that the server is up; proposals made so far are kept)") from None
-            raise ProposeError(str(exc)) from None
+                    f"{ep.naming(str(exc))}); the run stopped rather than wait on each post "
+                    "(check the URL and that the server is up; proposals made so far are "
+                    "kept)") from None
+            raise ProposeError(ep.naming(str(exc))) from None
         except ResponseTooLarge as exc:
             raise ProposeError(str(exc)) from None
         except CertificateError as exc:  # every request would fail alike (ADR 218)
