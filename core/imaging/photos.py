@@ -1,4 +1,6 @@
-"""Photo and region repository: intake of originals, edits in transactions with audit rows.
+"""Photo and region repository: reading photos and regions, edits in transactions with
+audit rows (intake and the stored originals live in :mod:`core.imaging.photo_originals`;
+they are handed out from here too).
 
 Every user edit is one transaction plus one audit row per changed field (action
 "edit").  Changing what a release would contain (regions, method, geometry) sends a
@@ -8,23 +10,21 @@ reviewed or released photo back to "new": a person has to look at it again.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
-import os
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from core.imaging.boxes import Detection, overlapping
 from core.imaging.geometry import Geometry, check_geometry
-from core.imaging.loading import (
-    PhotoDecodeError,
-    decode_photo,
-    decode_rgb,
-    scan_photos,
-    why_not_a_folder,
+from core.imaging.photo_originals import (
+    OriginalChangedError,
+    check_original,
+    import_folder,
+    import_photo,
+    load_original,
+    original_path,
+    photo_files,
+    read_original,
 )
 from core.imaging.photo_records import (
     DEFAULT_LICENCE,
@@ -43,9 +43,12 @@ from core.imaging.photo_values import (
 )
 from core.imaging.rejections import is_rejected, rejected
 
-#: the records it hands out, and the licence a photo starts with
-__all__ = ["DEFAULT_LICENCE", "IntakeReport", "Photo", "Redetection", "Region",
-           "UnreadableRegion", "check_readable"]
+#: the records it hands out, the licence a photo starts with, and (from
+#: :mod:`core.imaging.photo_originals`) intake and the stored originals: callers use this
+#: module as the one photo repository (``from core.imaging import photos as repo``)
+__all__ = ["DEFAULT_LICENCE", "IntakeReport", "OriginalChangedError", "Photo", "Redetection",
+           "Region", "UnreadableRegion", "check_original", "check_readable", "import_folder",
+           "import_photo", "load_original", "original_path", "photo_files", "read_original"]
 
 CATEGORIES = ("Text", "Clock", "Vehicle", "Architecture", "Art", "Animal", "Nature")
 STATUSES = ("new", "reviewed", "released")
@@ -58,79 +61,6 @@ def _now() -> str:
     from core.store.project import now_iso
 
     return now_iso()
-
-
-# -- intake ------------------------------------------------------------------------------
-def photo_files(folder: str | os.PathLike[str]) -> list[Path]:
-    """Photo files under ``folder`` (recursively, sorted, hidden files skipped)."""
-    return _scan(folder)[0]
-
-
-def _scan(folder: str | os.PathLike[str]) -> tuple[list[Path], list[tuple[str, str]]]:
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise NotADirectoryError(why_not_a_folder(folder))
-    photos, skipped = scan_photos(folder)
-    return sorted(folder / rel for rel in photos), skipped
-
-
-def import_photo(project: Any, path: str | os.PathLike[str]) -> tuple[int, bool]:
-    """Copy one photo into the project; returns (photo id, newly added).
-
-    Raises :class:`PhotoDecodeError` naming the file when it cannot be decoded.
-    """
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise PhotoDecodeError(path.name, f"cannot read ({exc.strerror or exc})") from exc
-    rgb = decode_photo(data, path.name)
-    height, width = rgb.shape[:2]
-    ext = path.suffix.lower().lstrip(".") or "jpg"
-    ext = "jpg" if ext == "jpeg" else ext
-    sha, _stored = project.assets.put(data, ext)
-    existing = project.conn.execute("SELECT id FROM photos WHERE sha256 = ?",
-                                    (sha,)).fetchone()
-    if existing:
-        return int(existing[0]), False
-    now = _now()
-    with project.transaction() as conn:
-        conn.execute(
-            "INSERT OR IGNORE INTO images(sha256, ext, mime, width, height, bytes, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (sha, ext, "image/png" if ext == "png" else f"image/{ext}", width, height,
-             len(data), now))
-        cur = conn.execute(
-            "INSERT INTO photos(sha256, file_name, source_path, width, height, imported_at, "
-            "modified_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (sha, path.name, str(path), width, height, now, now))
-        photo_id = int(cur.lastrowid)
-        project.audit("import", "photo", str(photo_id), None, None,
-                      {"file": path.name, "sha256": sha})
-    return photo_id, True
-
-
-def import_folder(project: Any, folder: str | os.PathLike[str], state: Any = None
-                  ) -> IntakeReport:
-    """Import every photo under ``folder``; a bad file is reported, never fatal, and every
-    other file is listed under ``skipped`` with the reason."""
-    files, skipped = _scan(folder)
-    report = IntakeReport(skipped=skipped)
-    if state is not None:
-        state.set_total(len(files))
-    for path in files:
-        if state is not None:
-            state.check()
-            state.set_status(path.name)
-        try:
-            photo_id, new = import_photo(project, path)
-        except PhotoDecodeError as exc:
-            report.errors.append((path.name, str(exc)))
-        else:
-            (report.imported.append(photo_id) if new else report.duplicates.append(path.name))
-        if state is not None:
-            state.advance()
-    return report
 
 
 # -- reading -----------------------------------------------------------------------------
@@ -200,44 +130,6 @@ def region_counts(project: Any) -> dict[int, int]:
     """Number of regions per photo id (photos without regions are absent)."""
     return dict(project.conn.execute(
         "SELECT photo_id, count(*) FROM photo_regions GROUP BY photo_id").fetchall())
-
-
-def original_path(project: Any, photo: Photo) -> Path:
-    """The read-only original in the asset store."""
-    path: Path | None = project.assets.find(photo.sha256)
-    if path is None:
-        raise FileNotFoundError(f"{photo.file_name}: original missing from the asset store")
-    return path
-
-
-class OriginalChangedError(ValueError):
-    """The stored original's bytes no longer hash to the photo's SHA-256."""
-
-
-def load_original(project: Any, photo: Photo) -> np.ndarray:
-    """The original, upright, as an sRGB array.
-
-    Raises :class:`OriginalChangedError` when the stored file was changed since it was
-    imported (a sync tool rotating it in place): regions drawn on it would no longer lie
-    on what is detected or released (ADR 156).
-    """
-    return decode_rgb(read_original(project, photo), photo.file_name)
-
-
-def read_original(project: Any, photo: Photo) -> bytes:
-    """The stored original's bytes; :class:`OriginalChangedError` unless they still hash
-    to the photo's SHA-256 (OSError when the file is missing or unreadable)."""
-    data = original_path(project, photo).read_bytes()
-    check_original(photo, data)
-    return data
-
-
-def check_original(photo: Photo, data: bytes) -> None:
-    """Raise :class:`OriginalChangedError` unless ``data`` hash to the photo's SHA-256."""
-    if hashlib.sha256(data).hexdigest() != photo.sha256:
-        raise OriginalChangedError(
-            f"{photo.file_name}: the original in the project's asset store was changed "
-            "since it was imported (its SHA-256 no longer matches); import the photo again")
 
 
 # -- editing -----------------------------------------------------------------------------
