@@ -14,7 +14,8 @@ decoded in bounded steps, so a gzip bomb stops at the size cap like any other bo
 Every connection, redirects included, goes through :mod:`core.ingest.netguard`
 unless private networks are allowed.  Without that permission a cache entry serves only
 if its download went through the guard too (ADR 183): a body fetched with private
-networks allowed is fetched again, through the guard, which refuses a private host.
+networks allowed is fetched again, through the guard, which refuses a private host
+(where bodies go, and which cache entry may answer: :mod:`core.ingest.fetch_cache`).
 
 Retries follow :class:`core.retry.RetryPolicy` (backoff with jitter, ``Retry-After`` as
 a capped lower bound) on connection errors, timeouts, HTTP 5xx, 408 and 429, never on
@@ -29,8 +30,6 @@ server costs an import a minute, not a minute per image.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import hashlib
 import logging
 import zlib
 from collections.abc import AsyncIterator, Iterable, Iterator
@@ -50,6 +49,7 @@ from core.http_pools import (
     deadline,
     transport_detail,
 )
+from core.ingest.fetch_cache import body_path, cache_hit, guard_mark, mark_guarded
 from core.ingest.fetch_hosts import HOST_BREAK_AFTER, Hosts
 from core.ingest.images import (
     DEFAULT_MAX_PIXELS,
@@ -398,75 +398,23 @@ async def _download(client: httpx.AsyncClient, url: str, s: FetchSettings, targe
         return result
 
 
-# -- where bodies go ----------------------------------------------------------------
-def _body_path(s: FetchSettings, url: str) -> Path:
-    """The file a URL's body is written to: its cache entry, or a name in ``download_dir``."""
-    folder = s.cache_dir if s.cache_dir is not None else s.download_dir
-    if folder is None:
-        raise ValueError("FetchSettings needs cache_dir or download_dir: bodies go to disk")
-    key = hashlib.sha256(url.encode("utf-8", "surrogatepass")).hexdigest()
-    return Path(folder) / key[:2] / key
-
-
-def _guard_mark(path: Path) -> Path:
-    """The empty file beside a cache entry saying its download went through the network
-    guard (every hop checked, private networks not allowed)."""
-    return path.with_name(path.name + ".guarded")
-
-
-def _cache_serves(path: Path, s: FetchSettings) -> bool:
-    """Whether the cache entry at ``path`` may answer for ``s``: always with private
-    networks allowed; without, only an entry the guard checked (ADR 183)."""
-    return s.allow_private_network or _guard_mark(path).is_file()
-
-
-def _mark_guarded(path: Path, s: FetchSettings) -> None:
-    """Record that the entry at ``path`` was just downloaded through the guard."""
-    if s.allow_private_network:
-        return
-    try:
-        _guard_mark(path).touch()
-    except OSError as exc:  # unmarked: fetched again next time, never served wrongly
-        log.info("cannot mark cached image %s: %s", path, exc)
-
-
-def _cache_hit(path: Path, s: FetchSettings) -> ImageInfo | None:
-    """The info of a cache entry ``s`` may be served, or None."""
-    return _cache_load(path, s) if _cache_serves(path, s) else None
-
-
-def _cache_load(path: Path, s: FetchSettings) -> ImageInfo | None:
-    """The info of a valid cached body, or None; an invalid entry is deleted."""
-    try:
-        if path.stat().st_size > s.max_bytes:
-            raise ImageError("cached file over the size limit")
-        return inspect_image(path, max_pixels=s.max_pixels)
-    except FileNotFoundError:
-        return None
-    except (OSError, ImageError) as exc:
-        log.info("discarding cached image %s: %s", path, exc)
-        with contextlib.suppress(OSError):
-            path.unlink()
-        return None
-
-
 async def _fetch_one(client: httpx.AsyncClient, url: str, s: FetchSettings,
                      decodes: asyncio.Semaphore, hosts: Hosts | None = None) -> FetchResult:
     problem = _url_problem(url)
     if problem:
         return FetchResult(url, error=problem)
     target = url.strip()
-    path = _body_path(s, target)
+    path = body_path(s, target)
     if s.cache_dir is not None:
         async with decodes:
-            info = await asyncio.to_thread(_cache_hit, path, s)
+            info = await asyncio.to_thread(cache_hit, path, s)
         if info is not None:
             return FetchResult(url, path, info, from_cache=True)
-        _guard_mark(path).unlink(missing_ok=True)  # vouches for the body about to be replaced
+        guard_mark(path).unlink(missing_ok=True)  # vouches for the body about to be replaced
     result = await _download(client, target, s, path, decodes, hosts)
     result.url = url
     if s.cache_dir is not None and result.ok:
-        _mark_guarded(path, s)
+        mark_guarded(path, s)
     return result
 
 
@@ -506,7 +454,7 @@ async def fetch_images(
     if not unique:
         return results
 
-    _body_path(settings, "")  # no folder for the bodies: fail before any request
+    body_path(settings, "")  # no folder for the bodies: fail before any request
     pools = make_clients(settings) if client is None else None
     width = max(1, settings.concurrency)
     decodes = asyncio.Semaphore(MAX_PARALLEL_DECODES)
