@@ -12,19 +12,12 @@ from typing import Any
 from PySide6.QtCore import QItemSelectionModel, QObject, Qt, Signal, Slot
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QCheckBox,
     QFileDialog,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
     QListWidget,
     QListWidgetItem,
     QMenu,
-    QScrollArea,
     QSplitter,
     QStackedWidget,
-    QTableView,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -38,8 +31,7 @@ from core.metrics.runner import run_metrics
 from core.metrics.store import export_csv, has_results, load_results
 from ui.empty_state import EmptyState
 from ui.metrics.drilldown import DrillDown
-from ui.metrics.histograms import HistogramCanvas
-from ui.metrics.results_model import DETAILS, ResultsModel
+from ui.metrics.results_pane import ResultsPane, summary_text
 from ui.metrics.run_panel import RunPanel, report_items
 from ui.metrics.settings_dialog import MetricsSettingsDialog, load_settings
 from ui.widgets.actions import make_action
@@ -101,56 +93,17 @@ class MetricsWorkspace(QWidget):
         self.settings_button.clicked.connect(self.open_settings)
         self.source.currentIndexChanged.connect(self._source_changed)
 
-        self.model = ResultsModel(self)
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.setSortingEnabled(True)
-        # by sample, first to last: Qt's default indicator (descending) listed the demo
-        # from its last sample up
-        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.verticalHeader().setVisible(False)
-        self.table.setWordWrap(False)  # one line a result; Details has its tooltip
-        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
-        header = self.table.horizontalHeader()
-        # the metric column fits every local metric's title ("Structure distance (DINO)"
-        # was cut to "Structure dis…"); a judge's longer title elides, its tooltip whole
-        metric = max((m.title for m in all_metrics() if not m.is_judge),
-                     key=self.fontMetrics().horizontalAdvance)
-        for column, widest in enumerate(("demo-000000", "brushwork-2", metric,
-                                         "↓ lower", "0.00000", "not applicable")):
-            header.resizeSection(column, self.fontMetrics().horizontalAdvance(widest) + 28)
-        header.setSectionResizeMode(DETAILS, QHeaderView.ResizeMode.Stretch)
-        self.table.doubleClicked.connect(lambda _: self.tabs.setCurrentWidget(self.drill))
+        pane = ResultsPane()
+        # the pane's widgets, by the names the rest of the workspace (and tests) use
+        self.tabs, self.model, self.table, self.summary = (pane, pane.model, pane.table,
+                                                           pane.summary)
+        self.hide_na, self.hist, self.drill = pane.hide_na, pane.hist, pane.drill
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
-        self.table.activated.connect(lambda _: self.tabs.setCurrentWidget(self.drill))
-        self.summary = QLabel()
-        self.summary.setTextFormat(Qt.TextFormat.PlainText)
-        self.summary.setWordWrap(True)  # a long summary wraps instead of widening the window
-        self.hide_na = QCheckBox("Hide not applicable")
-        self.hide_na.setChecked(True)
         self.hide_na.toggled.connect(self.refresh_results)
         self.metrics.itemChanged.connect(lambda _: self.refresh_results())
         self.models.itemChanged.connect(lambda _: self.refresh_results())
-        top = QHBoxLayout()
-        top.addWidget(self.summary, 1)
-        top.addWidget(self.hide_na)
-        results = QWidget()
-        rv = QVBoxLayout(results)
-        rv.addLayout(top)
-        rv.addWidget(self.table, 1)
-        self.hist = HistogramCanvas()
-        self.drill = DrillDown()
         self.drill.step_requested.connect(self.step)
         self.drill.reveal_requested.connect(lambda sid: self.context.reveal("curate", sid))
-        self.tabs = QTabWidget()
-        self.tabs.addTab(results, "Results")
-        scroll = QScrollArea()
-        scroll.setWidget(self.hist)
-        scroll.setWidgetResizable(True)
-        self.tabs.addTab(scroll, "Distributions")
-        self.tabs.addTab(self.drill, "Drill-down")
         split = QSplitter()
         split.addWidget(left)
         split.addWidget(self.tabs)
@@ -308,35 +261,11 @@ class MetricsWorkspace(QWidget):
         self.model.set_rows(visible, self.titles, self.higher)
         self.hist.show_rows(shown, self.titles, self.higher)
         others = sorted({r.metric for r in rows} - ticked, key=list(self.titles).index)
-        self.summary.setText(self._summary_text(shown, visible, n_na, others))
+        self.summary.setText(summary_text(shown, visible, n_na, others,
+                                          has_samples=bool(self.sample_ids),
+                                          has_models=bool(self.checked(self.models)),
+                                          titles=self.titles))
         self.update_actions()
-
-    def _summary_text(self, shown: list[Any], visible: list[Any], n_na: int,
-                      others: list[str] | None = None) -> str:
-        """What the results say, and what to do next: run when there is nothing yet,
-        open the drill-down when there are rows; ``others`` are unticked metrics with
-        stored results."""
-        if not shown:
-            if not self.sample_ids:
-                return ("No samples selected: choose samples in Curate (its filter is the "
-                        "selection) or a rating session above.")
-            if not self.checked(self.models):
-                return "No results: tick at least one model on the left."
-            text = ("No results yet for the ticked metrics on this selection: press Run "
-                    "(Ctrl+Return).")
-            if others:
-                text += (" Stored results of " + ", ".join(self.titles.get(m, m)
-                                                           for m in others)
-                         + " show when ticked.")
-            return text
-        ok = sum(r.status == "ok" for r in shown)
-        text = (f"{len(shown):,} results: {ok:,} values, "
-                f"{sum(r.status == 'error' for r in shown):,} errors, {n_na:,} not "
-                "applicable. ↑ higher is better, ↓ lower is better (Better column).")
-        if visible:
-            return text + " Double-click a row (or press Enter) for the drill-down."
-        return text + " Every result is not applicable: untick “Hide not applicable” to " \
-            "list them."
 
     # -- running -----------------------------------------------------------------------------
     @Slot()
