@@ -33,6 +33,8 @@ from ui.metrics.results_model import DETAILS, ResultsModel
 class ResultsPane(QTabWidget):
     """Results (summary, "Hide not applicable", the table), Distributions, Drill-down."""
 
+    drill: DrillDown  # built after the table whose signals show it
+
     def __init__(self) -> None:
         super().__init__()
         self.model = ResultsModel(self)
