@@ -54,11 +54,18 @@ class MergeResult:
     added: int
     already: int
     warnings: tuple[str, ...] = field(default=())
+    tasks: int | None = None       # the file's tasks, and how many of them have an answer
+    answered: int | None = None
 
     def summary(self) -> str:
         who = self.rater or "no rater yet"
         text = (f"{Path(self.path).name}: session {self.session}, {self.slot} ({who}): "
                 f"{self.added} new judgment(s), {self.already} already merged")
+        if self.tasks is not None and self.answered is not None and \
+                self.answered < self.tasks:
+            # a half-finished file merges what it has; the lead is told it is not all
+            text += (f"; not finished: {self.answered} of {self.tasks} task(s) answered "
+                     "(merge the file again when the rater sends it back finished)")
         return text + "".join(f"; warning: {w}" for w in self.warnings)
 
 
@@ -147,7 +154,9 @@ def _merge(project: Project, path: Path, found: ReturnedFile, sid: int, session_
             if new:
                 _insert(project, pconn, path, found, sid, session_name, slot, rater,
                         copy_uid, new, already, warnings)
-    return MergeResult(str(path), session_name, slot, rater, len(new), already, warnings)
+    return MergeResult(str(path), session_name, slot, rater, len(new), already, warnings,
+                       tasks=len(found.task_rows),
+                       answered=len({j.task_id for j in found.judgments}))
 
 
 def _new_judgments(conn: Any, name: str, found: ReturnedFile, sid: int, session_name: str,

@@ -94,7 +94,8 @@ class _RowsPanel(ProtocolPanel):
 
 class LikertPanel(_RowsPanel):
     """TECCI: first the instruction-validity gate (Y / N with a reason), then IF, IC,
-    VQ on 1–5 (↑/↓ choose the row, 1–5 rate it), Enter submits."""
+    VQ on 1–5 (↑/↓ choose the row, 1–5 rate it), Enter submits.  N still flags the
+    instruction invalid after Y."""
 
     def load(self, task: TaskView, pixmaps: dict[str, QPixmap],
              previous: dict[str, Any] | None) -> None:
@@ -151,6 +152,11 @@ class LikertPanel(_RowsPanel):
                 return True
             else:
                 return False
+        elif key == K.Key_N:
+            # "invalid" after all, also while changing an answer (there Esc keeps the old
+            # answer, so the gate cannot be reached again)
+            self.flag_requested.emit("invalid")
+            return True
         elif key == K.Key_Up:
             self.row = max(0, self.row - 1)
         elif key == K.Key_Down:
@@ -231,7 +237,8 @@ HINTS = {
     "likert": "Y valid / N invalid · ↑/↓ row · 1–5 rate · Enter submit",
     "checklist": "↑/↓ question · Y/1 yes · N/0 no · Enter submit",
 }
-COMMON_HINT = "Space pause · Backspace change my last answer · +/− zoom"
+COMMON_HINT = ("Space pause · Backspace change my last answer · Ctrl+W close (answers "
+               "are saved) · +/− zoom")
 
 
 def key_hints(protocol: str, settings: dict[str, Any], most_options: int) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QKeyEvent, QPixmap
+from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeyEvent, QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLineEdit,
@@ -32,6 +32,8 @@ from ui.rate.question_panels import PANELS, key_hints
 from ui.widgets.theme import set_tone
 
 K = Qt.Key
+#: closes the rater window (also the platform's own Close keys); the hints name it
+CLOSE_KEY = QKeySequence("Ctrl+W")
 
 
 class RaterWindow(QWidget):
@@ -109,7 +111,7 @@ class RaterWindow(QWidget):
         self.title = _label(f"{s.name}  ·  {s.slot}", 1.0, True)
         self.title.setWordWrap(False)
         self.progress = QProgressBar()
-        self.progress.setFormat("%v / %m")
+        self.progress.setFormat("%v of %m answered  ·  each answer is saved when given")
         self.progress.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.timer_label = _label("", 1.0)
         self.timer_label.setMinimumWidth(90)
@@ -127,7 +129,7 @@ class RaterWindow(QWidget):
         self.panel.submitted.connect(self._submit)
         self.panel.flag_requested.connect(self._ask_reason)
         self.panel.hint.connect(self._show_hint)
-        self.panel.question.connect(self.question.setText)
+        self.panel.question.connect(self._set_question)
         self.pause_page = QWidget()
         pl = QVBoxLayout(self.pause_page)
         pl.addStretch(1)
@@ -163,6 +165,12 @@ class RaterWindow(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.stack)
+        # without a mouse (and without a window manager's close key) the window still
+        # closes: everything is saved already, closing folds the log into the file
+        self.close_shortcut = QShortcut(self)
+        self.close_shortcut.setKeys([CLOSE_KEY, *(k for k in QKeySequence.keyBindings(
+            QKeySequence.StandardKey.Close) if k != CLOSE_KEY)])
+        self.close_shortcut.activated.connect(self.close)
 
     # -- flow -----------------------------------------------------------------------
     def _name_entered(self) -> None:
@@ -191,9 +199,8 @@ class RaterWindow(QWidget):
         self.prompt.setText(f"Prompt:  {task.prompt}" if task.shows_prompt and task.prompt
                             else "")
         self.prompt.setVisible(bool(self.prompt.text()))
-        self.question.setText(task.question + ("   (changing your last answer — Esc keeps "
-                                               "the old one)" if self.superseding else ""))
-        self.panel.load(task, self._images_for(task), previous)
+        self._set_question(task.question)
+        self.panel.load(task, self._images_for(task), previous)  # may ask its own question
         self.panel.hold(False)  # a task on screen takes answers (the hold is over)
         done, total = self.session.progress()
         self.progress.setMaximum(total)
@@ -206,6 +213,12 @@ class RaterWindow(QWidget):
         self.setFocus()
         self.task_shown.emit(task)
         QTimer.singleShot(0, self.prefetch)
+
+    def _set_question(self, text: str) -> None:
+        """The question above the images; while an answer is being changed it says so, also
+        when the panel replaces the question (Likert's 1–5 scale after the validity gate)."""
+        self.question.setText(text + ("   (changing your last answer — Esc keeps the old "
+                                      "one)" if self.superseding else ""))
 
     def prefetch(self) -> None:
         """Decode the following task's images now, while the rater looks at this one."""
@@ -324,10 +337,11 @@ class RaterWindow(QWidget):
         self.current = None
         done, total = self.session.progress()
         self.session.checkpoint()
+        close = CLOSE_KEY.toString(QKeySequence.SequenceFormat.NativeText)
         self.done_label.setText(
             f"All {total} tasks answered — thank you, {self.session.rater}.\n\n"
-            f"Close this window and send back the file:\n{self.session.path}\n\n"
-            "(Backspace changes your last answer.)")
+            f"Close this window ({close}) and send back the file:\n{self.session.path}\n\n"
+            "Ctrl+C copies its path.  Backspace changes your last answer.")
         self.stack.setCurrentWidget(self.done_page)
 
     def _ask_reason(self, flag: str) -> None:
@@ -376,6 +390,8 @@ class RaterWindow(QWidget):
         if page is self.done_page:
             if key == K.Key_Backspace:
                 self.change_last()
+            elif event.matches(QKeySequence.StandardKey.Copy):
+                QGuiApplication.clipboard().setText(str(self.session.path))
             return
         if page is not self.task_page:
             return super().keyPressEvent(event)
