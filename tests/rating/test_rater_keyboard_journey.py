@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rating_helpers import MODELS, make_session
+from rating_helpers import MODELS, build_project, make_session
+from tamper_helpers import rate_all
 
 pytest.importorskip("PySide6")
 pytestmark = pytest.mark.gui
@@ -120,3 +121,28 @@ def test_merging_a_half_finished_file_says_how_far_the_rater_got(rproject, tmp_p
         again = merge_file(project, files[1])
     assert (again.added, again.answered, again.tasks) == (0, 2, total)
     assert "0 new judgment(s), 2 already merged; not finished" in again.summary()
+
+
+def test_the_gui_merge_shows_the_session_it_merged_into(main_window, qtbot,  # type: ignore[no-untyped-def]
+                                                        tmp_path: Path) -> None:
+    project = build_project(tmp_path / "w.winnow")
+    ranking = make_session(project, tmp_path / "rk", "ranking", raters=1,
+                           sample_ids=("s000",))[0]
+    make_session(project, tmp_path / "sbs", "side_by_side", raters=1, sample_ids=("s000",),
+                 models=MODELS[:2])
+    project.close()
+    rate_all(ranking, "Ada", change_first=False)
+    assert main_window.open_project(tmp_path / "w.winnow")
+    page = main_window.pages["rate"]
+    row = next(r for r in range(page.sessions.rowCount())
+               if page.sessions.item(r, 0).text() == "side_by_side")
+    page.sessions.selectRow(row)
+    assert page.selected_session() == "side_by_side"
+    page.merge([ranking])
+    qtbot.waitUntil(lambda: page.last_job.future.done(), timeout=10_000)
+    # the raters' table is the merged session's, with Ada's file returned (it stayed on
+    # the other session, whose every file read "not returned yet")
+    qtbot.waitUntil(lambda: page.selected_session() == "ranking", timeout=5000)
+    assert page.summary.item(0, 1).text() == "Ada"
+    main_window.runner.shutdown()
+    main_window.close_project()

@@ -194,8 +194,9 @@ class RateWorkspace(SessionHousekeeping, QWidget):
         layout.addWidget(splitter, 1)
 
     # -- showing -----------------------------------------------------------------
-    def refresh(self) -> None:
-        """Reload outputs, selection and sessions from the project."""
+    def refresh(self, select: str | None = None) -> None:
+        """Reload outputs, selection and sessions from the project; ``select`` names the
+        session to select (else the one selected stays)."""
         project = self.context.project
         writable = project is not None and not project.readonly
         for action in (self.act_outputs, self.act_new, self.act_merge):
@@ -217,7 +218,7 @@ class RateWorkspace(SessionHousekeeping, QWidget):
                            "sessions can be viewed and exported but not created or merged."
                            if project.readonly else ""))
         self.act_new.setEnabled(writable and bool(counts) and count_samples(project) > 0)
-        current = self.selected_session()
+        current = select or self.selected_session()
         hidden = archived(project)
         rows = [s for s in list_sessions(project)
                 if self.show_archived.isChecked() or s.uid not in hidden]
@@ -376,19 +377,22 @@ class RateWorkspace(SessionHousekeeping, QWidget):
         """Merge returned files in the background; refused files are listed with why."""
         view = self.context.project.worker_view()
 
-        def work(state: JobState) -> tuple[list[str], list[str]]:
+        def work(state: JobState) -> tuple[list[str], list[str], list[str]]:
             try:
                 results, errors = merge_files(view, list(paths), state=state)
-                return [r.summary() for r in results], errors
+                return [r.summary() for r in results], errors, [r.session for r in results]
             finally:
                 view.close()
 
         def done(job: Job) -> None:
-            self.refresh()
             if job.outcome != "done":
+                self.refresh()
                 self.context.message("Merge failed", str(job.error))
                 return
-            merged, errors = job.future.result()
+            merged, errors, sessions = job.future.result()
+            # the raters' table shows the session merged into (it showed the one selected
+            # before, e.g. "not returned yet" for every rater of another session)
+            self.refresh(select=sessions[-1] if sessions else None)
             text = "\n".join(merged) or "Nothing merged."
             if errors:
                 self.context.message("Some files were refused",
