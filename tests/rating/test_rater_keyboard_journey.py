@@ -146,3 +146,25 @@ def test_the_gui_merge_shows_the_session_it_merged_into(main_window, qtbot,  # t
     assert page.summary.item(0, 1).text() == "Ada"
     main_window.runner.shutdown()
     main_window.close_project()
+
+
+@pytest.mark.parametrize("protocol", ["ranking", "likert", "checklist"])
+def test_tab_and_shift_tab_move_between_outputs_and_questions(qtbot, rproject,  # type: ignore[no-untyped-def]
+                                                              tmp_path: Path,
+                                                              protocol: str) -> None:
+    path = make_session(rproject, tmp_path / "o", protocol, raters=1, sample_ids=("s000",))[0]
+    w = _open(qtbot, path)
+    _name(qtbot, w, "Cy")
+    if protocol == "likert":
+        _keys(qtbot, w, K.Key_Y)
+
+    def where() -> int:
+        return int(w.panel.focus if protocol == "ranking" else w.panel.row)
+
+    assert where() == 0
+    _keys(qtbot, w, K.Key_Tab, K.Key_Tab)  # Tab did nothing in the Likert and checklist
+    assert where() == 2
+    qtbot.keyClick(w, K.Key_Backtab, Qt.KeyboardModifier.ShiftModifier)
+    assert where() == 1
+    assert "Tab" in w.hints.text()
+    w.close()

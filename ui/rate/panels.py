@@ -228,7 +228,7 @@ class RankingPanel(ProtocolPanel):
         assert self.task is not None
         n = len(self.task.options)
         digit = _digit(key)
-        if key in (K.Key_Left, K.Key_Up):
+        if key in (K.Key_Left, K.Key_Up, K.Key_Backtab):
             self.focus = (self.focus - 1) % n
         elif key in (K.Key_Right, K.Key_Down, K.Key_Tab):
             self.focus = (self.focus + 1) % n

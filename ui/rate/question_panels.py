@@ -157,9 +157,9 @@ class LikertPanel(_RowsPanel):
             # answer, so the gate cannot be reached again)
             self.flag_requested.emit("invalid")
             return True
-        elif key == K.Key_Up:
+        elif key in (K.Key_Up, K.Key_Backtab):
             self.row = max(0, self.row - 1)
-        elif key == K.Key_Down:
+        elif key in (K.Key_Down, K.Key_Tab):
             self.row = min(2, self.row + 1)
         elif digit is not None and 1 <= digit <= 5:
             self.values[LIKERT_CRITERIA[self.row]] = digit
@@ -211,9 +211,9 @@ class ChecklistPanel(_RowsPanel):
         self._paint_rows(texts, self.row)
 
     def handle_key(self, key: int) -> bool:
-        if key == K.Key_Up:
+        if key in (K.Key_Up, K.Key_Backtab):  # Tab moves between questions too
             self.row = max(0, self.row - 1)
-        elif key == K.Key_Down:
+        elif key in (K.Key_Down, K.Key_Tab):
             self.row = min(5, self.row + 1)
         elif key in (K.Key_Y, K.Key_1, K.Key_N, K.Key_0):
             self.values[self.row] = int(key in (K.Key_Y, K.Key_1))
@@ -234,8 +234,8 @@ class ChecklistPanel(_RowsPanel):
 PANELS = {"ranking": RankingPanel, "side_by_side": SideBySidePanel, "likert": LikertPanel,
           "checklist": ChecklistPanel}
 HINTS = {
-    "likert": "Y valid / N invalid · ↑/↓ row · 1–5 rate · Enter submit",
-    "checklist": "↑/↓ question · Y/1 yes · N/0 no · Enter submit",
+    "likert": "Y valid / N invalid · ↑/↓ or Tab row · 1–5 rate · Enter submit",
+    "checklist": "↑/↓ or Tab question · Y/1 yes · N/0 no · Enter submit",
 }
 COMMON_HINT = ("Space pause · Backspace change my last answer · Ctrl+W close (answers "
                "are saved) · +/− zoom")
@@ -246,8 +246,9 @@ def key_hints(protocol: str, settings: dict[str, Any], most_options: int) -> str
     works (no tie key without ties; ranks up to the most outputs a task shows)."""
     if protocol == "ranking":
         ties = " (the same rank twice ties them)" if settings.get("allow_ties") else ""
-        keys = (f"←/→ choose output · 1–{min(most_options, 9)} give its rank{ties} (or drag "
-                "the cards) · Delete clears · Enter submit · I impossible to rank fairly")
+        keys = (f"←/→ or Tab choose output · 1–{min(most_options, 9)} give its rank{ties} "
+                "(or drag the cards) · Delete clears · Enter submit · I impossible to rank "
+                "fairly")
     elif protocol == "side_by_side":
         tie = " · ↓ or T tie" if settings.get("allow_tie", True) else ""
         keys = f"← or 1 left · → or 2 right{tie} · Enter submit"
