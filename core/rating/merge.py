@@ -61,7 +61,10 @@ class MergeResult:
         who = self.rater or "no rater yet"
         text = (f"{Path(self.path).name}: session {self.session}, {self.slot} ({who}): "
                 f"{self.added} new judgment(s), {self.already} already merged")
-        if self.tasks is not None and self.answered is not None and \
+        if self.tasks is not None and self.answered == 0:
+            text += (f"; not started: none of its {self.tasks} task(s) answered (merge it "
+                     "when the rater sends it back rated)")
+        elif self.tasks is not None and self.answered is not None and \
                 self.answered < self.tasks:
             # a half-finished file merges what it has; the lead is told it is not all
             text += (f"; not finished: {self.answered} of {self.tasks} task(s) answered "

@@ -119,8 +119,13 @@ def test_merging_a_half_finished_file_says_how_far_the_rater_got(rproject, tmp_p
     assert f"not finished: 2 of {total} task(s) answered" in out[1] and "Bob" in out[1]
     with Project.open(project_path) as project:  # merged twice: nothing new, not finished
         again = merge_file(project, files[1])
+        unopened = make_session(project, tmp_path / "u", "checklist", raters=1,
+                                sample_ids=("s000",), models=MODELS[:1])[0]
+        fresh = merge_file(project, unopened)
     assert (again.added, again.answered, again.tasks) == (0, 2, total)
     assert "0 new judgment(s), 2 already merged; not finished" in again.summary()
+    assert "(no rater yet)" in fresh.summary()
+    assert "not started: none of its 1 task(s) answered" in fresh.summary()
 
 
 def test_the_gui_merge_shows_the_session_it_merged_into(main_window, qtbot,  # type: ignore[no-untyped-def]
