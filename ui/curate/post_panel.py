@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QFont, QPalette
 from PySide6.QtWidgets import (
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QListWidget,
@@ -202,15 +203,23 @@ class HistoryList(QTreeWidget):
         super().__init__(parent)
         self.setHeaderLabels(["When", "Who", "What", "Change"])
         self.setRootIsDecorated(False)
-        self.setColumnWidth(0, 150)
-        self.setColumnWidth(2, 90)
+        # the Change column sat right of a 150 + 100 + 90 pixel start, behind the
+        # horizontal scroll bar at 1400 pixels: the first three fit their text, the change
+        # takes the rest, old value over new, each line elided (the whole in its tooltip)
+        header = self.header()
+        header.setStretchLastSection(True)
+        for column in range(3):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setUniformRowHeights(False)  # a change takes two lines: old, then new
+        self.setTextElideMode(Qt.TextElideMode.ElideRight)
 
     def show_history(self, rows: list[dict[str, Any]]) -> None:
         """Fill from :func:`core.curate.detail.sample_history` rows."""
         self.clear()
         for r in rows:
             what = r["action"] + (f" {r['field']}" if r["field"] else "")
-            change = f"{_short(r['old'])} → {_short(r['new'])}"
+            change = f"{_short(r['old'])}\n→ {_short(r['new'])}"
             item = QTreeWidgetItem([_when(r["at"]), r["actor"], what, change])
             item.setToolTip(0, when_tooltip(r["at"]))
             item.setToolTip(3, plain_tooltip(f"old: {_full(r['old'])}\nnew: {_full(r['new'])}"))
@@ -222,7 +231,7 @@ def _when(ts: str) -> str:
 
 
 def _short(v: Any) -> str:
-    text = _full(v)
+    text = " ".join(_full(v).split())  # one line: the cell shows old over new
     return text if len(text) <= 60 else text[:57] + "…"
 
 
