@@ -236,17 +236,7 @@ class WindowProject(QObject):
     def _refuse_in_package(self) -> bool:
         """A curator package takes no imports (ADR 130): say so, naming the package and
         the project they go into, before any file is asked for or read (ADR 219)."""
-        from core.teamwork.package import package_of
-
-        project = self.project
-        meta = package_of(project) if project is not None else None
-        if project is None or meta is None:
-            return False
-        self.window.message("Import not possible", (
-            f"{project.path.name} is {meta.get('curator', 'a curator')}'s curator package: "
-            "it holds only the samples shared with them and takes no imports. Import into "
-            f"the project it was split from ({meta.get('project', '?')}) and share again."))
-        return True
+        return self.context.refuse_in_package("Import not possible")
 
     @Slot()
     def choose_import(self) -> None:

@@ -65,6 +65,18 @@ class AppContext(QObject):
         if self._message is not None:
             self._message(title, text)
 
+    def refuse_in_package(self, title: str, takes: str = "imports",
+                          instead: str = "Import into {project} and share again") -> bool:
+        """In a curator package, say why ``title`` is not possible there (naming the
+        package and the project to use, :func:`core.teamwork.package.package_refusal`)
+        and return True, before any file is asked for or anything is written."""
+        from core.teamwork.package import package_refusal
+
+        text = package_refusal(self.project, takes, instead)
+        if text is not None:
+            self.message(title, text)
+        return text is not None
+
     def status(self, text: str, msecs: int = 5000) -> None:
         """Show a transient status-bar message."""
         if self._status is not None:

@@ -134,6 +134,21 @@ def package_of(project: Any) -> dict[str, str] | None:
     return package_meta(project.conn) if is_package(project.conn) else None
 
 
+def package_refusal(project: Any, takes: str = "imports",
+                    instead: str = "Import into {project} and share again") -> str | None:
+    """Why the open project refuses an action before it starts, when it is a curator
+    package (its guard triggers refuse what the action writes, ADR 130): names the package,
+    its curator and the project to do it in (``{project}`` in ``instead``).  None for a
+    project, or with none open.  Every up-front refusal uses this (ADR 219, 222)."""
+    meta = package_of(project) if project is not None else None
+    if meta is None:
+        return None
+    origin = f"the project it was split from ({meta.get('project', '?')})"
+    return (f"{project.path.name} is {meta.get('curator', 'a curator')}'s curator package: "
+            f"it holds only the samples shared with them and takes no {takes}. "
+            + instead.format(project=origin) + ".")
+
+
 # -- what the base MAC covers ----------------------------------------------------------------
 _CONTEXT = (  # (label, query) over the package's own tables, in a fixed order
     ("base", "SELECT sample_id, doc FROM team_base ORDER BY sample_id"),

@@ -60,3 +60,48 @@ def test_imports_into_a_package_are_refused_up_front_with_the_reason(
     assert not main_window.runner.active
     main_window.close_project()
     assert _counts(package) == before
+
+
+def test_every_other_action_a_package_refuses_is_refused_up_front(
+        main_window: Any, qtbot: Any, tmp_path: Path, monkeypatch: Any) -> None:
+    """ADR 222: Rate → Import Model Outputs… and Anonymize → Import Photo Folder… asked
+    for a folder, started, then failed with "IntegrityError: a curator package cannot take
+    new images"; New Session, Merge Returned Files and Metrics → Run wrote rows the
+    package's triggers refuse too.  Each is refused before anything is asked for, in the
+    wording File → Import uses, naming the package and the project to use."""
+    from PySide6.QtWidgets import QFileDialog
+
+    package = _package(tmp_path)
+    before = _counts(package)
+    assert main_window.open_project(package)
+    shown: list[str] = []
+    main_window.error_shown.connect(shown.append)
+    asked: list[str] = []
+    for name in ("getOpenFileName", "getOpenFileNames", "getExistingDirectory"):
+        monkeypatch.setattr(QFileDialog, name, lambda *a, n=name, **k: asked.append(n) or "")
+    outputs = tmp_path / "outputs" / "model-a"
+    outputs.mkdir(parents=True)
+    rate = main_window.show_workspace("rate")
+    rate.act_outputs.trigger()
+    assert rate.import_outputs(outputs.parent) is None
+    assert rate.new_session() is None
+    rate.act_merge.trigger()
+    assert rate.merge([tmp_path / "x.winnow-session"]) is None
+    anonymize = main_window.show_workspace("anonymize")
+    anonymize.page_actions.act_import.trigger()
+    assert anonymize.jobs.import_folder(tmp_path) is None
+    metrics = main_window.show_workspace("metrics")
+    metrics.sample_ids = ["s1"]
+    assert metrics.run() is None
+    assert asked == []  # no file or folder is asked for only to fail afterwards
+    assert len(shown) == 8, shown
+    for text in shown:
+        assert text.startswith("lead-alice.winnow is Alice's curator package: it holds only "
+                               "the samples shared with them and takes no "), text
+        assert "the project it was split from (lead.winnow)" in text
+        assert "IntegrityError" not in text
+    assert "takes no model outputs" in shown[0] and "takes no photos" in shown[5]
+    assert "takes no rating sessions" in shown[2] and "metric results" in shown[7]
+    assert not main_window.runner.active
+    main_window.close_project()
+    assert _counts(package) == before

@@ -136,12 +136,18 @@ class PhotoJobs(QObject):
             self.viewer.refresh()
 
     # -- intake ------------------------------------------------------------------------------
+    def _refused(self) -> bool:
+        """A curator package takes no photos (ADR 130): said before a folder is asked
+        for (ADR 222)."""
+        return self.context.refuse_in_package(
+            "Import not possible", "photos", "Import and anonymize photos in {project}")
+
     def choose_folder(self) -> None:
         """Ask for a folder and import it."""
         if self.project is None:
             self.context.message("No project", "Open or create a project first.")
             return
-        if not writable(self.context, "Import photo folder"):
+        if not writable(self.context, "Import photo folder") or self._refused():
             return
         folder = QFileDialog.getExistingDirectory(self.page, "Import photo folder")
         if folder:
@@ -149,7 +155,7 @@ class PhotoJobs(QObject):
 
     def import_folder(self, folder: str | Path) -> Job | None:
         """Import photos from ``folder`` in the background."""
-        if self.project is None:
+        if self.project is None or self._refused():
             return None
 
         def done(job: Job) -> None:

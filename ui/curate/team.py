@@ -163,19 +163,11 @@ class TeamWork:
                 f"{meta.get('project', '?')}: each edit is saved as you make it; when done, "
                 f"close it and send back {self.project.path}", 30000)
 
-    def _refuse_in_package(self, what: str) -> bool:
-        meta = package_of(self.project) if self.project is not None else None
-        if meta is not None:
-            self.ws.context.message(what, f"{self.project.path.name} is "
-                                    f"{meta.get('curator', 'a curator')}'s package: {what.lower()}"
-                                    " is done in the project it was split from.")
-            return True
-        return False
-
     # -- share ------------------------------------------------------------------------------
     def ask_share(self) -> ShareWorkDialog | None:
         """Open the Share Work dialog (non-blocking); Share starts a background job."""
-        if self.project is None or self._refuse_in_package("Share work"):
+        if self.project is None or self.ws.context.refuse_in_package(
+                "Share work", "shares", "Share work from {project}"):
             return None
         default = self.project.path.with_name(self.project.path.stem + "-packages")
         dialog = ShareWorkDialog(default, self.ws.filters.count.text(), self.ws)
@@ -224,7 +216,8 @@ class TeamWork:
 
     # -- merge ------------------------------------------------------------------------------
     def choose_merge(self) -> None:
-        if self.project is None or self._refuse_in_package("Merge returned work"):
+        if self.project is None or self.ws.context.refuse_in_package(
+                "Merge returned work", "merges", "Merge returned work into {project}"):
             return
         paths, _ = QFileDialog.getOpenFileNames(self.ws, "Returned curator packages",
                                                 str(self.project.path.parent),

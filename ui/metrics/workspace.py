@@ -278,6 +278,9 @@ class MetricsWorkspace(QWidget):
                                  f"{self.project.path.name} is open read-only: metric results "
                                  "cannot be stored. Reopen it for writing to run metrics.")
             return None
+        if self.context.refuse_in_package("Run not possible", "metric results",
+                                          "Run metrics in {project}"):
+            return None
         if not self.sample_ids or not self.models.count():  # nothing a tick could fix
             self.context.message("Nothing to run", (
                 "No samples selected: choose samples in Curate (its filter is the "

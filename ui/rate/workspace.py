@@ -281,6 +281,8 @@ class RateWorkspace(SessionHousekeeping, QWidget):
 
     # -- actions -------------------------------------------------------------------
     def choose_outputs(self) -> None:
+        if self._refused("Import not possible", "model outputs", "Import them into {project}"):
+            return
         folder = QFileDialog.getExistingDirectory(self, "Model outputs folder "
                                                   "(<root>/<model>/<sample_id>.<ext>)")
         if folder:
@@ -288,6 +290,8 @@ class RateWorkspace(SessionHousekeeping, QWidget):
 
     def import_outputs(self, folder: str | Path) -> Any:
         """Import model outputs in the background, then report missing/extra files."""
+        if self._refused("Import not possible", "model outputs", "Import them into {project}"):
+            return None
         view = self.context.project.worker_view()
 
         def work(state: JobState) -> dict[str, Any]:
@@ -310,6 +314,11 @@ class RateWorkspace(SessionHousekeeping, QWidget):
     def _report_outputs(self, report: dict[str, Any], folder: str) -> None:
         self._inform(*outputs_report(report, folder))
 
+    def _refused(self, title: str, takes: str = "rating sessions",
+                 instead: str = "Rate in {project}") -> bool:
+        """A curator package holds no sessions or outputs (ADR 130, 222)."""
+        return self.context.refuse_in_package(title, takes, instead)
+
     def _inform(self, title: str, text: str, details: str = "") -> QMessageBox:
         box = QMessageBox(QMessageBox.Icon.Information, title, text,
                           QMessageBox.StandardButton.Ok, self)
@@ -324,7 +333,7 @@ class RateWorkspace(SessionHousekeeping, QWidget):
     def new_session(self) -> DesignDialog | None:
         """Open the design dialog on the current Curate selection."""
         project = self.context.project
-        if project is None:
+        if project is None or self._refused("New session"):
             return None
         ids = self.context.selection.sample_ids(project)
         dialog = DesignDialog(ids, output_models(project), "the current Curate filter",
@@ -343,7 +352,7 @@ class RateWorkspace(SessionHousekeeping, QWidget):
 
     def create_session(self, design: SessionDesign | None, out_dir: Path) -> Any:
         """Plan the session and write the rater files in the background."""
-        if design is None:
+        if design is None or self._refused("New session"):
             return None
         view = self.context.project.worker_view()
 
@@ -368,6 +377,8 @@ class RateWorkspace(SessionHousekeeping, QWidget):
         return self.last_job
 
     def choose_merge(self) -> None:
+        if self._refused("Merge returned files"):
+            return
         paths, _ = QFileDialog.getOpenFileNames(self, "Returned session files", "",
                                                 f"Session files (*{SUFFIX})")
         if paths:
@@ -375,6 +386,8 @@ class RateWorkspace(SessionHousekeeping, QWidget):
 
     def merge(self, paths: Sequence[str | Path]) -> Any:
         """Merge returned files in the background; refused files are listed with why."""
+        if self._refused("Merge returned files"):
+            return None
         view = self.context.project.worker_view()
 
         def work(state: JobState) -> tuple[list[str], list[str], list[str]]:
