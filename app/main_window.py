@@ -55,6 +55,8 @@ class MainWindow(QMainWindow):
 
     project_changed = Signal()
     error_shown = Signal(str)
+    #: the text of each information box (a success report: Work shared, Work merged)
+    info_shown = Signal(str)
     closed = Signal()
 
     def __init__(self, runner: JobRunner | None = None) -> None:
@@ -71,7 +73,8 @@ class MainWindow(QMainWindow):
         self.act_jobs = m.act_jobs
         self.act_import_hf, self.act_private_net = m.act_import_hf, m.act_private_net
         self.context.bind(self.start_job, self.message,
-                          lambda text, ms: self.statusBar().showMessage(text, ms))
+                          lambda text, ms: self.statusBar().showMessage(text, ms),
+                          inform=self.inform)
         self.context.reveal_requested.connect(self.reveal)
         self._build_ui()
         self.menus.build_menus()
@@ -251,15 +254,24 @@ class MainWindow(QMainWindow):
     def message(self, title: str, text: str) -> None:
         """A non-modal warning (plain text; a long one shows its start, the rest under
         Show Details, so the box fits the screen)."""
+        self._box(QMessageBox.Icon.Warning, title, text)
+        self.error_shown.emit(text)
+
+    def inform(self, title: str, text: str) -> None:
+        """A non-modal report of work that succeeded: as :meth:`message`, with the
+        information icon (a success drawn as a warning read as a failure, ADR 222)."""
+        self._box(QMessageBox.Icon.Information, title, text)
+        self.info_shown.emit(text)
+
+    def _box(self, icon: QMessageBox.Icon, title: str, text: str) -> QMessageBox:
         shown, details = message_parts(text)
-        box = QMessageBox(QMessageBox.Icon.Warning, title, shown,
-                          QMessageBox.StandardButton.Ok, self)
+        box = QMessageBox(icon, title, shown, QMessageBox.StandardButton.Ok, self)
         box.setTextFormat(Qt.TextFormat.PlainText)
         if details:
             box.setDetailedText(details)
         self.keep(box)
         box.open()
-        self.error_shown.emit(text)
+        return box
 
     def _show_error(self, title: str, details: str) -> None:
         self.statusBar().showMessage(f"Error: {title}", 15000)

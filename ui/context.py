@@ -37,13 +37,17 @@ class AppContext(QObject):
         self._start_job: Callable[..., Job] | None = None
         self._message: Callable[[str, str], None] | None = None
         self._status: Callable[[str, int], None] | None = None
+        self._inform: Callable[[str, str], None] | None = None
         #: file suffix (".winnow-session") -> opener, offered by File → Open
         self.file_handlers: dict[str, Callable[[Any], object]] = {}
 
     def bind(self, start_job: Callable[..., Job], message: Callable[[str, str], None],
-             status: Callable[[str, int], None]) -> None:
-        """Called once by the main window to provide the implementations."""
+             status: Callable[[str, int], None], *,
+             inform: Callable[[str, str], None] | None = None) -> None:
+        """Called once by the main window to provide the implementations (``inform``
+        defaults to ``message``)."""
         self._start_job, self._message, self._status = start_job, message, status
+        self._inform = inform
 
     def start_job(self, title: str, fn: Callable[[JobState], Any],
                   on_done: Callable[[Job], None] | None = None, *, quiet: bool = False) -> Job:
@@ -64,6 +68,14 @@ class AppContext(QObject):
         """Show a non-modal warning to the user."""
         if self._message is not None:
             self._message(title, text)
+
+    def inform(self, title: str, text: str) -> None:
+        """Show a non-modal report of work that succeeded (the information icon: a
+        warning is for what went wrong or was refused)."""
+        if self._inform is not None:
+            self._inform(title, text)
+        else:
+            self.message(title, text)
 
     def refuse_in_package(self, title: str, takes: str = "imports",
                           instead: str = "Import into {project} and share again") -> bool:

@@ -70,12 +70,33 @@ def test_merge_without_conflicts_still_says_what_was_merged(
     assert main_window.open_project(lead)
     team = main_window.show_workspace("curate").page_actions.team
     shown: list[str] = []
-    main_window.error_shown.connect(shown.append)
+    main_window.info_shown.connect(shown.append)  # a success: the information box (ADR 222)
     job = team.merge([alice])
     qtbot.waitUntil(lambda: job.outcome != "running", timeout=30_000)
     qtbot.waitUntil(lambda: bool(shown), timeout=5_000)
     assert "lead-alice.winnow (Alice): 2 change(s) merged" in shown[-1]
     assert team.dialog is None  # no conflicts: no conflicts window
+    assert _icons(main_window) == {"Work merged": QMessageBox.Icon.Information}
+
+
+def test_work_shared_is_reported_with_the_information_icon(
+        main_window: Any, qtbot: Any, tmp_path: Path) -> None:
+    """ADR 222: "Work shared" and "Work merged" reported success with the warning icon."""
+    make_project(tmp_path).close()
+    assert main_window.open_project(tmp_path / "lead.winnow")
+    team = main_window.show_workspace("curate").page_actions.team
+    warned: list[str] = []
+    main_window.error_shown.connect(warned.append)
+    job = team.share(tmp_path / "out", ["Alice", "Bob"])
+    qtbot.waitUntil(lambda: job.outcome != "running", timeout=30_000)
+    qtbot.waitUntil(lambda: bool(_icons(main_window)), timeout=5_000)
+    assert _icons(main_window) == {"Work shared": QMessageBox.Icon.Information}
+    assert warned == []
+
+
+def _icons(window: Any) -> dict[str, QMessageBox.Icon]:
+    return {w.windowTitle(): w.icon() for w in window.findChildren(QMessageBox)
+            if w.isVisible()}
 
 
 def test_a_cancelled_merge_says_so_and_what_to_do_not_merge_failed(

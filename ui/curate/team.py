@@ -202,7 +202,7 @@ class TeamWork:
                 skipped = "".join(f"\n{d['sample']}: {d['reason']}" for d in r.skipped)
                 if skipped:
                     skipped = f"\n\nNot shared ({len(r.skipped):,}):{skipped}"
-                self.ws.context.message(
+                self.ws.context.inform(
                     "Work shared", f"{r.samples:,} samples into {len(r.packages)} package(s) "
                     f"in {r.out}:\n" + "\n".join(lines) + "\n\nSend each curator their file; "
                     "merge them back with Curate → Team → Merge Returned Work…" + skipped)
@@ -268,7 +268,7 @@ class TeamWork:
             elif refused:
                 self.ws.context.message("Some packages were refused", text)
             else:
-                self.ws.context.message("Work merged", text)
+                self.ws.context.inform("Work merged", text)
 
         self.last_job = self.ws.context.start_job("Merge returned work", work, done)
         return self.last_job
