@@ -324,12 +324,16 @@ class WindowProject(QObject):
                                           fetch_settings=fetch_settings)
             finally:
                 view.close()
-            state.item_done(report.imported + report.updated + report.unchanged)
+            state.item_done(report.imported + report.updated + report.unchanged
+                            + report.images_fetched)
             failed = len(report.errors) + report.suppressed_errors
-            if failed:
-                unit = "line(s)" if importer is None else "row(s)"  # a dataset has rows
-                state.item_failed(path.name, f"{failed:,} {unit} could not be imported",
-                                  count=failed)
+            unit = "line(s)" if importer is None else "row(s)"  # a dataset has rows
+            lost = [f"{failed:,} {unit} could not be imported"] if failed else []
+            if report.images_failed:  # the Jobs panel said "Finished" over lost images
+                lost.append(f"{report.images_failed:,} image(s) could not be stored")
+            if lost:
+                state.item_failed(path.name, ", ".join(lost),
+                                  count=failed + report.images_failed)
             return report.to_json()
 
         def done(job: Job) -> None:
