@@ -19,7 +19,8 @@ def _run(window: Any, qtbot: Any, src: Path) -> Any:
     job = window.import_file(src)
     qtbot.waitUntil(lambda: job.outcome != "running", timeout=60_000)
     row = window.jobs_panel.rows[-1]
-    qtbot.waitUntil(lambda: row.verdict() != "running", timeout=5_000)
+    qtbot.waitUntil(lambda: row.status.text().startswith(("Finished", "Failed")),
+                    timeout=5_000)  # the line is written when the panel hears the end
     return job, row
 
 
