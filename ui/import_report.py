@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -43,6 +44,11 @@ def _where(entry: dict[str, Any]) -> str:
     return f"{entry.get('split', '')} row {entry['row']}".strip()
 
 
+def _kind(report: dict[str, Any]) -> str:
+    """"folder" for a dataset folder (the usual case), else "file"."""
+    return "folder" if Path(str(report.get("source", ""))).is_dir() else "file"
+
+
 class ImportReportDialog(QDialog):
     """Summary line plus tabs for failing lines and failing images."""
 
@@ -62,8 +68,9 @@ class ImportReportDialog(QDialog):
                    f"imported. Images: {images.get('fetched', 0)} stored, "
                    f"{images.get('failed', 0)} failed.")
         stored = sum(report.get(k, 0) for k in ("imported", "updated", "unchanged"))
-        if not errors and not image_errors:
-            summary += "\nEverything in the file was imported."
+        if not errors and not image_errors:  # a dataset is a folder (or one file) of rows
+            summary += ("\nEverything in the file was imported." if not rows else
+                        f"\nEvery row in the dataset {_kind(report)} was imported.")
         elif stored == 0:
             summary += (f"\nNothing in {file_name} could be imported. " + (
                 "Each problem below names the row and column." if rows else "Is it a JSON Lines file "
