@@ -4,6 +4,8 @@ under the bar and grew a vertical scroll bar, with the pane empty below it)."""
 
 from __future__ import annotations
 
+import html
+
 import pytest
 
 pytest.importorskip("PySide6")
@@ -12,6 +14,7 @@ pytestmark = pytest.mark.gui
 from PySide6.QtWidgets import QVBoxLayout, QWidget  # noqa: E402
 
 from core.analysis.results import Table  # noqa: E402
+from core.visible_text import cut_name  # noqa: E402
 from ui.analyze.views import TableView  # noqa: E402
 
 COLUMNS = ["Rank", "Model", "Mean rank", "Win rate", "BT/100", "Elo", "CI low", "CI high"]
@@ -91,7 +94,10 @@ def test_a_long_model_name_elides_and_leaves_the_numbers_in_view(qtbot) -> None:
     model = COLUMNS.index("Model")
     assert view.columnWidth(model) <= view.fontMetrics().horizontalAdvance("n" * 36)
     assert sum(view.columnWidth(j) for j in range(view.columnCount())) < 1000
-    assert view.item(3, model).toolTip() and view.item(3, model).text() == name
+    # the cell shows the name cut in the middle (ADR 222: Qt's right elision hid where two
+    # long names differ); the whole name is in its tooltip
+    assert view.item(3, model).text() == cut_name(name, name, len(view.item(3, model).text()))
+    assert name in _tooltip_text(view.item(3, model).toolTip())
     assert view.columnWidth(COLUMNS.index("CI high")) >= view.fontMetrics().horizontalAdvance(
         "CI high")  # short columns keep their own width
 
@@ -106,5 +112,37 @@ def test_edge_spaces_and_a_long_heading_name_stay_visible_and_narrow(qtbot) -> N
     qtbot.addWidget(rows)
     assert rows.texts() == [["A"], ["A⟨U+0020⟩"]]
     assert view.horizontalHeaderItem(2).text() == "A⟨U+0020⟩"
-    assert long in view.horizontalHeaderItem(1).toolTip()
+    assert long in _tooltip_text(view.horizontalHeaderItem(1).toolTip())  # wrapped, whole
     assert view.columnWidth(1) <= view.fontMetrics().horizontalAdvance("n" * 36)
+
+
+def _tooltip_text(tooltip: str) -> str:
+    """A tooltip's text with the lines :func:`wrapped_tooltip` broke it into joined."""
+    text = html.unescape(tooltip).removeprefix("<p style='white-space:pre-wrap'>")
+    return text.removesuffix("</p>").replace("\n", "")
+
+
+def test_long_names_differing_in_the_middle_look_different(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """ADR 222: two 10,000-character model names differing only in the middle elided at
+    the right to the same cell (and heading); each is cut as the HTML report cuts it,
+    start ⟨…hash⟩ end, fits its column, and the whole name is in a tooltip whose lines
+    are at most 100 characters (one line was wider than the screen)."""
+    a = "Model-" + "a" * 4994 + "-LEFT-" + "z" * 4994
+    b = "Model-" + "a" * 4994 + "-RIGHT" + "z" * 4994
+    view = TableView(Table("leaderboard", "Leaderboard", ["Model", b, "Score"],
+                           [[a, 0.5, 0.61], [b, 0.5, 0.39], ["short", 0.5, 0.2]]))
+    qtbot.addWidget(view)
+    room = view.fontMetrics().horizontalAdvance("n" * 36)
+    cells = [view.item(i, 0).text() for i in range(3)]
+    assert cells[0] != cells[1] and cells[2] == "short"
+    for cell, name in zip(cells[:2], (a, b), strict=True):
+        assert cell.startswith("Model-aaa") and cell.endswith("zzz")
+        assert cell == cut_name(name, name, len(cell))  # the report's cut, its hash
+        assert view.fontMetrics().horizontalAdvance(cell) <= room
+    assert view.horizontalHeaderItem(1).text() == cut_name(b, b, len(
+        view.horizontalHeaderItem(1).text()))
+    for tip, name in ((view.item(0, 0).toolTip(), a), (view.item(1, 0).toolTip(), b),
+                      (view.horizontalHeaderItem(1).toolTip(), b)):
+        assert _tooltip_text(tip) == name
+        lines = html.unescape(tip).removeprefix("<p style='white-space:pre-wrap'>")
+        assert max(len(line) for line in lines.removesuffix("</p>").split("\n")) <= 100

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -23,10 +23,10 @@ from PySide6.QtWidgets import (
 
 from core.analysis.plots import figure_for
 from core.analysis.results import Section, Table
-from core.visible_text import shown_name
+from core.visible_text import NAME_MAX, cut_name, shown_name
 from ui.widgets.figure_theme import style_figure
 from ui.widgets.theme import set_tone
-from ui.widgets.tooltips import plain_tooltip
+from ui.widgets.tooltips import wrapped_tooltip
 
 #: a text column is at most about this many characters wide (longer text elides)
 MAX_COLUMN_CHARS = 36
@@ -45,32 +45,49 @@ def plain_label(text: str = "", *, wrap: bool = True, bold: bool = False) -> QLa
     return label
 
 
+def _fitted(metrics: QFontMetrics, shown: str, name: str, room: int) -> str:
+    """``shown`` (``name`` as shown), cut in the middle by :func:`cut_name` (start,
+    ``⟨…hash⟩``, end) until it fits ``room`` pixels: Qt's elision kept only the start, so
+    names differing past it looked the same (ADR 222)."""
+    text, limit = shown, NAME_MAX
+    while metrics.horizontalAdvance(text) > room and limit > 16:
+        text, limit = cut_name(shown, name, limit), limit - 2
+    return text
+
+
 class TableView(QTableWidget):
     """A read-only table filled from a :class:`~core.analysis.results.Table`."""
 
     def __init__(self, table: Table, parent: QWidget | None = None) -> None:
         super().__init__(len(table.rows), len(table.columns), parent)
         self.table = table
-        self.setHorizontalHeaderLabels([table.header(j) for j in range(len(table.columns))])
-        for j in range(len(table.columns)):  # a long name heading a column elides
-            if len(whole := table.header(j)) > 40 and (head := self.horizontalHeaderItem(j)):
-                head.setToolTip(plain_tooltip(whole))
+        widest = self.fontMetrics().horizontalAdvance("n" * MAX_COLUMN_CHARS)
+        heads = [table.header(j) for j in range(len(table.columns))]
+        self.setHorizontalHeaderLabels([
+            _fitted(self.horizontalHeader().fontMetrics(), whole, name, widest - 16)
+            for whole, name in zip(heads, table.columns, strict=True)])
+        for j, whole in enumerate(heads):  # a long name heading a column is cut
+            if len(whole) > 40 and (head := self.horizontalHeaderItem(j)):
+                head.setToolTip(wrapped_tooltip(whole))
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.verticalHeader().setVisible(False)
         self.setWordWrap(False)
         self.setAlternatingRowColors(True)
         right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-        widest = self.fontMetrics().horizontalAdvance("n" * MAX_COLUMN_CHARS)
         for i, row in enumerate(table.rows):
             for j, value in enumerate(row):
-                item = QTableWidgetItem(table.display(i, j))
+                shown = table.display(i, j)
+                item = QTableWidgetItem(shown)
                 if isinstance(value, int | float) and not isinstance(value, bool):
                     item.setTextAlignment(right)
                 if isinstance(value, str) and (
                         len(value) > 40
-                        or self.fontMetrics().horizontalAdvance(item.text()) > widest - 16):
-                    item.setToolTip(plain_tooltip(shown_name(value)))
+                        or self.fontMetrics().horizontalAdvance(shown) > widest - 16):
+                    # the cell elided at the right: two long names differing only in the
+                    # middle looked the same; cut in the middle with a hash (ADR 217, 222)
+                    item.setText(_fitted(self.fontMetrics(), shown, value, widest - 16))
+                    item.setToolTip(wrapped_tooltip(shown_name(value)))
                 self.setItem(i, j, item)
         header = self.horizontalHeader()
         header.setStretchLastSection(False)
