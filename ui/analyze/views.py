@@ -77,16 +77,16 @@ class TableView(QTableWidget):
         right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
         for i, row in enumerate(table.rows):
             for j, value in enumerate(row):
-                shown = table.display(i, j)
-                item = QTableWidgetItem(shown)
+                text = table.display(i, j)
+                item = QTableWidgetItem(text)
                 if isinstance(value, int | float) and not isinstance(value, bool):
                     item.setTextAlignment(right)
                 if isinstance(value, str) and (
                         len(value) > 40
-                        or self.fontMetrics().horizontalAdvance(shown) > widest - 16):
+                        or self.fontMetrics().horizontalAdvance(text) > widest - 16):
                     # the cell elided at the right: two long names differing only in the
                     # middle looked the same; cut in the middle with a hash (ADR 217, 222)
-                    item.setText(_fitted(self.fontMetrics(), shown, value, widest - 16))
+                    item.setText(_fitted(self.fontMetrics(), text, value, widest - 16))
                     item.setToolTip(wrapped_tooltip(shown_name(value)))
                 self.setItem(i, j, item)
         header = self.horizontalHeader()
