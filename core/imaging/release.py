@@ -23,6 +23,7 @@ import math
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -303,11 +304,17 @@ def verify(rgb_out: np.ndarray, hidden: Sequence[tuple[str, Box, bool]],
     Every other face the check finds (at its own threshold, :func:`face_finder`) is
     listed: ``inside`` a region or ``outside`` every region (ADR 185).
     ``anywhere`` also reads plate-shaped text outside every region (when plate detection
-    is on).
+    is on).  The face half and the text half look at the same pixels and share nothing:
+    they run at once, one on each of :func:`check_lanes` (ADR 220).
     """
+    from core.imaging.lanes import run_tasks
+
     name, find = face_finder(settings)
     result = Verification(detector=name)
-    for det in find(rgb_out):
+    halves: list[Callable[[], Any]] = [
+        partial(find, rgb_out), partial(_verify_text, rgb_out, hidden, settings, anywhere, result)]
+    found: list[Detection] = run_tasks(halves, ways=check_lanes())[0]
+    for det in found:
         inside = None
         area = max(det.w * det.h, 1e-6)
         for label, box, solid in hidden:
@@ -325,8 +332,15 @@ def verify(rgb_out: np.ndarray, hidden: Sequence[tuple[str, Box, bool]],
             result.inside.append({**entry, "region": inside})
         else:
             result.outside.append(entry)
-    _verify_text(rgb_out, hidden, settings, anywhere, result)
     return result
+
+
+def check_lanes() -> int:
+    """The check's halves run at once: 2 where 2 cores or more are usable, else 1 (each
+    half's models keep their own threads; ADR 220)."""
+    from core.imaging.lanes import usable_cores
+
+    return min(2, usable_cores())
 
 
 def _verify_text(rgb_out: np.ndarray, hidden: Sequence[tuple[str, Box, bool]],
