@@ -52,9 +52,10 @@ def test_a_real_check_at_once_finds_what_it_finds_one_half_after_the_other(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A plate photo (tune split) with its plate left visible and a face-sized region
     hidden: the faces, the plate text outside and inside every region are the same."""
+    from shared_data import need_testdata
+
     from core.imaging.loading import load_rgb
     from core.imaging.plate_check import text_check_available
-    from shared_data import need_testdata
 
     if not text_check_available():
         pytest.skip("needs rapidocr's PP-OCR models")
