@@ -67,6 +67,8 @@ def test_files_of_one_creation_carry_one_created_at(tmp_path: Path,
     assert len(stamps) == 1, stamps
     for f in files:  # nothing else in a fresh file tells the time it was written
         assert _timestamps(f) == [("meta", _meta(f)["created_at"])]
+    # nor do the files' times on disk (a copy or an archive may keep them)
+    assert len({(f.stat().st_mtime_ns, f.stat().st_atime_ns) for f in files}) == 1
 
 
 def test_a_rater_file_made_meanwhile_is_named_and_kept(tmp_path: Path,
