@@ -173,3 +173,23 @@ def test_tab_and_shift_tab_move_between_outputs_and_questions(qtbot, rproject,  
     assert where() == 1
     assert "Tab" in w.hints.text()
     w.close()
+
+
+def test_a_choice_is_shown_plainly_and_a_missing_answer_as_a_warning(  # type: ignore[no-untyped-def]
+        qtbot, rproject, tmp_path: Path) -> None:
+    """"Chosen: left. Enter to confirm." was in the warning colour, as if something were
+    wrong; a missing answer stays a warning."""
+    from ui.widgets.theme import tone_text
+
+    path = make_session(rproject, tmp_path / "o", "side_by_side", raters=1,
+                        sample_ids=("s000",), models=MODELS[:3])[0]
+    w = _open(qtbot, path)
+    _name(qtbot, w, "Cy")
+    warning = tone_text("warning").name()
+    _keys(qtbot, w, K.Key_Return)  # nothing chosen yet
+    assert w.status.text().startswith("Choose left")
+    assert warning in w.status.styleSheet()
+    _keys(qtbot, w, K.Key_Left)
+    assert w.status.text() == "Chosen: left. Enter to confirm."
+    assert warning not in w.status.styleSheet()
+    w.close()

@@ -61,7 +61,8 @@ class ProtocolPanel(QWidget):
 
     submitted = Signal(dict, object, str)   # answer, flag (None), reason ("")
     flag_requested = Signal(str)            # the window asks for a reason, then submits
-    hint = Signal(str)
+    hint = Signal(str)                      # what is missing or wrong (warning colour)
+    note = Signal(str)                      # what the rater chose (plain: nothing wrong)
     question = Signal(str)                  # replaces the question above the images
 
     def __init__(self, settings: dict[str, Any], parent: QWidget | None = None) -> None:
@@ -310,7 +311,7 @@ class SideBySidePanel(ProtocolPanel):
             if side != "submit":
                 button.setChecked(self.choice == side)
         if self.choice:
-            self.hint.emit(f"Chosen: {self.choice}. Enter to confirm.")
+            self.note.emit(f"Chosen: {self.choice}. Enter to confirm.")
 
     def handle_key(self, key: int) -> bool:
         tie = bool(self.settings.get("allow_tie", True))

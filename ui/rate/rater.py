@@ -29,7 +29,7 @@ from core.rating.session_file import RatingSession, SessionFileError, now_iso
 from ui.rate.image_view import pixmap_from_bytes
 from ui.rate.panels import ProtocolPanel, _label
 from ui.rate.question_panels import PANELS, key_hints
-from ui.widgets.theme import set_tone
+from ui.widgets.theme import clear_tone, set_tone
 
 K = Qt.Key
 #: closes the rater window (also the platform's own Close keys); the hints name it
@@ -129,6 +129,7 @@ class RaterWindow(QWidget):
         self.panel.submitted.connect(self._submit)
         self.panel.flag_requested.connect(self._ask_reason)
         self.panel.hint.connect(self._show_hint)
+        self.panel.note.connect(self._show_note)
         self.panel.question.connect(self._set_question)
         self.pause_page = QWidget()
         pl = QVBoxLayout(self.pause_page)
@@ -305,9 +306,9 @@ class RaterWindow(QWidget):
     def _show_countdown(self) -> None:
         then = ("your answer reopens to be changed (Esc: don't)" if self.change_after_hold
                 else "next task")
-        self.status.setText(f"Answer saved. That was quicker than the minimum time "
-                            f"({self.session.min_time_s:g} s): {then} in "
-                            f"{self.penalty_left_ms / 1000:.1f} s")
+        self._show_hint(f"Answer saved. That was quicker than the minimum time "
+                        f"({self.session.min_time_s:g} s): {then} in "
+                        f"{self.penalty_left_ms / 1000:.1f} s")
 
     def change_last(self) -> None:
         """Reopen the last answered task; the new answer will supersede the old one."""
@@ -364,6 +365,13 @@ class RaterWindow(QWidget):
         self._submit({}, flag, text)
 
     def _show_hint(self, text: str) -> None:
+        """Something is missing or wrong: in the warning colour."""
+        set_tone(self.status, "warning", text_only=True)
+        self.status.setText(text)
+
+    def _show_note(self, text: str) -> None:
+        """What the rater chose, nothing wrong: in the plain text colour."""
+        clear_tone(self.status)
         self.status.setText(text)
 
     # -- keys -------------------------------------------------------------------------
