@@ -292,11 +292,12 @@ class ProposeClient:
                         self.mode = "json_object" if mode == "json_schema" else "off"
                         continue
                     if status in FATAL_STATUSES:
-                        raise EndpointError(f"the endpoint refused the request: HTTP {status}: "
-                                            f"{_snippet(text)!r} (check the URL, the model name "
-                                            "and the API key)")
-                    raise ProposeError(f"refused: HTTP {status}: {_snippet(text)!r}",
-                                       raw=text[:2000])
+                        raise EndpointError(ep.naming(
+                            f"the endpoint refused the request: HTTP {status}: "
+                            f"{_snippet(text)!r} (check the URL, the model name and the "
+                            "API key)"))
+                    raise ProposeError(ep.naming(f"refused: HTTP {status}: "
+                                                 f"{_snippet(text)!r}"), raw=text[:2000])
                 if not 200 <= status < 300:
                     raise Transient(f"unexpected HTTP {status}")
                 try:
@@ -319,7 +320,7 @@ class ProposeClient:
                     "kept)") from None
             raise ProposeError(ep.naming(str(exc))) from None
         except ResponseTooLarge as exc:
-            raise ProposeError(str(exc)) from None
+            raise ProposeError(ep.naming(str(exc))) from None
         except CertificateError as exc:  # every request would fail alike (ADR 218)
             raise EndpointError(str(exc)) from None
         self.failures_in_a_row = 0

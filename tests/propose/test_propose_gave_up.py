@@ -63,3 +63,31 @@ def test_a_connection_failure_names_the_endpoint_once(failure: type[Exception]) 
     message = str(error)
     assert message.startswith(f"qwen-vl: cannot reach {SHOWN}"), message
     assert message.count("vlm.test") == 1 and "s3cret" not in message
+
+
+@pytest.mark.parametrize(("status", "words"), [(401, "the endpoint refused the request"),
+                                               (422, "refused: HTTP 422")])
+def test_a_refused_request_names_the_endpoint(status: int, words: str) -> None:
+    (error,) = _ask(lambda request: httpx.Response(status, text="no"))
+    assert str(error).startswith(f"qwen-vl at {SHOWN}: {words}"), error
+    assert "s3cret" not in str(error)
+
+
+def test_a_response_too_large_names_the_endpoint() -> None:
+    ep_cap = 1 << 10  # the endpoint's cap, passed below
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=b"x" * (4 * ep_cap))
+
+    ep = ProposeEndpoint(base_url=URL, model="qwen-vl", backoff=0.01, attempts=1,
+                         structured="off", max_response_bytes=ep_cap)
+
+    async def main() -> BaseException:
+        async with ProposeClient(ep, transport=httpx.MockTransport(handler),
+                                 sleep=_nothing) as client:
+            with pytest.raises(Exception) as caught:  # noqa: PT011 - the message is checked
+                await client.complete([{"role": "user", "content": "hi"}], "n", {})
+            return caught.value
+
+    message = str(asyncio.run(main()))
+    assert message.startswith(f"qwen-vl at {SHOWN}: ") and "too large" in message, message
