@@ -94,11 +94,13 @@ def run_anonymize(args: argparse.Namespace) -> int:
     settings.plates = not args.no_plates
     if args.report:
         _check_report_path(args)
-    if args.report and args.report.exists():
-        from core.export_files import not_owned_message, owned
+    if args.report:
+        from core.export_files import check_file_target
 
-        if not owned(args.report):  # refuse now, not after the whole folder is done
-            raise CliError(not_owned_message(args.report))
+        try:  # refuse now, not after the whole folder is done
+            check_file_target(args.report)
+        except FileExistsError as exc:
+            raise CliError(str(exc)) from None
     state = JobState("anonymize")
     if sys.stderr.isatty():
         state.subscribe(_progress_printer())

@@ -206,6 +206,19 @@ def not_owned_message(target: Path) -> str:
                         f"not in {MARKER_NAME}, or it was changed since)")
 
 
+def check_file_target(target: Path, root: Path | None = None) -> bool:
+    """Whether an export file may go to ``target``: False where nothing is there, True
+    where Winnow's own earlier export is (it will be replaced); raises where a folder or
+    a file Winnow cannot prove it wrote is in the way (call it before any work)."""
+    if not os.path.lexists(target):
+        return False
+    if target.is_dir() and not target.is_symlink():
+        raise KeptError(target, "is a folder", "give a file name for the export")
+    if not owned(target, root):
+        raise NotOwnedError(not_owned_message(target), [str(target)])
+    return True
+
+
 @contextlib.contextmanager
 def export_writer(path: str | os.PathLike[str], mode: str = "w", *,
                   root: str | os.PathLike[str] | None = None, encoding: str | None = None,
@@ -222,13 +235,7 @@ def export_writer(path: str | os.PathLike[str], mode: str = "w", *,
     target = Path(path)
     root = Path(root) if root is not None else target.parent
     rel = target.relative_to(root).as_posix()
-    replace = False
-    if os.path.lexists(target):
-        if target.is_dir() and not target.is_symlink():
-            raise KeptError(target, "is a folder", "give a file name for the export")
-        if not owned(target, root):
-            raise NotOwnedError(not_owned_message(target), [str(target)])
-        replace = True
+    replace = check_file_target(target, root)
     if not target.parent.is_dir():
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
