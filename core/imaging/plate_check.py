@@ -61,6 +61,10 @@ def text_check_available() -> bool:
     return recogniser_available() and ppocr_model_path(DET_MODEL, "det") is not None
 
 
+def _is_readable(reading: Any) -> bool:
+    return bool(reading.readable)
+
+
 def _readable(reading: Any) -> tuple[int, float] | None:
     if not reading.readable:
         return None
@@ -128,10 +132,13 @@ def outside_regions(rgb: np.ndarray, regions: Sequence[Box], long_side: int) -> 
     second source (:func:`core.imaging.plates.read_pass`, ADR 115): plate-shaped
     rectangles outside every region and every line already read, read by the
     recogniser — so a plate the text detector misses is looked at too — and the text
-    regions too big for a plate's line, read whole (ADR 169).  A finding's box
+    regions too big for a plate's line, read whole (ADR 169).  A line standing on its
+    side (:func:`core.imaging.plate_turned.standing`: a photo shown a quarter turned)
+    is read both ways up (ADR 225).  A finding's box
     covers the line grown to its plate's frame, as around a region, so hiding it hides
     the plate (ADR 114).
     """
+    from core.imaging import plate_turned
     from core.imaging.ocr import line_crop, recognise
     from core.imaging.plate_frame import companions, frame
     from core.imaging.plates import Copies, PlateShape, plate_lines, read_pass, whole_reads
@@ -147,6 +154,17 @@ def outside_regions(rgb: np.ndarray, regions: Sequence[Box], long_side: int) -> 
     readable = [
         (line, found)
         for line, reading in zip(lines, readings, strict=True)
+        if (found := _readable(reading))
+    ]
+    # a plate standing on its side (a photo shown a quarter turned): the lines that stand
+    # outside every region, read both ways up in one batch (ADR 225)
+    standing = [
+        ln for ln in every if plate_turned.standing(ln, shape, rgb.shape[1])
+        and not any(intersection(_bbox(ln.corners()), r) > 0 for r in regions)
+    ]
+    readable += [
+        (line, found)
+        for line, reading in plate_turned.read_standing(rgb, standing, _is_readable)
         if (found := _readable(reading))
     ]
     skip = [*regions, *(_bbox(ln.corners()) for ln in lines)]

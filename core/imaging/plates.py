@@ -28,6 +28,7 @@ from core.imaging.ocr import (
     text_probability,
 )
 from core.imaging.plate_frame import Line, assemble, companions, frame
+from core.imaging.plate_turned import read_standing, standing
 
 __all__ = [
     "PlateShape",
@@ -442,7 +443,10 @@ def find_plates(
     copies = Copies.of(rgb, long_side)
     lines = plate_lines(rgb, long_side, threshold, shape, copies=copies)
     mains = [ln for ln in lines if shape.fits(ln, height)]
-    found_by_text = list(mains)
+    # plates standing on their side (a photo shown a quarter turned), read both ways up
+    # and kept when plate-like (ADR 225); the upright search goes on as before
+    sideways = [ln for ln, _ in read_standing(rgb, [ln for ln in lines if standing(ln, shape, width)])]
+    found_by_text = mains + sideways
     if second_source and not read_as_a_plate(rgb, mains):
         share = RESTLESS_SHARE if mains else 1.0
         oversized = whole_reads(lines, shape, height)[: round(MAX_WHOLE * share)]
@@ -450,6 +454,7 @@ def find_plates(
         more = [ln for ln, _chars in read_pass(rgb, long_side, skip, copies, oversized, share)]
         mains += more
         lines += more
+    mains += sideways
     if not mains:  # no plate: spare the full-size grey copy (12 MP: 144 MB, up to 0.1 s)
         return []
     gray = rgb.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)

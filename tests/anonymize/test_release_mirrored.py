@@ -2,8 +2,8 @@
 a scanner, a tool that flipped without re-encoding) and released by ``winnow anonymize``:
 the viewer shows the photo mirrored, its plate's characters mirrored too. The release
 hides the plate and leaves most of the photo as it was (an orientation-2 photo was
-reported blurred whole; ADR 221).  5 and 7 also turn the photo a quarter: its plate,
-on its side, is not found (strict xfail, noted in ADR 221)."""
+reported blurred whole; ADR 221).  5 and 7 also turn the photo a quarter: its plate
+stands on its side and is found and hidden too (ADR 225; a strict xfail until then)."""
 
 from __future__ import annotations
 
@@ -31,13 +31,9 @@ def _mirrored_box(box: tuple[int, int, int, int], orientation: int, width: int,
             7: (height - y - h, width - x - w, h, w)}[orientation]
 
 
-#: 5 and 7 show the photo a quarter turned too: the plate stands on its side, and neither
-#: detection nor the release check looks for turned text (only turned faces, ADR 197)
-SIDEWAYS = pytest.mark.xfail(strict=True, reason="plates turned a quarter are not searched")
-
-
-@pytest.mark.parametrize("orientation", [2, 4, pytest.param(5, marks=SIDEWAYS),
-                                         pytest.param(7, marks=SIDEWAYS)])
+#: 5 and 7 show the photo a quarter turned too: the plate stands on its side, read both
+#: ways up by detection and the release check (ADR 225)
+@pytest.mark.parametrize("orientation", [2, 4, 5, 7])
 def test_a_mirrored_plate_photo_hides_its_plate_not_the_photo(tmp_path: Path,
                                                               orientation: int) -> None:
     from shared_data import need_testdata
