@@ -16,11 +16,15 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from core.imaging.ocr import Reading
 from core.imaging.plate_frame import Line
+
+if TYPE_CHECKING:
+    from core.imaging.plates import PlateShape
 
 #: the ways a standing line's crop (cut reading upwards) is read: as cut, turned half
 #: round, and mirrored each way (a photo stored with EXIF 5 or 7 as-is shows the scene
@@ -33,14 +37,11 @@ WAYS: tuple[Callable[[np.ndarray], np.ndarray], ...] = (
 )
 
 
-def standing(line: Line, shape: object, photo_width: int) -> bool:
+def standing(line: Line, shape: PlateShape, photo_width: int) -> bool:
     """True when ``line`` has a plate's shape (:class:`core.imaging.plates.PlateShape`)
     turned a quarter: its length within ``max_tilt_deg`` of vertical, and its height
     (across the line, along the photo's width) bounded by the photo's width as an
     upright line's is by the photo's height."""
-    from core.imaging.plates import PlateShape
-
-    assert isinstance(shape, PlateShape)
     if line.h <= 0 or line.tilt < 90.0 - shape.max_tilt_deg:
         return False
     return (
