@@ -16,15 +16,28 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
 from core.imaging.ocr import Reading
 from core.imaging.plate_frame import Line
 
-if TYPE_CHECKING:
-    from core.imaging.plates import PlateShape
+
+class Shape(Protocol):
+    """What :func:`standing` needs of :class:`core.imaging.plates.PlateShape` (which
+    imports this module, so it is not imported here)."""
+
+    @property
+    def min_aspect(self) -> float: ...
+    @property
+    def max_aspect(self) -> float: ...
+    @property
+    def min_height(self) -> float: ...
+    @property
+    def max_height_frac(self) -> float: ...
+    @property
+    def max_tilt_deg(self) -> float: ...
 
 #: the ways a standing line's crop (cut reading upwards) is read: as cut, turned half
 #: round, and mirrored each way (a photo stored with EXIF 5 or 7 as-is shows the scene
@@ -37,7 +50,7 @@ WAYS: tuple[Callable[[np.ndarray], np.ndarray], ...] = (
 )
 
 
-def standing(line: Line, shape: PlateShape, photo_width: int) -> bool:
+def standing(line: Line, shape: Shape, photo_width: int) -> bool:
     """True when ``line`` has a plate's shape (:class:`core.imaging.plates.PlateShape`)
     turned a quarter: its length within ``max_tilt_deg`` of vertical, and its height
     (across the line, along the photo's width) bounded by the photo's width as an
