@@ -11,6 +11,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QApplication
 
+    from app.main_window import MainWindow
+    from core.store import Project
+
 #: what ``winnow`` (and ``winnow rate``) say when Qt has no display to open windows on
 NO_DISPLAY = ("winnow: no display found (DISPLAY/WAYLAND_DISPLAY unset). Run the app on a "
               "desktop, under `xvfb-run -a winnow ...`, or set QT_QPA_PLATFORM=offscreen; "
@@ -42,6 +45,19 @@ def has_display() -> bool:
         return True
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
                 or os.environ.get("QT_QPA_PLATFORM"))
+
+
+async def _until_idle(window: MainWindow) -> Project:
+    """Until a project is open and no job runs, twice in a row 0.1 s apart: work queued
+    by "project opened" (the workspace shown at start computing its first view) begins
+    a moment after the project is open, and a close then would wait on a question."""
+    quiet = 0
+    while quiet < 2:
+        await asyncio.sleep(0.05 if quiet == 0 else 0.1)
+        busy = window.project is None or window.runner.active
+        quiet = 0 if busy else quiet + 1
+    assert window.project is not None  # not busy: open
+    return window.project
 
 
 def run_gui(args: list[str]) -> int:
@@ -126,11 +142,10 @@ def run_gui(args: list[str]) -> int:
             print("keys typed", flush=True)
             QApplication.closeAllWindows()
         elif quit_when_ready:
-            while window.project is None or window.runner.active:
-                await asyncio.sleep(0.02)
-            await asyncio.sleep(0)  # let the queued "project opened" work run first
-            print(f"ready: {window.project.path.name}", flush=True)
+            project = await _until_idle(window)
+            print(f"ready: {project.path.name}", flush=True)
             await asyncio.sleep(0.2)
+            await _until_idle(window)  # a job begun meanwhile would ask before quitting
             window.close()
         await closed.wait()
 

@@ -34,8 +34,11 @@ def base_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         "import sys\n"
         f"for _name in {BLOCKED!r}:\n"
         "    sys.modules[_name] = None  # 'import x' now raises ModuleNotFoundError\n")
+    # module-scoped, so made before the autouse fixture isolates the user's folders:
+    # its own, or the app would restore the developer's last workspace and settings
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), str(REPO)]),
-               QT_QPA_PLATFORM="offscreen", WINNOW_USER="tester")
+               QT_QPA_PLATFORM="offscreen", WINNOW_USER="tester",
+               XDG_CONFIG_HOME=str(site / "config"), WINNOW_LOG_DIR=str(site / "logs"))
     env.pop("CI", None)
     return env
 
