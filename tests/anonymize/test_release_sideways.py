@@ -6,6 +6,7 @@ Tune photos only (ADR 110); hidden is measured as the plate evaluation does
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -28,19 +29,24 @@ def _turned(quad: np.ndarray, quarters: int, width: int, height: int) -> np.ndar
     return np.stack([height - y, x], axis=1)
 
 
+def _tune_photo(name: str) -> tuple[Any, np.ndarray]:
+    """The annotated US tune photo ``name`` (its plate's truth) and its pixels, upright."""
+    from shared_data import need_testdata
+
+    (truth,) = [t for t in annotated(need_testdata("plates") / "us", "tune")
+                if t.path.name == name]
+    with Image.open(truth.path) as image:
+        return truth, np.asarray(image.convert("RGB"))
+
+
 @pytest.mark.parametrize("quarters", [1, 3], ids=["90", "270"])
 @pytest.mark.parametrize("name", PHOTOS, ids=[n[:8] for n in PHOTOS])
 def test_a_sideways_plate_is_released_hidden(tmp_path: Path, name: str, quarters: int) -> None:
-    from shared_data import need_testdata
-
     from core.imaging.plate_check import text_check_available
 
     if not text_check_available():
         pytest.skip("needs rapidocr's PP-OCR models")
-    (truth,) = [t for t in annotated(need_testdata("plates") / "us", "tune")
-                if t.path.name == name]
-    with Image.open(truth.path) as image:
-        upright = np.asarray(image.convert("RGB"))
+    truth, upright = _tune_photo(name)
     height, width = upright.shape[:2]
     (tmp_path / "in").mkdir()
     Image.fromarray(np.rot90(upright, quarters)).save(tmp_path / "in" / "car.png")  # no tag
@@ -69,18 +75,13 @@ def test_the_release_check_reads_a_sideways_plate_left_unhidden(name: str,
                                                                quarters: int) -> None:
     """The trust floor without detection: the check outside regions, given no region,
     reports the plate on its side with a box that covers it (the release hides it)."""
-    from shared_data import need_testdata
-
     from core.imaging.boxes import intersection
     from core.imaging.detect import DetectSettings
     from core.imaging.plate_check import outside_regions, text_check_available
 
     if not text_check_available():
         pytest.skip("needs rapidocr's PP-OCR models")
-    (truth,) = [t for t in annotated(need_testdata("plates") / "us", "tune")
-                if t.path.name == name]
-    with Image.open(truth.path) as image:
-        upright = np.asarray(image.convert("RGB"))
+    truth, upright = _tune_photo(name)
     height, width = upright.shape[:2]
     turned = np.ascontiguousarray(np.rot90(upright, quarters))
     quad = _turned(truth.quad, quarters, width, height)
