@@ -33,6 +33,8 @@ _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 #: (RFC 3879, still routed inside some networks) and the documentation prefix of RFC 9637
 _NOT_GLOBAL_V6 = ((ipaddress.ip_network("fec0::/10"), "a site-local address"),
                   (ipaddress.ip_network("3fff::/20"), "a documentation address"))
+#: the shared address space of carrier-grade NAT (RFC 6598): inside the provider's network
+_SHARED_V4 = ipaddress.ip_network("100.64.0.0/10")
 
 
 class BlockedAddressError(Exception):
@@ -58,6 +60,8 @@ def address_problem(ip: Address) -> str | None:
                              ("is_private", "a private-network address")):
         if getattr(ip, attribute):
             return words
+    if isinstance(ip, ipaddress.IPv4Address) and ip in _SHARED_V4:
+        return "a carrier-grade NAT (shared) address"
     if not ip.is_global:
         return "not a public internet address"
     return None

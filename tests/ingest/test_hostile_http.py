@@ -90,7 +90,7 @@ def test_redirect_to_another_scheme_is_refused(image_server, tmp_path) -> None:
     ("10.1.2.3", "private"), ("172.16.0.1", "private"), ("192.168.1.1", "private"),
     ("fd00::1", "private"), ("169.254.169.254", "link-local"), ("fe80::1", "link-local"),
     ("224.0.0.1", "multicast"), ("ff02::1", "multicast"), ("0.0.0.0", "unspecified"),
-    ("::", "unspecified"), ("240.0.0.1", "reserved"), ("100.64.0.1", "not a public"),
+    ("::", "unspecified"), ("240.0.0.1", "reserved"), ("100.64.0.1", "carrier-grade NAT"),
     ("::ffff:10.0.0.1", "private"), ("2002:7f00:1::", "loopback"),
     ("64:ff9b::a9fe:a9fe", "link-local"), ("198.18.0.1", "private"),
 ])
