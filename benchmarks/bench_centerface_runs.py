@@ -66,7 +66,9 @@ def tiles() -> tuple[list[np.ndarray], np.ndarray]:
 
 def session(variant: str) -> Any:
     """An onnxruntime session of CenterFace with the variant's options."""
-    import onnxruntime as ort
+    from core.onnx_runtime import onnxruntime
+
+    ort = onnxruntime()
 
     options = faces.session_options()
     options.log_severity_level = 3  # re-setting the spinning entry warns
@@ -92,7 +94,9 @@ def runner(variant: str, blobs: list[np.ndarray], whole: np.ndarray
         return lambda: np.asarray(sess.run(NAMES, {"input.1": whole})[0])
     size = int(variant[5:]) if variant.startswith("batch") else 1
     if variant == "iobind":
-        import onnxruntime as ort
+        from core.onnx_runtime import onnxruntime
+
+        ort = onnxruntime()
 
         binding = sess.io_binding()
         feed = ort.OrtValue.ortvalue_from_numpy(blobs[0])

@@ -76,7 +76,9 @@ def one_by_one(crops: list[Any], min_width: int) -> list[Any]:
 
 def shared_session() -> Any:
     """A recogniser session with the options every other model session gets."""
-    import onnxruntime as ort
+    from core.onnx_runtime import onnxruntime
+
+    ort = onnxruntime()
 
     from core.imaging import ocr
     from core.imaging.faces import session_options

@@ -24,7 +24,10 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
     import numpy as np
-    import onnxruntime as ort
+
+    from core.onnx_runtime import onnxruntime
+
+    ort = onnxruntime()
 
     from core.imaging.ocr import DET_MODEL, ppocr_model_path
 

@@ -69,7 +69,9 @@ def session_options() -> Any:
     wall time lower under load, up to 1.16 × on a quiet machine; docs/performance.md,
     "Anonymize speed").
     """
-    import onnxruntime as ort
+    from core.onnx_runtime import onnxruntime
+
+    ort = onnxruntime()
 
     options = ort.SessionOptions()
     options.log_severity_level = 3
@@ -100,7 +102,9 @@ def _centerface_session() -> Any:
         )
     with _lock:
         if _session is None or _session_path != path:
-            import onnxruntime as ort
+            from core.onnx_runtime import onnxruntime
+
+            ort = onnxruntime()
 
             try:
                 _session = ort.InferenceSession(

@@ -78,10 +78,10 @@ def ppocr_session(name: str, kind: str) -> Any:
     with _lock:
         session = _sessions.get(name)
         if session is None:
-            import onnxruntime as ort
-
             from core.imaging.faces import session_options
+            from core.onnx_runtime import onnxruntime
 
+            ort = onnxruntime()
             options = session_options()
             if kind == "rec":
                 options.intra_op_num_threads = rec_threads()

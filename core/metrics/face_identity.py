@@ -141,9 +141,10 @@ def open_embedder(path: str) -> Any:
     """An onnxruntime session of the face embedder at ``path``, refused with a message
     naming the file when it is a folder, not ONNX, or not shaped like an embedder
     (a face *detector* there failed every item with a broadcast error)."""
-    import onnxruntime as ort
-
     from core.metrics.models import ModelUnavailableError
+    from core.onnx_runtime import onnxruntime
+
+    ort = onnxruntime()
 
     what = f"face embedding model {path}"
     if os.path.isdir(path):

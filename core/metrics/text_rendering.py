@@ -77,6 +77,9 @@ class OcrEngine:
     def __init__(self) -> None:
         import logging
 
+        from core.onnx_runtime import onnxruntime
+
+        onnxruntime()  # telemetry off before rapidocr imports it (ADR 230)
         from rapidocr import RapidOCR
 
         self.engine = RapidOCR()
