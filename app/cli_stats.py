@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from app.cli import seed_arg
+from app.cli_stats_args import elo_k, likert_tau, non_negative_int, probability
 from core import stats
 from core.stats import tables
 from core.stats.battles import (
@@ -44,60 +45,6 @@ def _print(data: object) -> int:
 
     print_json(data)
     return 0
-
-
-def _probability(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a number between 0 and 1, got {text!r}"
-        ) from None
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(
-            f"expected a number between 0 and 1 (exclusive), got {text!r}"
-        )
-    return value
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
-    return value
-
-
-def _finite_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if value != value or value in (float("inf"), float("-inf")):
-        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
-    return value
-
-
-def _elo_k(text: str) -> float:
-    from core.stats.online_elo import MAX_K
-
-    value = _finite_float(text)
-    if not 0 < value <= MAX_K:
-        raise argparse.ArgumentTypeError(
-            f"expected a number from 0 to {MAX_K:g} (exclusive of 0), got {text!r}")
-    return value
-
-
-def _likert_tau(text: str) -> float:
-    value = _finite_float(text)
-    lo, hi = tables.LIKERT_RANGE
-    if not lo <= value <= hi:
-        raise argparse.ArgumentTypeError(
-            f"expected a threshold from {lo:g} to {hi:g}, got {text!r}"
-        )
-    return value
 
 
 # -- handlers -------------------------------------------------------------------------
@@ -442,9 +389,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p = add_votes("elo", cmd_elo, "Elo ratings with bootstrap intervals", "a,b,winner")
     p.add_argument(
-        "--bootstrap", type=_non_negative_int, default=1000, help="resamples (default 1000)"
+        "--bootstrap", type=non_negative_int, default=1000, help="resamples (default 1000)"
     )
-    p.add_argument("--ci", type=_probability, default=0.95, help="interval level (default 0.95)")
+    p.add_argument("--ci", type=probability, default=0.95, help="interval level (default 0.95)")
     p.add_argument("--seed", type=seed_arg, default=None, help="random seed (default: random)")
     p.add_argument(
         "--online",
@@ -454,7 +401,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--k",
-        type=_elo_k,
+        type=elo_k,
         default=4.0,
         help="K of the online Elo (default 4, as FastChat)",
     )
@@ -498,5 +445,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="level of measurement (default interval)",
     )
     p = add("success", cmd_success, "TECCI success rates", "rater,unit,model,criterion,value")
-    p.add_argument("--tau", type=_likert_tau, default=4.0, help="threshold, 1 to 5 (default 4)")
+    p.add_argument("--tau", type=likert_tau, default=4.0, help="threshold, 1 to 5 (default 4)")
     add("idea", cmd_idea, "IDEA-Bench hierarchical scores", "model,category,subtask,case,q1..q6")

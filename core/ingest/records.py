@@ -2,7 +2,8 @@
 
 The accepted shapes are documented in ``docs/adr/001-jsonl-import-format.md``.
 Every problem raises :class:`RecordError` with the path of the offending field, so
-the importer can say "line 12: replies_below[2].text must be a string".
+the importer can say "line 12: replies_below[2].text must be a string"; the typed
+getters of single fields live in :mod:`core.ingest.record_fields` (ADR 227).
 """
 
 from __future__ import annotations
@@ -13,29 +14,29 @@ import math
 import sys
 import unicodedata
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
+from core.ingest.record_fields import (
+    MAX_TEXT,
+    RecordError,
+    bool_field,
+    id_field,
+    list_field,
+    text_field,
+    timestamp_field,
+    type_name,
+)
 from core.visible_text import visible
 
 QUALITIES = ("Benchmark", "Analysis", "Trash")
 SPLITS = {"text-to-image": "text-to-image", "t2i": "text-to-image",
           "image-to-image": "image-to-image", "i2i": "image-to-image"}
-MAX_TEXT = 1_000_000  # characters; longer text is refused, not truncated silently
 MAX_COORD = 2**31 - 1  # pixels: larger box values cannot be a place in any image
 MAX_IMAGE_INDEX = 100_000  # an index into a post's image_urls
-#: Characters an id may not hold: controls (NUL, newline, escape…) and the line and
-#: paragraph separators U+2028/U+2029.
-_LINE_BREAKING = ("Cc", "Zl", "Zp")
-MAX_ID = 1_000  # characters of a post or sample id (ids name files, rows, cells: ADR 166)
 #: Keys of a post object that are not its fields: its id and the replies it carries as
 #: context (stored as posts of their own).  Copies of a post are compared on the rest
 #: (ADR 182).
 CONTEXT_KEYS = frozenset({"id", "replies_above", "replies_below"})
-
-
-class RecordError(ValueError):
-    """A field of a JSONL record has the wrong type or value."""
 
 
 def _parse_float(text: str) -> float:
@@ -202,103 +203,12 @@ def is_sample(obj: dict[str, Any]) -> bool:
     return "prompt" in obj
 
 
-# -- small typed getters ------------------------------------------------------------------
-def type_name(value: Any) -> str:
-    """The JSON name of a parsed value's type (``null``, ``list``, ``string``…)."""
-    return {dict: "object", list: "list", str: "string", bool: "boolean",
-            int: "integer", float: "number", type(None): "null"}.get(type(value),
-                                                                        type(value).__name__)
-
-
-def _str(obj: dict[str, Any], key: str, path: str, *, required: bool = False,
-         default: str | None = None) -> str | None:
-    """A text field: a JSON string (numbers are refused, not turned into text)."""
-    value = obj.get(key)
-    if type(value) is str and len(value) <= MAX_TEXT:  # the common case, first
-        return value
-    if value is None:
-        if required:
-            raise RecordError(f"missing field '{path}{key}'")
-        return default
-    if not isinstance(value, str):
-        raise RecordError(f"field '{path}{key}' must be a string, got {type_name(value)}")
-    if len(value) > MAX_TEXT:
-        raise RecordError(f"field '{path}{key}' is too long ({len(value):,} characters)")
-    return value
-
-
-def _ident(obj: dict[str, Any], key: str, path: str, *, required: bool = False) -> str | None:
-    """An id field: a string or an integer (``1`` and ``"1"`` are the same id), at most
-    :data:`MAX_ID` characters, no control characters (ADR 166)."""
-    value = obj.get(key)
-    if type(value) is str and len(value) <= MAX_ID and value.isprintable():
-        return value  # the common case, first
-    if type(value) is str and len(value) <= MAX_ID:
-        bad = next((c for c in value if unicodedata.category(c) in _LINE_BREAKING), None)
-        if bad is None:
-            return value  # not printable only for format or separator characters: kept
-        raise RecordError(f"field '{path}{key}' contains the control character "
-                          f"U+{ord(bad):04X} at position {value.index(bad)}, which an id "
-                          "may not hold")
-    if value is None:
-        if required:
-            raise RecordError(f"missing field '{path}{key}'")
-        return None
-    if isinstance(value, bool) or not isinstance(value, str | int):
-        raise RecordError(f"field '{path}{key}' must be a string or an integer, "
-                          f"got {type_name(value)}")
-    text = str(value)
-    if len(text) > MAX_ID:
-        raise RecordError(f"field '{path}{key}' is too long ({len(text):,} characters; an id "
-                          f"may have at most {MAX_ID:,})")
-    return text
-
-
-def _list(obj: dict[str, Any], key: str, path: str) -> list[Any]:
-    value = obj.get(key)
-    if type(value) is list:
-        return value
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise RecordError(f"field '{path}{key}' must be a list, got {type_name(value)}")
-    return value
-
-
-def _bool(obj: dict[str, Any], key: str, path: str) -> bool:
-    value = obj.get(key, False)
-    if value is None:
-        return False
-    if not isinstance(value, bool):
-        raise RecordError(f"field '{path}{key}' must be true or false, got {value!r}")
-    return value
-
-
-def _timestamp(obj: dict[str, Any], path: str) -> str | None:
-    value = obj.get("timestamp")
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        raise RecordError(f"field '{path}timestamp' must be text or a number")
-    if isinstance(value, int | float):
-        try:
-            return datetime.fromtimestamp(value, UTC).isoformat()
-        except (OverflowError, OSError, ValueError) as exc:
-            raise RecordError(f"field '{path}timestamp' is out of range: {value:.6g}") from exc
-    if isinstance(value, str):
-        if len(value) > 1000:
-            raise RecordError(f"field '{path}timestamp' is too long ({len(value):,} characters)")
-        return value
-    raise RecordError(f"field '{path}timestamp' must be text or a number, "
-                      f"got {type_name(value)}")
-
-
 # -- posts --------------------------------------------------------------------------------
 def _post_id(obj: dict[str, Any], path: str, reply: bool = False) -> str:
-    explicit = _ident(obj, "id", path) or (_ident(obj, "post_id", path) if reply else None)
+    explicit = id_field(obj, "id", path) or (id_field(obj, "post_id", path) if reply else None)
     if explicit:  # a reply may name itself by post_id, as Winnow's export writes it
         return explicit
-    url = _str(obj, "url", path)
+    url = text_field(obj, "url", path)
     if url:
         return url
     basis = [obj.get("author"), obj.get("timestamp"), obj.get("text")]
@@ -307,13 +217,13 @@ def _post_id(obj: dict[str, Any], path: str, reply: bool = False) -> str:
 
 def _images(obj: dict[str, Any], path: str) -> list[tuple[str, str]]:
     images: list[tuple[str, str]] = []
-    for k, item in enumerate(_list(obj, "image_urls", path)):
+    for k, item in enumerate(list_field(obj, "image_urls", path)):
         where = f"{path}image_urls[{k}]"
         if isinstance(item, str):
             images.append((item, ""))
         elif isinstance(item, dict):
-            url = _str(item, "url", where + ".", required=True) or ""
-            alt = _str(item, "alt", where + ".", default="") or ""
+            url = text_field(item, "url", where + ".", required=True) or ""
+            alt = text_field(item, "alt", where + ".", default="") or ""
             images.append((url, alt))
         else:
             raise RecordError(f"'{where}' must be a URL string or an object with 'url'")
@@ -334,7 +244,7 @@ def parse_post(obj: Any, path: str = "", parent_id: str | None = None,
     if not isinstance(obj, dict):
         raise RecordError(f"'{path.rstrip('.') or 'line'}' must be an object, "
                           f"got {type_name(obj)}")
-    text = _str(obj, "text", path, required=True) or ""
+    text = text_field(obj, "text", path, required=True) or ""
     engagement = obj.get("engagement")
     if engagement is not None and not isinstance(engagement, dict):
         raise RecordError(f"field '{path}engagement' must be an object, "
@@ -342,11 +252,11 @@ def parse_post(obj: Any, path: str = "", parent_id: str | None = None,
     post = PostRecord(
         id=_post_id(obj, path, reply),
         text=text,
-        parent_id=_ident(obj, "parent_id", path) or parent_id,
-        timestamp=_timestamp(obj, path),
-        keyword=_str(obj, "keyword", path),
-        url=_str(obj, "url", path),
-        author=_str(obj, "author", path),
+        parent_id=id_field(obj, "parent_id", path) or parent_id,
+        timestamp=timestamp_field(obj, path),
+        keyword=text_field(obj, "keyword", path),
+        url=text_field(obj, "url", path),
+        author=text_field(obj, "author", path),
         engagement=engagement,
         images=_images(obj, path),
     )
@@ -355,13 +265,13 @@ def parse_post(obj: Any, path: str = "", parent_id: str | None = None,
     post.fields = frozenset(obj.keys() - CONTEXT_KEYS)
     context: list[PostRecord] = []
     previous: str | None = None
-    for k, item in enumerate(_list(obj, "replies_above", path)):
+    for k, item in enumerate(list_field(obj, "replies_above", path)):
         above = parse_post(item, f"{path}replies_above[{k}].", parent_id=previous, reply=True)
         context.extend(above)
         previous = above[0].id
-    if previous is not None and not _ident(obj, "parent_id", path):
+    if previous is not None and not id_field(obj, "parent_id", path):
         post.parent_id = previous
-    for k, item in enumerate(_list(obj, "replies_below", path)):
+    for k, item in enumerate(list_field(obj, "replies_below", path)):
         context.extend(parse_post(item, f"{path}replies_below[{k}].", parent_id=post.id,
                                   reply=True))
     return [post, *context]
@@ -370,7 +280,7 @@ def parse_post(obj: Any, path: str = "", parent_id: str | None = None,
 # -- samples ------------------------------------------------------------------------------
 def _refs(obj: dict[str, Any], key: str) -> list[str | int]:
     refs: list[str | int] = []
-    for k, item in enumerate(_list(obj, key, "")):
+    for k, item in enumerate(list_field(obj, key, "")):
         if isinstance(item, bool) or not isinstance(item, str | int):
             raise RecordError(f"'{key}[{k}]' must be a URL, a path or an image index, "
                               f"got {type_name(item)}")
@@ -400,7 +310,7 @@ def _box(value: Any, where: str) -> tuple[int, int, int, int]:
 
 def _boxes(obj: dict[str, Any], key: str, n_images: int) -> list[BoxRef]:
     boxes: list[BoxRef] = []
-    for k, item in enumerate(_list(obj, key, "")):
+    for k, item in enumerate(list_field(obj, key, "")):
         where = f"{key}[{k}]"
         if item is None:  # image k has no box (what Winnow's own export writes)
             continue
@@ -422,23 +332,23 @@ def _boxes(obj: dict[str, Any], key: str, n_images: int) -> list[BoxRef]:
 
 def parse_sample(obj: dict[str, Any]) -> SampleRecord:
     """Parse a sample line (see ADR 001)."""
-    sample_id = _ident(obj, "id", "", required=True) or ""
+    sample_id = id_field(obj, "id", "", required=True) or ""
     if not sample_id.strip():
         raise RecordError("field 'id' is empty")
     posts: list[PostRecord] = []
     if obj.get("post") is not None:
         posts = parse_post(obj["post"], "post.")
-    post_id = _ident(obj, "post_id", "") or (posts[0].id if posts else None)
-    prompt = _str(obj, "prompt", "", required=True) or ""
-    prompt_edited = _str(obj, "prompt_edited", "")
-    original = _str(obj, "original_prompt", "")
+    post_id = id_field(obj, "post_id", "") or (posts[0].id if posts else None)
+    prompt = text_field(obj, "prompt", "", required=True) or ""
+    prompt_edited = text_field(obj, "prompt_edited", "")
+    original = text_field(obj, "original_prompt", "")
     if original is not None:  # Winnow's own export: prompt = curated, original_prompt = extracted
         prompt, prompt_edited = original, prompt
     quality = obj.get("quality")
     if quality is not None and quality not in QUALITIES:
         raise RecordError(f"field 'quality' must be one of {', '.join(QUALITIES)} or null, "
                           f"got {quality!r}")
-    split_value = _str(obj, "split", "")
+    split_value = text_field(obj, "split", "")
     if split_value is not None and split_value not in SPLITS:
         raise RecordError(f"field 'split' must be text-to-image or image-to-image, "
                           f"got {split_value!r}")
@@ -446,18 +356,18 @@ def parse_sample(obj: dict[str, Any]) -> SampleRecord:
     split = SPLITS[split_value] if split_value else (
         "image-to-image" if inputs else "text-to-image")
     feedback: list[tuple[str | None, str]] = []
-    for k, item in enumerate(_list(obj, "community_feedback", "")):
+    for k, item in enumerate(list_field(obj, "community_feedback", "")):
         where = f"community_feedback[{k}]."
         if isinstance(item, str):
             feedback.append((None, item))
         elif isinstance(item, dict):
-            feedback.append((_ident(item, "post_id", where),
-                             _str(item, "text", where, required=True) or ""))
+            feedback.append((id_field(item, "post_id", where),
+                             text_field(item, "text", where, required=True) or ""))
         else:
             raise RecordError(f"'community_feedback[{k}]' must be an object with post_id "
                               "and text")
     tags = []
-    for k, tag in enumerate(_list(obj, "tags", "")):
+    for k, tag in enumerate(list_field(obj, "tags", "")):
         if not isinstance(tag, str) or not tag.strip() or len(tag) > 1000:
             raise RecordError(f"'tags[{k}]' must be a non-empty string (at most 1,000 "
                               "characters)")
@@ -471,14 +381,14 @@ def parse_sample(obj: dict[str, Any]) -> SampleRecord:
         prompt_edited=prompt_edited,
         quality=quality,
         split=split,
-        is_screenshot=_bool(obj, "is_screenshot", ""),
+        is_screenshot=bool_field(obj, "is_screenshot", ""),
         inputs=inputs,
         outputs=outputs,
         input_boxes=_boxes(obj, "input_bboxs", len(inputs)),
         output_boxes=_boxes(obj, "output_bboxs", len(outputs)),
         feedback=feedback,
         tags=sorted(set(tags)),
-        notes=_str(obj, "notes", "", default="") or "",
+        notes=text_field(obj, "notes", "", default="") or "",
         raw_text=raw_text,
         raw_hash=_sha1(raw_text),
         posts=posts,
