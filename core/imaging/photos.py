@@ -42,6 +42,7 @@ from core.imaging.photo_values import (
     check_strength,
 )
 from core.imaging.rejections import is_rejected, rejected
+from core.store.project import now_iso
 
 #: the records it hands out, the licence a photo starts with, and (from
 #: :mod:`core.imaging.photo_originals`) intake and the stored originals: callers use this
@@ -55,12 +56,6 @@ STATUSES = ("new", "reviewed", "released")
 _PHOTO_FIELDS = ("method", "strength", "feather", "geometry", "category", "credit",
                  "licence", "caption", "notes")
 _CONTENT_FIELDS = {"method", "strength", "feather", "geometry"}
-
-
-def _now() -> str:
-    from core.store.project import now_iso
-
-    return now_iso()
 
 
 # -- reading -----------------------------------------------------------------------------
@@ -138,7 +133,7 @@ def _invalidate_review(project: Any, photo_id: int) -> None:
                                (photo_id,)).fetchone()
     if row and row[0] != "new":
         project.conn.execute("UPDATE photos SET status = 'new', modified_at = ? WHERE id = ?",
-                             (_now(), photo_id))
+                             (now_iso(), photo_id))
         project.audit("edit", "photo", str(photo_id), "status", row[0], "new")
 
 
@@ -168,7 +163,7 @@ def add_region(project: Any, photo_id: int, *, kind: str = "face", shape: str = 
                            "w": float(w), "h": float(h), "source": source, "score": score,
                            "method": method, "strength": strength},
                           _photo_size(project, photo_id))
-    now = _now()
+    now = now_iso()
     with project.transaction() as conn:
         cur = conn.execute(
             "INSERT INTO photo_regions(photo_id, kind, shape, x, y, w, h, source, score, "
@@ -237,7 +232,7 @@ def _update_audited(project: Any, table: str, entity: str, row_id: int, old: dic
     """
     sets = ", ".join(f"{k} = ?" for k in changed)
     project.conn.execute(f"UPDATE {table} SET {sets}, modified_at = ? WHERE id = ?",
-                         (*changed.values(), _now(), row_id))
+                         (*changed.values(), now_iso(), row_id))
     for key, value in changed.items():
         before, after = old[key], value
         if key == "geometry":
@@ -266,7 +261,7 @@ def restore_region(project: Any, region: Region) -> None:
     if project.conn.execute("SELECT 1 FROM photo_regions WHERE id = ?",
                             (region.id,)).fetchone():
         raise ValueError(f"region {region.id} exists already")
-    now = _now()
+    now = now_iso()
     with project.transaction() as conn:
         conn.execute(
             "INSERT INTO photo_regions(id, photo_id, kind, shape, x, y, w, h, source, score, "
@@ -327,7 +322,7 @@ def replace_detections(project: Any, photo_id: int, found: Iterable[Detection],
                            (photo_id,)).fetchone()
         conn.executemany("DELETE FROM photo_regions WHERE id = ?", [(r.id,) for r in removed])
         made = [get_region(project, _insert_detection(conn, photo_id, d)) for d in new]
-        after = (_now(), json.dumps(settings or {}))
+        after = (now_iso(), json.dumps(settings or {}))
         set_detected(project, photo_id, *after)
         project.audit("detect", "photo", str(photo_id), "regions", len(removed), len(made))
         if removed or made:
@@ -337,7 +332,7 @@ def replace_detections(project: Any, photo_id: int, found: Iterable[Detection],
 
 
 def _insert_detection(conn: Any, photo_id: int, det: Detection) -> int:
-    now = _now()
+    now = now_iso()
     cur = conn.execute(
         "INSERT INTO photo_regions(photo_id, kind, shape, x, y, w, h, source, score, "
         "created_at, modified_at) VALUES (?, ?, 'rect', ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -351,7 +346,7 @@ def set_detected(project: Any, photo_id: int, detected_at: str | None,
     of a detection puts the earlier stamp back)."""
     with project.transaction() as conn:
         conn.execute("UPDATE photos SET detected_at = ?, detect_settings = ?, modified_at = ? "
-                     "WHERE id = ?", (detected_at, settings, _now(), photo_id))
+                     "WHERE id = ?", (detected_at, settings, now_iso(), photo_id))
 
 
 def update_photo(project: Any, photo_id: int, **changes: Any) -> None:
@@ -403,7 +398,7 @@ def set_status(project: Any, photo_id: int, status: str) -> list[int]:
         return []
     with project.transaction() as conn:
         conn.execute("UPDATE photos SET status = ?, modified_at = ? WHERE id = ?",
-                     (status, _now(), photo_id))
+                     (status, now_iso(), photo_id))
         project.audit("edit", "photo", str(photo_id), "status", old, status)
         if status != "reviewed":
             return []
@@ -442,7 +437,7 @@ def mark_released(project: Any, photo_id: int, sha256: str, path: str,
                   verification: dict[str, Any]) -> None:
     """Record a release (the database refuses unless the photo was reviewed)."""
     old = get_photo(project, photo_id).status
-    now = _now()
+    now = now_iso()
     with project.transaction() as conn:
         conn.execute(
             "UPDATE photos SET status = 'released', released_sha256 = ?, released_path = ?, "

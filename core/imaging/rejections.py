@@ -15,6 +15,7 @@ from typing import Any
 
 from core.imaging.boxes import Box, iou
 from core.imaging.photo_records import Region
+from core.store.project import now_iso
 
 #: a detection whose IoU with a rejected region reaches this is left out
 REJECT_IOU = 0.5
@@ -28,12 +29,6 @@ _NUMBERS = ("typeof(x) IN ('integer', 'real') AND typeof(y) IN ('integer', 'real
             "AND typeof(w) IN ('integer', 'real') AND typeof(h) IN ('integer', 'real') "
             "AND typeof(score) IN ('integer', 'real', 'null') "
             "AND typeof(strength) IN ('integer', 'real', 'null')")
-
-
-def _now() -> str:
-    from core.store.project import now_iso
-
-    return now_iso()
 
 
 def _has_table(conn: Any) -> bool:
@@ -78,7 +73,7 @@ def reject(project: Any, regions: Iterable[Region]) -> None:
     rows = [r for r in regions if from_detector(r)]
     if not rows:
         return
-    now = _now()
+    now = now_iso()
     with project.transaction() as conn:
         conn.executemany(
             f"INSERT INTO photo_rejections({_COLUMNS}, rejected_at) "

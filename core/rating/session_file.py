@@ -26,7 +26,6 @@ import unicodedata
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +48,7 @@ from core.rating.session_schema import (
 )
 from core.store.checkpoint import fold
 from core.store.commit import commit_or_roll_back
+from core.store.project import now_iso
 
 #: what it hands out from :mod:`core.rating.session_schema` (the file's layout and the
 #: checks before it is opened, ADR 227): callers keep using them from here (``sf.FORMAT``)
@@ -72,11 +72,6 @@ def clean_name(name: str) -> str:
     """A rater name as the rater view stores it: without :func:`hidden_char` characters,
     spaces normalised."""
     return " ".join("".join(ch for ch in name if not hidden_char(ch)).split())
-
-
-def now_iso() -> str:
-    """UTC time, ISO-8601 with milliseconds (the rater's machine needs no project code)."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 @dataclass(frozen=True)

@@ -239,7 +239,7 @@ def test_a_rater_name_cannot_carry_terminal_escapes_or_direction_overrides(rated
     them, and merges again as the same rater."""
     import uuid
 
-    from core.rating.session_file import now_iso
+    from core.store.project import now_iso
 
     project, _ = rated
     files = make_session(project, tmp_path / "esc", "likert", raters=2)

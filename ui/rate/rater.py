@@ -25,7 +25,8 @@ from PySide6.QtWidgets import (
 from core.rating.pacing import TaskClock, hold_left_ms, penalty_for
 from core.rating.protocols import PROTOCOL_TITLES, AnswerError, TaskView
 from core.rating.rater_open import answers_left_in_wal
-from core.rating.session_file import RatingSession, SessionFileError, now_iso
+from core.rating.session_file import RatingSession, SessionFileError
+from core.store.project import now_iso
 from ui.rate.image_view import pixmap_from_bytes
 from ui.rate.panels import ProtocolPanel, _label
 from ui.rate.question_panels import PANELS, key_hints
