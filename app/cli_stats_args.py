@@ -8,17 +8,25 @@ command group: it has no ``register`` and :data:`app.cli.COMMAND_MODULES` does n
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from typing import TypeVar
 
 from core.stats import tables
 
+T = TypeVar("T")
+
+
+def _parsed(text: str, kind: Callable[[str], T], what: str) -> T:
+    """``kind(text)``, or an error saying ``what`` was expected."""
+    try:
+        return kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+
 
 def probability(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a number between 0 and 1, got {text!r}"
-        ) from None
+    """A number strictly between 0 and 1 (an interval level)."""
+    value = _parsed(text, float, "a number between 0 and 1")
     if not 0.0 < value < 1.0:
         raise argparse.ArgumentTypeError(
             f"expected a number between 0 and 1 (exclusive), got {text!r}"
@@ -27,26 +35,23 @@ def probability(text: str) -> float:
 
 
 def non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    """A whole number, 0 or more (a count of resamples)."""
+    value = _parsed(text, int, "a whole number")
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
     return value
 
 
 def finite_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    """A number that is neither NaN nor infinite."""
+    value = _parsed(text, float, "a number")
     if value != value or value in (float("inf"), float("-inf")):
         raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
     return value
 
 
 def elo_k(text: str) -> float:
+    """K of the online Elo: more than 0, at most ``MAX_K``."""
     from core.stats.online_elo import MAX_K
 
     value = finite_float(text)
@@ -57,6 +62,7 @@ def elo_k(text: str) -> float:
 
 
 def likert_tau(text: str) -> float:
+    """A success threshold on the Likert scale (1 to 5)."""
     value = finite_float(text)
     lo, hi = tables.LIKERT_RANGE
     if not lo <= value <= hi:
