@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,14 +26,31 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ["QT_QPA_PLATFORM"] = os.environ.get("WINNOW_HEADED_PLATFORM", "xcb")
 
 
-@pytest.fixture(autouse=True)
-def _isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory,
-                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """Logs and QSettings go to a temporary folder, never the developer's own."""
-    base = tmp_path_factory.getbasetemp()
+def isolate_user_dirs(monkeypatch: pytest.MonkeyPatch, base: Path) -> None:
+    """Logs and QSettings under ``base``, never the developer's own; audit records by
+    "tester"."""
     monkeypatch.setenv("WINNOW_LOG_DIR", str(base / "logs"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(base / "config"))
     monkeypatch.setenv("WINNOW_USER", "tester")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_user_dirs_all_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The isolation below, from before the first fixture of any scope: module- and
+    session-scoped fixtures are made before function-scoped ones, so an app or a project
+    one of them makes would otherwise read the developer's settings (``workspace=analyze``
+    in ``~/.config/Winnow/Winnow.conf``) and write their logs and name (ADR 227)."""
+    with pytest.MonkeyPatch.context() as mp:
+        isolate_user_dirs(mp, tmp_path_factory.getbasetemp())
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory,
+                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Logs and QSettings go to a temporary folder, never the developer's own (set again
+    for each test, in case one before it changed ``os.environ`` without monkeypatch)."""
+    isolate_user_dirs(monkeypatch, tmp_path_factory.getbasetemp())
 
 
 @pytest.fixture(scope="session")
