@@ -3,7 +3,8 @@
 A self-contained SQLite file.  It holds the tasks (prompt, criterion, input images,
 blinded option tokens in display order), the cleaned images they need, the rater's
 name, and everything the rater did: judgments and events (open, pause, resume).
-It never holds model names or gold answers; those stay in the project.
+It never holds model names or gold answers; those stay in the project.  Its tables and
+the checks before a file is opened are in :mod:`core.rating.session_schema` (ADR 227).
 
 Durability: the file is in WAL mode with ``synchronous=FULL``; every judgment and
 event is one ``BEGIN IMMEDIATE … COMMIT``, so a submitted answer is on disk before
