@@ -275,7 +275,7 @@ def test_backspace_during_the_penalty_reopens_the_answer_when_the_hold_ends(  # 
     assert w.current is t1 and w.superseding is None  # the hold is not cut short
     qtbot.waitUntil(lambda: w.superseding is not None, timeout=3000)
     assert w.current.task_id == t1.task_id and w.penalty_left_ms == 0
-    assert "changing your last answer" in w.question.text()
+    assert f"changing your answer to task 1 of {len(w.session.tasks)}" in w.question.text()
     now[0] += 5.0
     _keys(qtbot, w, K.Key_Right, K.Key_Return)
     changed = w.session.answer_for(t1.task_id)

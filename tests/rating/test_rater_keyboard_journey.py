@@ -60,7 +60,7 @@ def test_changing_a_likert_answer_says_so_and_can_turn_it_invalid(qtbot, rprojec
     # the panel puts its 1–5 scale above the images: the note that this is a change stays
     # (it used to vanish, so a rater could not tell a change from a new task)
     assert "Rate the edited output" in w.question.text()
-    assert "changing your last answer" in w.question.text()
+    assert f"changing your answer to task 1 of {len(w.session.tasks)}" in w.question.text()
     # the instruction was invalid after all: N asks for the reason (Esc would keep the old
     # answer, so the validity question could not be reached again)
     _keys(qtbot, w, K.Key_N)

@@ -16,20 +16,21 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMessageBox,
     QProgressBar,
-    QPushButton,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from core.rating.pacing import TaskClock, hold_left_ms, penalty_for
-from core.rating.protocols import PROTOCOL_TITLES, AnswerError, TaskView
+from core.rating.protocols import AnswerError, TaskView
 from core.rating.rater_open import answers_left_in_wal
+from core.rating.revisit import change_time_s, earlier_answered, later_answered, task_number
 from core.rating.session_file import RatingSession, SessionFileError
 from core.store.project import now_iso
 from ui.rate.image_view import pixmap_from_bytes
 from ui.rate.panels import ProtocolPanel, _label
 from ui.rate.question_panels import PANELS, key_hints
+from ui.rate.rater_parts import NAV_HINT, left_in_wal_box, name_page, nav_direction
 from ui.widgets.theme import clear_tone, set_tone
 
 K = Qt.Key
@@ -76,34 +77,9 @@ class RaterWindow(QWidget):
     def _build(self) -> None:
         s = self.session
         self.stack = QStackedWidget()
-        # name page
-        self.name_page = QWidget()
-        nl = QVBoxLayout(self.name_page)
-        nl.addStretch(1)
-        nl.addWidget(_label(f"{PROTOCOL_TITLES[s.protocol]} — {s.name}", 1.6, True))
-        nl.addWidget(_label(f"{len(s.tasks)} tasks. Every answer is saved the moment you "
-                            "give it; you can close the window and continue later.", 1.1))
-        instructions = s.settings.get("instructions")
-        if instructions:
-            nl.addWidget(_label(instructions, 1.1))
-        nl.addWidget(_label("Your name, then Enter:", 1.2))
-        self.name_edit = QLineEdit()
-        self.name_edit.setMaxLength(200)
-        self.name_edit.setMaximumWidth(420)
-        self.name_edit.installEventFilter(self)
-        # a rater who reaches for the mouse finds the way on as a button too
-        self.start_button = QPushButton("Start rating  (Enter)")
-        self.start_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.start_button.clicked.connect(self._name_entered)
-        name_row = QHBoxLayout()
-        name_row.addWidget(self.name_edit, 1)
-        name_row.addWidget(self.start_button)
-        name_row.addStretch(1)
-        nl.addLayout(name_row)
-        self.name_error = _label("")
-        nl.addWidget(self.name_error)
-        nl.addStretch(2)
-        nl.setContentsMargins(80, 40, 80, 40)
+        named = name_page(s, self, self._name_entered)
+        self.name_page, self.name_edit = named.page, named.edit
+        self.start_button, self.name_error = named.start, named.error
         # task page
         self.task_page = QWidget()
         tl = QVBoxLayout(self.task_page)
@@ -116,8 +92,12 @@ class RaterWindow(QWidget):
         self.progress.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.timer_label = _label("", 1.0)
         self.timer_label.setMinimumWidth(90)
+        self.nav_label = _label(NAV_HINT, 0.95)
+        self.nav_label.setWordWrap(False)
+        set_tone(self.nav_label, "muted", text_only=True)
         top.addWidget(self.title)
         top.addWidget(self.progress, 1)
+        top.addWidget(self.nav_label)
         top.addWidget(self.timer_label)
         tl.addLayout(top)
         self.prompt = _label("", 1.35)
@@ -153,6 +133,7 @@ class RaterWindow(QWidget):
         self.hints = _label(key_hints(s.protocol, s.settings,
                                       max((len(t.options) for t in s.tasks), default=0)), 0.95)
         set_tone(self.hints, "muted", text_only=True)
+        self.hints.setToolTip(f"{self.hints.text()}\n{NAV_HINT}")
         tl.addWidget(self.hints)
         # done page
         self.done_page = QWidget()
@@ -219,8 +200,11 @@ class RaterWindow(QWidget):
     def _set_question(self, text: str) -> None:
         """The question above the images; while an answer is being changed it says so, also
         when the panel replaces the question (Likert's 1–5 scale after the validity gate)."""
-        self.question.setText(text + ("   (changing your last answer — Esc keeps the old "
-                                      "one)" if self.superseding else ""))
+        note = ""
+        if self.superseding and self.current is not None:
+            note = (f"   (changing your answer to task {task_number(self.session, self.current)}"
+                    f" of {len(self.session.tasks)} — Esc keeps the old one)")
+        self.question.setText(text + note)
 
     def prefetch(self) -> None:
         """Decode the following task's images now, while the rater looks at this one."""
@@ -228,6 +212,9 @@ class RaterWindow(QWidget):
             return
         following = self.session.following(self.current)
         keep = set(self._shas(self.current))
+        earlier = earlier_answered(self.session, self.current)
+        if earlier is not None:  # decoded already when it was on screen: kept for "back"
+            keep |= set(self._shas(earlier))
         if following is not None:
             keep |= set(self._shas(following))
             self.panel.prefetch(following, self._images_for(following))
@@ -252,10 +239,9 @@ class RaterWindow(QWidget):
     def _submit(self, answer: dict[str, Any], flag: str | None, reason: str) -> None:
         if self.current is None or self.penalty_left_ms > 0 or self.paused:
             return
-        elapsed = self.clock.elapsed()
-        changed = self.session.last_judgment()
-        if self.superseding and changed is not None and changed.uid == self.superseding:
-            elapsed += changed.time_ms / 1000  # the task was on screen for that one too
+        # the task was on screen for the answer it replaces too (ADR 204)
+        elapsed = change_time_s(self.session.answer_for(self.current.task_id),
+                                self.superseding, self.clock.elapsed())
         penalty = penalty_for(elapsed, self.session.min_time_s, self.session.penalty_s)
         try:
             judgment = self.session.submit(
@@ -317,8 +303,42 @@ class RaterWindow(QWidget):
         if last is None:
             self._show_hint("No answer to change yet.")
             return
-        self.superseding = last.uid
-        self.show_task(self.session.task(last.task_id), last.answer)
+        self.reopen(self.session.task(last.task_id))
+
+    def reopen(self, task: TaskView) -> None:
+        """Show an answered task as it was shown, its answer chosen; a new answer will
+        supersede that one (an answer being changed elsewhere on screen is dropped)."""
+        current = self.session.answer_for(task.task_id)
+        if current is None:
+            self.advance()
+            return
+        self.superseding = current.uid
+        self.show_task(task, current.answer)
+
+    def go_back(self) -> None:
+        """Reopen the answered task before the one on screen (ADR 229)."""
+        if self.reason.isVisible():
+            return  # a reason being typed: Enter or Esc first
+        on_screen = self.current if self.stack.currentWidget() is self.task_page else None
+        earlier = earlier_answered(self.session, on_screen)
+        if earlier is None:
+            self._show_hint("This is the first task: there is no earlier answer."
+                            if self.session.progress()[0] else "No answer to change yet.")
+            return
+        self.reopen(earlier)
+
+    def go_forward(self) -> None:
+        """The next answered task, or back to the first unanswered one (never past it)."""
+        if self.current is None or self.reason.isVisible():
+            return
+        if not self.superseding:
+            self._show_hint("Answer this task first: later tasks open one by one.")
+            return
+        later = later_answered(self.session, self.current)
+        if later is None:
+            self.advance()
+        else:
+            self.reopen(later)
 
     def toggle_pause(self) -> None:
         """Pause (images hidden, clock stopped) or resume; both are logged in the file."""
@@ -343,7 +363,8 @@ class RaterWindow(QWidget):
         self.done_label.setText(
             f"All {total} tasks answered — thank you, {self.session.rater}.\n\n"
             f"Close this window ({close}) and send back the file:\n{self.session.path}\n\n"
-            "Ctrl+C copies its path.  Backspace changes your last answer.")
+            "Ctrl+C copies its path.  Backspace changes your last answer;\n"
+            "PgUp (or Alt+←) goes back through your answers.")
         self.stack.setCurrentWidget(self.done_page)
 
     def _ask_reason(self, flag: str) -> None:
@@ -379,7 +400,7 @@ class RaterWindow(QWidget):
     def eventFilter(self, obj: Any, event: Any) -> bool:  # noqa: N802 - Qt override
         """Enter/Esc in the name and reason fields are consumed here (a QLineEdit lets
         Enter travel on to the window, where it would answer the task)."""
-        if obj in (getattr(self, "reason", None), self.name_edit) and \
+        if obj in (getattr(self, "reason", None), getattr(self, "name_edit", None)) and \
                 isinstance(event, QKeyEvent) and \
                 event.type() == QKeyEvent.Type.KeyPress:
             key = event.key()
@@ -399,6 +420,8 @@ class RaterWindow(QWidget):
         if page is self.done_page:
             if key == K.Key_Backspace:
                 self.change_last()
+            elif nav_direction(event) == "back":
+                self.go_back()
             elif event.matches(QKeySequence.StandardKey.Copy):
                 QGuiApplication.clipboard().setText(str(self.session.path))
             return
@@ -418,13 +441,17 @@ class RaterWindow(QWidget):
         elif self.penalty_left_ms > 0:
             # the answer is saved and the next task held back: Backspace reopens the
             # answer when the hold ends (never sooner, so changing it skips no penalty)
-            if self._is_change_key(event):
+            if self._is_change_key(event) or nav_direction(event) == "back":
                 self.change_after_hold = True
             elif key == K.Key_Escape:
                 self.change_after_hold = False
             self._show_countdown()
         elif self._is_change_key(event):
             self.change_last()
+        elif nav_direction(event) == "back":
+            self.go_back()
+        elif nav_direction(event) == "forward":
+            self.go_forward()
         elif key == K.Key_Escape and self.superseding:
             self.advance()
         else:
@@ -457,22 +484,10 @@ class RaterWindow(QWidget):
         super().closeEvent(event)
 
     def _warn_left_in_wal(self, text: str) -> None:
-        box = QMessageBox(QMessageBox.Icon.Warning, "Answers not in the file yet", text,
-                          QMessageBox.StandardButton.NoButton, self)
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        retry = box.addButton("Try again", QMessageBox.ButtonRole.AcceptRole)
-        anyway = box.addButton("Close anyway", QMessageBox.ButtonRole.DestructiveRole)
-        box.addButton("Keep rating", QMessageBox.ButtonRole.RejectRole)
-        box.setDefaultButton(retry)
+        def close(anyway: bool) -> None:
+            self._close_anyway = self._close_anyway or anyway
+            QTimer.singleShot(0, self.close)  # after the box has gone
 
-        def chosen(button: Any) -> None:
-            if button is anyway:
-                self._close_anyway = True
-            if button in (retry, anyway):
-                QTimer.singleShot(0, self.close)  # after the box has gone
-
-        box.buttonClicked.connect(chosen)
         if self.last_box is not None:
             self.last_box.deleteLater()
-        self.last_box = box
-        box.open()
+        self.last_box = left_in_wal_box(self, text, close)
