@@ -242,7 +242,7 @@ class RatingSession:
             raise ValueError(f"no task {task_id!r} in {self.path.name}")
         current = self._effective.get(task_id)
         if current is not None and supersedes != current.uid:
-            raise ValueError("this task is already answered; change the last answer instead")
+            raise ValueError("this task is already answered; go back to it to change its answer")
         if current is None and supersedes is not None:
             raise ValueError("nothing to supersede for this task")
         clean = validate_answer(self.protocol, task.options, answer, flag=flag, reason=reason,

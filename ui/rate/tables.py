@@ -29,7 +29,7 @@ COLUMN_TIPS = {
              "instruction marked not valid (Likert)",
     "Early answers": "Answers given before the minimum time per task; each was held "
                      "back for the penalty delay",
-    "Changed": "Answers the rater changed afterwards (Backspace: change my last answer)",
+    "Changed": "Answers the rater changed afterwards (Backspace: the last answer; PgUp: an earlier one)",
 }
 
 
