@@ -39,6 +39,19 @@ def later_answered(session: RatingSession, task: TaskView) -> TaskView | None:
     return None
 
 
+def reachable(session: RatingSession, number: int) -> tuple[TaskView | None, str]:
+    """The task numbered ``number`` if the rater may open it (an answered task, or the
+    first unanswered one), else None and why not."""
+    total = len(session.tasks)
+    if not 1 <= number <= total:
+        return None, f"There is no task {number}: the tasks are numbered 1 to {total}."
+    task, first = session.tasks[number - 1], session.next_task()
+    if session.answer_for(task.task_id) is not None or task is first:
+        return task, ""
+    where = "" if first is None else f"; the first unanswered one is task {task_number(session, first)}"
+    return None, f"Task {number} is not answered yet: tasks open one by one{where}."
+
+
 def change_time_s(replaced: Judgment | None, superseding: str | None,
                   elapsed_s: float) -> float:
     """Time on task of a changed answer (ADR 204): the time of the answer it replaces plus

@@ -45,6 +45,8 @@ def _open(qtbot, path: Path, clock: TaskClock | None = None) -> RaterWindow:  # 
     window = RaterWindow(RatingSession.open(path), clock=clock)
     qtbot.addWidget(window)
     window.show()
+    window.activateWindow()  # the keyboard goes where the focus is, as for a rater
+    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
     return window
 
 
@@ -106,6 +108,39 @@ def test_back_twice_forward_change_and_resume_at_the_first_unanswered(  # type: 
     _keys(qtbot, w, K.Key_PageUp, K.Key_PageUp, K.Key_Right, K.Key_Escape)
     assert w.current is tasks[3]
     assert w.session.answer_for(tasks[1].task_id) == new
+    w.close()
+
+
+def test_ctrl_g_opens_an_answered_task_by_its_number(qtbot, rproject, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    w = _named(qtbot, _sbs(rproject, tmp_path))
+    tasks = w.session.tasks
+    _keys(qtbot, w, *ANSWER["side_by_side"] * 3)
+    ctrl = Qt.KeyboardModifier.ControlModifier
+
+    def go(number: str) -> None:
+        qtbot.keyClick(w, K.Key_G, ctrl)
+        assert w.goto.isVisible() and w.goto.edit.hasFocus()
+        qtbot.keyClicks(w.goto.edit, number)
+        qtbot.keyClick(w.goto.edit, K.Key_Return)
+
+    go("5")  # past the first unanswered task (4): refused, the field stays for another
+    assert w.current is tasks[3] and w.goto.isVisible()
+    assert "Task 5 is not answered yet" in w.goto.problem.text()
+    assert "the first unanswered one is task 4" in w.goto.problem.text()
+    qtbot.keyClick(w.goto.edit, K.Key_Escape)
+    assert not w.goto.isVisible() and w.current is tasks[3] and w.superseding is None
+    go("2")
+    assert w.current is tasks[1] and w.panel.choice == "left" and not w.goto.isVisible()
+    assert f"changing your answer to task 2 of {len(tasks)}" in w.question.text()
+    _keys(qtbot, w, *CHANGE["side_by_side"])
+    assert w.session.answer_for(tasks[1].task_id).answer == {"winner": "right"}
+    assert w.current is tasks[3]
+    go("4")  # the first unanswered task is where the rater is: a new answer, not a change
+    assert w.current is tasks[3] and w.superseding is None
+    _keys(qtbot, w, *ANSWER["side_by_side"] * (len(tasks) - 3))
+    assert w.stack.currentWidget() is w.done_page
+    go("1")  # from the done page too
+    assert w.current is tasks[0] and w.superseding is not None
     w.close()
 
 

@@ -6,7 +6,13 @@ from pathlib import Path
 
 from rating_helpers import MODELS, make_session
 
-from core.rating.revisit import change_time_s, earlier_answered, later_answered, task_number
+from core.rating.revisit import (
+    change_time_s,
+    earlier_answered,
+    later_answered,
+    reachable,
+    task_number,
+)
 from core.rating.session_file import RatingSession
 
 
@@ -26,6 +32,11 @@ def test_back_and_forward_walk_answered_tasks_only(rproject, tmp_path: Path) -> 
     assert later_answered(s, t[0]) is t[1] and later_answered(s, t[1]) is t[2]
     assert later_answered(s, t[2]) is None  # t[3] is unanswered: never skipped ahead to
     assert later_answered(s, t[-1]) is None
+    # by number: an answered task or the first unanswered one, nothing past it
+    assert reachable(s, 2) == (t[1], "") and reachable(s, 4) == (t[3], "")
+    assert reachable(s, 5)[0] is None and "first unanswered one is task 4" in reachable(s, 5)[1]
+    assert reachable(s, 0)[0] is None and reachable(s, len(t) + 1)[0] is None
+    assert f"numbered 1 to {len(t)}" in reachable(s, 0)[1]
     old = s.answer_for(t[0].task_id)
     assert old is not None
     # a change is timed with the answer it replaces (ADR 204); a new answer on its own

@@ -30,7 +30,7 @@ from core.store.project import now_iso
 from ui.rate.image_view import pixmap_from_bytes
 from ui.rate.panels import ProtocolPanel, _label
 from ui.rate.question_panels import PANELS, key_hints
-from ui.rate.rater_parts import NAV_HINT, left_in_wal_box, name_page, nav_direction
+from ui.rate.rater_parts import NAV_HINT, GotoField, left_in_wal_box, name_page, nav_direction
 from ui.widgets.theme import clear_tone, set_tone
 
 K = Qt.Key
@@ -148,6 +148,9 @@ class RaterWindow(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.stack)
+        self.goto = GotoField(s)  # below the task and the done page alike
+        self.goto.left.connect(self._went_to)
+        layout.addWidget(self.goto)
         # without a mouse (and without a window manager's close key) the window still
         # closes: everything is saved already, closing folds the log into the file
         self.close_shortcut = QShortcut(self)
@@ -306,8 +309,7 @@ class RaterWindow(QWidget):
         self.reopen(self.session.task(last.task_id))
 
     def reopen(self, task: TaskView) -> None:
-        """Show an answered task as it was shown, its answer chosen; a new answer will
-        supersede that one (an answer being changed elsewhere on screen is dropped)."""
+        """Show an answered task as it was shown, its answer chosen, to be superseded."""
         current = self.session.answer_for(task.task_id)
         if current is None:
             self.advance()
@@ -317,8 +319,6 @@ class RaterWindow(QWidget):
 
     def go_back(self) -> None:
         """Reopen the answered task before the one on screen (ADR 229)."""
-        if self.reason.isVisible():
-            return  # a reason being typed: Enter or Esc first
         on_screen = self.current if self.stack.currentWidget() is self.task_page else None
         earlier = earlier_answered(self.session, on_screen)
         if earlier is None:
@@ -329,7 +329,7 @@ class RaterWindow(QWidget):
 
     def go_forward(self) -> None:
         """The next answered task, or back to the first unanswered one (never past it)."""
-        if self.current is None or self.reason.isVisible():
+        if self.current is None:
             return
         if not self.superseding:
             self._show_hint("Answer this task first: later tasks open one by one.")
@@ -339,6 +339,11 @@ class RaterWindow(QWidget):
             self.advance()
         else:
             self.reopen(later)
+
+    def _went_to(self, task: TaskView | None) -> None:  # Ctrl+G closed, maybe on a task
+        self.setFocus()
+        if task is not None:
+            self.reopen(task)
 
     def toggle_pause(self) -> None:
         """Pause (images hidden, clock stopped) or resume; both are logged in the file."""
@@ -415,13 +420,15 @@ class RaterWindow(QWidget):
         return super().eventFilter(obj, event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
-        key = event.key()
+        key, nav = event.key(), nav_direction(event)
         page = self.stack.currentWidget()
         if page is self.done_page:
             if key == K.Key_Backspace:
                 self.change_last()
-            elif nav_direction(event) == "back":
+            elif nav == "back":
                 self.go_back()
+            elif nav == "goto":
+                self.goto.open()
             elif event.matches(QKeySequence.StandardKey.Copy):
                 QGuiApplication.clipboard().setText(str(self.session.path))
             return
@@ -441,17 +448,21 @@ class RaterWindow(QWidget):
         elif self.penalty_left_ms > 0:
             # the answer is saved and the next task held back: Backspace reopens the
             # answer when the hold ends (never sooner, so changing it skips no penalty)
-            if self._is_change_key(event) or nav_direction(event) == "back":
+            if self._is_change_key(event) or nav == "back":
                 self.change_after_hold = True
             elif key == K.Key_Escape:
                 self.change_after_hold = False
             self._show_countdown()
         elif self._is_change_key(event):
             self.change_last()
-        elif nav_direction(event) == "back":
+        elif nav in ("back", "forward", "goto") and self.reason.isVisible():
+            return  # a reason being typed: Enter or Esc first
+        elif nav == "back":
             self.go_back()
-        elif nav_direction(event) == "forward":
+        elif nav == "forward":
             self.go_forward()
+        elif nav == "goto":
+            self.goto.open()
         elif key == K.Key_Escape and self.superseding:
             self.advance()
         else:

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QIntValidator, QKeyEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -20,26 +20,85 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.rating.protocols import PROTOCOL_TITLES
+from core.rating.protocols import PROTOCOL_TITLES, TaskView
+from core.rating.revisit import reachable
 from core.rating.session_file import RatingSession
 from ui.rate.panels import _label
+from ui.widgets.theme import set_tone
 
 K = Qt.Key
 #: back to the answered task before, and forward again; Alt+←/→ as in a browser
 BACK_KEYS = (K.Key_PageUp, K.Key_Back)
 FORWARD_KEYS = (K.Key_PageDown, K.Key_Forward)
 #: the keys' own line (the common hint line is full at 1280 pixels)
-NAV_HINT = "PgUp or Alt+← earlier task · PgDn or Alt+→ later task"
+NAV_HINT = "PgUp or Alt+← earlier task · PgDn or Alt+→ later · Ctrl+G task number"
 
 
 def nav_direction(event: QKeyEvent) -> str | None:
-    """"back", "forward" or None: PgUp/PgDn, Alt+←/→, a keyboard's Back/Forward key."""
-    key, alt = event.key(), bool(event.modifiers() & Qt.KeyboardModifier.AltModifier)
+    """"back", "forward", "goto" or None: PgUp/PgDn, Alt+←/→, a keyboard's Back/Forward
+    key, Ctrl+G."""
+    key, mods = event.key(), event.modifiers()
+    alt = bool(mods & Qt.KeyboardModifier.AltModifier)
     if key in BACK_KEYS or (alt and key == K.Key_Left):
         return "back"
     if key in FORWARD_KEYS or (alt and key == K.Key_Right):
         return "forward"
+    if key == K.Key_G and mods & Qt.KeyboardModifier.ControlModifier:
+        return "goto"
     return None
+
+
+class GotoField(QWidget):
+    """Ctrl+G: a task's number; Enter opens it when the rater may (an answered task or the
+    first unanswered, :func:`core.rating.revisit.reachable`), else says why and stays;
+    Esc closes.  ``left`` fires on closing, with the task to open or None (a signal, not
+    a stored callback: a bound method of the window here would keep the window alive)."""
+
+    left = Signal(object)  # TaskView | None
+
+    def __init__(self, session: RatingSession) -> None:
+        super().__init__()
+        self.session = session
+        self.edit = QLineEdit()
+        self.edit.setValidator(QIntValidator(1, max(1, len(session.tasks)), self.edit))
+        self.edit.setPlaceholderText(f"Go to task number 1–{len(session.tasks)}: Enter opens "
+                                     "it, Esc cancels")
+        self.edit.setMaximumWidth(420)
+        self.edit.installEventFilter(self)
+        self.problem = _label("")
+        set_tone(self.problem, "warning", text_only=True)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(16, 0, 16, 8)
+        row.addWidget(self.edit, 1)
+        row.addWidget(self.problem, 2)
+        self.hide()
+
+    def open(self) -> None:
+        self.edit.clear()
+        self.problem.clear()
+        self.show()
+        self.edit.setFocus()
+
+    def eventFilter(self, obj: Any, event: Any) -> bool:  # noqa: N802 - Qt override
+        if obj is self.edit and isinstance(event, QKeyEvent) and \
+                event.type() == QKeyEvent.Type.KeyPress:
+            if event.key() in (K.Key_Return, K.Key_Enter):
+                text = self.edit.text()
+                task, why = reachable(self.session, int(text)) if text.isdigit() else (
+                    None, "Type a task's number.")
+                if task is None:
+                    self.problem.setText(why)
+                else:
+                    self._close(task)
+                return True
+            if event.key() == K.Key_Escape:
+                self._close(None)
+                return True
+        return super().eventFilter(obj, event)
+
+    def _close(self, task: TaskView | None) -> None:
+        self.hide()
+        self.left.emit(task)
 
 
 @dataclass(frozen=True)
