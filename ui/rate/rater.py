@@ -369,7 +369,7 @@ class RaterWindow(QWidget):
             f"All {total} tasks answered — thank you, {self.session.rater}.\n\n"
             f"Close this window ({close}) and send back the file:\n{self.session.path}\n\n"
             "Ctrl+C copies its path.  Backspace changes your last answer;\n"
-            "PgUp (or Alt+←) goes back through your answers.")
+            "PgUp (or Alt+←) goes back through your answers, Ctrl+G to one by its number.")
         self.stack.setCurrentWidget(self.done_page)
 
     def _ask_reason(self, flag: str) -> None:
