@@ -87,6 +87,11 @@ class TaskView:
     options: tuple[tuple[str, str], ...]  # (blinded option token, image sha256), shown order
 
     @property
+    def image_shas(self) -> list[str]:
+        """Every image the task shows: its inputs, then its options in shown order."""
+        return [*self.inputs, *(sha for _, sha in self.options)]
+
+    @property
     def question(self) -> str:
         """The question shown above the images."""
         if self.protocol == "side_by_side":

@@ -223,7 +223,7 @@ def test_zoom_keys_and_prefetch(qtbot, rproject, tmp_path: Path) -> None:  # typ
     w = _open(qtbot, path)
     _name(qtbot, w, "Gus")
     qtbot.waitUntil(lambda: all(sha in w._pixmaps for sha in
-                                w._shas(w.session.following(w.current))), timeout=2000)
+                                w.session.following(w.current).image_shas), timeout=2000)
     tile = w.panel.tiles[0]
     _keys(qtbot, w, K.Key_Plus, K.Key_Plus)
     assert tile.view.zoom == pytest.approx(1.5625)

@@ -214,23 +214,19 @@ class RaterWindow(QWidget):
         if self.current is None or self.session.closed:
             return
         following = self.session.following(self.current)
-        keep = set(self._shas(self.current))
+        keep = set(self.current.image_shas)
         earlier = earlier_answered(self.session, self.current)
         if earlier is not None:  # decoded already when it was on screen: kept for "back"
-            keep |= set(self._shas(earlier))
+            keep |= set(earlier.image_shas)
         if following is not None:
-            keep |= set(self._shas(following))
+            keep |= set(following.image_shas)
             self.panel.prefetch(following, self._images_for(following))
         for sha in list(self._pixmaps):
             if sha not in keep:
                 del self._pixmaps[sha]
 
-    @staticmethod
-    def _shas(task: TaskView) -> list[str]:
-        return [*task.inputs, *(sha for _, sha in task.options)]
-
     def _images_for(self, task: TaskView) -> dict[str, QPixmap]:
-        for sha in self._shas(task):
+        for sha in task.image_shas:
             if sha not in self._pixmaps:
                 try:
                     self._pixmaps[sha] = pixmap_from_bytes(self.session.image(sha))
