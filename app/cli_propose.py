@@ -100,10 +100,11 @@ def cmd_propose(args: argparse.Namespace) -> int:
         raise CliError(f"unexpected argument {args.more!r}")
     from core.jobs import JobState
     from core.propose.client import EndpointError, ProposeEndpoint
-    from core.propose.job import run_proposals
+    from core.propose.job import IN_PACKAGE, run_proposals
     from core.propose.kinds import parse_kinds
     from core.propose.secrets import api_key
     from core.propose.store import select_posts
+    from core.teamwork.package import refuse_package
 
     kinds = parse_kinds(args.what)
     key, _source = api_key(args.url)
@@ -112,6 +113,7 @@ def cmd_propose(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens, temperature=args.temperature, structured=args.structured,
         price_in=args.price_in, price_out=args.price_out)
     with _open(args.project) as project:
+        refuse_package(project, *IN_PACKAGE)  # whatever the posts chosen (ADR 228)
         posts = select_posts(project, args.posts)
         if args.limit is not None:
             posts = posts[:args.limit]

@@ -32,11 +32,21 @@ def _sample_id_for(project: Project, post_id: str) -> str:
     return candidate
 
 
+#: what a curator package says to a sample made from a post (``package_refusal``'s
+#: ``takes`` and ``instead``): the merge replays only fill-in samples (ADR 228)
+FROM_POSTS_IN_PACKAGE = ("samples made from posts",
+                         "Make them in {project} and share again")
+
+
 def create_from_post(project: Project, post_id: str, origin: str,
                      sample_id: str | None = None) -> tuple[str, int]:
     """Make a sample from a post (inside a transaction): its text as the prompt (and the
     original prompt), no roles yet (the post's images show as unused, to assign), its
-    direct replies as community feedback.  Returns (sample id, creation audit id)."""
+    direct replies as community feedback.  Returns (sample id, creation audit id).
+    Refused in a curator package: its merge takes no such sample (ADR 228)."""
+    from core.teamwork.package import refuse_package
+
+    refuse_package(project, *FROM_POSTS_IN_PACKAGE)
     conn = project.conn
     post = conn.execute("SELECT text FROM posts WHERE id = ?", (post_id,)).fetchone()
     if post is None:

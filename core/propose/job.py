@@ -44,6 +44,10 @@ if TYPE_CHECKING:
 
 _POLL_S = 0.05
 
+#: what a curator package says to Propose (its proposals would make samples no merge
+#: brings back, ADR 228): ``package_refusal``'s ``takes`` and ``instead``
+IN_PACKAGE = ("proposals", "Propose in {project} and share again")
+
 
 @dataclass
 class ProposeReport:
@@ -240,8 +244,12 @@ def run_proposals(project: Project, endpoint: ProposeEndpoint, kinds: Sequence[s
     """Propose ``kinds`` for every post in ``post_ids`` (see the module docstring).
 
     Raises :class:`core.jobs.Cancelled` on Cancel and :class:`EndpointError` when the
-    endpoint refuses everything; both after recording the run's end.
+    endpoint refuses everything; both after recording the run's end.  In a curator
+    package, :class:`core.teamwork.package.PackageRefusal` before anything is written.
     """
+    from core.teamwork.package import refuse_package
+
+    refuse_package(project, *IN_PACKAGE)  # before the templates or the run are saved
     state = state or JobState(title="Propose")
     kinds = [k for k in KINDS if k in kinds]
     if not kinds:

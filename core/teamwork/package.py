@@ -30,7 +30,7 @@ from typing import Any
 
 from core.mac_chain import MacChain, canonical, mac
 from core.readonly_db import open_readonly, schema_problem
-from core.store.errors import PACKAGE_REFUSAL
+from core.store.errors import PACKAGE_REFUSAL, ProjectError
 from core.store.schema import has_sample_raw
 from core.teamwork.values import Values, read_values
 
@@ -147,6 +147,20 @@ def package_refusal(project: Any, takes: str = "imports",
     return (f"{project.path.name} is {meta.get('curator', 'a curator')}'s curator package: "
             f"it holds only the samples shared with them and takes no {takes}. "
             + instead.format(project=origin) + ".")
+
+
+class PackageRefusal(ProjectError):
+    """An action a curator package does not take, refused before it writes anything
+    (the text is :func:`package_refusal`'s; the GUI and the CLI show it as it is)."""
+
+
+def refuse_package(project: Any, takes: str = "imports",
+                   instead: str = "Import into {project} and share again") -> None:
+    """Raise :class:`PackageRefusal` when ``project`` is a curator package (the core's
+    own check, so that the CLI and the GUI refuse the same actions in the same words)."""
+    text = package_refusal(project, takes, instead)
+    if text is not None:
+        raise PackageRefusal(text)
 
 
 # -- what the base MAC covers ----------------------------------------------------------------

@@ -105,3 +105,90 @@ def test_every_other_action_a_package_refuses_is_refused_up_front(
     assert not main_window.runner.active
     main_window.close_project()
     assert _counts(package) == before
+
+
+def test_propose_is_refused_in_a_package_by_the_gui_the_core_and_the_cli(
+        main_window: Any, qtbot: Any, tmp_path: Path) -> None:
+    """ADR 228: Curate → Propose… in a package opened its dialog and wrote proposed
+    samples and a run; the merge then refuses the whole package ("a change Winnow's Curate
+    does not make").  The menu, the posts window's Propose, the job itself and ``winnow
+    propose`` refuse it up front, in ADR 222's one wording, writing nothing."""
+    import os
+    import sqlite3
+    import subprocess
+    import sys
+
+    from core.propose.client import ProposeEndpoint
+    from core.propose.job import run_proposals
+    from core.store import Project
+
+    package = _package(tmp_path)
+    with sqlite3.connect(package) as conn:
+        audits = conn.execute("SELECT count(*) FROM audit_log").fetchone()[0]
+    before = (_counts(package), audits)
+    assert main_window.open_project(package)
+    shown: list[str] = []
+    main_window.error_shown.connect(shown.append)
+    curate = main_window.show_workspace("curate")
+    curate.page_actions.propose.trigger()
+    assert curate.proposals.ask_propose(["p1"]) is None  # the posts window's Propose
+    assert curate.proposals.start(object(), ["prompt"], ["p1"]) is None
+    assert len(shown) == 3, shown
+    for text in shown:
+        assert text == ("lead-alice.winnow is Alice's curator package: it holds only the "
+                        "samples shared with them and takes no proposals. Propose in the "
+                        "project it was split from (lead.winnow) and share again.")
+    assert not main_window.runner.active
+    main_window.close_project()
+
+    from core.teamwork.package import PackageRefusal
+
+    endpoint = ProposeEndpoint("http://127.0.0.1:9/v1", "m", "")
+    project = Project.open(package)
+    try:
+        with pytest.raises(PackageRefusal) as refused:
+            run_proposals(project, endpoint, ["prompt"], ["p1"])
+    finally:
+        project.close()
+    assert str(refused.value) == shown[0]
+    repo = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-m", "app", "propose", str(package), "--url",
+         "http://127.0.0.1:9/v1", "--model", "m", "--posts", "all"],
+        capture_output=True, text=True, timeout=120, cwd=repo,
+        env={**os.environ, "PYTHONPATH": str(repo), "WINNOW_PROPOSE_API_KEY": "k"})
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert shown[0] in done.stderr and "Traceback" not in done.stderr
+    with sqlite3.connect(package) as conn:
+        audits = conn.execute("SELECT count(*) FROM audit_log").fetchone()[0]
+    assert (_counts(package), audits) == before
+
+
+def test_a_sample_made_from_a_post_is_refused_in_a_package(
+        main_window: Any, qtbot: Any, tmp_path: Path) -> None:
+    """ADR 228: the posts window's New Sample made a sample from a post in a package; the
+    merge then refused the whole package ("it creates sample 'ctx' from a template the
+    package lacks").  Refused up front in the GUI and by the command itself."""
+    from core.propose.commands import NewSampleFromPost
+    from core.store import Project
+
+    package = _package(tmp_path)
+    before = _counts(package)
+    assert main_window.open_project(package)
+    shown: list[str] = []
+    main_window.error_shown.connect(shown.append)
+    curate = main_window.show_workspace("curate")
+    assert curate.proposals.new_sample_from_post("ctx") is None
+    assert shown == ["lead-alice.winnow is Alice's curator package: it holds only the "
+                     "samples shared with them and takes no samples made from posts. Make "
+                     "them in the project it was split from (lead.winnow) and share again."]
+    main_window.close_project()
+    from core.teamwork.package import PackageRefusal
+
+    project = Project.open(package)
+    try:
+        with pytest.raises(PackageRefusal, match="takes no samples made from posts"):
+            NewSampleFromPost("ctx").do(project)
+    finally:
+        project.close()
+    assert _counts(package) == before

@@ -52,6 +52,10 @@ class ProposalActions:
 
     def new_sample_from_post(self, post_id: str) -> str | None:
         """Make a sample from ``post_id`` by hand (undoable) and show it."""
+        from core.propose.apply import FROM_POSTS_IN_PACKAGE
+
+        if self.context.refuse_in_package("New sample not possible", *FROM_POSTS_IN_PACKAGE):
+            return None
         command = NewSampleFromPost(post_id)
         if not self.ws.run(command):
             return None
@@ -131,7 +135,7 @@ class ProposalActions:
         from ui.curate.propose_dialog import ProposeDialog
 
         project = self.ws.project
-        if project is None or project.readonly:
+        if project is None or project.readonly or self.refused():
             return None
         posts = post_ids if post_ids is not None else select_posts(project, "raw")
         if not posts and post_ids is None and count_posts(project) == 0:
@@ -149,13 +153,19 @@ class ProposalActions:
         dialog.open()
         return dialog
 
+    def refused(self) -> bool:
+        """In a curator package, say that it takes no proposals (ADR 228) and return True."""
+        from core.propose.job import IN_PACKAGE
+
+        return self.context.refuse_in_package("Propose not possible", *IN_PACKAGE)
+
     def start(self, endpoint: Any, kinds: list[str], post_ids: list[str]) -> Any:
         """Run the proposal job in the background (progress and Cancel in the Jobs panel)."""
         from core.propose.client import EndpointError
         from core.propose.job import run_proposals
 
         project = self.ws.project
-        if project is None:
+        if project is None or self.refused():
             return None
         view = project.worker_view()
 
