@@ -54,7 +54,11 @@ class MainWindow(QMainWindow):
     """Winnow's main window. Holds the open project (in its context) and the job runner."""
 
     project_changed = Signal()
+    #: the text of each box reporting that something failed (a warning or an error)
     error_shown = Signal(str)
+    #: the text of each box saying an action was not started (nothing to do, not possible
+    #: in a curator package, read-only): a warning, not an error (ADR 228)
+    refusal_shown = Signal(str)
     #: the text of each information box (a success report: Work shared, Work merged)
     info_shown = Signal(str)
     closed = Signal()
@@ -74,7 +78,7 @@ class MainWindow(QMainWindow):
         self.act_import_hf, self.act_private_net = m.act_import_hf, m.act_private_net
         self.context.bind(self.start_job, self.message,
                           lambda text, ms: self.statusBar().showMessage(text, ms),
-                          inform=self.inform)
+                          inform=self.inform, refuse=self.refuse)
         self.context.reveal_requested.connect(self.reveal)
         self._build_ui()
         self.menus.build_menus()
@@ -256,6 +260,12 @@ class MainWindow(QMainWindow):
         Show Details, so the box fits the screen)."""
         self._box(QMessageBox.Icon.Warning, title, text)
         self.error_shown.emit(text)
+
+    def refuse(self, title: str, text: str) -> None:
+        """A non-modal warning that an action was not started: as :meth:`message`, but
+        reported by :attr:`refusal_shown` (nothing failed)."""
+        self._box(QMessageBox.Icon.Warning, title, text)
+        self.refusal_shown.emit(text)
 
     def inform(self, title: str, text: str) -> None:
         """A non-modal report of work that succeeded: as :meth:`message`, with the

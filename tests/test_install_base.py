@@ -226,7 +226,7 @@ def test_anonymize_workspace_names_the_missing_extra(main_window, qtbot, tmp_pat
     assert main_window.open_project(tmp_path / "p.winnow")
     page = main_window.pages["anonymize"]
     shown: list[str] = []
-    main_window.error_shown.connect(shown.append)
+    main_window.refusal_shown.connect(shown.append)
     page.reload()
     assert page.detector.isVisibleTo(page) and not page.detector.button.isVisibleTo(page)
     assert "optional 'anonymize' part" in page.detector.text.text()

@@ -38,16 +38,18 @@ class AppContext(QObject):
         self._message: Callable[[str, str], None] | None = None
         self._status: Callable[[str, int], None] | None = None
         self._inform: Callable[[str, str], None] | None = None
+        self._refuse: Callable[[str, str], None] | None = None
         #: file suffix (".winnow-session") -> opener, offered by File → Open
         self.file_handlers: dict[str, Callable[[Any], object]] = {}
 
     def bind(self, start_job: Callable[..., Job], message: Callable[[str, str], None],
              status: Callable[[str, int], None], *,
-             inform: Callable[[str, str], None] | None = None) -> None:
-        """Called once by the main window to provide the implementations (``inform``
-        defaults to ``message``)."""
+             inform: Callable[[str, str], None] | None = None,
+             refuse: Callable[[str, str], None] | None = None) -> None:
+        """Called once by the main window to provide the implementations (``inform`` and
+        ``refuse`` default to ``message``)."""
         self._start_job, self._message, self._status = start_job, message, status
-        self._inform = inform
+        self._inform, self._refuse = inform, refuse
 
     def start_job(self, title: str, fn: Callable[[JobState], Any],
                   on_done: Callable[[Job], None] | None = None, *, quiet: bool = False) -> Job:
@@ -65,9 +67,17 @@ class AppContext(QObject):
         return self._start_job(title, fn, on_done)
 
     def message(self, title: str, text: str) -> None:
-        """Show a non-modal warning to the user."""
+        """Show a non-modal warning to the user: something failed."""
         if self._message is not None:
             self._message(title, text)
+
+    def refuse(self, title: str, text: str) -> None:
+        """Show a non-modal warning that an action was not started (nothing to do, not
+        possible here): nothing failed, so it is not reported as an error (ADR 228)."""
+        if self._refuse is not None:
+            self._refuse(title, text)
+        else:
+            self.message(title, text)
 
     def inform(self, title: str, text: str) -> None:
         """Show a non-modal report of work that succeeded (the information icon: a
@@ -86,7 +96,7 @@ class AppContext(QObject):
 
         text = package_refusal(self.project, takes, instead)
         if text is not None:
-            self.message(title, text)
+            self.refuse(title, text)
         return text is not None
 
     def status(self, text: str, msecs: int = 5000) -> None:

@@ -29,4 +29,5 @@ def messages(main_window, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-unt
     """Every ``(title, text)`` the main window's workspaces show as a message box."""
     shown: list[tuple[str, str]] = []
     monkeypatch.setattr(main_window.context, "message", lambda t, x: shown.append((t, x)))
+    monkeypatch.setattr(main_window.context, "refuse", lambda t, x: shown.append((t, x)))
     return shown

@@ -163,6 +163,7 @@ def test_a_broken_big_original_is_reported_by_name(main_window: MainWindow, qtbo
     stored.write_bytes(data[: len(data) // 2])  # damaged on disk after the import
     messages: list[tuple[str, str]] = []
     monkeypatch.setattr(main_window.context, "message", lambda t, x: messages.append((t, x)))
+    monkeypatch.setattr(main_window.context, "refuse", lambda t, x: messages.append((t, x)))
     assert main_window.open_project(tmp_path / "p.winnow")
     main_window.nav.setCurrentRow(1)
     _wait(qtbot, lambda: bool(messages), 60)

@@ -138,7 +138,7 @@ def test_missing_model_banner_offers_fallback(window: MainWindow, qtbot, tmp_pat
     assert not page.detector.isHidden()
     assert "not installed" in page.detector.text.text()
     messages: list[str] = []
-    window.error_shown.connect(messages.append)
+    window.refusal_shown.connect(messages.append)
     assert page.jobs.detect_current() is None  # refuses to silently detect nothing
     assert "not installed" in messages[-1]
     qtbot.mouseClick(page.detector.button, Qt.MouseButton.LeftButton)

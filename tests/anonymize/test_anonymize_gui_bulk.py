@@ -137,7 +137,7 @@ def test_release_all_with_nothing_reviewed_says_so(window: MainWindow, qtbot,
     page = _page(window, qtbot)
     asked = _choose_folder(monkeypatch, tmp_path / "out")
     messages: list[str] = []
-    window.error_shown.connect(messages.append)
+    window.refusal_shown.connect(messages.append)
     qtbot.keyClick(page.canvas, Qt.Key.Key_R, CTRL | SHIFT)
     assert asked == [] and not (tmp_path / "out").exists()
     assert messages and "No photo is marked reviewed (2 still to review)" in messages[-1]

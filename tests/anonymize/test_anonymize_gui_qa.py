@@ -75,6 +75,7 @@ def test_read_only_project_refuses_edits_with_a_message(main_window: MainWindow,
     assert main_window.open_project(path, readonly=True)
     messages: list[tuple[str, str]] = []
     monkeypatch.setattr(main_window.context, "message", lambda t, x: messages.append((t, x)))
+    monkeypatch.setattr(main_window.context, "refuse", lambda t, x: messages.append((t, x)))
     qtbot.keyClick(main_window, Qt.Key.Key_2, CTRL)
     page = main_window.pages["anonymize"]
     assert page.photo.id == photo_id and page.view_label.text().startswith("READ-ONLY")
@@ -106,6 +107,7 @@ def test_refused_edit_is_reported_and_not_kept_for_undo(main_window: MainWindow,
     region_id = repo.add_region(project, photo_id, x=20, y=20, w=40, h=30)
     messages: list[tuple[str, str]] = []
     monkeypatch.setattr(main_window.context, "message", lambda t, x: messages.append((t, x)))
+    monkeypatch.setattr(main_window.context, "refuse", lambda t, x: messages.append((t, x)))
     qtbot.keyClick(main_window, Qt.Key.Key_2, CTRL)
     page = main_window.pages["anonymize"]
     page.reload()
@@ -152,6 +154,7 @@ def test_undo_is_disabled_and_says_why_once_the_photo_is_released(
     main_window.resize(1300, 850)
     messages: list[tuple[str, str]] = []
     monkeypatch.setattr(main_window.context, "message", lambda t, x: messages.append((t, x)))
+    monkeypatch.setattr(main_window.context, "refuse", lambda t, x: messages.append((t, x)))
     qtbot.keyClick(main_window, Qt.Key.Key_2, CTRL)
     page = main_window.pages["anonymize"]
     project = main_window.project

@@ -32,6 +32,7 @@ def test_detect_all_goes_on_past_a_missing_and_a_changed_original(
     project = main_window.project
     messages: list[tuple[str, str]] = []
     monkeypatch.setattr(main_window.context, "message", lambda t, x: messages.append((t, x)))
+    monkeypatch.setattr(main_window.context, "refuse", lambda t, x: messages.append((t, x)))
     repo.original_path(project, repo.get_photo(project, gone)).unlink()  # deleted on disk
     stored = repo.original_path(project, repo.get_photo(project, changed))
     stored.chmod(0o644)
@@ -58,6 +59,7 @@ def test_detect_on_a_photo_deleted_from_disk_names_it(
     project = main_window.project
     messages: list[tuple[str, str]] = []
     monkeypatch.setattr(main_window.context, "message", lambda t, x: messages.append((t, x)))
+    monkeypatch.setattr(main_window.context, "refuse", lambda t, x: messages.append((t, x)))
     repo.original_path(project, repo.get_photo(project, gone)).unlink()
     _finish(qtbot, page.jobs.detect_current())
     assert messages == [("Detection failed", "1 photo could not be read:\n"

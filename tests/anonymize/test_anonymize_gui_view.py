@@ -190,6 +190,7 @@ def test_undo_of_a_region_changed_elsewhere_is_refused_with_a_message(
     page, photo_id = _page(main_window, tmp_path)
     messages: list[tuple[str, str]] = []
     monkeypatch.setattr(main_window.context, "message", lambda t, x: messages.append((t, x)))
+    monkeypatch.setattr(main_window.context, "refuse", lambda t, x: messages.append((t, x)))
     page.canvas.setFocus()
     qtbot.keyClick(page.canvas, Qt.Key.Key_R)
     drag(page.canvas, (40, 40), (120, 100))
@@ -212,6 +213,7 @@ def test_after_view_without_opencv_says_so(main_window: MainWindow, qtbot, tmp_p
     page.reload()
     messages: list[tuple[str, str]] = []
     monkeypatch.setattr(main_window.context, "message", lambda t, x: messages.append((t, x)))
+    monkeypatch.setattr(main_window.context, "refuse", lambda t, x: messages.append((t, x)))
     real_import = builtins.__import__
 
     def no_cv2(name, *args, **kwargs):  # type: ignore[no-untyped-def]

@@ -126,6 +126,7 @@ def test_a_missing_or_changed_original_is_reported_once_per_photo(
     paths[2].write_bytes(b"not a jpeg at all" * 10)
     messages: list[tuple[str, str]] = []
     monkeypatch.setattr(main_window.context, "message", lambda t, x: messages.append((t, x)))
+    monkeypatch.setattr(main_window.context, "refuse", lambda t, x: messages.append((t, x)))
     for photo in photos[1:]:
         page.viewer.show(photo.id)
         for _ in range(3):

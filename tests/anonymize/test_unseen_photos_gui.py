@@ -125,6 +125,7 @@ def test_broken_files_are_each_named_none_left_out(window: MainWindow, qtbot, tm
     open_with_photos(window, tmp_path)
     messages: list[tuple[str, str]] = []
     monkeypatch.setattr(window.context, "message", lambda t, x: messages.append((t, x)))
+    monkeypatch.setattr(window.context, "refuse", lambda t, x: messages.append((t, x)))
     page = window.pages["anonymize"]
     job = page.jobs.import_folder(folder)
     assert job is not None
@@ -147,6 +148,7 @@ def test_files_left_out_of_an_import_are_named(window: MainWindow, qtbot, tmp_pa
     open_with_photos(window, tmp_path)
     messages: list[tuple[str, str]] = []
     monkeypatch.setattr(window.context, "message", lambda t, x: messages.append((t, x)))
+    monkeypatch.setattr(window.context, "refuse", lambda t, x: messages.append((t, x)))
     assert window.pages["anonymize"].jobs.import_folder(folder) is not None
     qtbot.waitUntil(lambda: bool(messages), timeout=60_000)
     title, text = messages[0]
@@ -196,6 +198,7 @@ def test_a_folder_without_photos_says_so(window: MainWindow, qtbot, tmp_path: Pa
     open_with_photos(window, tmp_path)
     messages: list[tuple[str, str]] = []
     monkeypatch.setattr(window.context, "message", lambda t, x: messages.append((t, x)))
+    monkeypatch.setattr(window.context, "refuse", lambda t, x: messages.append((t, x)))
     job = window.pages["anonymize"].jobs.import_folder(folder)
     assert job is not None
     qtbot.waitUntil(lambda: bool(messages), timeout=60_000)

@@ -259,6 +259,7 @@ def test_run_with_nothing_to_measure_says_what_is_missing(main_window, qtbot,  #
     and one metric" with no model to tick. It names what is missing instead."""
     messages: list[tuple[str, str]] = []
     monkeypatch.setattr(main_window.context, "message", lambda t, x: messages.append((t, x)))
+    monkeypatch.setattr(main_window.context, "refuse", lambda t, x: messages.append((t, x)))
     page = _page(main_window, qtbot)
     Project.create(tmp_path / "empty.winnow").close()
     assert main_window.open_project(tmp_path / "empty.winnow")

@@ -126,6 +126,7 @@ def test_export_with_no_session_yet_says_how_to_get_one(main_window, qtbot,  # t
     from an empty list; it says how a session comes about instead."""
     messages: list[tuple[str, str]] = []
     monkeypatch.setattr(main_window.context, "message", lambda t, x: messages.append((t, x)))
+    monkeypatch.setattr(main_window.context, "refuse", lambda t, x: messages.append((t, x)))
     build_project(tmp_path / "w.winnow").close()
     assert main_window.open_project(tmp_path / "w.winnow")
     page = _page(main_window)

@@ -41,7 +41,7 @@ def test_imports_into_a_package_are_refused_up_front_with_the_reason(
     before = _counts(package)
     assert main_window.open_project(package)
     shown: list[str] = []
-    main_window.error_shown.connect(shown.append)
+    main_window.refusal_shown.connect(shown.append)
     asked: list[str] = []
     monkeypatch.setattr(QFileDialog, "getOpenFileName",
                         lambda *a, **k: asked.append("file") or ("", ""))
@@ -75,7 +75,7 @@ def test_every_other_action_a_package_refuses_is_refused_up_front(
     before = _counts(package)
     assert main_window.open_project(package)
     shown: list[str] = []
-    main_window.error_shown.connect(shown.append)
+    main_window.refusal_shown.connect(shown.append)
     asked: list[str] = []
     for name in ("getOpenFileName", "getOpenFileNames", "getExistingDirectory"):
         monkeypatch.setattr(QFileDialog, name, lambda *a, n=name, **k: asked.append(n) or "")
@@ -128,7 +128,7 @@ def test_propose_is_refused_in_a_package_by_the_gui_the_core_and_the_cli(
     before = (_counts(package), audits)
     assert main_window.open_project(package)
     shown: list[str] = []
-    main_window.error_shown.connect(shown.append)
+    main_window.refusal_shown.connect(shown.append)
     curate = main_window.show_workspace("curate")
     curate.page_actions.propose.trigger()
     assert curate.proposals.ask_propose(["p1"]) is None  # the posts window's Propose
@@ -176,7 +176,7 @@ def test_a_sample_made_from_a_post_is_refused_in_a_package(
     before = _counts(package)
     assert main_window.open_project(package)
     shown: list[str] = []
-    main_window.error_shown.connect(shown.append)
+    main_window.refusal_shown.connect(shown.append)
     curate = main_window.show_workspace("curate")
     assert curate.proposals.new_sample_from_post("ctx") is None
     assert shown == ["lead-alice.winnow is Alice's curator package: it holds only the "

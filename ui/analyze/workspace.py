@@ -403,8 +403,8 @@ class AnalyzeWorkspace(QWidget):
 
     def choose_export(self) -> None:
         if self.analysis is None and not self.keywords.has_data:
-            self.context.message("Nothing to export", "Choose a data set and wait for the "
-                                 "analysis to finish first.")
+            self.context.refuse("Nothing to export", "Choose a data set and wait for the "
+                                "analysis to finish first.")
             return
         base = Path(self.context.project.path).parent if self.context.project else Path.home()
         stem = re.sub(r"[^A-Za-z0-9._-]+", "-", self._report_name()).strip("-") or "analysis"

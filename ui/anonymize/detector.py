@@ -80,7 +80,7 @@ class DetectorBanner(QFrame):
         if not self.extra_ready("Face and plate detection"):
             return False
         if "centerface" in self.settings.face_detector and not faces.centerface_available():
-            self.context.message("Face model missing", self.text.text())
+            self.context.refuse("Face model missing", self.text.text())
             return False
         return True
 
@@ -88,6 +88,6 @@ class DetectorBanner(QFrame):
         """False (and the install command) when the ``anonymize`` extra is missing."""
         if extras.available("anonymize"):
             return True
-        self.context.message("Anonymization is not installed",
-                             extras.missing_message("anonymize", what))
+        self.context.refuse("Anonymization is not installed",
+                            extras.missing_message("anonymize", what))
         return False

@@ -34,10 +34,10 @@ def writable(context: AppContext, what: str) -> bool:
     """False (and a message naming the project) while it is open read-only."""
     project: Project | None = context.project
     if project is not None and project.readonly:
-        context.message("Project is read-only",
-                        f"{what}: {project.path.name} is open read-only, so nothing in it "
-                        "can change. Reopen it for writing (File → Open) once no other "
-                        "Winnow holds it.")
+        context.refuse("Project is read-only",
+                       f"{what}: {project.path.name} is open read-only, so nothing in it "
+                       "can change. Reopen it for writing (File → Open) once no other "
+                       "Winnow holds it.")
         return False
     return True
 

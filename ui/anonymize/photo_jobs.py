@@ -73,12 +73,12 @@ class PhotoJobs(QObject):
         photos = repo.list_photos(self.project)
         ids = [p.id for p in photos if p.status == "new"]
         if not photos:  # an empty result says what is missing (ADR 207, 211)
-            self.context.message("No photos to detect in", (
+            self.context.refuse("No photos to detect in", (
                 "This project has no photos yet. Import a folder of photos first "
                 "(Anonymize → Import Photo Folder…, Ctrl+Shift+I), then Detect All."))
             return None
         if not ids:
-            self.context.message("No new photos to detect in", (
+            self.context.refuse("No new photos to detect in", (
                 ("The photo is" if len(photos) == 1 else f"All {len(photos)} photos are")
                 + " reviewed or released, and Detect All "
                 "looks only at new ones. To detect again in one, select it and press "
@@ -145,7 +145,7 @@ class PhotoJobs(QObject):
     def choose_folder(self) -> None:
         """Ask for a folder and import it."""
         if self.project is None:
-            self.context.message("No project", "Open or create a project first.")
+            self.context.refuse("No project", "Open or create a project first.")
             return
         if not writable(self.context, "Import photo folder") or self._refused():
             return
@@ -172,7 +172,7 @@ class PhotoJobs(QObject):
             self.context.status(text)
             if not (report.imported or report.duplicates or report.errors or report.skipped):
                 kinds = ", ".join(s.lstrip(".").upper() for s in accepted_suffixes())
-                self.context.message("No photos found", (
+                self.context.refuse("No photos found", (
                     f"{Path(folder).name} holds no photos, so nothing was imported. Import "
                     f"Photo Folder reads the {kinds} files in the folder you pick and in its "
                     "subfolders."))
@@ -202,9 +202,9 @@ class PhotoJobs(QObject):
                 not self.detector.extra_ready("Releasing an anonymized photo"):
             return None
         if photo.status not in ("reviewed", "released"):
-            self.context.message("Not reviewed", f"{photo.file_name}: only a reviewed "
-                                 "photo can be released. Check every region, then press "
-                                 "Mark reviewed (Ctrl+Return).")
+            self.context.refuse("Not reviewed", f"{photo.file_name}: only a reviewed "
+                                "photo can be released. Check every region, then press "
+                                "Mark reviewed (Ctrl+Return).")
             return None
         out_dir = self._out_dir(out_dir, "Release into folder")
         if out_dir is None:
@@ -267,10 +267,10 @@ class PhotoJobs(QObject):
         photos = repo.list_photos(self.project)
         if not any(p.status == "reviewed" for p in photos):
             waiting = sum(p.status == "new" for p in photos)
-            self.context.message("Nothing to release", "No photo is marked reviewed"
-                                 + (f" ({waiting} still to review)." if waiting else ".")
-                                 + " Check every region, then press Mark reviewed "
-                                 "(Ctrl+Return).")
+            self.context.refuse("Nothing to release", "No photo is marked reviewed"
+                                + (f" ({waiting} still to review)." if waiting else ".")
+                                + " Check every region, then press Mark reviewed "
+                                "(Ctrl+Return).")
             return None
         out_dir = self._out_dir(out_dir, "Release all reviewed photos into folder")
         if out_dir is None:

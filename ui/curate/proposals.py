@@ -139,13 +139,13 @@ class ProposalActions:
             return None
         posts = post_ids if post_ids is not None else select_posts(project, "raw")
         if not posts and post_ids is None and count_posts(project) == 0:
-            self.context.message("Nothing to propose", "The project holds no posts yet: "
-                                 "import a JSON Lines file of posts first (File → Import "
-                                 "Posts…, Ctrl+I).")
+            self.context.refuse("Nothing to propose", "The project holds no posts yet: "
+                                "import a JSON Lines file of posts first (File → Import "
+                                "Posts…, Ctrl+I).")
             return None
         if not posts:
-            self.context.message("Nothing to propose", "Every main post already has an "
-                                 "imported sample. Open Posts… to choose posts by hand.")
+            self.context.refuse("Nothing to propose", "Every main post already has an "
+                                "imported sample. Open Posts… to choose posts by hand.")
             return None
         dialog = ProposeDialog(len(posts), self.ws, templates=self.open_templates)
         dialog.accepted.connect(lambda: self.start(dialog.endpoint(), dialog.kinds(), posts))

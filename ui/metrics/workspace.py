@@ -274,15 +274,15 @@ class MetricsWorkspace(QWidget):
         if self.project is None or self.job is not None:
             return None
         if self.project.readonly:
-            self.context.message("Project is read-only",
-                                 f"{self.project.path.name} is open read-only: metric results "
-                                 "cannot be stored. Reopen it for writing to run metrics.")
+            self.context.refuse("Project is read-only",
+                                f"{self.project.path.name} is open read-only: metric results "
+                                "cannot be stored. Reopen it for writing to run metrics.")
             return None
         if self.context.refuse_in_package("Run not possible", "metric results",
                                           "Run metrics in {project}"):
             return None
         if not self.sample_ids or not self.models.count():  # nothing a tick could fix
-            self.context.message("Nothing to run", (
+            self.context.refuse("Nothing to run", (
                 "No samples selected: choose samples in Curate (its filter is the "
                 "selection) or a rating session under Selection." if not self.sample_ids
                 else "No output images to measure yet: import model outputs (Rate → "
@@ -291,12 +291,12 @@ class MetricsWorkspace(QWidget):
         metrics = [get(n) for n in self.checked(self.metrics)]
         models = self.checked(self.models)
         if not metrics or not models:
-            self.context.message("Nothing to run", "Tick at least one model and one metric.")
+            self.context.refuse("Nothing to run", "Tick at least one model and one metric.")
             return None
         settings = load_settings(self.device.currentData())
         if any(m.is_judge for m in metrics) and not settings.judges:
-            self.context.message("No judge configured", "Judge metrics need an endpoint: "
-                                 "Metrics → Settings… (base URL and judge model names).")
+            self.context.refuse("No judge configured", "Judge metrics need an endpoint: "
+                                "Metrics → Settings… (base URL and judge model names).")
             return None
         project, ids = self.project, list(self.sample_ids)
         emit = self._progress.changed.emit
@@ -407,8 +407,8 @@ class MetricsWorkspace(QWidget):
         """Say so when no result is stored, rather than write a header-only file."""
         if has_results(self.project):
             return False
-        self.context.message("Nothing to export", "No metric results are stored in this "
-                             "project yet: choose metrics and press Run, then export.")
+        self.context.refuse("Nothing to export", "No metric results are stored in this "
+                            "project yet: choose metrics and press Run, then export.")
         return True
 
     def _row_changed(self, current: Any, _previous: Any) -> None:

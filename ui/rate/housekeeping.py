@@ -54,8 +54,8 @@ class SessionHousekeeping(QWidget):
             return None
         folder = session_folder(project, name)
         if folder is None:
-            self.context.message("No folder to open", f"{name}: its rater files were not "
-                                 "written, or their folder has been moved or deleted.")
+            self.context.refuse("No folder to open", f"{name}: its rater files were not "
+                                "written, or their folder has been moved or deleted.")
             return None
         self.open_url(QUrl.fromLocalFile(str(folder)))
         return folder

@@ -420,10 +420,10 @@ class RateWorkspace(SessionHousekeeping, QWidget):
         name = self.selected_session()
         if name is None or self.context.project is None:
             none_yet = self.sessions.rowCount() == 0
-            self.context.message("Export results", "No rating session yet: design one with "
-                                 "New Session… (Ctrl+Shift+N), hand out its rater files and "
-                                 "merge them back; then export its results." if none_yet
-                                 else "Select a session in the list first.")
+            self.context.refuse("Export results", "No rating session yet: design one with "
+                                "New Session… (Ctrl+Shift+N), hand out its rater files and "
+                                "merge them back; then export its results." if none_yet
+                                else "Select a session in the list first.")
             return
         criterion = None
         criteria = next(s.design.criteria for s in list_sessions(self.context.project)
