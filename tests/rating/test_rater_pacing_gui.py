@@ -180,7 +180,7 @@ def test_opening_a_file_that_is_open_already_shows_its_window(qtbot, rproject,  
     ("side_by_side", {}, "↓ or T tie", None),
     # ranks are typed up to the number of outputs a task shows, not always 1–9
     ("ranking", {}, "1–4 give its rank", "1–9"),
-    ("ranking", {"allow_ties": True}, "the same rank twice ties them", None),
+    ("ranking", {"allow_ties": True}, "same rank twice: a tie", None),
     # in a checklist 0 answers no: "0 fit" was listed beside "N/0 no"
     ("checklist", {}, "N/0 no", "0 fit"),
     ("likert", {}, "+/− zoom · 0 fit", None),

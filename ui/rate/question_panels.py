@@ -237,22 +237,39 @@ HINTS = {
     "likert": "Y valid / N invalid · ↑/↓ or Tab row · 1–5 rate · Enter submit",
     "checklist": "↑/↓ or Tab question · Y/1 yes · N/0 no · Enter submit",
 }
-COMMON_HINT = ("Space pause · Backspace change my last answer · Ctrl+W close (answers "
-               "are saved) · +/− zoom")
+#: the keys every protocol has, shown; :data:`COMMON_HELP` says the same in full
+COMMON_HINT = "Space pause · Backspace change last answer · Ctrl+W close · +/− zoom"
+COMMON_HELP = ("Space pause · Backspace change my last answer · Ctrl+W close (answers are "
+               "saved) · +/− zoom")
 
 
 def key_hints(protocol: str, settings: dict[str, Any], most_options: int) -> str:
-    """The keys of a session's rater view, as its settings have them: every key listed
-    works (no tie key without ties; ranks up to the most outputs a task shows)."""
+    """The keys of a session's rater view, as its settings have them, in words short
+    enough for one line at 1280 pixels (ADR 228): every key listed works (no tie key
+    without ties; ranks up to the most outputs a task shows)."""
+    return _keys(protocol, settings, most_options, short=True)
+
+
+def key_help(protocol: str, settings: dict[str, Any], most_options: int) -> str:
+    """:func:`key_hints` in full words (the line's tooltip)."""
+    return _keys(protocol, settings, most_options, short=False)
+
+
+def _keys(protocol: str, settings: dict[str, Any], most_options: int, short: bool) -> str:
     if protocol == "ranking":
-        ties = " (the same rank twice ties them)" if settings.get("allow_ties") else ""
-        keys = (f"←/→ or Tab choose output · 1–{min(most_options, 9)} give its rank{ties} "
-                "(or drag the cards) · Delete clears · Enter submit · I impossible to rank "
-                "fairly")
+        ranks = f"1–{min(most_options, 9)}"
+        if short:
+            ties = " (same rank twice: a tie)" if settings.get("allow_ties") else ""
+            keys = (f"←/→ or Tab choose output · {ranks} give its rank{ties} or drag · "
+                    "Delete clears · Enter submit · I can't rank fairly")
+        else:
+            ties = " (the same rank twice ties them)" if settings.get("allow_ties") else ""
+            keys = (f"←/→ or Tab choose output · {ranks} give its rank{ties} (or drag the "
+                    "cards) · Delete clears · Enter submit · I impossible to rank fairly")
     elif protocol == "side_by_side":
         tie = " · ↓ or T tie" if settings.get("allow_tie", True) else ""
         keys = f"← or 1 left · → or 2 right{tie} · Enter submit"
     else:
         keys = HINTS[protocol]
     fit = "" if protocol == "checklist" else " · 0 fit"  # there 0 answers no
-    return f"{keys}  ·  {COMMON_HINT}{fit}"
+    return f"{keys}  ·  {COMMON_HINT if short else COMMON_HELP}{fit}"

@@ -29,7 +29,7 @@ from core.rating.session_file import RatingSession, SessionFileError
 from core.store.project import now_iso
 from ui.rate.image_view import pixmap_from_bytes
 from ui.rate.panels import ProtocolPanel, _label
-from ui.rate.question_panels import PANELS, key_hints
+from ui.rate.question_panels import PANELS, key_help, key_hints
 from ui.rate.rater_parts import NAV_HINT, GotoField, left_in_wal_box, name_page, nav_direction
 from ui.widgets.theme import clear_tone, set_tone
 
@@ -130,10 +130,10 @@ class RaterWindow(QWidget):
         self.status = _label("", 1.1, True)
         set_tone(self.status, "warning", text_only=True)
         tl.addWidget(self.status)
-        self.hints = _label(key_hints(s.protocol, s.settings,
-                                      max((len(t.options) for t in s.tasks), default=0)), 0.95)
+        most = max((len(t.options) for t in s.tasks), default=0)
+        self.hints = _label(key_hints(s.protocol, s.settings, most), 0.95)
+        self.hints.setToolTip(f"{key_help(s.protocol, s.settings, most)}\n{NAV_HINT}")
         set_tone(self.hints, "muted", text_only=True)
-        self.hints.setToolTip(f"{self.hints.text()}\n{NAV_HINT}")
         tl.addWidget(self.hints)
         # done page
         self.done_page = QWidget()
