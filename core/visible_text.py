@@ -73,6 +73,13 @@ def shown_name(text: str) -> str:
 NAME_MAX = 64
 
 
+def cut_mark(name: str) -> str:
+    """``⟨…xxxxxxxx⟩``: what stands for the part of ``name`` a cut leaves out, with a hash
+    of the whole name (the same wherever the name is cut: a cell, its tooltip, a report)."""
+    digest = hashlib.blake2s(name.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest()
+    return f"⟨…{digest}⟩"
+
+
 def cut_name(shown: str, name: str, limit: int = NAME_MAX) -> str:
     """``shown`` (``name`` as shown) cut to ``limit`` characters when longer: its start and
     end, and between them ``⟨…xxxxxxxx⟩``, a hash of the whole ``name``, so two long names
@@ -81,8 +88,7 @@ def cut_name(shown: str, name: str, limit: int = NAME_MAX) -> str:
     ``⟨U+XXXX⟩`` spelling."""
     if len(shown) <= limit:
         return shown
-    digest = hashlib.blake2s(name.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest()
-    mark = f"⟨…{digest}⟩"
+    mark = cut_mark(name)
     room = max(limit - len(mark), 2)
     tail = room // 3
     head, end = shown[:room - tail], shown[len(shown) - tail:] if tail else ""

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.gui
 from PySide6.QtWidgets import QVBoxLayout, QWidget  # noqa: E402
 
 from core.analysis.results import Table  # noqa: E402
-from core.visible_text import cut_name  # noqa: E402
+from core.visible_text import cut_mark, cut_name  # noqa: E402
 from ui.analyze.views import TableView  # noqa: E402
 
 COLUMNS = ["Rank", "Model", "Mean rank", "Win rate", "BT/100", "Elo", "CI low", "CI high"]
@@ -112,7 +112,9 @@ def test_edge_spaces_and_a_long_heading_name_stay_visible_and_narrow(qtbot) -> N
     qtbot.addWidget(rows)
     assert rows.texts() == [["A"], ["A⟨U+0020⟩"]]
     assert view.horizontalHeaderItem(2).text() == "A⟨U+0020⟩"
-    assert long in _tooltip_text(view.horizontalHeaderItem(1).toolTip())  # wrapped, whole
+    tip = _tooltip_text(view.horizontalHeaderItem(1).toolTip())  # wrapped, its ends kept
+    assert tip.startswith("L" * 1_400) and tip.endswith("L" * 400)
+    assert "characters left out here" in tip  # ADR 228: at most 20 lines
     assert view.columnWidth(1) <= view.fontMetrics().horizontalAdvance("n" * 36)
 
 
@@ -143,6 +145,33 @@ def test_long_names_differing_in_the_middle_look_different(qtbot) -> None:  # ty
         view.horizontalHeaderItem(1).text()))
     for tip, name in ((view.item(0, 0).toolTip(), a), (view.item(1, 0).toolTip(), b),
                       (view.horizontalHeaderItem(1).toolTip(), b)):
-        assert _tooltip_text(tip) == name
+        # ADR 228: the start and end of the name, between them the cell's mark
+        start, _, end = _tooltip_text(tip).partition(cut_mark(name))
+        assert name.startswith(start) and len(start) >= 1_400
+        assert name.endswith(end.partition(" characters left out here")[2])
         lines = html.unescape(tip).removeprefix("<p style='white-space:pre-wrap'>")
         assert max(len(line) for line in lines.removesuffix("</p>").split("\n")) <= 100
+
+
+def test_a_10000_character_name_has_a_tooltip_no_taller_than_the_screen(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """ADR 228: the whole 10,000-character name, 100 characters a line, was a tooltip of
+    100 lines, taller than a 1280×720 screen.  It keeps its first and last lines and says
+    how many of its characters are left out between them."""
+    name = "Model-" + "".join(f"{i:04d}" for i in range(2_500))[:9_988] + "-END!!"
+    assert len(name) == 10_000
+    view = TableView(Table("leaderboard", "Leaderboard", ["Model", "Score"], [[name, 0.5]]))
+    qtbot.addWidget(view)
+    tip = view.item(0, 0).toolTip()
+    lines = html.unescape(tip).removeprefix("<p style='white-space:pre-wrap'>")
+    lines = lines.removesuffix("</p>").split("\n")
+    assert len(lines) <= 20 and max(len(line) for line in lines) <= 100
+    marker = next(line for line in lines if "characters left out" in line)
+    kept = "".join(line for line in lines if line != marker)
+    assert name.startswith("".join(lines[:lines.index(marker)]))
+    assert name.endswith("".join(lines[lines.index(marker) + 1:]))
+    assert lines[-1].endswith("-END!!") and lines[0].startswith("Model-0000")
+    assert marker == (f"{cut_mark(name)} {len(name) - len(kept):,} of its 10,000 "
+                      "characters left out here")
+    assert cut_mark(name) in view.item(0, 0).text()  # the cell's own mark
+    height = view.fontMetrics().lineSpacing() * len(lines)
+    assert height < 720 - 100, height  # the tooltip's text, with room for its frame

@@ -68,7 +68,7 @@ class TableView(QTableWidget):
             for whole, name in zip(heads, table.columns, strict=True)])
         for j, whole in enumerate(heads):  # a long name heading a column is cut
             if len(whole) > 40 and (head := self.horizontalHeaderItem(j)):
-                head.setToolTip(wrapped_tooltip(whole))
+                head.setToolTip(wrapped_tooltip(whole, name=table.columns[j]))
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.verticalHeader().setVisible(False)
@@ -87,7 +87,7 @@ class TableView(QTableWidget):
                     # the cell elided at the right: two long names differing only in the
                     # middle looked the same; cut in the middle with a hash (ADR 217, 222)
                     item.setText(_fitted(self.fontMetrics(), text, value, widest - 16))
-                    item.setToolTip(wrapped_tooltip(shown_name(value)))
+                    item.setToolTip(wrapped_tooltip(shown_name(value), name=value))
                 self.setItem(i, j, item)
         header = self.horizontalHeader()
         header.setStretchLastSection(False)
