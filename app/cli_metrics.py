@@ -218,12 +218,17 @@ def cmd_export(args: argparse.Namespace) -> int:
     from core.interop.parquet import export_metrics_parquet, format_for
     from core.interop.snapshot import open_read_only, read_snapshot
     from core.metrics.registry import get
-    from core.metrics.store import export_csv
+    from core.metrics.store import export_csv, has_results
 
     names = [get(n).name for n in _split(args.metric)]
 
     # as `info` reads it: an older file is not migrated (ADR 187)
     with open_read_only(args.project) as project, read_snapshot(project):
+        if not has_results(project, names):  # not a header-only file (ADR 228)
+            which = f" of {', '.join(names)}" if names else ""
+            raise CliError(f"{args.project.name} holds no metric results{which}; nothing "
+                           f"was written to {args.out}. Run them first: winnow metrics "
+                           f"run {args.project} --metric NAME")
         if format_for(args.out, args.format) == "parquet":
             n = export_metrics_parquet(project, args.out, metrics=names)
         else:

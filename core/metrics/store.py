@@ -113,9 +113,12 @@ def load_results(project: Project, *, metrics: Sequence[str] = (),
     return out
 
 
-def has_results(project: Project) -> bool:
-    """Whether any metric result is stored (an export of none would be a bare header)."""
-    return project.conn.execute("SELECT 1 FROM metric_results LIMIT 1").fetchone() is not None
+def has_results(project: Project, metrics: Sequence[str] = ()) -> bool:
+    """Whether any metric result is stored, of ``metrics`` when given (an export of none
+    would be a bare header)."""
+    where = f" WHERE metric IN ({', '.join('?' * len(metrics))})" if metrics else ""
+    return project.conn.execute(f"SELECT 1 FROM metric_results{where} LIMIT 1",
+                                tuple(metrics)).fetchone() is not None
 
 
 def sub_values(row: ResultRow) -> dict[str, float]:

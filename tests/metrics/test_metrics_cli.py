@@ -123,3 +123,26 @@ def test_settings_the_dialog_cannot_make_are_refused(tmp_path: Path, capsys, opt
     assert message in capsys.readouterr().err
     with Project.open(path, readonly=True) as project:
         assert project.conn.execute("SELECT COUNT(*) FROM metric_results").fetchone()[0] == 0
+
+
+def test_export_with_no_results_is_refused_and_writes_nothing(tmp_path: Path, capsys) -> None:
+    """ADR 228: `winnow metrics export` of a project (or a metric) with no stored result
+    wrote a header-only file and said "Wrote 0 rows"; it is refused (exit 2, one line
+    naming the project and the metrics), and no file is written."""
+    path = _project(tmp_path)
+    for out in (tmp_path / "none.csv", tmp_path / "none.parquet"):
+        assert run_cli(["metrics", "export", str(path), "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert f"{path.name} holds no metric results; nothing was written to {out}" in err
+        assert "winnow metrics run" in err and not out.exists()
+    assert run_cli(["metrics", "run", str(path), "--metric", "colour_shift",
+                    "--models", "tinted", "--device", "cpu"]) == 0
+    capsys.readouterr()
+    out = tmp_path / "face.csv"
+    assert run_cli(["metrics", "export", str(path), "--out", str(out), "--metric",
+                    "face"]) == 2
+    assert "holds no metric results of face_identity;" in capsys.readouterr().err
+    assert not out.exists()
+    assert run_cli(["metrics", "export", str(path), "--out", str(out), "--metric",
+                    "colour_shift"]) == 0
+    assert "Wrote 6 rows" in capsys.readouterr().out and out.exists()
