@@ -62,9 +62,28 @@ def scan(in_dir: Path, out_dir: Path) -> tuple[list[Path], list[dict[str, str]]]
 UNVERIFIED = "UNVERIFIED"
 
 
+#: the longest file name (in UTF-8 bytes) the common file systems take (ext4, APFS, NTFS)
+NAME_BYTES = 255
+
+
 def unverified_name(out: Path) -> Path:
-    """The name of an output kept although its verification failed: ``x.UNVERIFIED.jpg``."""
-    return out.with_name(f"{out.stem}.{UNVERIFIED}{out.suffix}")
+    """The name of an output kept although its verification failed: ``x.UNVERIFIED.jpg``.
+    Where that is longer than :data:`NAME_BYTES` (a 250-byte photo name), ``x`` is
+    shortened and followed by ``~`` and a hash of the whole name, so two such names stay
+    apart and the same output always gets the same name (ADR 228)."""
+    name = f"{out.stem}.{UNVERIFIED}{out.suffix}"
+    if len(_bytes(name)) <= NAME_BYTES:
+        return out.with_name(name)
+    tail = f"~{hashlib.sha256(_bytes(out.name)).hexdigest()[:8]}.{UNVERIFIED}{out.suffix}"
+    stem = out.stem
+    while stem and len(_bytes(stem + tail)) > NAME_BYTES:
+        stem = stem[:-1]
+    return out.with_name(stem + tail)
+
+
+def _bytes(name: str) -> bytes:
+    """A file name as the file system stores it (undecodable bytes kept as they came)."""
+    return os.fsencode(name)
 
 
 def output_names(photos: list[Path]) -> dict[Path, Path]:

@@ -205,3 +205,34 @@ def test_a_full_disk_stops_the_run_and_names_what_was_not_written(
     assert "No space left" in report["errors"][0]["error"]
     assert report["not_written"] == ["sub/bad.jpg"]  # named, not silently dropped
     assert not list(out.rglob("*.jpg"))
+
+
+def test_a_250_byte_name_gets_an_unverified_name_that_fits(
+        tmp_path: Path, fake_verifier: list[str]) -> None:
+    """ADR 228: ``x.UNVERIFIED.jpg`` of a 250-byte photo name is 261 bytes, over the file
+    system's 255: the kept copy could not be written.  Its stem is shortened, keeping the
+    extension and a hash of the whole name, so two such names still differ."""
+    src = tmp_path / "in"
+    names = ["bad-" + "é" * 120 + "-a.jpg", "bad-" + "é" * 120 + "-b.jpg"]
+    assert all(len(n.encode()) == 250 for n in names)
+    for name in names:
+        _photo(src / name, 20)
+    out = tmp_path / "out"
+    report = batch.anonymize_folder(src, out, keep_failed=True)
+    assert report["errors"] == []
+    kept = sorted(p.name for p in out.iterdir() if p.name != MARKER_NAME)
+    assert len(kept) == 2 and kept[0] != kept[1]
+    for name in kept:
+        assert len(name.encode()) <= 255 and name.endswith(".UNVERIFIED.jpg")
+        assert name.startswith("bad-éé")
+    assert sorted(Path(f["output"]).name for f in report["failed"]) == kept
+    again = batch.anonymize_folder(src, out, keep_failed=True)  # found again, replaced
+    assert again["errors"] == [] and sorted(
+        p.name for p in out.iterdir() if p.name != MARKER_NAME) == kept
+    FAILING.clear()
+    try:
+        fixed = batch.anonymize_folder(src, out)  # verified now: the copies go
+    finally:
+        FAILING.add("bad")
+    assert sorted(p.name for p in out.iterdir() if p.name != MARKER_NAME) == names
+    assert len(fixed["removed"]) == 2
