@@ -52,8 +52,9 @@ _ANY_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
 #: White space at either end of a name (a browser, a chart or a table cell shows none),
-#: and any white space but the plain space anywhere (a no-break or thin space draws as one)
-_ODD_SPACE = re.compile(r"^\s+|\s+$|[^\S ]")
+#: any white space but the plain space anywhere (a no-break or thin space draws as one),
+#: and a run of plain spaces inside (two drew like one: ADR 228)
+_ODD_SPACE = re.compile(r"^\s+|\s+$|[^\S ]| {2,}")
 
 
 def _spell(match: re.Match[str]) -> str:
@@ -65,7 +66,9 @@ def shown_name(text: str) -> str:
     character spelt too, since a browser or a chart draws a tab, line feed or escape as a
     space or nothing, and ``"a\\tb"`` would look like ``"a b"`` (ADR 215); white space at
     either end is spelt too, or ``"A "`` would look like ``"A"``, and a no-break, thin or
-    ideographic space anywhere, or ``"a\\u00a0b"`` would look like ``"a b"`` (ADR 217)."""
+    ideographic space anywhere, or ``"a\\u00a0b"`` would look like ``"a b"`` (ADR 217), and
+    every space of a run of plain spaces inside, or ``"a  b"`` would look like ``"a b"``
+    (ADR 228)."""
     return _ODD_SPACE.sub(_spell, _ANY_CONTROL.sub(_spell, visible(text)))
 
 

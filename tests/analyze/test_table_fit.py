@@ -111,6 +111,9 @@ def test_edge_spaces_and_a_long_heading_name_stay_visible_and_narrow(qtbot) -> N
     rows = TableView(Table("leaderboard", "Leaderboard", ["Model"], [["A"], ["A "]]))
     qtbot.addWidget(rows)
     assert rows.texts() == [["A"], ["A⟨U+0020⟩"]]
+    inside = TableView(Table("leaderboard", "Leaderboard", ["Model"], [["a b"], ["a  b"]]))
+    qtbot.addWidget(inside)  # ADR 228: two spaces inside drew like one
+    assert inside.texts() == [["a b"], ["a⟨U+0020⟩⟨U+0020⟩b"]]
     assert view.horizontalHeaderItem(2).text() == "A⟨U+0020⟩"
     tip = _tooltip_text(view.horizontalHeaderItem(1).toolTip())  # wrapped, its ends kept
     assert tip.startswith("L" * 1_400) and tip.endswith("L" * 400)

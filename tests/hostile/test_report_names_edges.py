@@ -24,7 +24,8 @@ LONG_1 = "x" * 5_000 + "1" + "x" * 5_000
 LONG_2 = "x" * 5_000 + "2" + "x" * 5_000
 SCRIPT = '<script>alert("n")</script>\'&'
 EDGE_TWINS = [("A", "A "), ("A", " A"), ("A", "A\u00a0"), ("A", "\u3000A"), ("A", "A  "),
-              ("a b", "a\u00a0b"), ("a b", "a\u2009b"), ("模型 甲", "模型\u3000甲")]
+              ("a b", "a\u00a0b"), ("a b", "a\u2009b"), ("模型 甲", "模型\u3000甲"),
+              ("a b", "a  b"), ("model a b", "model a   b")]
 
 
 @pytest.mark.parametrize(("name", "twin"), EDGE_TWINS)
@@ -38,6 +39,10 @@ def test_names_of_spaces_only_show_every_space() -> None:
     assert shown_name(" ") == "⟨U+0020⟩"
     assert shown_name("  ") == "⟨U+0020⟩⟨U+0020⟩"
     assert shown_name("a b") == "a b"  # a space inside a name is not touched
+    # ADR 228: but a run of them is, each space spelt: "a  b" drew like "a b"
+    assert shown_name("a  b") == "a⟨U+0020⟩⟨U+0020⟩b"
+    assert shown_name(" a   b ") == "⟨U+0020⟩a⟨U+0020⟩⟨U+0020⟩⟨U+0020⟩b⟨U+0020⟩"
+    assert shown_name("a \u00a0 b") == "a ⟨U+00A0⟩ b"
 
 
 def test_long_names_are_cut_and_stay_apart() -> None:
