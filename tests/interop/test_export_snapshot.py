@@ -146,7 +146,9 @@ def test_metrics_export_of_a_project_older_than_metrics(tmp_path: Path, capsys) 
     path = _old_project(tmp_path / "p", 4)
     before = _state(path.parent)
     out = tmp_path / "m.csv"
-    assert run_cli(["metrics", "export", str(path), "--out", str(out)]) == 0, \
+    # read as it is, not migrated; it holds no result, so nothing is written (ADR 228)
+    assert run_cli(["metrics", "export", str(path), "--out", str(out)]) == 2
+    assert "old.winnow holds no metric results; nothing was written" in \
         capsys.readouterr().err
-    assert out.read_text(encoding="utf-8").startswith("sample_id,")
+    assert not out.exists()
     assert _state(path.parent) == before

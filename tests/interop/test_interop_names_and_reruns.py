@@ -24,6 +24,9 @@ pytest.importorskip("pyarrow")
 def test_metrics_parquet_export_is_recorded_and_replaced_by_a_rerun(bench_file: Path,
                                                                      tmp_path: Path,
                                                                      capsys) -> None:
+    # results to export: with none `metrics export` refuses before writing (ADR 228)
+    assert run_cli(["metrics", "run", str(bench_file), "--metric", "colour_shift",
+                    "--device", "cpu"]) == 0
     out = tmp_path / "res" / "m.parquet"
     for _ in range(2):
         assert run_cli(["metrics", "export", str(bench_file), "--out", str(out)]) == 0, \

@@ -77,6 +77,16 @@ def copy_project(src: Path, dst: Path) -> Path:
     return dst
 
 
+def store_metric_results(path: Path) -> Path:
+    """Run one cheap metric on the project at ``path`` (closed), so that `metrics export`
+    has results to write: with none it refuses before writing anything (ADR 228)."""
+    from app.cli import run_cli
+
+    assert run_cli(["metrics", "run", str(path), "--metric", "colour_shift", "--device",
+                    "cpu"]) == 0
+    return path
+
+
 def snapshot(folder: Path) -> dict[str, str]:
     """Every entry under ``folder`` (hidden ones too) → SHA-256 of its bytes, 'dir', or
     'link -> target'. Comparing two snapshots shows any byte created, changed or removed."""

@@ -16,6 +16,7 @@ from safety_helpers import (
     can_mount,
     mount_tmpfs,
     snapshot,
+    store_metric_results,
     unmount,
     winnow,
 )
@@ -54,6 +55,8 @@ def test_overwriting_onto_a_full_disk_keeps_the_earlier_export(project_path: Pat
 def test_csv_and_report_exports_onto_a_full_disk(project_path: Path, tmp_path: Path,
                                                  monkeypatch, capsys) -> None:
     csv_path = tmp_path / "metrics.csv"
+    store_metric_results(project_path)
+    capsys.readouterr()
     FullDisk(monkeypatch, 10)
     assert run_cli(["metrics", "export", str(project_path), "--out", str(csv_path)]) == 2
     assert f"cannot write {csv_path}: No space left" in capsys.readouterr().err

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from safety_helpers import snapshot, winnow
+from safety_helpers import snapshot, store_metric_results, winnow
 
 from app.cli import run_cli
 from core import files
@@ -143,6 +143,7 @@ def test_an_empty_existing_folder_is_used(project_path: Path, tmp_path: Path) ->
 def test_single_file_exports_replace_only_their_own_file(project_path: Path,
                                                         tmp_path: Path) -> None:
     """metrics export (and every CSV/JSON export) through the marker of its folder."""
+    store_metric_results(project_path)
     csv_path = tmp_path / "results.csv"
     csv_path.write_text("someone else's spreadsheet")
     done = winnow("metrics", "export", project_path, "--out", csv_path)
@@ -227,6 +228,7 @@ sys.exit(max(codes))
 def test_every_export_honours_the_umask(project_path: Path, tmp_path: Path, mask: int):
     """Item 10: every file an export writes is 0o666 & ~umask, every folder 0o777 & ~umask
     (benchmark, metrics CSV, HTML report, rating results CSV, released photo)."""
+    store_metric_results(project_path)
     (tmp_path / "out" / "released").mkdir(parents=True)
     os.chmod(tmp_path / "out", 0o777 & ~mask)
     os.chmod(tmp_path / "out" / "released", 0o777 & ~mask)

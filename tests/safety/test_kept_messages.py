@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
-from safety_helpers import snapshot
+from safety_helpers import snapshot, store_metric_results
 
 from app.cli import run_cli
 from core.files import MADE_MEANWHILE, atomic_writer, kept_message
@@ -63,6 +63,9 @@ _REFUSES = {"session create": ("file.txt", "link", "dangling"),
 def test_every_writing_command_refuses_a_taken_name_in_one_sentence(
         project_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         command: str) -> None:
+    if command == "metrics export":
+        store_metric_results(project_path)  # with none it refuses before any name (ADR 228)
+        capsys.readouterr()
     out = tmp_path / "out"
     blockers = blockers_in(out)
     before = snapshot(out)
