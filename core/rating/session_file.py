@@ -92,6 +92,12 @@ class Judgment:
     submitted_at: str
 
 
+def _same(judgment: Judgment, answer: dict[str, Any], flag: str | None, reason: str) -> bool:
+    """Whether ``answer``/``flag``/``reason`` are what ``judgment`` already says."""
+    return (json.dumps(answer, sort_keys=True) == json.dumps(judgment.answer, sort_keys=True)
+            and flag == judgment.flag and reason.strip() == (judgment.reason or "").strip())
+
+
 class RatingSession:
     """A rater's open session file.  Not thread-safe: use it from one thread."""
 
@@ -248,6 +254,8 @@ class RatingSession:
         clean = validate_answer(self.protocol, task.options, answer, flag=flag, reason=reason,
                                 allow_ties=bool(self.settings.get("allow_ties")),
                                 allow_tie=bool(self.settings.get("allow_tie", True)))
+        if current is not None and _same(current, clean, flag, reason):
+            return current  # given again unchanged: nothing to record (ADR 229)
         with self._write():
             latest = self.conn.execute("SELECT uid FROM judgments WHERE task_id = ? ORDER BY "
                                        "seq DESC LIMIT 1", (task_id,)).fetchone()

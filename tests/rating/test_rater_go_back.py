@@ -386,3 +386,32 @@ def test_a_hold_after_an_early_change_outlives_the_window(qtbot, rproject, tmp_p
     again.penalty_left_ms = 1
     qtbot.waitUntil(lambda: again.current.task_id == tasks[3].task_id, timeout=3000)
     again.close()
+
+
+def test_the_same_answer_given_again_writes_nothing_and_is_no_change(  # type: ignore[no-untyped-def]
+        qtbot, rproject, tmp_path: Path) -> None:
+    """Going back to look and pressing Enter on the answer as it was records nothing: no
+    judgment, no 'Changed' in the lead's table, no penalty hold; a real change still is one."""
+    path = _sbs(rproject, tmp_path)
+    w = _named(qtbot, path)
+    tasks = w.session.tasks
+    _keys(qtbot, w, *ANSWER["side_by_side"] * 2)
+    before = w.session.judgments()
+    _keys(qtbot, w, K.Key_PageUp, K.Key_PageUp, K.Key_Return)  # task 1 as it was: Enter
+    assert w.current is tasks[2] and w.superseding is None and w.penalty_left_ms == 0
+    assert w.session.judgments() == before
+    qtbot.keyClick(w, K.Key_Backspace)  # "change my last answer", given unchanged
+    qtbot.keyClick(w, K.Key_Return)
+    assert w.session.judgments() == before and w.current is tasks[2]
+    _keys(qtbot, w, K.Key_PageUp, *CHANGE["side_by_side"])  # a real change is recorded
+    assert len(w.session.judgments()) == len(before) + 1
+    w.close()
+    again = RatingSession.open(path)  # the core says so too
+    try:
+        first = again.answer_for(tasks[0].task_id)
+        assert first is not None
+        same = again.submit(tasks[0].task_id, dict(first.answer), time_ms=5,
+                            supersedes=first.uid)
+        assert same == first and len(again.judgments()) == len(before) + 1
+    finally:
+        again.close()

@@ -250,6 +250,8 @@ class RaterWindow(QWidget):
         except (AnswerError, ValueError) as exc:
             self._show_hint(str(exc))
             return
+        if judgment.uid == self.superseding:  # the same answer again: nothing written
+            return self.advance()
         self.committed.emit(judgment)
         self.progress.setValue(self.session.progress()[0])
         if penalty > 0:
@@ -401,9 +403,8 @@ class RaterWindow(QWidget):
     def eventFilter(self, obj: Any, event: Any) -> bool:  # noqa: N802 - Qt override
         """Enter/Esc in the name and reason fields are consumed here (a QLineEdit lets
         Enter travel on to the window, where it would answer the task)."""
-        if obj in (getattr(self, "reason", None), getattr(self, "name_edit", None)) and \
-                isinstance(event, QKeyEvent) and \
-                event.type() == QKeyEvent.Type.KeyPress:
+        if isinstance(event, QKeyEvent) and event.type() == QKeyEvent.Type.KeyPress and \
+                obj in (getattr(self, "reason", None), getattr(self, "name_edit", None)):
             key = event.key()
             if key in (K.Key_Return, K.Key_Enter):
                 (self._reason_entered if obj is self.reason else self._name_entered)()
@@ -495,6 +496,4 @@ class RaterWindow(QWidget):
             self._close_anyway = self._close_anyway or anyway
             QTimer.singleShot(0, self.close)  # after the box has gone
 
-        if self.last_box is not None:
-            self.last_box.deleteLater()
-        self.last_box = left_in_wal_box(self, text, close)
+        self.last_box = left_in_wal_box(self, text, close, replacing=self.last_box)

@@ -145,9 +145,13 @@ def name_page(session: RatingSession, key_filter: QObject,
     return NamePage(page, edit, start, error)
 
 
-def left_in_wal_box(parent: QWidget, text: str, close: Callable[[bool], None]) -> QMessageBox:
-    """"Answers not in the file yet" (*Try again*, *Close anyway*, *Keep rating*), opened;
-    ``close(anyway)`` runs after *Try again* (False) or *Close anyway* (True)."""
+def left_in_wal_box(parent: QWidget, text: str, close: Callable[[bool], None],
+                    replacing: QMessageBox | None = None) -> QMessageBox:
+    """"Answers not in the file yet" (*Try again*, *Close anyway*, *Keep rating*), opened
+    in place of ``replacing`` (an earlier one); ``close(anyway)`` runs after *Try again*
+    (False) or *Close anyway* (True)."""
+    if replacing is not None:
+        replacing.deleteLater()
     box = QMessageBox(QMessageBox.Icon.Warning, "Answers not in the file yet", text,
                       QMessageBox.StandardButton.NoButton, parent)
     box.setTextFormat(Qt.TextFormat.PlainText)
