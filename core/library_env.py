@@ -17,14 +17,15 @@ import os
 from collections.abc import MutableMapping
 from pathlib import Path
 
+from core.onnx_runtime import OPT_OUT
+
 #: folders of libraries that write caches, under Winnow's cache folder (the user's own
 #: value of the variable wins: they asked for that folder)
 CACHE_FOLDERS = {"MPLCONFIGDIR": "matplotlib", "TORCHINDUCTOR_CACHE_DIR": "torchinductor",
                  "TRITON_CACHE_DIR": "triton"}
 
 #: set whatever the environment says: Winnow never downloads and sends no telemetry
-FORCED = {"HF_HUB_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1",
-          "ORT_DISABLE_TELEMETRY": "1", "ORT_TELEMETRY_DISABLED": "1"}
+FORCED = {"HF_HUB_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1", **OPT_OUT}
 
 
 def cache_dir(environ: MutableMapping[str, str] | None = None) -> Path:
