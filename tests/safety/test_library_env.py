@@ -1,13 +1,17 @@
-"""A Winnow process writes nothing outside its own folders and the ones it was given (ADR 231).
+"""A Winnow process writes nothing outside its own folders and the ones it was given, and
+connects nowhere it was not asked to (ADR 231).
 
 Each check runs a child process with a fresh ``HOME``, ``XDG_*_HOME`` and ``TMPDIR``
 (nothing of the suite's environment that names a library's folder) and lists what was
 left there.  Before ADR 231, a chart left ``cache/matplotlib/fontlist-*.json`` and an
-empty ``config/matplotlib``; loading a model left ``tmp/torchinductor_<user>``.
+empty ``config/matplotlib``; loading a model left ``tmp/torchinductor_<user>``; loading a
+tokenizer by its Hugging Face id (from the local cache, ``local_files_only``) made
+huggingface_hub look up ``huggingface.co`` to fetch its "agent harness" list.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -33,6 +37,26 @@ MODEL = """
 import sys
 from core.metrics.models import load_pretrained
 load_pretrained("ViTModel", sys.argv[1], "DINO", add_pooling_layer=False)
+"""
+
+
+#: a Winnow process that records every name lookup and connection, and refuses them (so a
+#: failing check never reaches the network)
+NO_SOCKETS = """
+import sys
+seen = []
+def _refuse(event, args):
+    if event in ("socket.getaddrinfo", "socket.connect", "socket.gethostbyname"):
+        seen.append((event, repr(args)[:120]))
+        raise OSError("ADR 231 test: no network")
+sys.addaudithook(_refuse)
+"""
+
+TOKENIZER_BY_ID = """
+import json
+from core.metrics.models import load_pretrained
+load_pretrained("AutoTokenizer", "someorg/tiny-clip", "CLIP tokenizer")
+print("SOCKETS", json.dumps(seen))
 """
 
 
@@ -102,6 +126,42 @@ def test_loading_a_model_leaves_no_torch_folder_in_tmp(tmp_path: Path, tiny_vit:
     _run(MODEL, env, str(tiny_vit))  # without the entry point: torch's default
     if not any(p.startswith("tmp/torchinductor") for p in _left(home)):
         pytest.skip("this torch makes no compiler cache folder when a model loads")
+
+
+def _tokenizer_in_hub_cache(hf_home: Path) -> None:
+    """A CLIP tokenizer cached as ``someorg/tiny-clip`` (the hub cache's layout)."""
+    tf = pytest.importorskip("transformers")
+    sha = "0" * 40
+    snap = hf_home / "hub" / "models--someorg--tiny-clip" / "snapshots" / sha
+    snap.mkdir(parents=True)
+    vocab = {"<|startoftext|>": 0, "<|endoftext|>": 1, "a": 2, "a</w>": 3}
+    (snap / "vocab.json").write_text(json.dumps(vocab))
+    (snap / "merges.txt").write_text("#version: 0.2\n")
+    tf.CLIPTokenizer(str(snap / "vocab.json"), str(snap / "merges.txt")).save_pretrained(snap)
+    tf.CLIPConfig().save_pretrained(snap)  # config.json alone: AutoTokenizer reads it
+    (snap.parents[1] / "refs").mkdir()
+    (snap.parents[1] / "refs" / "main").write_text(sha)
+
+
+def _sockets(code: str, env: dict[str, str]) -> list[list[str]]:
+    done = subprocess.run([sys.executable, "-c", code], env=env, cwd=REPO,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    line = [x for x in done.stdout.splitlines() if x.startswith("SOCKETS ")][-1]
+    found: list[list[str]] = json.loads(line[len("SOCKETS "):])
+    return found
+
+
+def test_a_model_by_hub_id_from_the_cache_asks_no_server(tmp_path: Path) -> None:
+    home, env = _home(tmp_path)
+    env["HF_HOME"] = str(home / "hf")
+    _tokenizer_in_hub_cache(home / "hf")
+    assert _sockets(NO_SOCKETS + START + TOKENIZER_BY_ID, env) == []  # was: huggingface.co
+    assert not (home / "hf" / ".agent_harnesses.json").exists()
+    plain = _sockets(NO_SOCKETS + TOKENIZER_BY_ID, env)  # the library left alone
+    if not plain:
+        pytest.skip("this huggingface_hub looks nothing up for a cached tokenizer")
+    assert any("huggingface.co" in args for _, args in plain)
 
 
 def test_the_users_own_folder_for_a_library_is_kept(tmp_path: Path) -> None:
