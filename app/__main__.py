@@ -9,7 +9,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run Winnow; returns the process exit status."""
     from core import library_env
 
-    library_env.apply()  # before any library loads: their caches in Winnow's (ADR 231)
+    library_env.apply()  # before any library loads: caches in Winnow's, no network (ADR 231)
     if getattr(sys, "frozen", False):  # a bundle: a metrics worker process starts here
         import multiprocessing
 
