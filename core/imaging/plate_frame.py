@@ -180,6 +180,44 @@ def assemble(lines: Sequence[Line], rounds: int = 3) -> list[Line]:
     return items
 
 
+#: a piece of text the detector saw only weakly (box score under the finder's threshold)
+#: joins a plate's line when it lies on its baseline, beside it, at most BESIDE_GAP line
+#: heights away and at most BESIDE_WIDTH line heights wide: characters of the plate the
+#: detector barely saw (a motion-blurred "RK-" before a plate's "115AN", ADR 226)
+BESIDE_GAP = 2.0
+BESIDE_WIDTH = 2.0
+
+
+def join_weak_beside(line: Line, weak: Sequence[Line]) -> Line:
+    """``line`` (a plate's character line) joined with the pieces of ``weak`` beside it on
+    its baseline (see :data:`BESIDE_GAP`): the plate's characters the detector saw too
+    weakly to box on their own, so its frame is grown from all of them (ADR 226).
+    Pieces are taken outwards, each from the line as grown so far."""
+    grown = line
+    pieces = list(weak)
+    while pieces:
+        near = [
+            piece for piece in pieces
+            if max(piece.h, grown.h) <= 1.5 * min(piece.h, grown.h)
+            and piece.w <= BESIDE_WIDTH * grown.h
+            and _beside(grown, piece)
+        ]
+        if not near:
+            break
+        pts = np.vstack([grown.corners(), *(piece.corners() for piece in near)])
+        grown = Line.from_points(pts, line.score, line.angle)
+        pieces = [piece for piece in pieces if not any(piece is n for n in near)]
+    return grown
+
+
+def _beside(line: Line, piece: Line) -> bool:
+    """``piece`` on ``line``'s baseline (centre within 0.3 of its height), outside it
+    sideways, at most :data:`BESIDE_GAP` of its height away."""
+    loc = line.local(piece.corners())
+    gap = max(loc[:, 0].min() - line.w / 2, -line.w / 2 - loc[:, 0].max())
+    return bool(abs(loc[:, 1].mean()) <= 0.3 * line.h and 0 <= gap <= BESIDE_GAP * line.h)
+
+
 # -- 2. the other lines of the same plate ---------------------------------------------------
 def companions(main: Line, lines: Sequence[Line]) -> list[Line]:
     """Lines of the same plate as ``main``: above/below it, overlapping it sideways."""

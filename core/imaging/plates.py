@@ -27,7 +27,7 @@ from core.imaging.ocr import (
     text_lines,
     text_probability,
 )
-from core.imaging.plate_frame import Line, assemble, companions, frame
+from core.imaging.plate_frame import Line, assemble, companions, frame, join_weak_beside
 from core.imaging.plate_turned import read_standing, standing
 
 __all__ = [
@@ -66,6 +66,10 @@ MAX_CONFIRM = 8
 #: … and, when none is, the share of the second source's quotas read at detection (a
 #: lighter search than where no line was found: the release searches again in full)
 RESTLESS_SHARE = 0.25
+#: box score (of the working scale's text probability) down to which the detector's
+#: weaker pieces may join a plate's line beside it (ADR 226; the lines themselves need
+#: the finder's ``box_thresh``, 0.5)
+WEAK_BOX = 0.3
 DARK_RANGE = 128.0  # grey levels: a photo spanning fewer is dark (stretched, dark pass)
 #: search the dark copy at every scale (ADR 113) instead of only at the scales where the
 #: plain copy found no plate-shaped line (ADR 118); kept for the benchmark's comparison
@@ -289,14 +293,21 @@ def plate_lines(
         for work in searched:
             if not DARK_EVERY_SCALE and any(shape.fits(ln, height) for ln in here):
                 break  # the plain copy found a plate here: the dark copy is not searched
+            weak: list[Line] = []
             if factor == 1.0 and work is made.work:  # its probability is kept
                 prob, sx, sy = text_probability(work, side)
                 quads = [(p / [sx, sy], sc) for p, sc in text_boxes(prob, box_thresh=box_thresh)]
                 made.seen["work"] = (prob, sx, sy)
                 seen = prob if made.big is not None else None
+                # what the detector saw too weakly to box, for a plate's line (ADR 226)
+                weak = [Line.from_quad(p / [sx, sy] * to_photo, sc)
+                        for p, sc in text_boxes(prob, box_thresh=WEAK_BOX) if sc < box_thresh]
             else:
                 quads = text_lines(work, side, box_thresh)
             lines = assemble([Line.from_quad(q * to_photo, s) for q, s in quads])
+            if weak:
+                lines = [join_weak_beside(ln, weak) if shape.fits(ln, height) else ln
+                         for ln in lines]
             here += [ln for ln in lines if not any(_same_place(ln, o) for o in here)]
         found += [ln for ln in here if not any(_same_place(ln, p) for p in plated)]
     if seen is None:
