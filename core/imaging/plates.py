@@ -296,12 +296,15 @@ def plate_lines(
             weak: list[Line] = []
             if factor == 1.0 and work is made.work:  # its probability is kept
                 prob, sx, sy = text_probability(work, side)
-                quads = [(p / [sx, sy], sc) for p, sc in text_boxes(prob, box_thresh=box_thresh)]
+                # one post-processing pass down to WEAK_BOX (the contours do not depend on
+                # the box score): the lines, and what the detector saw too weakly to box
+                # on its own, for a plate's line (ADR 226)
+                boxes = [(p / [sx, sy], sc) for p, sc in
+                         text_boxes(prob, box_thresh=min(WEAK_BOX, box_thresh))]
+                quads = [(q, sc) for q, sc in boxes if sc >= box_thresh]
+                weak = [Line.from_quad(q * to_photo, sc) for q, sc in boxes if sc < box_thresh]
                 made.seen["work"] = (prob, sx, sy)
                 seen = prob if made.big is not None else None
-                # what the detector saw too weakly to box, for a plate's line (ADR 226)
-                weak = [Line.from_quad(p / [sx, sy] * to_photo, sc)
-                        for p, sc in text_boxes(prob, box_thresh=WEAK_BOX) if sc < box_thresh]
             else:
                 quads = text_lines(work, side, box_thresh)
             lines = assemble([Line.from_quad(q * to_photo, s) for q, s in quads])

@@ -64,6 +64,16 @@ def _named(qtbot, path: Path, clock: TaskClock | None = None) -> RaterWindow:  #
     return window
 
 
+def _assert_returned_file_verifies(rproject, path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The file reads back without a problem and its MAC chain verifies with the project's key."""
+    found = read_returned(path)
+    assert found.problems == []
+    secret = stored_secret(rproject.conn, 1)
+    assert secret is not None
+    assert verify(secret, found.meta["file_uid"], found.document(), found.meta["tasks_mac"],
+                  found.entries(), found.chain) == []
+
+
 def _sbs(rproject, tmp_path: Path, **kw) -> Path:  # type: ignore[no-untyped-def]
     """A side-by-side file of 6 tasks (one sample, four models) for one rater."""
     args = {"raters": 1, "sample_ids": ("s000",), "models": MODELS}
@@ -183,12 +193,7 @@ def test_a_changed_earlier_answer_merges_and_counts(qtbot, rproject, tmp_path: P
     _keys(qtbot, w, *ANSWER["side_by_side"] * (len(tasks) - 3))
     assert w.stack.currentWidget() is w.done_page
     w.close()
-    found = read_returned(path)
-    assert found.problems == []
-    secret = stored_secret(rproject.conn, 1)
-    assert secret is not None
-    assert verify(secret, found.meta["file_uid"], found.document(), found.meta["tasks_mac"],
-                  found.entries(), found.chain) == []
+    _assert_returned_file_verifies(rproject, path)
     assert audit_file(path, rproject).findings == []  # answers and chain as the view makes them
     merge_file(rproject, path)
     merge_file(rproject, path)  # again: nothing new
@@ -300,12 +305,7 @@ def test_a_kill_mid_change_keeps_the_old_answer(rproject, tmp_path: Path) -> Non
     assert len(session.judgments()) == 3 and session.next_task() is session.tasks[3]
     assert not Path(f"{path}-journal").exists()
     session.close()
-    found = read_returned(path)
-    assert found.problems == []
-    secret = stored_secret(rproject.conn, 1)
-    assert secret is not None
-    assert verify(secret, found.meta["file_uid"], found.document(), found.meta["tasks_mac"],
-                  found.entries(), found.chain) == []
+    _assert_returned_file_verifies(rproject, path)
 
 
 def test_two_windows_on_one_file_cannot_both_change_a_task(qtbot, rproject,  # type: ignore[no-untyped-def]

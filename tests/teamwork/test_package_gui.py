@@ -23,6 +23,14 @@ def _package(tmp_path: Path) -> Path:
     return package_path(report, "Alice")
 
 
+def _open_collecting_refusals(main_window: Any, package: Path) -> list[str]:
+    """Open ``package`` in the window; the list fills with every refusal it shows."""
+    assert main_window.open_project(package)
+    shown: list[str] = []
+    main_window.refusal_shown.connect(shown.append)
+    return shown
+
+
 def _counts(path: Path) -> tuple[int, int]:
     import sqlite3
 
@@ -39,9 +47,7 @@ def test_imports_into_a_package_are_refused_up_front_with_the_reason(
 
     package = _package(tmp_path)
     before = _counts(package)
-    assert main_window.open_project(package)
-    shown: list[str] = []
-    main_window.refusal_shown.connect(shown.append)
+    shown = _open_collecting_refusals(main_window, package)
     asked: list[str] = []
     monkeypatch.setattr(QFileDialog, "getOpenFileName",
                         lambda *a, **k: asked.append("file") or ("", ""))
@@ -73,9 +79,7 @@ def test_every_other_action_a_package_refuses_is_refused_up_front(
 
     package = _package(tmp_path)
     before = _counts(package)
-    assert main_window.open_project(package)
-    shown: list[str] = []
-    main_window.refusal_shown.connect(shown.append)
+    shown = _open_collecting_refusals(main_window, package)
     asked: list[str] = []
     for name in ("getOpenFileName", "getOpenFileNames", "getExistingDirectory"):
         monkeypatch.setattr(QFileDialog, name, lambda *a, n=name, **k: asked.append(n) or "")
@@ -126,9 +130,7 @@ def test_propose_is_refused_in_a_package_by_the_gui_the_core_and_the_cli(
     with sqlite3.connect(package) as conn:
         audits = conn.execute("SELECT count(*) FROM audit_log").fetchone()[0]
     before = (_counts(package), audits)
-    assert main_window.open_project(package)
-    shown: list[str] = []
-    main_window.refusal_shown.connect(shown.append)
+    shown = _open_collecting_refusals(main_window, package)
     curate = main_window.show_workspace("curate")
     curate.page_actions.propose.trigger()
     assert curate.proposals.ask_propose(["p1"]) is None  # the posts window's Propose
@@ -174,9 +176,7 @@ def test_a_sample_made_from_a_post_is_refused_in_a_package(
 
     package = _package(tmp_path)
     before = _counts(package)
-    assert main_window.open_project(package)
-    shown: list[str] = []
-    main_window.refusal_shown.connect(shown.append)
+    shown = _open_collecting_refusals(main_window, package)
     curate = main_window.show_workspace("curate")
     assert curate.proposals.new_sample_from_post("ctx") is None
     assert shown == ["lead-alice.winnow is Alice's curator package: it holds only the "
